@@ -1,0 +1,28 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "datebook",
+    products: [
+        .executable(name: "datebook", targets: ["datebook"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(name: "DatebookCore"),
+        .target(name: "DatebookStore", dependencies: ["DatebookCore", "CSQLite"]),
+        .target(name: "DatebookCLI", dependencies: ["DatebookCore", "DatebookStore"]),
+        .executableTarget(name: "datebook", dependencies: ["DatebookCLI"]),
+        .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"]),
+        .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),
+        .testTarget(
+            name: "DatebookCLITests",
+            dependencies: ["DatebookCLI", "DatebookStore"],
+            exclude: ["Snapshots", "Fixtures"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

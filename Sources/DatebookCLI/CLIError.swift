@@ -1,0 +1,39 @@
+import DatebookCore
+import DatebookStore
+
+/// Exit codes (DESIGN.md): 0 ok, 64 usage, 65 bad input data, 69 a channel unavailable,
+/// 70 internal error, 75 temporary failure.
+public enum ExitCode {
+    public static let ok: Int32 = 0
+    public static let usage: Int32 = 64
+    public static let dataError: Int32 = 65
+    public static let unavailable: Int32 = 69
+    public static let software: Int32 = 70
+    public static let temporaryFailure: Int32 = 75
+}
+
+/// A failure the CLI reports as one line on stderr with a chosen exit code.
+struct CLIError: Error, CustomStringConvertible {
+    var message: String
+    var code: Int32
+
+    var description: String { message }
+
+    static func data(_ message: String) -> CLIError { CLIError(message: message, code: ExitCode.dataError) }
+    static func usage(_ message: String) -> CLIError { CLIError(message: message, code: ExitCode.usage) }
+}
+
+enum ErrorTranslator {
+    /// The one place that turns any error into a message and an exit code.
+    static func translate(_ error: Error) -> (message: String, code: Int32, showHelpHint: String?) {
+        switch error {
+        case let error as UsageError: (error.message, ExitCode.usage, error.command)
+        case let error as CLIError: (error.message, error.code, nil)
+        case let error as WhenError: (error.description, ExitCode.usage, nil)
+        case let error as InputError: (error.description, ExitCode.dataError, nil)
+        case let error as StoreError:
+            if case .busy = error { (error.description, ExitCode.temporaryFailure, nil) } else { (error.description, ExitCode.dataError, nil) }
+        default: ("internal error: \(error)", ExitCode.software, nil)
+        }
+    }
+}

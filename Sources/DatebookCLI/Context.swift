@@ -1,0 +1,94 @@
+import DatebookCore
+import DatebookStore
+import Foundation
+
+/// Everything a command needs from the outside world, resolved once from arguments and environment.
+struct Context {
+    let now: Date
+    let calendar: Calendar
+    let timeZone: TimeZone
+    let storePath: String
+    let configPath: String
+    let environment: [String: String]
+    let colors: Bool
+    let out: OutputSink
+    let err: OutputSink
+
+    var whenParser: WhenParser { WhenParser(now: now, calendar: calendar) }
+
+    func openStore(readOnly: Bool = false) throws -> Store {
+        try Store(path: storePath, readOnly: readOnly)
+    }
+
+    /// ANSI styling that disappears when colours are off.
+    func style(_ text: String, _ sgr: String) -> String {
+        colors ? "\u{1B}[" + sgr + "m" + text + "\u{1B}[0m" : text
+    }
+
+    static func make(_ parsed: ParsedArguments, spec: CommandSpec, environment: [String: String], stdoutIsTerminal: Bool,
+                     out: OutputSink, err: OutputSink) throws -> Context {
+        let zoneName = parsed.value("--tz") ?? environment["DATEBOOK_TZ"]
+        var zone = TimeZone.current
+        if let zoneName {
+            guard let named = TimeZone(identifier: zoneName) else {
+                let hint = Suggestion.hint(for: zoneName, in: TimeZone.knownTimeZoneIdentifiers)
+                throw UsageError(message: "unknown time zone '\(zoneName)'\(hint); use an IANA name like Europe/Berlin", command: nil)
+            }
+            zone = named
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        calendar.locale = Locale(identifier: "en_US_POSIX")
+        let realNow = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        var now = realNow
+        if let nowText = parsed.value("--now") ?? environment["DATEBOOK_NOW"] {
+            switch try WhenParser(now: realNow, calendar: calendar).parse(nowText) {
+            case .instant(let date): now = date
+            case .date(let day): now = day.start(in: calendar)
+            }
+        }
+        // `add` and `edit` use --color for the event colour; there the output colour is automatic.
+        let ownsColor = spec.options.contains { $0.name == "--color" }
+        let colorMode = ownsColor ? "auto" : parsed.value("--color") ?? "auto"
+        let colors: Bool
+        switch colorMode {
+        case "always": colors = true
+        case "never": colors = false
+        case "auto": colors = stdoutIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+        default:
+            throw UsageError(message: "--color expects auto, always or never, got '\(colorMode)'"
+                             + Suggestion.hint(for: colorMode, in: ["auto", "always", "never"]), command: nil)
+        }
+        return Context(now: now, calendar: calendar, timeZone: zone,
+                       storePath: XDGPaths.store(parsed.value("--store"), environment),
+                       configPath: XDGPaths.config(parsed.value("--config"), environment),
+                       environment: environment, colors: colors, out: out, err: err)
+    }
+}
+
+/// Default file locations per the XDG base directory spec (DESIGN.md, "Files and defaults").
+enum XDGPaths {
+    static func home(_ env: [String: String]) -> String { env["HOME"] ?? NSHomeDirectory() }
+
+    static func expand(_ path: String, _ env: [String: String]) -> String {
+        if path == "~" { return home(env) }
+        if path.hasPrefix("~/") { return home(env) + String(path.dropFirst()) }
+        return path
+    }
+
+    static func dataHome(_ env: [String: String]) -> String {
+        env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home(env) + "/.local/share"
+    }
+
+    static func configHome(_ env: [String: String]) -> String {
+        env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home(env) + "/.config"
+    }
+
+    static func store(_ option: String?, _ env: [String: String]) -> String {
+        expand(option ?? env["DATEBOOK_STORE"] ?? dataHome(env) + "/datebook/datebook.sqlite3", env)
+    }
+
+    static func config(_ option: String?, _ env: [String: String]) -> String {
+        expand(option ?? env["DATEBOOK_CONFIG"] ?? configHome(env) + "/datebook/config.json5", env)
+    }
+}

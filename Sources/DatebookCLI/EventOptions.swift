@@ -1,0 +1,144 @@
+import DatebookCore
+import Foundation
+
+/// The options `add` and `edit` share, and how they change an event.
+enum EventOptions {
+    static let specs: [OptionSpec] = [
+        .value("--at", "WHEN", "when it starts: 2026-12-03 09:00, tomorrow 9am, +2d, next fri, 2026-12-24 (all day)"),
+        .value("--end", "WHEN", "when it ends"),
+        .flag("--all-day", "a whole day: only the date of --at counts"),
+        .value("--symbol", "NAME", "symbol such as gift.fill or leaf.fill (default: random)"),
+        .value("--color", "NAME", "primary, gray, red, orange, yellow, green, mint, cyan, indigo or purple"),
+        .value("--task", "TEXT", repeatable: true, "add a checklist item (repeatable)"),
+        .value("--alert", "LEAD", repeatable: true, "alert this long before: 1d, 1h, 10m (repeatable)"),
+        .value("--notes", "TEXT", "free-form notes"),
+    ]
+
+    static func symbol(_ name: String) throws -> Symbol {
+        guard let symbol = Symbol(rawValue: name) ?? Symbol(rawValue: name + ".fill") else {
+            throw CLIError.usage("unknown symbol '\(name)'" + Suggestion.hint(for: name, in: Symbol.allCases.map(\.rawValue))
+                                 + "; see 'datebook add --help'")
+        }
+        return symbol
+    }
+
+    static func color(_ name: String) throws -> EventColor {
+        guard let color = EventColor(rawValue: name.lowercased()) else {
+            throw CLIError.usage("unknown color '\(name)'" + Suggestion.hint(for: name, in: EventColor.allCases.map(\.rawValue))
+                                 + "; expected " + JSONReader.orList(EventColor.allCases.map(\.rawValue)))
+        }
+        return color
+    }
+
+    static func lead(_ text: String) throws -> LeadTime {
+        guard let lead = LeadTime(text) else {
+            throw CLIError.usage("cannot read alert lead time '\(text)': expected a duration like 1d, 1h, 10m or 1h30m")
+        }
+        return lead
+    }
+
+    static func start(_ text: String, allDay: Bool, _ context: Context) throws -> EventStart {
+        let when = try context.whenParser.parse(text)
+        if allDay, case .instant(let date) = when { return .allDay(CalendarDate(date, in: context.timeZone)) }
+        return when.eventStart
+    }
+
+    /// Applies the shared options to `event` (used by both `add` and `edit`).
+    static func apply(_ arguments: ParsedArguments, to event: inout Event, _ context: Context, newTaskID: () -> String) throws {
+        let allDay = arguments.has("--all-day")
+        if let at = arguments.value("--at") {
+            event.start = try start(at, allDay: allDay, context)
+            event.timeZone = context.timeZone.identifier
+        } else if allDay, case .instant(let date) = event.start {
+            event.start = .allDay(CalendarDate(date, in: context.timeZone))
+        }
+        if let end = arguments.value("--end") {
+            event.end = try start(end, allDay: event.start.isAllDay, context)
+            if event.end.map({ $0.resolved(in: context.calendar) < event.start.resolved(in: context.calendar) }) ?? false {
+                throw CLIError.usage("--end '\(end)' is before the start; give an end after --at")
+            }
+        }
+        if let name = arguments.value("--symbol") { event.symbol = try symbol(name) }
+        if let name = arguments.value("--color") { event.color = try color(name) }
+        if let notes = arguments.value("--notes") { event.notes = notes }
+        let alerts = try arguments.all("--alert").map(lead)
+        if !alerts.isEmpty { event.alerts = alerts }
+        for text in arguments.all("--task") {
+            guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("--task needs some text") }
+            event.tasks.append(EventTask(id: newTaskID(), text: text))
+        }
+    }
+
+    static func newTaskID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String(EventID.random(using: &generator).prefix(8))
+    }
+}
+
+/// `datebook add TITLE --at WHEN …`
+enum AddCommand: Command {
+    static let spec = CommandSpec(
+        name: "add", summary: "add an event", usage: "TITLE --at WHEN [options]",
+        options: EventOptions.specs, positionals: 1...1,
+        examples: ["datebook add 'Game Night' --at 'fri 19:00' --symbol gamecontroller.fill --task 'Bring snacks'",
+                   "datebook add 'Christmas' --at 2026-12-25 --color red --alert 1w"]
+    )
+
+    static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
+        let title = arguments.positionals[0]
+        guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("TITLE is empty") }
+        guard arguments.value("--at") != nil else { throw UsageError(message: "'add' needs --at WHEN", command: "add") }
+        var generator = SystemRandomNumberGenerator()
+        var event = Event(
+            id: EventID.random(using: &generator), title: title, start: .instant(context.now),
+            timeZone: context.timeZone.identifier,
+            symbol: Symbol.allCases.randomElement(using: &generator) ?? .star,
+            color: EventColor.allCases.randomElement(using: &generator) ?? .primary
+        )
+        try EventOptions.apply(arguments, to: &event, context, newTaskID: EventOptions.newTaskID)
+        let store = try context.openStore()
+        try store.save(event)
+        context.out.write("added " + Rows.row(Occurrence(event: event, calendar: context.calendar), context).dropFirst(2))
+        return ExitCode.ok
+    }
+}
+
+/// `datebook edit EVENT [options of add] [--title TEXT]`
+enum EditCommand: Command {
+    static let spec = CommandSpec(
+        name: "edit", summary: "change an event", usage: "EVENT [--title TEXT] [options of add]",
+        options: [.value("--title", "TEXT", "new title"), .flag("--clear-end", "remove the end time"),
+                  .flag("--clear-alerts", "remove the event's own alert lead times")] + EventOptions.specs,
+        positionals: 1...1,
+        examples: ["datebook edit Pagliacci --at 'tomorrow 20:00'", "datebook edit 1a2b --color green --task 'Buy flowers'"]
+    )
+
+    static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
+        let store = try context.openStore()
+        var event = try EventResolver.resolve(arguments.positionals[0], in: store, context: context)
+        if let title = arguments.value("--title") {
+            guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("--title is empty") }
+            event.title = title
+        }
+        if arguments.has("--clear-end") { event.end = nil }
+        if arguments.has("--clear-alerts") { event.alerts = [] }
+        try EventOptions.apply(arguments, to: &event, context, newTaskID: EventOptions.newTaskID)
+        try store.save(event)
+        context.out.write("updated " + Rows.row(Occurrence(event: event, calendar: context.calendar), context).dropFirst(2))
+        return ExitCode.ok
+    }
+}
+
+/// `datebook rm EVENT`
+enum RemoveCommand: Command {
+    static let spec = CommandSpec(name: "rm", aliases: ["remove", "delete"], summary: "remove an event and its tasks",
+                                  usage: "EVENT", positionals: 1...1, examples: ["datebook rm 'Game Night'"])
+
+    static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
+        let store = try context.openStore()
+        let event = try EventResolver.resolve(arguments.positionals[0], in: store, context: context)
+        try store.delete(id: event.id)
+        context.out.write("removed " + event.shortID + "  " + TextWidth.clean(event.title) + "\n")
+        return ExitCode.ok
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Reading input files (or stdin for `-`) with errors that name the file.
+enum FileInput {
+    static func read(_ path: String) throws -> (bytes: [UInt8], name: String) {
+        if path == "-" {
+            return (Array(FileHandle.standardInput.readDataToEndOfFile()), "<stdin>")
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CLIError.data("\(path): no such file")
+        }
+        guard !isDirectory.boolValue else { throw CLIError.data("\(path): is a directory, expected a file") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError.data("\(path): cannot read (permissions?)") }
+        return (Array(data), path)
+    }
+}
+
+/// Writing output files atomically: a temporary file in the same directory, fsync, then rename.
+enum FileOutput {
+    static func writeAtomically(_ text: String, to path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        let dir = directory.isEmpty ? "." : directory
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CLIError.data("\(path): directory \(dir) does not exist; create it first")
+        }
+        let temporary = dir + "/." + ((path as NSString).lastPathComponent) + ".tmp-\(getpid())"
+        let fd = open(temporary, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw CLIError.data("\(path): cannot write: \(String(cString: strerror(errno)))") }
+        var ok = true
+        Array(text.utf8).withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress?.advanced(by: offset), raw.count - offset)
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else { ok = false; break }
+                offset += n
+            }
+        }
+        ok = ok && fsync(fd) == 0
+        close(fd)
+        guard ok, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw CLIError.data("\(path): cannot write: \(reason)")
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Where the CLI writes text; the real one buffers and writes to a file descriptor, tests capture.
+public protocol OutputSink: AnyObject {
+    func write(_ text: String)
+    func flush()
+}
+
+/// Buffers writes and flushes them to a file descriptor in large chunks (listing 100k rows stays fast).
+public final class FileDescriptorSink: OutputSink {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    public init(fd: Int32) {
+        self.fd = fd
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    deinit { flush() }
+
+    public func write(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    public func flush() {
+        var offset = 0
+        buffer.withUnsafeBytes { raw in
+            while offset < raw.count {
+                let n = Foundation.write(fd, raw.baseAddress?.advanced(by: offset), raw.count - offset)
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else { break }
+                offset += n
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Collects output in memory (tests, and commands that render before writing).
+public final class StringSink: OutputSink {
+    public private(set) var text = ""
+    public init() {}
+    public func write(_ text: String) { self.text += text }
+    public func flush() {}
+}

@@ -1,0 +1,81 @@
+import DatebookCore
+import DatebookStore
+import Foundation
+
+/// `datebook demo`: loads the sample planner and prints the agenda.
+enum DemoCommand: Command {
+    static let spec = CommandSpec(
+        name: "demo", summary: "put the sample planner into the store and show the agenda", usage: "",
+        examples: ["datebook demo", "datebook --store /tmp/demo.sqlite3 demo"],
+        details: "Relative times count from now rounded up to the next whole hour. Running it again\nreplaces the sample events instead of duplicating them."
+    )
+
+    static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
+        let store = try context.openStore()
+        let events = SamplePlanner.events(now: context.now, calendar: context.calendar)
+        try store.save(events)
+        context.err.write("datebook: sample planner (\(events.count) events) saved to \(context.storePath)\n")
+        try ListCommand.printAgenda(store: store, periods: Period.allCases, context)
+        return ExitCode.ok
+    }
+}
+
+/// `datebook import FILE.json|-`: adds or updates events by id, all or nothing.
+enum ImportCommand: Command {
+    static let spec = CommandSpec(
+        name: "import", summary: "import a planner JSON document (all or nothing)", usage: "FILE.json|-",
+        positionals: 1...1, examples: ["datebook import planner.json", "datebook export | ssh host datebook import -"],
+        details: "Events are matched by id: existing ones are replaced, new ones added. The first problem\nis reported with file, line and field, and nothing is imported."
+    )
+
+    static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
+        let path = arguments.positionals[0]
+        let (bytes, name) = try FileInput.read(path)
+        let root: JSONNode
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch let error as JSONSyntaxError {
+            throw InputError(file: name, line: error.line, path: "", message: error.message + " (column \(error.column))")
+        }
+        var generator = SystemRandomNumberGenerator()
+        let defaults = PlannerDocument.Defaults(
+            timeZone: context.timeZone.identifier,
+            newID: { EventID.random(using: &generator) },
+            symbol: { Symbol.allCases.randomElement() ?? .star },
+            color: { EventColor.allCases.randomElement() ?? .primary }
+        )
+        let events = try PlannerDocument.decode(root, file: name, defaults: defaults)
+        let store = try context.openStore()
+        try store.save(events)
+        context.out.write("imported \(events.count) event\(events.count == 1 ? "" : "s") from \(name)\n")
+        return ExitCode.ok
+    }
+}
+
+/// `datebook export [--format json] [-o FILE]`
+enum ExportCommand: Command {
+    static let spec = CommandSpec(
+        name: "export", summary: "export the whole planner as JSON", usage: "[--format json] [-o FILE]",
+        options: [.value("--format", "FORMAT", "json (default)"),
+                  .value("--output", "FILE", short: "o", "write to FILE atomically instead of stdout")],
+        examples: ["datebook export -o planner.json"]
+    )
+
+    static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
+        let format = arguments.value("--format") ?? "json"
+        guard format == "json" else {
+            throw CLIError.usage("unknown export format '\(format)'" + Suggestion.hint(for: format, in: ["json"]) + "; expected json")
+        }
+        let store = try context.openStore(readOnly: true)
+        var events: [Event] = []
+        try store.forEachEvent { events.append($0) }
+        let text = PlannerDocument.encode(events)
+        if let output = arguments.value("--output") {
+            try FileOutput.writeAtomically(text, to: XDGPaths.expand(output, context.environment))
+            context.err.write("datebook: exported \(events.count) events to \(output)\n")
+        } else {
+            context.out.write(text)
+        }
+        return ExitCode.ok
+    }
+}

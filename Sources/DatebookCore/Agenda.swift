@@ -1,0 +1,55 @@
+import Foundation
+
+/// One dated instance of an event.
+public struct Occurrence: Sendable, Hashable {
+    public var event: Event
+    /// The resolved start instant (all-day events: midnight in the user's zone).
+    public var start: Date
+
+    public init(event: Event, start: Date) {
+        self.event = event
+        self.start = start
+    }
+
+    public init(event: Event, calendar: Calendar) {
+        self.init(event: event, start: event.start.resolved(in: calendar))
+    }
+}
+
+/// The occurrences of one period, sorted by start, with the period's total of open tasks.
+public struct AgendaSection: Sendable, Equatable {
+    public var period: Period
+    public var occurrences: [Occurrence]
+
+    public var openTasks: Int { occurrences.reduce(0) { $0 + $1.event.badge } }
+}
+
+/// Occurrences grouped by period, in the order Next 7 Days, Next 30 Days, Future, Past.
+public struct Agenda: Sendable, Equatable {
+    public var sections: [AgendaSection]
+
+    /// Groups `occurrences` by period relative to `boundaries.now`; empty periods are left out.
+    public init(occurrences: [Occurrence], boundaries: PeriodBoundaries, periods: [Period] = Period.allCases) {
+        var buckets: [Period: [Occurrence]] = [:]
+        for occurrence in occurrences {
+            let period = boundaries.period(of: occurrence.start)
+            guard periods.contains(period) else { continue }
+            buckets[period, default: []].append(occurrence)
+        }
+        sections = Period.allCases.compactMap { period in
+            guard let items = buckets[period], !items.isEmpty else { return nil }
+            return AgendaSection(period: period, occurrences: items.sorted(by: Occurrence.chronological))
+        }
+    }
+
+    public var openTasks: Int { sections.reduce(0) { $0 + $1.openTasks } }
+}
+
+extension Occurrence {
+    /// Sort order inside a period: by start, then title, then id, so output is stable.
+    public static func chronological(_ a: Occurrence, _ b: Occurrence) -> Bool {
+        if a.start != b.start { return a.start < b.start }
+        if a.event.title != b.event.title { return a.event.title < b.event.title }
+        return a.event.id < b.event.id
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// Proleptic Gregorian date arithmetic on day numbers (days since 1970-01-01), after
+/// Howard Hinnant's `days_from_civil`; used where Calendar would be too slow (listing 100k rows).
+enum CivilDate {
+    static func days(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civil(fromDays z0: Int) -> (year: Int, month: Int, day: Int) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    static func isLeap(_ year: Int) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
+
+    static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: return isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// 0 = Sunday … 6 = Saturday.
+    static func weekday(days: Int) -> Int { ((days % 7) + 11) % 7 }
+
+    static func pad2(_ n: Int) -> String { n < 10 ? "0" + String(n) : String(n) }
+    static func pad4(_ n: Int) -> String {
+        let s = String(n)
+        return s.count >= 4 ? s : String(repeating: "0", count: 4 - s.count) + s
+    }
+}
+
+/// Wall-clock fields of an instant in a zone, computed without Calendar for speed.
+public struct LocalTime: Sendable, Equatable {
+    public let year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
+    /// 0 = Sunday … 6 = Saturday.
+    public let weekday: Int
+    public let dayNumber: Int
+
+    public init(_ instant: Date, in timeZone: TimeZone) {
+        let seconds = Int(instant.timeIntervalSince1970.rounded(.down)) + timeZone.secondsFromGMT(for: instant)
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let rest = seconds - days * 86_400
+        let civil = CivilDate.civil(fromDays: days)
+        year = civil.year
+        month = civil.month
+        day = civil.day
+        hour = rest / 3600
+        minute = rest % 3600 / 60
+        second = rest % 60
+        weekday = CivilDate.weekday(days: days)
+        dayNumber = days
+    }
+
+    public var date: CalendarDate { CalendarDate(year: year, month: month, day: day) }
+
+    public static let weekdayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    public static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// `Thu 2026-12-03 09:00`: the fixed, locale-free form used by `list`.
+    public var listFormat: String {
+        Self.weekdayNames[weekday] + " " + date.description + " " + CivilDate.pad2(hour) + ":" + CivilDate.pad2(minute)
+    }
+
+    public var hourMinute: String { CivilDate.pad2(hour) + ":" + CivilDate.pad2(minute) }
+}

@@ -1,0 +1,173 @@
+import Foundation
+
+/// A calendar date without a time, used for all-day events.
+public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+
+    public init(year: Int, month: Int, day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// Parses `YYYY-MM-DD`; returns nil for anything else or an impossible date.
+    public init?(iso text: some StringProtocol) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
+              (1...12).contains(m), d >= 1, d <= CivilDate.daysInMonth(year: y, month: m)
+        else { return nil }
+        self.init(year: y, month: m, day: d)
+    }
+
+    public var description: String {
+        CivilDate.pad4(year) + "-" + CivilDate.pad2(month) + "-" + CivilDate.pad2(day)
+    }
+
+    /// Days since 1970-01-01.
+    public var dayNumber: Int { CivilDate.days(year: year, month: month, day: day) }
+
+    public init(dayNumber: Int) {
+        let c = CivilDate.civil(fromDays: dayNumber)
+        self.init(year: c.year, month: c.month, day: c.day)
+    }
+
+    /// The instant this date starts in `timeZone` (midnight, or the first valid time on a DST day).
+    public func start(in calendar: Calendar) -> Date {
+        let utcMidnight = Date(timeIntervalSince1970: TimeInterval(dayNumber * 86_400))
+        let zone = calendar.timeZone
+        var offset = zone.secondsFromGMT(for: utcMidnight)
+        for _ in 0..<2 {
+            let candidate = utcMidnight.addingTimeInterval(TimeInterval(-offset))
+            let actual = zone.secondsFromGMT(for: candidate)
+            if actual == offset { return candidate }
+            offset = actual
+        }
+        // Midnight falls in a DST gap in this zone: let Foundation pick the first valid time.
+        return calendar.date(from: DateComponents(year: year, month: month, day: day)) ?? utcMidnight
+    }
+
+    /// The date `instant` falls on in `timeZone`.
+    public init(_ instant: Date, in timeZone: TimeZone) {
+        let local = LocalTime(instant, in: timeZone)
+        self.init(year: local.year, month: local.month, day: local.day)
+    }
+
+    /// `Mon` … `Sun`.
+    public var weekdayName: String { LocalTime.weekdayNames[CivilDate.weekday(days: dayNumber)] }
+
+    public static func < (a: CalendarDate, b: CalendarDate) -> Bool {
+        (a.year, a.month, a.day) < (b.year, b.month, b.day)
+    }
+}
+
+/// When an event starts: an exact instant, or a whole day in the user's zone.
+public enum EventStart: Sendable, Hashable {
+    case instant(Date)
+    case allDay(CalendarDate)
+
+    public var isAllDay: Bool {
+        if case .allDay = self { return true }
+        return false
+    }
+
+    /// The instant used for periods and sorting: all-day events start at midnight in `calendar`'s zone.
+    public func resolved(in calendar: Calendar) -> Date {
+        switch self {
+        case .instant(let date): return date
+        case .allDay(let day): return day.start(in: calendar)
+        }
+    }
+}
+
+/// The state of one checklist item.
+public enum TaskStatus: String, Sendable, Hashable, CaseIterable {
+    case todo, doing, done
+
+    public var isOpen: Bool { self != .done }
+}
+
+/// One checklist item of an event.
+public struct EventTask: Sendable, Hashable {
+    public var id: String
+    public var text: String
+    public var status: TaskStatus
+
+    public init(id: String, text: String, status: TaskStatus = .todo) {
+        self.id = id
+        self.text = text
+        self.status = status
+    }
+}
+
+/// Something on a date, with a checklist of tasks.
+public struct Event: Sendable, Hashable, Identifiable {
+    public var id: String
+    public var title: String
+    public var start: EventStart
+    public var end: EventStart?
+    /// IANA identifier of the zone the event was written in.
+    public var timeZone: String
+    public var symbol: Symbol
+    public var color: EventColor
+    public var notes: String
+    public var tasks: [EventTask]
+    public var alerts: [LeadTime]
+    /// An RFC 5545 RRULE value, stored as written.
+    public var recurrence: String?
+
+    public init(
+        id: String, title: String, start: EventStart, end: EventStart? = nil,
+        timeZone: String, symbol: Symbol, color: EventColor, notes: String = "",
+        tasks: [EventTask] = [], alerts: [LeadTime] = [], recurrence: String? = nil
+    ) {
+        self.id = id
+        self.title = title
+        self.start = start
+        self.end = end
+        self.timeZone = timeZone
+        self.symbol = symbol
+        self.color = color
+        self.notes = notes
+        self.tasks = tasks
+        self.alerts = alerts
+        self.recurrence = recurrence
+    }
+
+    /// Tasks that are not done; shown as the event's badge.
+    public var badge: Int { tasks.reduce(0) { $0 + ($1.status.isOpen ? 1 : 0) } }
+
+    /// An event is complete when it has tasks and all of them are done.
+    public var isComplete: Bool { !tasks.isEmpty && badge == 0 }
+
+    /// The short id shown by `list` (like git's abbreviated hashes).
+    public var shortID: String { String(id.prefix(EventID.shortLength)) }
+}
+
+/// Event id generation and formatting.
+public enum EventID {
+    public static let shortLength = 8
+    public static let minimumPrefix = 4
+
+    /// A new random id: 16 lowercase hex digits.
+    public static func random(using generator: inout some RandomNumberGenerator) -> String {
+        hex(UInt64.random(in: .min ... .max, using: &generator))
+    }
+
+    /// A stable id derived from text (FNV-1a), used for the sample planner so runs are reproducible.
+    public static func stable(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hex(hash)
+    }
+
+    static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

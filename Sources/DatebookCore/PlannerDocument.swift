@@ -1,0 +1,174 @@
+import Foundation
+
+/// The planner's JSON shape, used by `export`, `import` and JSON feeds.
+///
+/// ```json
+/// { "datebook": 1, "events": [ { "id": "…", "title": "…", "start": "2026-12-03T08:00:00Z",
+///   "allDay": false, "end": null, "timeZone": "Europe/Berlin", "symbol": "gift.fill",
+///   "color": "red", "notes": "", "alerts": ["1d"], "recurrence": null,
+///   "tasks": [ { "id": "…", "text": "…", "status": "todo" } ] } ] }
+/// ```
+/// Instants are UTC with whole seconds; all-day starts and ends are `YYYY-MM-DD`.
+public enum PlannerDocument {
+    public static let version = 1
+    static let eventKeys = ["id", "title", "start", "allDay", "end", "timeZone", "symbol", "color",
+                            "notes", "alerts", "recurrence", "tasks"]
+    static let taskKeys = ["id", "text", "status"]
+
+    // MARK: Writing
+
+    public static func encode(_ events: [Event]) -> String {
+        var out = "{\n  \"datebook\": \(version),\n  \"events\": ["
+        for (n, event) in events.enumerated() {
+            out += n == 0 ? "\n" : ",\n"
+            out += encode(event)
+        }
+        out += events.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
+        return out
+    }
+
+    static func encode(_ event: Event) -> String {
+        func start(_ value: EventStart) -> String {
+            switch value {
+            case .instant(let date): JSONText.quote(ISOInstant.format(date))
+            case .allDay(let day): JSONText.quote(day.description)
+            }
+        }
+        var out = "    {\n"
+        out += "      \"id\": \(JSONText.quote(event.id)),\n"
+        out += "      \"title\": \(JSONText.quote(event.title)),\n"
+        out += "      \"start\": \(start(event.start)),\n"
+        out += "      \"allDay\": \(event.start.isAllDay),\n"
+        out += "      \"end\": \(event.end.map(start) ?? "null"),\n"
+        out += "      \"timeZone\": \(JSONText.quote(event.timeZone)),\n"
+        out += "      \"symbol\": \(JSONText.quote(event.symbol.rawValue)),\n"
+        out += "      \"color\": \(JSONText.quote(event.color.rawValue)),\n"
+        out += "      \"notes\": \(JSONText.quote(event.notes)),\n"
+        out += "      \"alerts\": [" + event.alerts.map { JSONText.quote($0.description) }.joined(separator: ", ") + "],\n"
+        out += "      \"recurrence\": \(event.recurrence.map(JSONText.quote) ?? "null"),\n"
+        out += "      \"tasks\": ["
+        for (n, task) in event.tasks.enumerated() {
+            out += n == 0 ? "\n" : ",\n"
+            out += "        { \"id\": \(JSONText.quote(task.id)), \"text\": \(JSONText.quote(task.text)), "
+                + "\"status\": \(JSONText.quote(task.status.rawValue)) }"
+        }
+        out += event.tasks.isEmpty ? "]\n    }" : "\n      ]\n    }"
+        return out
+    }
+
+    // MARK: Reading
+
+    /// What to fill in when an imported event leaves a field out.
+    public struct Defaults {
+        public var timeZone: String
+        public var newID: () -> String
+        public var symbol: () -> Symbol
+        public var color: () -> EventColor
+
+        public init(timeZone: String, newID: @escaping () -> String,
+                    symbol: @escaping () -> Symbol, color: @escaping () -> EventColor) {
+            self.timeZone = timeZone
+            self.newID = newID
+            self.symbol = symbol
+            self.color = color
+        }
+    }
+
+    /// Validates a whole document; the first problem is thrown and nothing is returned (import all or nothing).
+    public static func decode(_ root: JSONNode, file: String, defaults: Defaults) throws -> [Event] {
+        let reader = JSONReader(file: file)
+        let members = try reader.object(root, "", allowed: ["datebook", "events"])
+        if let versionNode = members.first(where: { $0.key == "datebook" })?.value {
+            let found = try reader.integer(versionNode, "datebook")
+            guard found <= version else {
+                throw reader.fail(versionNode, "datebook", "document version \(found) is newer than this datebook understands (\(version))")
+            }
+        }
+        guard let eventsNode = root["events"] else {
+            throw reader.fail(root, "events", "missing: expected an array of events")
+        }
+        var seen = Set<String>()
+        var events: [Event] = []
+        for (n, node) in try reader.array(eventsNode, "events").enumerated() {
+            let event = try decodeEvent(node, path: "events[\(n)]", reader: reader, defaults: defaults)
+            guard seen.insert(event.id).inserted else {
+                throw reader.fail(node, "events[\(n)].id", "duplicate id \"\(event.id)\"")
+            }
+            events.append(event)
+        }
+        return events
+    }
+
+    static func decodeEvent(_ node: JSONNode, path: String, reader: JSONReader, defaults: Defaults) throws -> Event {
+        _ = try reader.object(node, path, allowed: eventKeys)
+        guard let titleNode = node["title"] else { throw reader.fail(node, path + ".title", "missing: expected a string") }
+        let title = try reader.string(titleNode, path + ".title")
+        guard !title.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw reader.fail(titleNode, path + ".title", "expected a non-empty title")
+        }
+        guard let startNode = node["start"] else {
+            throw reader.fail(node, path + ".start", "missing: expected a date (YYYY-MM-DD) or an instant (2026-12-03T08:00:00Z)")
+        }
+        let start = try decodeStart(startNode, path: path + ".start", reader: reader)
+        if let allDayNode = node["allDay"], allDayNode.value != .null,
+           try reader.bool(allDayNode, path + ".allDay") != start.isAllDay {
+            throw reader.fail(allDayNode, path + ".allDay", "does not match start (a date means all-day, an instant does not)")
+        }
+        var end: EventStart?
+        if let endNode = node["end"], endNode.value != .null {
+            end = try decodeStart(endNode, path: path + ".end", reader: reader)
+        }
+        let zone = try reader.optionalString(node["timeZone"], path + ".timeZone") ?? defaults.timeZone
+        if let zoneNode = node["timeZone"], TimeZone(identifier: zone) == nil {
+            throw reader.fail(zoneNode, path + ".timeZone", "unknown time zone \"\(zone)\" (expected an IANA name like Europe/Berlin)")
+        }
+        var symbol = defaults.symbol()
+        if let symbolNode = node["symbol"], symbolNode.value != .null {
+            symbol = Symbol(rawValue: try reader.choice(symbolNode, path + ".symbol", Symbol.allCases.map(\.rawValue))) ?? symbol
+        }
+        var color = defaults.color()
+        if let colorNode = node["color"], colorNode.value != .null {
+            color = EventColor(rawValue: try reader.choice(colorNode, path + ".color", EventColor.allCases.map(\.rawValue))) ?? color
+        }
+        var alerts: [LeadTime] = []
+        if let alertsNode = node["alerts"], alertsNode.value != .null {
+            for (n, item) in try reader.array(alertsNode, path + ".alerts").enumerated() {
+                let text = try reader.string(item, path + ".alerts[\(n)]")
+                guard let lead = LeadTime(text) else {
+                    throw reader.fail(item, path + ".alerts[\(n)]", "expected a lead time like 1d, 1h or 10m, got \"\(text)\"")
+                }
+                alerts.append(lead)
+            }
+        }
+        var tasks: [EventTask] = []
+        if let tasksNode = node["tasks"], tasksNode.value != .null {
+            for (n, item) in try reader.array(tasksNode, path + ".tasks").enumerated() {
+                let taskPath = path + ".tasks[\(n)]"
+                _ = try reader.object(item, taskPath, allowed: taskKeys)
+                guard let textNode = item["text"] else { throw reader.fail(item, taskPath + ".text", "missing: expected a string") }
+                var status = TaskStatus.todo
+                if let statusNode = item["status"] {
+                    status = TaskStatus(rawValue: try reader.choice(statusNode, taskPath + ".status", TaskStatus.allCases.map(\.rawValue))) ?? .todo
+                }
+                let id = try reader.optionalString(item["id"], taskPath + ".id") ?? String(defaults.newID().prefix(8))
+                tasks.append(EventTask(id: id, text: try reader.string(textNode, taskPath + ".text"), status: status))
+            }
+        }
+        return Event(
+            id: try reader.optionalString(node["id"], path + ".id") ?? defaults.newID(),
+            title: title, start: start, end: end, timeZone: zone, symbol: symbol, color: color,
+            notes: try reader.optionalString(node["notes"], path + ".notes") ?? "",
+            tasks: tasks, alerts: alerts,
+            recurrence: try reader.optionalString(node["recurrence"], path + ".recurrence")
+        )
+    }
+
+    static func decodeStart(_ node: JSONNode, path: String, reader: JSONReader) throws -> EventStart {
+        let text = try reader.string(node, path)
+        if let day = CalendarDate(iso: text), text.count == 10 { return .allDay(day) }
+        guard let date = ISOInstant.parse(text) else {
+            throw reader.fail(node, path, "expected a date (YYYY-MM-DD) or an instant with offset (2026-12-03T08:00:00Z), got \"\(text)\"")
+        }
+        return .instant(date)
+    }
+}

@@ -1,0 +1,131 @@
+import CSQLite
+import Foundation
+
+/// An SQLite failure with the database's own message.
+struct SQLiteError: Error, CustomStringConvertible {
+    var code: Int32
+    var message: String
+    var description: String { message }
+}
+
+/// Owns one `sqlite3` connection and closes it in `deinit`.
+final class SQLiteConnection {
+    let handle: OpaquePointer
+
+    init(path: String, flags: Int32) throws {
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(db)
+            throw SQLiteError(code: rc, message: message)
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    var errorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    func check(_ rc: Int32) throws {
+        guard rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE else {
+            throw SQLiteError(code: rc, message: errorMessage)
+        }
+    }
+
+    func execute(_ sql: String) throws {
+        try check(sqlite3_exec(handle, sql, nil, nil, nil))
+    }
+
+    func prepare(_ sql: String) throws -> SQLiteStatement {
+        var statement: OpaquePointer?
+        try check(sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil))
+        guard let statement else { throw SQLiteError(code: SQLITE_MISUSE, message: "empty statement: \(sql)") }
+        return SQLiteStatement(handle: statement, connection: self)
+    }
+
+    /// Reads one integer, e.g. `PRAGMA user_version`.
+    func integer(_ sql: String) throws -> Int64 {
+        let statement = try prepare(sql)
+        guard try statement.step() else { return 0 }
+        return statement.int64(0)
+    }
+
+    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+    var changes: Int { Int(sqlite3_changes(handle)) }
+}
+
+/// Owns one prepared statement; values are bound with SQLITE_TRANSIENT so SQLite copies them.
+final class SQLiteStatement {
+    let handle: OpaquePointer
+    private let connection: SQLiteConnection
+
+    init(handle: OpaquePointer, connection: SQLiteConnection) {
+        self.handle = handle
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Resets the statement and binds `values` to parameters 1…n.
+    @discardableResult
+    func bind(_ values: SQLiteValue...) throws -> SQLiteStatement {
+        try bind(values)
+    }
+
+    @discardableResult
+    func bind(_ values: [SQLiteValue]) throws -> SQLiteStatement {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (n, value) in values.enumerated() {
+            let index = Int32(n + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(handle, index)
+            case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
+            case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, datebook_sqlite_transient())
+            }
+            try connection.check(rc)
+        }
+        return self
+    }
+
+    /// Steps once; true when a row is available.
+    func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        let error = SQLiteError(code: rc, message: connection.errorMessage)
+        sqlite3_reset(handle)
+        throw error
+    }
+
+    /// Runs a statement that returns no rows.
+    func run() throws {
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func text(_ column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+}
+
+enum SQLiteValue {
+    case null
+    case integer(Int64)
+    case text(String)
+
+    static func int(_ v: Int) -> SQLiteValue { .integer(Int64(v)) }
+    static func optional(_ v: String?) -> SQLiteValue { v.map(SQLiteValue.text) ?? .null }
+}

@@ -1,0 +1,134 @@
+import DatebookCore
+import Foundation
+
+extension Store {
+    static let eventColumns = """
+        e.id, e.title, e.start_key, e.all_day, e.end_key, e.end_all_day, e.time_zone, e.symbol, e.color,
+        e.notes, e.alerts, e.recurrence, t.position, t.id, t.text, t.status
+        """
+
+    /// Inserts or replaces events (with their tasks) in one transaction.
+    public func save(_ events: [Event]) throws {
+        try transaction {
+            for event in events { try write(event) }
+        }
+    }
+
+    public func save(_ event: Event) throws { try save([event]) }
+
+    func write(_ event: Event) throws {
+        let (startKey, allDay) = Self.key(event.start)
+        let end = event.end.map(Self.key)
+        try wrap {
+            try statement("DELETE FROM tasks WHERE event_id = ?").bind(.text(event.id)).run()
+            try statement("""
+                INSERT INTO events (id, title, start_key, all_day, end_key, end_all_day, time_zone, symbol, color,
+                                    notes, alerts, recurrence, task_count, open_count)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET title = excluded.title, start_key = excluded.start_key,
+                    all_day = excluded.all_day, end_key = excluded.end_key, end_all_day = excluded.end_all_day,
+                    time_zone = excluded.time_zone, symbol = excluded.symbol, color = excluded.color,
+                    notes = excluded.notes, alerts = excluded.alerts, recurrence = excluded.recurrence,
+                    task_count = excluded.task_count, open_count = excluded.open_count
+                """).bind(
+                    .text(event.id), .text(event.title), .integer(startKey), .int(allDay ? 1 : 0),
+                    end.map { .integer($0.0) } ?? .null, end.map { .int($0.1 ? 1 : 0) } ?? .null,
+                    .text(event.timeZone), .text(event.symbol.rawValue), .text(event.color.rawValue),
+                    .text(event.notes), .text(event.alerts.map(\.description).joined(separator: " ")),
+                    .optional(event.recurrence), .int(event.tasks.count), .int(event.badge)
+                ).run()
+            let insertTask = try statement("INSERT INTO tasks (event_id, position, id, text, status) VALUES (?, ?, ?, ?, ?)")
+            for (position, task) in event.tasks.enumerated() {
+                try insertTask.bind(.text(event.id), .int(position), .text(task.id), .text(task.text), .text(task.status.rawValue)).run()
+            }
+        }
+    }
+
+    /// Deletes an event and its tasks; false when there was no such event.
+    @discardableResult
+    public func delete(id: String) throws -> Bool {
+        try transaction {
+            try wrap { try statement("DELETE FROM events WHERE id = ?").bind(.text(id)).run() }
+            return db.changes > 0
+        }
+    }
+
+    /// The event with exactly this id.
+    public func event(id: String) throws -> Event? {
+        var found: Event?
+        try stream(where: "e.id = ?", [.text(id)], order: "t.position") { found = $0 }
+        return found
+    }
+
+    /// Events whose id starts with `prefix` (at most `limit`).
+    public func events(idPrefix prefix: String, limit: Int = 10) throws -> [Event] {
+        let lowered = prefix.lowercased()
+        var found: [Event] = []
+        try stream(where: "e.id >= ? AND e.id < ?", [.text(lowered), .text(lowered + "~")], order: "e.id, t.position") {
+            if found.count < limit { found.append($0) }
+        }
+        return found
+    }
+
+    /// Events whose title is exactly `title` (case-insensitive fallback when no exact match).
+    public func events(titled title: String) throws -> [Event] {
+        var found: [Event] = []
+        try stream(where: "e.title = ?", [.text(title)], order: "e.start_key, e.id, t.position") { found.append($0) }
+        if found.isEmpty {
+            try stream(where: "e.title = ? COLLATE NOCASE", [.text(title)], order: "e.start_key, e.id, t.position") { found.append($0) }
+        }
+        return found
+    }
+
+    /// Every event in start order, streamed (export, `list --period all`).
+    public func forEachEvent(_ body: (Event) throws -> Void) throws {
+        try stream(where: "1", [], order: "e.start_key, e.id, t.position", body)
+    }
+
+    public func eventCount() throws -> Int {
+        try wrap { Int(try db.integer("SELECT count(*) FROM events")) }
+    }
+
+    /// Runs one query over events LEFT JOIN tasks and groups consecutive rows into events.
+    func stream(where condition: String, _ values: [SQLiteValue], order: String, _ body: (Event) throws -> Void) throws {
+        let query = try statement("SELECT \(Self.eventColumns) FROM events e LEFT JOIN tasks t ON t.event_id = e.id WHERE \(condition) ORDER BY \(order)")
+        try wrap { try query.bind(values) }
+        var current: Event?
+        while try wrap({ try query.step() }) {
+            let id = query.text(0)
+            if current?.id != id {
+                if let done = current { try body(done) }
+                current = Self.event(from: query)
+            }
+            if !query.isNull(12) {
+                current?.tasks.append(EventTask(id: query.text(13), text: query.text(14),
+                                                status: TaskStatus(rawValue: query.text(15)) ?? .todo))
+            }
+        }
+        if let done = current { try body(done) }
+    }
+
+    static func event(from row: SQLiteStatement) -> Event {
+        let start = start(key: row.int64(2), allDay: row.int(3) != 0)
+        let end = row.isNull(4) ? nil : Self.start(key: row.int64(4), allDay: row.int(5) != 0)
+        let alerts = row.text(10).split(separator: " ").compactMap { LeadTime(String($0)) }
+        return Event(
+            id: row.text(0), title: row.text(1), start: start, end: end, timeZone: row.text(6),
+            symbol: Symbol(rawValue: row.text(7)) ?? .star, color: EventColor(rawValue: row.text(8)) ?? .primary,
+            notes: row.text(9), tasks: [], alerts: alerts, recurrence: row.optionalText(11)
+        )
+    }
+
+    /// The sort key: an instant's Unix seconds, or an all-day date's midnight UTC.
+    static func key(_ start: EventStart) -> (Int64, Bool) {
+        switch start {
+        case .instant(let date): (Int64(date.timeIntervalSince1970.rounded(.down)), false)
+        case .allDay(let day): (Int64(day.dayNumber) * 86_400, true)
+        }
+    }
+
+    static func start(key: Int64, allDay: Bool) -> EventStart {
+        if allDay { return .allDay(CalendarDate(dayNumber: Int(key / 86_400))) }
+        return .instant(Date(timeIntervalSince1970: TimeInterval(key)))
+    }
+}

@@ -1,0 +1,68 @@
+import CSQLite
+import Foundation
+
+extension Store {
+    /// The newest schema this build knows.
+    public static let schemaVersion = 1
+
+    /// Each entry upgrades the schema from version `index` to `index + 1`; append, never edit.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE events (
+            id TEXT PRIMARY KEY,
+            title TEXT NOT NULL,
+            start_key INTEGER NOT NULL,
+            all_day INTEGER NOT NULL,
+            end_key INTEGER,
+            end_all_day INTEGER,
+            time_zone TEXT NOT NULL,
+            symbol TEXT NOT NULL,
+            color TEXT NOT NULL,
+            notes TEXT NOT NULL DEFAULT '',
+            alerts TEXT NOT NULL DEFAULT '',
+            recurrence TEXT,
+            task_count INTEGER NOT NULL DEFAULT 0,
+            open_count INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX events_by_start ON events(start_key);
+        CREATE INDEX events_by_title ON events(title);
+        CREATE TABLE tasks (
+            event_id TEXT NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            id TEXT NOT NULL,
+            text TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('todo', 'doing', 'done')),
+            PRIMARY KEY (event_id, position)
+        ) WITHOUT ROWID;
+        CREATE INDEX tasks_by_status ON tasks(status, event_id);
+        """,
+    ]
+
+    /// Checks the version before touching anything, then switches to WAL and migrates.
+    func prepareSchema(writable: Bool) throws {
+        let found = Int(try wrap { try db.integer("PRAGMA user_version") })
+        guard found <= Self.schemaVersion else {
+            throw StoreError.newerSchema(path: path, found: found, known: Self.schemaVersion)
+        }
+        try wrap { try db.execute("PRAGMA foreign_keys = ON") }
+        guard writable else { return }
+        try wrap {
+            try db.execute("PRAGMA journal_mode = WAL")
+            try db.execute("PRAGMA synchronous = FULL")
+        }
+        guard found < Self.schemaVersion else { return }
+        try transaction {
+            // Re-read inside the write lock: another process may have migrated meanwhile.
+            let current = Int(try wrap { try db.integer("PRAGMA user_version") })
+            for version in current..<Self.schemaVersion {
+                try wrap { try db.execute(Self.migrations[version]) }
+            }
+            try wrap { try db.execute("PRAGMA user_version = \(Self.schemaVersion)") }
+        }
+    }
+
+    /// The schema version recorded in the file.
+    public func userVersion() throws -> Int {
+        Int(try wrap { try db.integer("PRAGMA user_version") })
+    }
+}

@@ -1,0 +1,105 @@
+import CSQLite
+import DatebookCore
+import Foundation
+
+/// The planner's SQLite database: events, tasks and (later) the delivery ledger.
+///
+/// One file in WAL mode with a busy timeout, so a second process waits instead of failing.
+/// The schema is versioned with `PRAGMA user_version`; see `Store+Migrations.swift`.
+public final class Store {
+    public let path: String
+    let db: SQLiteConnection
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens (creating on first use) the store at `path`.
+    ///
+    /// - Parameter readOnly: open for reading only; a missing file is then an empty in-memory store.
+    public init(path: String, readOnly: Bool = false) throws {
+        self.path = path
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if exists, isDirectory.boolValue { throw StoreError.isDirectory(path: path) }
+        let openPath: String
+        var flags = SQLITE_OPEN_NOMUTEX
+        if readOnly, !exists {
+            openPath = ":memory:"
+            flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY
+        } else if readOnly {
+            openPath = path
+            flags |= SQLITE_OPEN_READONLY
+        } else {
+            if !exists { try Self.createFile(at: path) }
+            if Self.isWriteProtected(path) { throw StoreError.readOnly(path: path) }
+            openPath = path
+            flags |= SQLITE_OPEN_READWRITE
+        }
+        do {
+            db = try SQLiteConnection(path: openPath, flags: flags)
+        } catch let error as SQLiteError {
+            throw StoreError.sqlite(path: path, message: error.message)
+        }
+        sqlite3_busy_timeout(db.handle, 5_000)
+        try prepareSchema(writable: !readOnly || !exists)
+    }
+
+    /// Creates the database file 0600 inside directories created 0700.
+    static func createFile(at path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        do {
+            if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            }
+        } catch {
+            throw StoreError.cannotCreate(path: path, reason: "cannot create directory \(directory)")
+        }
+        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw StoreError.cannotCreate(path: path, reason: String(cString: strerror(errno)))
+        }
+        close(fd)
+    }
+
+    /// True when no write bit is set: root ignores permission bits, so check them explicitly.
+    static func isWriteProtected(_ path: String) -> Bool {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              let mode = attributes[.posixPermissions] as? Int else { return false }
+        return mode & 0o222 == 0
+    }
+
+    /// A cached prepared statement for `sql`.
+    func statement(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] { return cached }
+        let prepared = try wrap { try db.prepare(sql) }
+        statements[sql] = prepared
+        return prepared
+    }
+
+    /// Maps SQLite failures to `StoreError`s naming this store.
+    @discardableResult
+    func wrap<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            switch error.code & 0xFF {
+            case SQLITE_NOTADB: throw StoreError.notADatabase(path: path)
+            case SQLITE_BUSY, SQLITE_LOCKED: throw StoreError.busy(path: path)
+            case SQLITE_READONLY: throw StoreError.readOnly(path: path)
+            default: throw StoreError.sqlite(path: path, message: error.message)
+            }
+        }
+    }
+
+    /// Runs `body` in one write transaction (BEGIN IMMEDIATE): all of it or nothing.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try wrap { try db.execute("BEGIN IMMEDIATE") }
+        do {
+            let result = try body()
+            try wrap { try db.execute("COMMIT") }
+            return result
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+}

@@ -1,0 +1,29 @@
+/// Why the store could not be used; each case becomes one clear line and an exit code in the CLI.
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+    case isDirectory(path: String)
+    case notADatabase(path: String)
+    case newerSchema(path: String, found: Int, known: Int)
+    case readOnly(path: String)
+    case busy(path: String)
+    case cannotCreate(path: String, reason: String)
+    case sqlite(path: String, message: String)
+
+    public var description: String {
+        switch self {
+        case .isDirectory(let path):
+            "store \(path) is a directory; give the path of a database file (--store FILE)"
+        case .notADatabase(let path):
+            "store \(path) is not a datebook database (not SQLite); move it away or pass another --store"
+        case let .newerSchema(path, found, known):
+            "store \(path) was written by a newer datebook (schema \(found), this one knows up to \(known)); upgrade datebook — the file was left untouched"
+        case .readOnly(let path):
+            "store \(path) is read-only; make it writable (chmod u+w) or pass another --store"
+        case .busy(let path):
+            "store \(path) is locked by another datebook process; try again"
+        case let .cannotCreate(path, reason):
+            "cannot create store \(path): \(reason)"
+        case let .sqlite(path, message):
+            "store \(path): \(message)"
+        }
+    }
+}
