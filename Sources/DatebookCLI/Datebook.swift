@@ -31,7 +31,8 @@ public enum Datebook {
         do {
             return try dispatch(arguments, environment: environment, stdoutIsTerminal: stdoutIsTerminal, out: out, err: err)
         } catch {
-            let (message, code, command) = ErrorTranslator.translate(error)
+            let (message, code, named) = ErrorTranslator.translate(error)
+            let command = named ?? commandWord(in: arguments).flatMap { Self.command(named: $0.1)?.spec.name }
             err.write("datebook: " + message + "\n")
             if code == ExitCode.usage {
                 err.write("Run 'datebook \(command.map { $0 + " " } ?? "")--help' for usage.\n")

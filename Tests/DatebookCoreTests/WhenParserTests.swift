@@ -1,0 +1,101 @@
+import DatebookCore
+import Foundation
+import Testing
+
+struct WhenParserTests {
+    /// now = Monday 2026-11-30 09:15:00 Europe/Berlin.
+    let cal = calendar("Europe/Berlin")
+    var parser: WhenParser { WhenParser(now: local("2026-11-30 09:15", cal), calendar: cal) }
+
+    static let instants: [(String, String)] = [
+        ("2026-12-03 09:00", "2026-12-03T08:00:00Z"),
+        ("2026-12-03T09:00", "2026-12-03T08:00:00Z"),
+        ("2026-12-03T09:00+01:00", "2026-12-03T08:00:00Z"),
+        ("2026-12-03T09:00:30-05:00", "2026-12-03T14:00:30Z"),
+        ("2026-12-03T08:00Z", "2026-12-03T08:00:00Z"),
+        ("today 18:00", "2026-11-30T17:00:00Z"),
+        ("tomorrow 9am", "2026-12-01T08:00:00Z"),
+        ("tomorrow 9:30 pm", "2026-12-01T20:30:00Z"),
+        ("yesterday noon", "2026-11-29T11:00:00Z"),
+        ("18:00", "2026-11-30T17:00:00Z"),
+        ("12am", "2026-11-29T23:00:00Z"),
+        ("+2d", "2026-12-02T08:15:00Z"),
+        ("+90m", "2026-11-30T09:45:00Z"),
+        ("+1h30m", "2026-11-30T09:45:00Z"),
+        ("+1w", "2026-12-07T08:15:00Z"),
+        ("mon 10:00", "2026-11-30T09:00:00Z"),
+        ("fri 17:00", "2026-12-04T16:00:00Z"),
+        ("next mon 10:00", "2026-12-07T09:00:00Z"),
+        ("Friday 5pm", "2026-12-04T16:00:00Z"),
+        ("2027-03-28 02:30", "2027-03-28T01:30:00Z"),   // in the spring-forward gap: moved forward
+    ]
+
+    @Test(arguments: instants)
+    func readsInstants(text: String, expected: String) throws {
+        guard case .instant(let date) = try parser.parse(text) else {
+            Issue.record("\(text) should be an instant")
+            return
+        }
+        #expect(ISOInstant.format(date) == expected, "\(text)")
+    }
+
+    @Test(arguments: [("2026-12-24", "2026-12-24"), ("today", "2026-11-30"), ("tomorrow", "2026-12-01"),
+                      ("next fri", "2026-12-04"), ("mon", "2026-11-30"), ("next mon", "2026-12-07"), ("sun", "2026-12-06")])
+    func readsDates(text: String, expected: String) throws {
+        #expect(try parser.parse(text) == .date(CalendarDate(iso: expected)!))
+    }
+
+    @Test(arguments: [
+        ("tomorow 9am", "tomorow", "tomorrow"),
+        ("next fryday", "fryday", "friday"),
+        ("2026-13-01", "2026-13-01", nil),
+        ("2026-02-30 10:00", "2026-02-30", nil),
+        ("today 25:00", "25:00", nil),
+        ("today 13pm", "13pm", nil),
+        ("+2x", "+2x", nil),
+        ("2026-12-03T09:00+1", "+1", nil),
+        ("banana", "banana", nil),
+    ] as [(String, String, String?)])
+    func namesTheTokenItCouldNotRead(text: String, token: String, suggestion: String?) {
+        #expect(throws: WhenError.self) { try parser.parse(text) }
+        do {
+            _ = try parser.parse(text)
+        } catch let error as WhenError {
+            #expect(error.token == token, "\(text)")
+            #expect(error.suggestion == suggestion, "\(text)")
+            #expect(error.description.contains("\"\(token)\""))
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+}
+
+struct LeadTimeTests {
+    @Test(arguments: [("1d", "1d"), ("1h", "1h"), ("10m", "10m"), ("90m", "1h30m"), ("1h30m", "1h30m"),
+                      ("2w", "2w"), ("7d", "1w"), ("45s", "45s"), ("0m", "0m"), ("1D", "1d")])
+    func parsesAndPrintsCanonically(text: String, canonical: String) {
+        #expect(LeadTime(text)?.description == canonical)
+    }
+
+    @Test(arguments: ["", "d", "1", "1x", "h1", "-1d", "1.5h"])
+    func rejectsMalformed(text: String) {
+        #expect(LeadTime(text) == nil)
+    }
+
+    /// A one-day alert before a 09:00 event on the day after the change still fires at 09:00.
+    @Test func oneDayBeforeIsOneCalendarDayAcrossDST() {
+        let cal = calendar("Europe/Berlin")
+        let start = local("2026-03-30 09:00", cal)
+        #expect(LeadTime("1d")?.due(before: start, calendar: cal) == local("2026-03-29 09:00", cal))
+        #expect(LeadTime("1h")?.due(before: start, calendar: cal) == local("2026-03-30 08:00", cal))
+    }
+}
+
+struct SuggestionTests {
+    @Test func suggestsNearbyWordsOnly() {
+        #expect(Suggestion.nearest(to: "lst", in: ["list", "add", "show"]) == "list")
+        #expect(Suggestion.nearest(to: "--perod", in: ["--period", "--json"]) == "--period")
+        #expect(Suggestion.nearest(to: "purpel", in: EventColor.allCases.map(\.rawValue)) == "purple")
+        #expect(Suggestion.nearest(to: "zzzzzz", in: ["list", "add"]) == nil)
+    }
+}

@@ -1,0 +1,162 @@
+import DatebookCore
+@testable import DatebookStore
+import Foundation
+import Testing
+
+func temporaryDirectory() -> String {
+    let path = NSTemporaryDirectory() + "datebook-store-\(UUID().uuidString)"
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+func utcCalendar(_ zone: String = "UTC") -> Calendar {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: zone)!
+    return calendar
+}
+
+func event(_ id: String, _ start: EventStart, tasks: [TaskStatus] = []) -> Event {
+    Event(id: id, title: "Event \(id)", start: start, timeZone: "UTC", symbol: .star, color: .red,
+          tasks: tasks.enumerated().map { EventTask(id: "t\($0.offset)", text: "task \($0.offset)", status: $0.element) })
+}
+
+struct StoreOpeningTests {
+    @Test func createsFile0600InDirectories0700AndMigrates() throws {
+        let dir = temporaryDirectory() + "/nested/datebook"
+        let path = dir + "/datebook.sqlite3"
+        let store = try Store(path: path)
+        #expect(try store.userVersion() == Store.schemaVersion)
+        let fileMode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        let dirMode = try FileManager.default.attributesOfItem(atPath: dir)[.posixPermissions] as? Int
+        #expect(fileMode == 0o600)
+        #expect(dirMode == 0o700)
+        #expect(try store.db.integer("SELECT count(*) FROM sqlite_master WHERE name IN ('events', 'tasks')") == 2)
+        #expect(try store.db.prepare("PRAGMA journal_mode").step())
+    }
+
+    @Test func migratesAnEmptyExistingFile() throws {
+        let path = temporaryDirectory() + "/empty.sqlite3"
+        FileManager.default.createFile(atPath: path, contents: Data())
+        let store = try Store(path: path)
+        #expect(try store.userVersion() == Store.schemaVersion)
+        try store.save(event("e1", .allDay(CalendarDate(year: 2026, month: 1, day: 1))))
+        #expect(try store.eventCount() == 1)
+    }
+
+    @Test func refusesANewerSchemaAndLeavesTheFileUntouched() throws {
+        let path = temporaryDirectory() + "/newer.sqlite3"
+        do {
+            let raw = try SQLiteConnection(path: path, flags: 0x6)
+            try raw.execute("CREATE TABLE future(x); PRAGMA user_version = 99")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: StoreError.newerSchema(path: path, found: 99, known: Store.schemaVersion)) { try Store(path: path) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test func refusesAFileThatIsNotSQLiteAndLeavesItUntouched() throws {
+        let path = temporaryDirectory() + "/notes.txt"
+        let text = Data(String(repeating: "not a database\n", count: 300).utf8)
+        FileManager.default.createFile(atPath: path, contents: text)
+        #expect(throws: StoreError.notADatabase(path: path)) { try Store(path: path) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == text)
+    }
+
+    @Test func refusesADirectory() throws {
+        let path = temporaryDirectory()
+        #expect(throws: StoreError.isDirectory(path: path)) { try Store(path: path) }
+    }
+
+    @Test func refusesToWriteAReadOnlyStoreButReadsIt() throws {
+        let path = temporaryDirectory() + "/ro.sqlite3"
+        try Store(path: path).save(event("e1", .allDay(CalendarDate(year: 2026, month: 1, day: 1))))
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
+        #expect(throws: StoreError.readOnly(path: path)) { try Store(path: path) }
+        #expect(try Store(path: path, readOnly: true).eventCount() == 1)
+    }
+
+    @Test func aSecondWriterWaitsForTheLockInsteadOfFailing() throws {
+        let path = temporaryDirectory() + "/busy.sqlite3"
+        _ = try Store(path: path)
+        let locked = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            guard let other = try? SQLiteConnection(path: path, flags: 0x6) else { locked.signal(); return }
+            try? other.execute("BEGIN IMMEDIATE")
+            locked.signal()
+            Thread.sleep(forTimeInterval: 0.3)
+            try? other.execute("COMMIT")
+        }
+        holder.start()
+        locked.wait()
+        let second = try Store(path: path)
+        let started = Date()
+        try second.save(event("e2", .allDay(CalendarDate(year: 2026, month: 1, day: 2))))
+        #expect(Date().timeIntervalSince(started) >= 0.2)
+        #expect(try second.eventCount() == 1)
+    }
+}
+
+struct StoreQueryTests {
+    @Test func savesLoadsAndDeletesWithTasks() throws {
+        let store = try Store(path: temporaryDirectory() + "/s.sqlite3")
+        var e = event("abcd123400000000", .instant(Date(timeIntervalSince1970: 1_800_000_000)), tasks: [.todo, .doing, .done])
+        e.alerts = [LeadTime("1d")!, LeadTime("1h")!]
+        e.notes = "n"
+        e.recurrence = "FREQ=DAILY"
+        e.end = .instant(Date(timeIntervalSince1970: 1_800_003_600))
+        try store.save(e)
+        #expect(try store.event(id: e.id) == e)
+        #expect(try store.events(idPrefix: "ABCD").map(\.id) == [e.id])
+        #expect(try store.events(titled: "event abcd123400000000").map(\.id) == [e.id])
+        e.tasks.removeFirst()
+        try store.save(e)
+        #expect(try store.event(id: e.id)?.tasks.count == 2)
+        #expect(try store.delete(id: e.id))
+        #expect(try store.event(id: e.id) == nil)
+        #expect(try store.db.integer("SELECT count(*) FROM tasks") == 0)
+    }
+
+    @Test func windowQueryUsesTheStartIndex() throws {
+        let store = try Store(path: temporaryDirectory() + "/plan.sqlite3")
+        let plan = try store.db.prepare("EXPLAIN QUERY PLAN SELECT \(Store.eventColumns) FROM events e LEFT JOIN tasks t ON t.event_id = e.id WHERE e.start_key >= 1 AND e.start_key < 2 ORDER BY e.start_key, e.id, t.position")
+        var detail = ""
+        while try plan.step() { detail += plan.text(3) + "\n" }
+        #expect(detail.contains("USING INDEX events_by_start"), "\(detail)")
+        #expect(!detail.contains("SCAN e\n"), "\(detail)")
+    }
+
+    /// All-day events are keyed at midnight UTC but start at local midnight: the window must still be exact
+    /// and the order chronological, even in zones 14 hours from UTC.
+    @Test(arguments: ["Pacific/Kiritimati", "Pacific/Pago_Pago", "UTC", "America/New_York"])
+    func windowIsExactAndChronologicalWithAllDayEvents(zone: String) throws {
+        let cal = utcCalendar(zone)
+        let store = try Store(path: temporaryDirectory() + "/w.sqlite3")
+        var events: [Event] = []
+        for day in 1...20 {
+            events.append(event(String(format: "d%02d", day), .allDay(CalendarDate(year: 2026, month: 12, day: day))))
+            for hour in [0, 6, 11, 13, 18, 23] {
+                let start = CalendarDate(year: 2026, month: 12, day: day).start(in: cal).addingTimeInterval(TimeInterval(hour * 3600 - 1800))
+                events.append(event(String(format: "i%02d%02d", day, hour), .instant(start)))
+            }
+        }
+        try store.save(events)
+        let from = CalendarDate(year: 2026, month: 12, day: 5).start(in: cal)
+        let to = CalendarDate(year: 2026, month: 12, day: 12).start(in: cal)
+        var seen: [Occurrence] = []
+        try store.forEachOccurrence(from: from, to: to, calendar: cal) { seen.append($0) }
+        let expected = events.map { Occurrence(event: $0, calendar: cal) }
+            .filter { $0.start >= from && $0.start < to }.sorted(by: Occurrence.chronological)
+        #expect(seen.map(\.event.id) == expected.map(\.event.id))
+        #expect(seen.count == 7 * 7)
+    }
+
+    @Test func tasksByStatusListsEachTaskWithItsEvent() throws {
+        let store = try Store(path: temporaryDirectory() + "/t.sqlite3")
+        try store.save([event("a", .instant(Date(timeIntervalSince1970: 100)), tasks: [.todo, .done]),
+                        event("b", .instant(Date(timeIntervalSince1970: 50)), tasks: [.doing, .todo])])
+        let open = try store.tasks(statuses: [.todo, .doing])
+        #expect(open.map { "\($0.event.id):\($0.task.id)" } == ["b:t0", "b:t1", "a:t0"])
+        #expect(try store.tasks(statuses: [.done]).map(\.event.id) == ["a"])
+    }
+}
