@@ -29,11 +29,23 @@ enum Rows {
         let title = TextWidth.pad(TextWidth.truncate(TextWidth.clean(event.title), to: titleColumns), to: titleColumns)
         let emoji = TextWidth.pad(event.symbol.emoji, to: 2)
         let badge = Rows.badge(event)
-        var line = "  " + context.style(event.shortID, "2") + "  " + emoji + " " + context.style(title, event.color.ansi)
-            + "  " + TextWidth.pad(when(event.start, context), to: 22)
-        if !badge.isEmpty { line += "  " + (event.isComplete ? context.style(badge, "32") : badge) }
-        while line.hasSuffix(" ") { line.removeLast() }
-        return line + "\n"
+        var line = "  "
+        line.reserveCapacity(96)
+        line += context.style(event.shortID, "2")
+        line += "  "
+        line += emoji
+        line += " "
+        line += context.style(title, event.color.ansi)
+        line += "  "
+        if badge.isEmpty {
+            line += when(event.start, context)
+        } else {
+            line += TextWidth.pad(when(event.start, context), to: 22)
+            line += "  "
+            line += event.isComplete ? context.style(badge, "32") : badge
+        }
+        line += "\n"
+        return line
     }
 
     static func checkbox(_ status: TaskStatus) -> String {

@@ -40,6 +40,7 @@ public enum TextWidth {
 
     /// Cuts `text` to at most `columns` display columns, ending with `…` when shortened.
     public static func truncate(_ text: String, to columns: Int) -> String {
+        if isASCII(text) { return text.utf8.count <= columns ? text : String(text.prefix(columns - 1)) + "…" }
         guard displayWidth(text) > columns else { return text }
         var out = ""
         var used = 0
@@ -53,7 +54,14 @@ public enum TextWidth {
     }
 
     /// Display width counting emoji presentation sequences as two columns.
-    public static func displayWidth(_ text: String) -> Int { emojiPresentationWidth(text) }
+    public static func displayWidth(_ text: String) -> Int {
+        isASCII(text) ? text.utf8.count : emojiPresentationWidth(text)
+    }
+
+    /// Printable ASCII only: every byte is one column (the common, fast case).
+    static func isASCII(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+    }
 
     /// Pads with spaces to `columns` display columns.
     public static func pad(_ text: String, to columns: Int) -> String {
@@ -64,6 +72,7 @@ public enum TextWidth {
     /// Replaces control characters (including newlines and ANSI escapes) with spaces so
     /// event text can never break a layout or inject terminal escapes.
     public static func clean(_ text: String) -> String {
+        if isASCII(text) { return text }
         guard text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) }) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {

@@ -118,6 +118,17 @@ final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
+    /// Compares a text column with `value` without creating a String.
+    func textEquals(_ column: Int32, _ value: String) -> Bool {
+        guard let pointer = sqlite3_column_text(handle, column) else { return value.isEmpty }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        var value = value
+        return value.withUTF8 { utf8 in
+            guard utf8.count == count, let base = utf8.baseAddress else { return utf8.count == count }
+            return memcmp(base, pointer, count) == 0
+        }
+    }
+
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
 }
 

@@ -22,30 +22,18 @@ extension Store {
             conditions.append("e.start_key < ?")
             values.append(.integer(Int64(to.timeIntervalSince1970.rounded(.up)) + Self.allDayEarliest))
         }
-        var pending: [Occurrence] = []
-        func flush(before limit: Date?) throws {
-            guard !pending.isEmpty else { return }
-            pending.sort(by: Occurrence.chronological)
-            var emitted = 0
-            for occurrence in pending {
-                if let limit, occurrence.start >= limit { break }
-                try body(occurrence)
-                emitted += 1
-            }
-            pending.removeFirst(emitted)
-        }
+        var buffer = ReorderBuffer()
         try stream(where: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "), values,
-                   order: "e.start_key, e.id, t.position") { event in
+                   order: "e.start_key, e.id") { event in
             let occurrence = Occurrence(event: event, calendar: calendar)
             if let from, occurrence.start < from { return }
             if let to, occurrence.start >= to { return }
             let (key, _) = Self.key(event.start)
             // No later row can start before key − 14 h: everything earlier is final.
-            let safe = Date(timeIntervalSince1970: TimeInterval(key - Self.allDayEarliest))
-            if pending.count > 64 { try flush(before: safe) }
-            pending.append(occurrence)
+            try buffer.emit(before: Date(timeIntervalSince1970: TimeInterval(key - Self.allDayEarliest)), body)
+            buffer.insert(occurrence)
         }
-        try flush(before: nil)
+        try buffer.emit(before: nil, body)
     }
 
     /// The agenda of the given periods for `boundaries.now`.
@@ -64,9 +52,37 @@ extension Store {
         var result: [(EventTask, Event)] = []
         let wanted = Set(statuses)
         try stream(where: "e.id IN (SELECT event_id FROM tasks WHERE status IN (\(marks)))",
-                   statuses.map { .text($0.rawValue) }, order: "e.start_key, e.id, t.position") { event in
+                   statuses.map { .text($0.rawValue) }, order: "e.start_key, e.id") { event in
             for task in event.tasks where wanted.contains(task.status) { result.append((task, event)) }
         }
         return result
+    }
+}
+
+/// Occurrences waiting until no later row can sort before them; kept sorted by insertion.
+///
+/// Rows arrive ordered by key; only all-day events can start up to 14 h before their key, so the
+/// buffer stays small (the rows of about one day) and most inserts append at the end.
+struct ReorderBuffer {
+    private var items: [Occurrence] = []
+    private var head = 0
+
+    mutating func insert(_ occurrence: Occurrence) {
+        var index = items.count
+        while index > head, Occurrence.chronological(occurrence, items[index - 1]) { index -= 1 }
+        items.insert(occurrence, at: index)
+    }
+
+    /// Passes on, in order, every item starting before `limit` (all of them when nil).
+    mutating func emit(before limit: Date?, _ body: (Occurrence) throws -> Void) throws {
+        while head < items.count {
+            if let limit, items[head].start >= limit { break }
+            try body(items[head])
+            head += 1
+        }
+        if head > 256, head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
     }
 }

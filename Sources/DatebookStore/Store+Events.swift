@@ -56,7 +56,7 @@ extension Store {
     /// The event with exactly this id.
     public func event(id: String) throws -> Event? {
         var found: Event?
-        try stream(where: "e.id = ?", [.text(id)], order: "t.position") { found = $0 }
+        try stream(where: "e.id = ?", [.text(id)], order: "e.id") { found = $0 }
         return found
     }
 
@@ -64,7 +64,7 @@ extension Store {
     public func events(idPrefix prefix: String, limit: Int = 10) throws -> [Event] {
         let lowered = prefix.lowercased()
         var found: [Event] = []
-        try stream(where: "e.id >= ? AND e.id < ?", [.text(lowered), .text(lowered + "~")], order: "e.id, t.position") {
+        try stream(where: "e.id >= ? AND e.id < ?", [.text(lowered), .text(lowered + "~")], order: "e.id") {
             if found.count < limit { found.append($0) }
         }
         return found
@@ -73,16 +73,16 @@ extension Store {
     /// Events whose title is exactly `title` (case-insensitive fallback when no exact match).
     public func events(titled title: String) throws -> [Event] {
         var found: [Event] = []
-        try stream(where: "e.title = ?", [.text(title)], order: "e.start_key, e.id, t.position") { found.append($0) }
+        try stream(where: "e.title = ?", [.text(title)], order: "e.start_key, e.id") { found.append($0) }
         if found.isEmpty {
-            try stream(where: "e.title = ? COLLATE NOCASE", [.text(title)], order: "e.start_key, e.id, t.position") { found.append($0) }
+            try stream(where: "e.title = ? COLLATE NOCASE", [.text(title)], order: "e.start_key, e.id") { found.append($0) }
         }
         return found
     }
 
     /// Every event in start order, streamed (export, `list --period all`).
     public func forEachEvent(_ body: (Event) throws -> Void) throws {
-        try stream(where: "1", [], order: "e.start_key, e.id, t.position", body)
+        try stream(where: "1", [], order: "e.start_key, e.id", body)
     }
 
     public func eventCount() throws -> Int {
@@ -90,22 +90,38 @@ extension Store {
     }
 
     /// Runs one query over events LEFT JOIN tasks and groups consecutive rows into events.
+    ///
+    /// `order` must start with columns that keep one event's rows together (it ends in `e.id`);
+    /// tasks are put in position order here, which spares SQLite a sort of the joined rows.
     func stream(where condition: String, _ values: [SQLiteValue], order: String, _ body: (Event) throws -> Void) throws {
-        let query = try statement("SELECT \(Self.eventColumns) FROM events e LEFT JOIN tasks t ON t.event_id = e.id WHERE \(condition) ORDER BY \(order)")
+        let query = try statement(Self.selectSQL(where: condition, order: order))
         try wrap { try query.bind(values) }
         var current: Event?
+        var positions: [Int] = []
+        func finish() throws {
+            guard var done = current else { return }
+            if !positions.elementsEqual(positions.sorted()) {
+                done.tasks = zip(positions, done.tasks).sorted { $0.0 < $1.0 }.map(\.1)
+            }
+            try body(done)
+        }
         while try wrap({ try query.step() }) {
-            let id = query.text(0)
-            if current?.id != id {
-                if let done = current { try body(done) }
+            if current.map({ !query.textEquals(0, $0.id) }) ?? true {
+                try finish()
                 current = Self.event(from: query)
+                positions.removeAll(keepingCapacity: true)
             }
             if !query.isNull(12) {
+                positions.append(query.int(12))
                 current?.tasks.append(EventTask(id: query.text(13), text: query.text(14),
                                                 status: TaskStatus(rawValue: query.text(15)) ?? .todo))
             }
         }
-        if let done = current { try body(done) }
+        try finish()
+    }
+
+    static func selectSQL(where condition: String, order: String) -> String {
+        "SELECT \(eventColumns) FROM events e LEFT JOIN tasks t ON t.event_id = e.id WHERE \(condition) ORDER BY \(order)"
     }
 
     static func event(from row: SQLiteStatement) -> Event {

@@ -24,7 +24,7 @@ extension Store {
             task_count INTEGER NOT NULL DEFAULT 0,
             open_count INTEGER NOT NULL DEFAULT 0
         );
-        CREATE INDEX events_by_start ON events(start_key);
+        CREATE INDEX events_by_start ON events(start_key, id);
         CREATE INDEX events_by_title ON events(title);
         CREATE TABLE tasks (
             event_id TEXT NOT NULL REFERENCES events(id) ON DELETE CASCADE,

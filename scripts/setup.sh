@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what datebook needs to build, test and benchmark, only where it is missing.
+# Safe to run again; used by `make demo`, `make test` and `make bench`.
+set -euo pipefail
+
+apt_packages=(
+  libsqlite3-dev          # CSQLite: the store
+  libcurl4-openssl-dev    # CCurl: HTTP and SMTP delivery
+  libical-dev             # CICal: iCalendar and RRULE
+  libcmark-gfm-dev        # CCmark: Markdown → HTML
+  libcmark-gfm-extensions-dev
+  tzdata                  # time zones for Foundation and libical
+  python3                 # test servers (HTTP sink, SMTP)
+  python3-aiosmtpd        # the real SMTP server the email tests deliver to
+  openssl                 # self-signed certificates for the TLS tests
+  pkg-config
+)
+if [ "${1:-}" = "--bench" ]; then
+  apt_packages+=(nginx-light)   # the fast local sink of the delivery benchmark
+fi
+
+missing=()
+for package in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  if [ -x /opt/swift/usr/bin/swift ]; then
+    echo "setup: add /opt/swift/usr/bin to PATH" >&2
+  else
+    echo "setup: Swift 6 is required (https://www.swift.org/install/linux/)" >&2
+  fi
+  exit 1
+fi
