@@ -89,8 +89,9 @@ public enum PlannerDocument {
         }
         var seen = Set<String>()
         var events: [Event] = []
+        var zones = ZoneNames()
         for (n, node) in try reader.array(eventsNode, "events").enumerated() {
-            let event = try decodeEvent(node, path: "events[\(n)]", reader: reader, defaults: defaults)
+            let event = try decodeEvent(node, path: "events[\(n)]", reader: reader, defaults: defaults, zones: &zones)
             guard seen.insert(event.id).inserted else {
                 throw reader.fail(node, "events[\(n)].id", "duplicate id \"\(event.id)\"")
             }
@@ -99,7 +100,20 @@ public enum PlannerDocument {
         return events
     }
 
-    static func decodeEvent(_ node: JSONNode, path: String, reader: JSONReader, defaults: Defaults) throws -> Event {
+    /// Remembers which zone names are valid: creating a TimeZone per event dominates large imports.
+    struct ZoneNames {
+        var known: Set<String> = []
+
+        mutating func isValid(_ name: String) -> Bool {
+            if known.contains(name) { return true }
+            guard TimeZone(identifier: name) != nil else { return false }
+            known.insert(name)
+            return true
+        }
+    }
+
+    static func decodeEvent(_ node: JSONNode, path: String, reader: JSONReader, defaults: Defaults,
+                            zones: inout ZoneNames) throws -> Event {
         _ = try reader.object(node, path, allowed: eventKeys)
         guard let titleNode = node["title"] else { throw reader.fail(node, path + ".title", "missing: expected a string") }
         let title = try reader.string(titleNode, path + ".title")
@@ -119,7 +133,7 @@ public enum PlannerDocument {
             end = try decodeStart(endNode, path: path + ".end", reader: reader)
         }
         let zone = try reader.optionalString(node["timeZone"], path + ".timeZone") ?? defaults.timeZone
-        if let zoneNode = node["timeZone"], TimeZone(identifier: zone) == nil {
+        if let zoneNode = node["timeZone"], !zones.isValid(zone) {
             throw reader.fail(zoneNode, path + ".timeZone", "unknown time zone \"\(zone)\" (expected an IANA name like Europe/Berlin)")
         }
         var symbol = defaults.symbol()

@@ -44,7 +44,11 @@ extension Store {
         guard found <= Self.schemaVersion else {
             throw StoreError.newerSchema(path: path, found: found, known: Self.schemaVersion)
         }
-        try wrap { try db.execute("PRAGMA foreign_keys = ON") }
+        try wrap {
+            try db.execute("PRAGMA foreign_keys = ON")
+            // 32 MB of page cache: big imports stop spilling index pages back and forth through the WAL.
+            try db.execute("PRAGMA cache_size = -32768")
+        }
         guard writable else { return }
         try wrap {
             try db.execute("PRAGMA journal_mode = WAL")
