@@ -12,12 +12,23 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .target(name: "DatebookCore"),
+        .target(name: "DatebookDelivery", dependencies: ["CCurl"]),
         .target(name: "DatebookStore", dependencies: ["DatebookCore", "CSQLite"]),
-        .target(name: "DatebookCLI", dependencies: ["DatebookCore", "DatebookStore"]),
+        .target(name: "DatebookCLI", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery"]),
         .executableTarget(name: "datebook", dependencies: ["DatebookCLI"]),
         .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"]),
         .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),
+        .testTarget(
+            name: "DatebookDeliveryTests",
+            dependencies: ["DatebookDelivery"],
+            exclude: ["Support", "Snapshots"]
+        ),
         .testTarget(
             name: "DatebookCLITests",
             dependencies: ["DatebookCLI", "DatebookStore"],

@@ -1,0 +1,75 @@
+import Foundation
+
+/// What the rest of datebook hands to Delivery: one rendered alert, digest or test message.
+public struct OutgoingMessage: Sendable, Equatable {
+    public enum Kind: String, Sendable, Equatable {
+        case alert, digest, test
+    }
+
+    /// The event an alert is about (absent for digests).
+    public struct Event: Sendable, Equatable {
+        public var id: String
+        public var title: String
+        /// ISO-8601 instant (or date for all-day events).
+        public var start: String
+        public var end: String?
+        public var allDay: Bool
+        public var timeZone: String
+        /// Emoji shown before the title.
+        public var symbol: String
+        public var colorName: String
+        /// `#RRGGBB`.
+        public var colorHex: String
+        public var notes: String
+        public var openTasks: Int
+
+        public init(
+            id: String, title: String, start: String, end: String? = nil, allDay: Bool = false,
+            timeZone: String, symbol: String = "", colorName: String = "", colorHex: String = "",
+            notes: String = "", openTasks: Int = 0
+        ) {
+            self.id = id
+            self.title = title
+            self.start = start
+            self.end = end
+            self.allDay = allDay
+            self.timeZone = timeZone
+            self.symbol = symbol
+            self.colorName = colorName
+            self.colorHex = colorHex
+            self.notes = notes
+            self.openTasks = openTasks
+        }
+    }
+
+    public var kind: Kind
+    /// Stable key derived from data (event id, occurrence, lead time, channel); sent as
+    /// `Idempotency-Key` and used for the email Message-ID.
+    public var idempotencyKey: String
+    public var title: String
+    public var text: String
+    public var markdown: String
+    public var html: String?
+    public var url: String?
+    public var event: Event?
+
+    public init(
+        kind: Kind, idempotencyKey: String, title: String, text: String, markdown: String,
+        html: String? = nil, url: String? = nil, event: Event? = nil
+    ) {
+        self.kind = kind
+        self.idempotencyKey = idempotencyKey
+        self.title = title
+        self.text = text
+        self.markdown = markdown
+        self.html = html
+        self.url = url
+        self.event = event
+    }
+
+    /// `colorHex` as a 24-bit integer (Discord embed color), nil when not `#RRGGBB`.
+    var colorValue: Int? {
+        guard let hex = event?.colorHex, hex.hasPrefix("#"), hex.count == 7 else { return nil }
+        return Int(hex.dropFirst(), radix: 16)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// Discord webhook payload: embeds coloured from the event's `colorHex`, always with
+/// `"allowed_mentions":{"parse":[]}` so no text can ping anyone. Long digests are split
+/// into several messages, in order, within Discord's limits.
+public enum DiscordPayload {
+    public struct Options: Sendable, Equatable {
+        public var url: Secret
+        public var username: String?
+        public init(url: Secret, username: String? = nil) {
+            self.url = url
+            self.username = username
+        }
+    }
+
+    static let titleLimit = 256
+    static let descriptionLimit = 4096
+    static let maxEmbeds = 10
+    static let messageLimit = 6000
+
+    public static func requests(for message: OutgoingMessage, options: Options) -> [HTTPRequest] {
+        let title = PayloadText.truncate(PayloadText.decoratedTitle(message), limit: titleLimit)
+        var fields: [JSONValue] = []
+        if let event = message.event {
+            fields.append(["name": "Starts", "value": .string(PayloadText.truncate(event.start, limit: 1024)), "inline": true])
+            if event.openTasks > 0 {
+                fields.append(["name": "Open tasks", "value": .string(String(event.openTasks)), "inline": true])
+            }
+        }
+        let fieldChars = 6 + 10 + (message.event.map { PayloadText.length($0.start) } ?? 0)
+        let chunkLimit = min(descriptionLimit, messageLimit - PayloadText.length(title) - fieldChars)
+        let chunks = PayloadText.split(message.markdown, limit: chunkLimit)
+        var embeds: [(embed: JSONValue, size: Int)] = []
+        for (index, chunk) in chunks.enumerated() {
+            var embed: [String: JSONValue] = ["description": .string(chunk)]
+            var size = PayloadText.length(chunk)
+            if index == 0 {
+                embed["title"] = .string(title)
+                size += PayloadText.length(title)
+                if let url = message.url, url.lowercased().hasPrefix("http") { embed["url"] = .string(url) }
+            }
+            if index == chunks.count - 1, !fields.isEmpty {
+                embed["fields"] = .array(fields)
+                size += fieldChars
+            }
+            if let color = message.colorValue { embed["color"] = .int(color) }
+            embeds.append((.object(embed), size))
+        }
+        var groups: [[JSONValue]] = []
+        var current: [JSONValue] = []
+        var currentSize = 0
+        for (embed, size) in embeds {
+            if !current.isEmpty && (current.count == maxEmbeds || currentSize + size > messageLimit) {
+                groups.append(current)
+                current = []
+                currentSize = 0
+            }
+            current.append(embed)
+            currentSize += size
+        }
+        if !current.isEmpty { groups.append(current) }
+        return groups.map { group in
+            var body: [String: JSONValue] = ["allowed_mentions": ["parse": []], "embeds": .array(group)]
+            if let username = options.username { body["username"] = .string(PayloadText.truncate(username, limit: 80)) }
+            return PayloadText.jsonRequest(url: waitURL(options.url.value), body: .object(body))
+        }
+    }
+
+    /// Adds `wait=true` so Discord confirms the message (200 + JSON) instead of 204 on enqueue.
+    static func waitURL(_ url: String) -> String {
+        guard !url.contains("wait=") else { return url }
+        return url + (url.contains("?") ? "&" : "?") + "wait=true"
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// Mattermost incoming-webhook payload (Slack-compatible `text`, Markdown allowed) with
+/// `@channel`, `@here`, `@all` and `@everyone` neutralised by a zero-width space.
+public enum MattermostPayload {
+    public struct Options: Sendable, Equatable {
+        public var url: Secret
+        public var username: String?
+        public init(url: Secret, username: String? = nil) {
+            self.url = url
+            self.username = username
+        }
+    }
+
+    static let textLimit = 16_000
+
+    public static func requests(for message: OutgoingMessage, options: Options) -> [HTTPRequest] {
+        var text = "#### \(PayloadText.decoratedTitle(message))\n\n\(message.markdown)"
+        if let url = message.url, url.lowercased().hasPrefix("http") { text += "\n\n[Open](\(url))" }
+        let safe = PayloadText.neutraliseMentions(text)
+        return PayloadText.split(safe, limit: textLimit).map { piece in
+            var body: [String: JSONValue] = ["text": .string(piece)]
+            if let username = options.username { body["username"] = .string(PayloadText.neutraliseMentions(username)) }
+            return PayloadText.jsonRequest(url: options.url.value, body: .object(body))
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// Text helpers shared by the per-service payload builders: escaping, neutralising
+/// mentions, and splitting or truncating to a service's limits.
+enum PayloadText {
+    /// Slack: escape `&`, `<`, `>` so `<!channel>` and `<http://x|spoof>` stay literal text.
+    static func slackEscape(_ text: String) -> String {
+        atoms(slackEscaping: text).joined()
+    }
+
+    static func atoms(slackEscaping text: String) -> [String] {
+        text.map { character -> String in
+            switch character {
+            case "&": return "&amp;"
+            case "<": return "&lt;"
+            case ">": return "&gt;"
+            default: return String(character)
+            }
+        }
+    }
+
+    /// Mattermost (and any "@word" service): a zero-width space after `@` in
+    /// `@channel`, `@here`, `@all`, `@everyone` keeps the text readable but inert.
+    static func neutraliseMentions(_ text: String) -> String {
+        var result = text
+        for word in ["channel", "here", "all", "everyone"] {
+            let pattern = "@(?=\(word)\\b)"
+            guard let regex = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else { continue }
+            let range = NSRange(result.startIndex..., in: result)
+            result = regex.stringByReplacingMatches(in: result, range: range, withTemplate: "@\u{200B}")
+        }
+        return result
+    }
+
+    /// Length as JavaScript-based services count it (UTF-16 code units).
+    static func length(_ text: String) -> Int { text.utf16.count }
+
+    /// Splits `text` into pieces of at most `limit` UTF-16 units, preferring line breaks.
+    static func split(_ text: String, limit: Int) -> [String] {
+        split(atoms: text.map(String.init), limit: limit)
+    }
+
+    /// Splits a sequence of unbreakable atoms (characters or escape sequences) into pieces
+    /// of at most `limit` UTF-16 units, breaking after a newline when one is in the
+    /// second half of the window.
+    static func split(atoms: [String], limit: Int) -> [String] {
+        guard limit > 0 else { return [] }
+        var pieces: [String] = []
+        var start = 0
+        while start < atoms.count {
+            var end = start
+            var used = 0
+            var lastNewline: Int?
+            while end < atoms.count, used + length(atoms[end]) <= limit {
+                used += length(atoms[end])
+                if atoms[end] == "\n" || atoms[end] == "\r\n" { lastNewline = end }
+                end += 1
+            }
+            if end == start { end = start + 1 }  // an atom longer than the limit: emit alone
+            if end < atoms.count, let newline = lastNewline, newline > start + (end - start) / 2 {
+                end = newline + 1
+            }
+            pieces.append(atoms[start..<end].joined())
+            start = end
+        }
+        return pieces.isEmpty ? [""] : pieces
+    }
+
+    /// `text` cut to at most `limit` UTF-16 units, ending with `…` when cut.
+    static func truncate(_ text: String, limit: Int) -> String {
+        guard length(text) > limit else { return text }
+        var result = ""
+        var used = 0
+        for character in text {
+            let size = length(String(character))
+            if used + size > limit - 1 { break }
+            result.append(character)
+            used += size
+        }
+        return result + "…"
+    }
+
+    /// `text` cut to at most `limit` UTF-8 bytes (never inside a character), with `note` appended.
+    static func truncate(_ text: String, bytes limit: Int, note: String) -> String {
+        guard text.utf8.count > limit else { return text }
+        let budget = max(0, limit - note.utf8.count)
+        var result = ""
+        var used = 0
+        for character in text {
+            let size = String(character).utf8.count
+            if used + size > budget { break }
+            result.append(character)
+            used += size
+        }
+        return result + note
+    }
+
+    /// Title with the event's symbol in front, when there is one.
+    static func decoratedTitle(_ message: OutgoingMessage) -> String {
+        guard let symbol = message.event?.symbol, !symbol.isEmpty else { return message.title }
+        return "\(symbol) \(message.title)"
+    }
+
+    /// The standard JSON request used by all chat services.
+    static func jsonRequest(url: String, body: JSONValue, redactions: [String] = [], extraHeaders: [HTTPRequest.Header] = []) -> HTTPRequest {
+        HTTPRequest(
+            method: "POST", url: url,
+            headers: [.init("Content-Type", "application/json; charset=utf-8")] + extraHeaders,
+            body: body.data, redactions: redactions)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// Microsoft Teams Workflows webhook payload: one Adaptive Card 1.4 in a `message`
+/// attachment, kept under 28 KB by truncating the body text with a note.
+public enum TeamsPayload {
+    public struct Options: Sendable, Equatable {
+        public var url: Secret
+        public init(url: Secret) { self.url = url }
+    }
+
+    static let byteLimit = 28_000
+
+    public static func requests(for message: OutgoingMessage, options: Options) -> [HTTPRequest] {
+        var text = message.markdown
+        var body = card(message, text: text)
+        var attempts = 0
+        while body.data.count > byteLimit, attempts < 8 {
+            let overflow = body.data.count - byteLimit
+            let cut = max(0, text.utf8.count - overflow - 200)
+            text = PayloadText.truncate(text, bytes: cut, note: "\n\n… (truncated: too long for Teams)")
+            body = card(message, text: text)
+            attempts += 1
+        }
+        return [PayloadText.jsonRequest(url: options.url.value, body: body)]
+    }
+
+    static func card(_ message: OutgoingMessage, text: String) -> JSONValue {
+        var items: [JSONValue] = [
+            ["type": "TextBlock", "text": .string(PayloadText.decoratedTitle(message)), "size": "Large", "weight": "Bolder", "wrap": true],
+            ["type": "TextBlock", "text": .string(text), "wrap": true],
+        ]
+        if let event = message.event {
+            var facts: [JSONValue] = [["title": "Starts", "value": .string(event.start)]]
+            if let end = event.end { facts.append(["title": "Ends", "value": .string(end)]) }
+            if event.openTasks > 0 { facts.append(["title": "Open tasks", "value": .string(String(event.openTasks))]) }
+            items.append(["type": "FactSet", "facts": .array(facts)])
+        }
+        var content: [String: JSONValue] = [
+            "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
+            "type": "AdaptiveCard", "version": "1.4", "body": .array(items),
+            "msteams": ["width": "Full"],
+        ]
+        if let url = message.url, url.lowercased().hasPrefix("http") {
+            content["actions"] = [["type": "Action.OpenUrl", "title": "Open", "url": .string(url)]]
+        }
+        return [
+            "type": "message",
+            "attachments": [["contentType": "application/vnd.microsoft.card.adaptive", "contentUrl": .null, "content": .object(content)]],
+        ]
+    }
+}

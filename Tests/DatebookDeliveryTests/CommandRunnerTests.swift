@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+@testable import DatebookDelivery
+
+@Suite struct CommandRunnerTests {
+    static func injections(_ canary: String) -> [String] {
+        ["$(touch \(canary))", "\"; touch \(canary) #", "`touch \(canary)`", "; touch \(canary)", "| touch \(canary)", "&& touch \(canary)"]
+    }
+
+    @Test func shellSyntaxInArgumentsIsInert() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("datebook-cmd-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let canary = directory.appendingPathComponent("CANARY").path
+        let injections = Self.injections(canary)
+        var message = Fixtures.alert
+        message.title = injections.joined(separator: " ")
+        let argv = CommandRunner.expand(["/usr/bin/printf", "%s\\n", "{{title}}"] + injections, with: message)
+        let result = try CommandRunner().run(argv, environment: CommandRunner.environment(for: message))
+        #expect(result.succeeded)
+        let lines = String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(lines == [message.title] + injections)
+        #expect(!FileManager.default.fileExists(atPath: canary))
+    }
+
+    @Test func environmentCarriesMessageAndOutputIsCaptured() throws {
+        let result = try CommandRunner().run(
+            ["sh", "-c", "printf '%s' \"$DATEBOOK_TITLE\"; printf 'oops' >&2; exit 3"],
+            environment: CommandRunner.environment(for: Fixtures.canary))
+        #expect(result.termination == .exited(3))
+        #expect(String(decoding: result.stdout, as: UTF8.self) == Fixtures.canaryTitle)
+        #expect(String(decoding: result.stderr, as: UTF8.self) == "oops")
+        #expect(!result.succeeded)
+    }
+
+    @Test func timeoutSendsTermThenKill() throws {
+        let start = Date()
+        let result = try CommandRunner(timeout: 0.5, grace: 0.5).run(["sh", "-c", "trap '' TERM; sleep 30"])
+        #expect(result.timedOut)
+        #expect(result.termination == .signalled(SIGKILL))
+        #expect(Date().timeIntervalSince(start) < 5)
+    }
+
+    @Test func timeoutTermIsEnoughForWellBehavedProgram() throws {
+        let result = try CommandRunner(timeout: 0.3, grace: 5).run(["sleep", "30"])
+        #expect(result.timedOut)
+        #expect(result.termination == .signalled(SIGTERM))
+    }
+
+    @Test func missingProgramIsASpawnError() {
+        #expect(throws: CommandError.self) { try CommandRunner().run(["/nonexistent/datebook-notify"]) }
+        #expect(throws: CommandError.emptyArgv) { try CommandRunner().run([]) }
+    }
+
+    @Test func largeOutputIsReadToEOFWithoutDeadlock() throws {
+        let result = try CommandRunner(maxOutputBytes: 1000).run(["sh", "-c", "head -c 1000000 /dev/zero; echo done >&2"])
+        #expect(result.succeeded)
+        #expect(result.stdout.count == 1000)
+        #expect(String(decoding: result.stderr, as: UTF8.self) == "done\n")
+    }
+}

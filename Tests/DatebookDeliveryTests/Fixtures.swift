@@ -1,0 +1,40 @@
+import Foundation
+
+@testable import DatebookDelivery
+
+/// Messages shared by the payload, email and redaction tests.
+enum Fixtures {
+    static let event = OutgoingMessage.Event(
+        id: "evt-42", title: "Mia's birthday", start: "2026-12-01T18:00:00+01:00",
+        end: "2026-12-01T21:00:00+01:00", allDay: false, timeZone: "Europe/Berlin", symbol: "🎂",
+        colorName: "red", colorHex: "#FF3B30", notes: "Bring the cake & candles", openTasks: 2)
+
+    static let alert = OutgoingMessage(
+        kind: .alert, idempotencyKey: "evt-42|2026-12-01T17:00:00Z|1h|team",
+        title: "Mia's birthday in 1 hour",
+        text: "Mia's birthday starts at 18:00 (Europe/Berlin).\nOpen tasks: buy candles, wrap gift",
+        markdown: "**Mia's birthday** starts at 18:00 (Europe/Berlin).\n\n- [ ] buy candles\n- [ ] wrap gift",
+        html: "<p><strong>Mia&#39;s birthday</strong> starts at 18:00.</p>",
+        url: "https://example.org/events/evt-42", event: event)
+
+    static let canaryTitle = "@everyone <!channel> @here <http://evil|click> @channel @all"
+
+    static let canary: OutgoingMessage = {
+        var message = alert
+        message.title = canaryTitle
+        message.text = "text \(canaryTitle)"
+        message.markdown = "md \(canaryTitle)"
+        message.event?.title = canaryTitle
+        message.event?.notes = canaryTitle
+        return message
+    }()
+
+    /// A digest far beyond Discord's 6000-character message limit.
+    static let longDigest: OutgoingMessage = {
+        let lines = (1...400).map { "- 2026-12-\(String(format: "%02d", $0 % 28 + 1)) Event number \($0) with a descriptive title (\($0 % 5) open)" }
+        let markdown = "## Next 7 Days\n\n" + lines.joined(separator: "\n")
+        return OutgoingMessage(
+            kind: .digest, idempotencyKey: "digest|morning|2026-11-30", title: "Your morning digest",
+            text: markdown, markdown: markdown)
+    }()
+}

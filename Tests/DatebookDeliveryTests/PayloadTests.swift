@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+
+@testable import DatebookDelivery
+
+/// Compares `actual` with `Snapshots/<name>`; `DATEBOOK_UPDATE_SNAPSHOTS=1` rewrites it.
+func expectSnapshot(_ actual: Data, named name: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    let url = testDirectory.appendingPathComponent("Snapshots/\(name)")
+    if ProcessInfo.processInfo.environment["DATEBOOK_UPDATE_SNAPSHOTS"] == "1" {
+        try? actual.write(to: url)
+        return
+    }
+    guard let expected = try? Data(contentsOf: url) else {
+        Issue.record("missing snapshot \(name); run with DATEBOOK_UPDATE_SNAPSHOTS=1", sourceLocation: sourceLocation)
+        return
+    }
+    #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self), "snapshot \(name)", sourceLocation: sourceLocation)
+}
+
+let slack = SlackPayload.Options(url: Secret("https://hooks.slack.com/services/T0/B0/SLACKSECRET"))
+let discord = DiscordPayload.Options(url: Secret("https://discord.com/api/webhooks/1/DISCORDSECRET"), username: "datebook")
+let teams = TeamsPayload.Options(url: Secret("https://prod.westeurope.logic.azure.com/workflows/TEAMSSECRET"))
+let mattermost = MattermostPayload.Options(url: Secret("https://chat.example.org/hooks/MMSECRET"), username: "datebook")
+let ntfy = NtfyPayload.Options(server: "https://ntfy.example.org/", topic: Secret("NTFYSECRETTOPIC"), token: Secret("tk_NTFYTOKEN"))
+let webhook = WebhookPayload.Options(url: Secret("https://example.org/hook/HOOKPATH"), secret: Secret("HOOKSECRET"))
+
+/// Every builder, for table-driven tests.
+let allBuilders: [(name: String, build: @Sendable (OutgoingMessage) -> [HTTPRequest])] = [
+    ("slack", { SlackPayload.requests(for: $0, options: slack) }),
+    ("discord", { DiscordPayload.requests(for: $0, options: discord) }),
+    ("teams", { TeamsPayload.requests(for: $0, options: teams) }),
+    ("mattermost", { MattermostPayload.requests(for: $0, options: mattermost) }),
+    ("ntfy", { NtfyPayload.requests(for: $0, options: ntfy) }),
+    ("webhook", { WebhookPayload.requests(for: $0, options: webhook) }),
+]
+
+@Suite struct PayloadTests {
+    @Test(arguments: allBuilders.map(\.name))
+    func alertPayloadMatchesGolden(service: String) throws {
+        let builder = try #require(allBuilders.first { $0.name == service })
+        let requests = builder.build(Fixtures.alert)
+        #expect(requests.count == 1)
+        for (index, request) in requests.enumerated() {
+            #expect(request.method == "POST")
+            #expect(request.header("Content-Type") == "application/json; charset=utf-8")
+            #expect(try JSONSerialization.jsonObject(with: request.body) is [String: Any])
+            expectSnapshot(request.body, named: "\(service)-alert.\(index).json")
+        }
+    }
+
+    @Test(arguments: allBuilders.map(\.name))
+    func noLiveMentionFromInjectedText(service: String) throws {
+        let builder = try #require(allBuilders.first { $0.name == service })
+        for request in builder.build(Fixtures.canary) {
+            let body = String(decoding: request.body, as: UTF8.self)
+            expectSnapshot(request.body, named: "\(service)-canary.json")
+            switch service {
+            case "slack":
+                #expect(!body.contains("<!channel>"))
+                #expect(!body.contains("<http://evil"))
+                #expect(body.contains("&lt;!channel&gt;"))
+            case "discord":
+                let json = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+                let mentions = try #require(json["allowed_mentions"] as? [String: Any])
+                #expect((mentions["parse"] as? [Any])?.isEmpty == true)
+                #expect(json["content"] == nil)
+            case "mattermost":
+                for word in ["@everyone", "@here", "@channel", "@all"] { #expect(!body.contains(word)) }
+                #expect(body.contains("@\u{200B}everyone"))
+            default:
+                break  // teams, ntfy, webhook have no text-triggered mentions; goldens pin them
+            }
+        }
+    }
+
+    @Test func slackHeaderLimitHoldsAfterEscaping() throws {
+        var message = Fixtures.alert
+        message.title = String(repeating: "<&>", count: 100)
+        let body = try #require(SlackPayload.requests(for: message, options: slack).first?.body)
+        let json = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        let header = try #require(((json["blocks"] as? [[String: Any]])?.first?["text"] as? [String: Any])?["text"] as? String)
+        #expect(header.utf16.count <= 150)
+        #expect(header.hasSuffix("…"))
+        #expect(!header.contains("<") && !header.contains(">"))
+        #expect(!header.replacingOccurrences(of: "&amp;", with: "").replacingOccurrences(of: "&lt;", with: "")
+            .replacingOccurrences(of: "&gt;", with: "").contains("&"))  // no entity cut in half
+    }
+
+    @Test(arguments: ["@channel", "@Here", "@ALL", "@everyone"])
+    func mattermostNeutralisesEveryBroadcastMention(word: String) {
+        #expect(!PayloadText.neutraliseMentions("hi \(word)!").contains(word))
+        #expect(PayloadText.neutraliseMentions("mail me@allison.example") == "mail me@allison.example")
+    }
+
+    @Test func discordColorComesFromHex() throws {
+        let body = try #require(DiscordPayload.requests(for: Fixtures.alert, options: discord).first?.body)
+        let json = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        let embed = try #require((json["embeds"] as? [[String: Any]])?.first)
+        #expect(embed["color"] as? Int == 0xFF3B30)
+    }
+
+    @Test func discordSplitsLongDigestIntoOrderedMessagesWithinLimits() throws {
+        let requests = DiscordPayload.requests(for: Fixtures.longDigest, options: discord)
+        #expect(requests.count > 1)
+        var rebuilt = ""
+        for request in requests {
+            let json = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+            let embeds = try #require(json["embeds"] as? [[String: Any]])
+            #expect(embeds.count <= 10)
+            var total = 0
+            for embed in embeds {
+                let description = embed["description"] as? String ?? ""
+                let title = embed["title"] as? String ?? ""
+                #expect(description.utf16.count <= 4096)
+                #expect(title.utf16.count <= 256)
+                total += description.utf16.count + title.utf16.count
+                rebuilt += description
+            }
+            #expect(total <= 6000)
+            #expect((json["allowed_mentions"] as? [String: Any]) != nil)
+        }
+        #expect(rebuilt == Fixtures.longDigest.markdown)
+        for (index, request) in requests.enumerated() { expectSnapshot(request.body, named: "discord-digest.\(index).json") }
+    }
+
+    @Test func teamsCardStaysUnder28KB() throws {
+        var message = Fixtures.longDigest
+        message.markdown = String(repeating: Fixtures.longDigest.markdown, count: 3)
+        let request = try #require(TeamsPayload.requests(for: message, options: teams).first)
+        #expect(request.body.count <= 28_000)
+        #expect(String(decoding: request.body, as: UTF8.self).contains("truncated"))
+    }
+
+    @Test func ntfyPublishesJSONToServerBaseWithoutTextHeaders() throws {
+        let request = try #require(NtfyPayload.requests(for: Fixtures.alert, options: ntfy).first)
+        #expect(request.url == "https://ntfy.example.org")
+        #expect(request.header("Title") == nil)
+        #expect(request.header("Authorization") == "Bearer tk_NTFYTOKEN")
+        let json = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+        #expect(json["topic"] as? String == "NTFYSECRETTOPIC")
+        #expect(json["markdown"] as? Bool == true)
+        #expect(json["priority"] as? Int == 4)
+    }
+
+    @Test func webhookIsSignedWithHMACOfExactBody() throws {
+        let request = try #require(WebhookPayload.requests(for: Fixtures.alert, options: webhook).first)
+        #expect(request.header("Idempotency-Key") == Fixtures.alert.idempotencyKey)
+        let expected = HMACSHA256.authenticationCode(key: Data("HOOKSECRET".utf8), message: request.body).hexString
+        #expect(request.header("X-Datebook-Signature") == "sha256=\(expected)")
+        let json = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+        #expect(json["schema"] as? String == "datebook.v1")
+    }
+
+    @Test func jsonIsDeterministicWithSortedKeysAndUnescapedSlashes() {
+        let value: JSONValue = ["b": 1, "a": ["url": "https://x/y", "z": .null, "q": "\"\n\u{1}é"]]
+        #expect(value.serialized == #"{"a":{"q":"\"\n\u0001é","url":"https://x/y","z":null},"b":1}"#)
+    }
+}

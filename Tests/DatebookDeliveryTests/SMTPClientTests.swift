@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+@testable import DatebookDelivery
+
+/// Runs a program and waits; used to make test certificates.
+func run(_ path: String, _ arguments: [String]) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+}
+
+/// A throwaway self-signed certificate for 127.0.0.1 / localhost.
+func makeCertificate(in directory: URL) throws -> (cert: String, key: String) {
+    let cert = directory.appendingPathComponent("cert.pem").path
+    let key = directory.appendingPathComponent("key.pem").path
+    try run("/usr/bin/openssl", [
+        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
+        "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+    ])
+    return (cert, key)
+}
+
+@Suite struct SMTPClientTests {
+    static let international = EmailMessage(
+        from: EmailAddress(name: "datebook Über", address: "me@example.org"),
+        to: [EmailAddress(name: "Jörg Straße", address: "jm@example.org"), EmailAddress(address: "b@example.org")],
+        subject: "Geburtstag: Grüße aus Köln, Straße 日本語の予定 🎂 " + String(repeating: "long ", count: 12),
+        text: "Hallo Jörg,\nüber die Straße. 日本語 🎉\n.leading dot line\nEnd",
+        html: "<p>Hallo J&ouml;rg, über die Straße. 日本語 🎉</p>",
+        date: Date(timeIntervalSince1970: 1_796_010_420),
+        messageID: EmailMessage.messageID(idempotencyKey: "evt-42|1h|mail", host: "example.org"))
+
+    @Test func plainSMTPDeliversBothPartsWithEncodedHeaders() throws {
+        let sink = try TestServer(script: "smtp_sink.py")
+        defer { sink.stop() }
+        let client = SMTPClient(configuration: SMTPConfiguration(url: "smtp://127.0.0.1:\(sink.port)", requireTLS: false))
+        let reply = try client.send(Self.international).get()
+        #expect(reply == 250)
+        let record = try #require(try sink.records().first)
+        #expect(record["mail_from"] as? String == "me@example.org")
+        #expect(record["rcpt_tos"] as? [String] == ["jm@example.org", "b@example.org"])
+        #expect(record["subject"] as? String == Self.international.subject)
+        #expect((record["from"] as? String)?.contains("datebook Über") == true)
+        #expect((record["to"] as? String)?.contains("Jörg Straße") == true)
+        #expect(record["date"] as? String == "Mon, 30 Nov 2026 03:47:00 +0000")
+        #expect(record["message_id"] as? String == Self.international.messageID)
+        #expect(record["content_type"] as? String == "multipart/alternative")
+        #expect((record["defects"] as? [String])?.isEmpty == true)
+        let parts = try #require(record["parts"] as? [[String: Any]])
+        #expect(parts.map { $0["content_type"] as? String } == ["text/plain", "text/html"])
+        let plain = parts[0]["content"] as? String ?? ""
+        #expect(plain.replacingOccurrences(of: "\r\n", with: "\n") == Self.international.text)
+        #expect((parts[1]["content"] as? String)?.contains("über die Straße. 日本語 🎉") == true)
+    }
+
+    @Test(arguments: [("reject@example.org", TransportError.Kind.rejected, "SMTP 550"), ("later@example.org", .deferred, "SMTP 451")])
+    func recipientRefusalIsClassified(address: String, kind: TransportError.Kind, code: String) throws {
+        let sink = try TestServer(script: "smtp_sink.py")
+        defer { sink.stop() }
+        var message = Self.international
+        message.to = [EmailAddress(address: address)]
+        let client = SMTPClient(configuration: SMTPConfiguration(url: "smtp://127.0.0.1:\(sink.port)", requireTLS: false))
+        guard case .failure(let error) = client.send(message) else {
+            Issue.record("\(address) must be refused")
+            return
+        }
+        #expect(error.kind == kind)
+        #expect(error.description.contains(code))
+        #expect(try sink.records().isEmpty)
+    }
+
+    @Test func wrongPortIsAConnectionFailureWithoutPassword() {
+        let client = SMTPClient(configuration: SMTPConfiguration(
+            url: "smtp://127.0.0.1:1", username: "me", password: Secret("SMTPCANARY"), requireTLS: false, connectTimeout: 2))
+        guard case .failure(let error) = client.send(Self.international) else {
+            Issue.record("port 1 must fail")
+            return
+        }
+        #expect(error.kind == .connectionFailed)
+        #expect(!error.description.contains("SMTPCANARY"))
+    }
+
+    @Test func starttlsWithAuthAndTrustedSelfSignedCert() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("datebook-cert-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pem = try makeCertificate(in: directory)
+        let sink = try TestServer(script: "smtp_sink.py", arguments: ["--mode", "starttls", "--cert", pem.cert, "--key", pem.key, "--auth", "me:s3cret"])
+        defer { sink.stop() }
+        var config = SMTPConfiguration(url: "smtp://127.0.0.1:\(sink.port)", username: "me", password: Secret("s3cret"), caInfo: pem.cert)
+        #expect(try SMTPClient(configuration: config).send(Self.international).get() == 250)
+        let record = try #require(try sink.records().first)
+        #expect(record["tls"] as? Bool == true)
+        #expect(record["authenticated"] as? Bool == true)
+
+        config.caInfo = nil  // untrusted self-signed certificate must be refused
+        guard case .failure(let error) = SMTPClient(configuration: config).send(Self.international) else {
+            Issue.record("unverified certificate must fail")
+            return
+        }
+        #expect(error.kind == .tlsFailed)
+
+        config.caInfo = pem.cert
+        config.password = Secret("WRONGCANARY")
+        guard case .failure(let denied) = SMTPClient(configuration: config).send(Self.international) else {
+            Issue.record("wrong password must fail")
+            return
+        }
+        #expect(denied.kind == .loginDenied)
+        #expect(!denied.description.contains("WRONGCANARY"))
+    }
+
+    @Test func requireTLSRefusesServerWithoutStarttls() throws {
+        let sink = try TestServer(script: "smtp_sink.py")
+        defer { sink.stop() }
+        let client = SMTPClient(configuration: SMTPConfiguration(url: "smtp://127.0.0.1:\(sink.port)", requireTLS: true))
+        guard case .failure(let error) = client.send(Self.international) else {
+            Issue.record("plain server must be refused when TLS is required")
+            return
+        }
+        #expect(error.kind == .tlsFailed)
+        #expect(try sink.records().isEmpty)
+    }
+
+    @Test func implicitTLSSmtps() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("datebook-cert-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pem = try makeCertificate(in: directory)
+        let sink = try TestServer(script: "smtp_sink.py", arguments: ["--mode", "smtps", "--cert", pem.cert, "--key", pem.key])
+        defer { sink.stop() }
+        let client = SMTPClient(configuration: SMTPConfiguration(url: "smtps://127.0.0.1:\(sink.port)", caInfo: pem.cert))
+        #expect(try client.send(Self.international).get() == 250)
+        #expect(try sink.records().first?["tls"] as? Bool == true)
+    }
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+"""Scriptable local HTTP sink for DatebookDelivery tests (stdlib only).
+
+Usage: http_sink.py RECORD_FILE [CERT_PEM KEY_PEM]
+With a certificate and key the sink speaks HTTPS.
+Binds 127.0.0.1 on a free port and prints the port as the first stdout line.
+Every request is appended to RECORD_FILE as one JSON line
+{method, path, headers, body (base64)}.
+
+Paths:
+  /status/<code>[?retry_after=N]  answer <code> (Retry-After header when given)
+  /discord429?retry_after=F       429 with Discord's JSON body {"retry_after": F}
+  /slow?seconds=N                 drip one byte per second for N seconds
+  /hang                           read the request, never answer
+  /reset                          close the connection without answering
+  /redirect-file                  302 to file:///etc/passwd
+  /big?bytes=N                    answer N bytes
+  anything else                   204 No Content
+"""
+import base64
+import json
+import ssl
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+LOCK = threading.Lock()
+RECORD = open(sys.argv[1], "a", buffering=1)
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+
+    def log_message(self, *args):
+        pass
+
+    def answer(self, code, body=b"", headers=()):
+        self.send_response(code)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if body:
+            self.wfile.write(body)
+
+    def handle_any(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        url = urlparse(self.path)
+        query = parse_qs(url.query)
+        with LOCK:
+            RECORD.write(json.dumps({
+                "method": self.command,
+                "path": self.path,
+                "client_port": self.client_address[1],
+                "headers": [[k, v] for k, v in self.headers.items()],
+                "body": base64.b64encode(body).decode(),
+            }) + "\n")
+        path = url.path
+        if path.startswith("/status/"):
+            code = int(path.split("/")[2])
+            headers = []
+            if "retry_after" in query:
+                headers.append(("Retry-After", query["retry_after"][0]))
+            self.answer(code, b'{"ok":false}' if code >= 400 else b"ok", headers)
+        elif path == "/discord429":
+            after = float(query.get("retry_after", ["1.5"])[0])
+            body = json.dumps({"message": "You are being rate limited.",
+                               "retry_after": after, "global": False}).encode()
+            self.answer(429, body, [("Content-Type", "application/json")])
+        elif path == "/slow":
+            seconds = int(query.get("seconds", ["5"])[0])
+            self.send_response(200)
+            self.send_header("Content-Length", str(seconds))
+            self.end_headers()
+            for _ in range(seconds):
+                self.wfile.write(b".")
+                self.wfile.flush()
+                time.sleep(1)
+        elif path == "/hang":
+            time.sleep(3600)
+        elif path == "/reset":
+            self.close_connection = True
+            self.connection.close()
+        elif path == "/redirect-file":
+            self.answer(302, b"", [("Location", "file:///etc/passwd")])
+        elif path == "/big":
+            size = int(query.get("bytes", ["1000"])[0])
+            self.answer(200, b"x" * size)
+        else:
+            self.answer(204)
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = handle_any
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256
+
+
+def main():
+    server = Server(("127.0.0.1", 0), Handler)
+    if len(sys.argv) >= 4:
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(sys.argv[2], sys.argv[3])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

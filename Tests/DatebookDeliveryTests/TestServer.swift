@@ -1,0 +1,61 @@
+import Foundation
+
+/// Folder of this test target (scripts in Support/, goldens in Snapshots/).
+let testDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+
+/// A Python test server run as a subprocess; it prints its port on the first line.
+final class TestServer: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    let recordFile: URL
+    let directory: URL
+
+    /// Starts `Support/<script>` with `arguments` (after the record file) using /usr/bin/python3.
+    init(script: String, arguments: [String] = []) throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("datebook-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        recordFile = directory.appendingPathComponent("record.jsonl")
+        _ = FileManager.default.createFile(atPath: recordFile.path, contents: Data())
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [testDirectory.appendingPathComponent("Support/\(script)").path, recordFile.path] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        guard let text = String(data: line, encoding: .utf8),
+            let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").first ?? "")
+        else {
+            process.terminate()
+            throw TestServerError.noPort(script)
+        }
+        self.port = port
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// The JSON objects recorded so far, one per request/message.
+    func records() throws -> [[String: Any]] {
+        let text = try String(contentsOf: recordFile, encoding: .utf8)
+        return try text.split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    deinit { stop() }
+}
+
+enum TestServerError: Error { case noPort(String) }
