@@ -20,10 +20,12 @@ let package = Package(
         .target(name: "DatebookCore"),
         .target(name: "DatebookDelivery", dependencies: ["CCurl"]),
         .target(name: "DatebookStore", dependencies: ["DatebookCore", "CSQLite"]),
-        .target(name: "DatebookCLI", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery"]),
+        .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery"]),
+        .target(name: "DatebookCLI", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookScheduler"]),
         .executableTarget(name: "datebook", dependencies: ["DatebookCLI"]),
         .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"]),
         .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),
+        .testTarget(name: "DatebookSchedulerTests", dependencies: ["DatebookScheduler"]),
         .testTarget(
             name: "DatebookDeliveryTests",
             dependencies: ["DatebookDelivery"],

@@ -112,7 +112,8 @@ public struct Channel: Sendable, Equatable {
     public var hasInlineSecret: Bool {
         switch kind {
         case .slack(let url), .teams(let url), .discord(let url, _), .mattermost(let url, _): url.isInline
-        case .webhook(let url, let secret): url.isInline || (secret?.isInline ?? false)
+        // A generic webhook's URL is often public; its signing secret is the credential.
+        case .webhook(_, let secret): secret?.isInline ?? false
         case .ntfy(_, let topic, _, _, let token): topic.isInline || (token?.isInline ?? false)
         case .email(_, _, let password, _, _, _): password?.isInline ?? false
         case .command, .file: false

@@ -1,0 +1,96 @@
+import DatebookCore
+import DatebookDelivery
+@testable import DatebookScheduler
+import Foundation
+import Testing
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+func parse(_ text: String) throws -> Config {
+    try Config.parse(Array(text.utf8), file: "config.json5", environment: ["HOME": "/home/me"])
+}
+
+struct ConfigTests {
+    @Test func theShippedExampleParsesWithEveryChannelKind() throws {
+        let path = repositoryRoot.appendingPathComponent("etc/config.example.json5").path
+        let bytes = try #require(FileManager.default.contents(atPath: path))
+        let config = try Config.parse(Array(bytes), file: path, environment: ["HOME": "/home/me"])
+        #expect(Set(config.channels.map(\.type)) == Set(Channel.types))
+        #expect(config.timeZone == "Europe/Berlin")
+        #expect(config.digests.map(\.name) == ["morning", "weekend"])
+        #expect(config.digests[0].weekdays == Set(1...5))
+        #expect(config.digests[0].at == TimeOfDay(hour: 7, minute: 0))
+        #expect(config.digests[1].weekdays == [0, 6])
+        #expect(config.alerts.before.map(\.description) == ["1d", "1h"])
+        #expect(config.alerts.quietHours == QuietHours(start: TimeOfDay(hour: 22, minute: 0), end: TimeOfDay(hour: 7, minute: 0)))
+        #expect(config.alerts.lateness == 6 * 3600)
+        #expect(config.alerts.cancelWhenDone)
+        #expect(config.channel(named: "notes")?.kind == .file(path: "/home/me/notes/{{date}}.md", format: .markdown))
+        #expect(config.channel(named: "desktop")?.timeout == 10)
+        #expect(config.feeds.first?.source == .environment("WORK_ICS_URL"))
+        #expect(!config.channels.contains { $0.hasInlineSecret })
+    }
+
+    @Test(arguments: [
+        ("{ digests: [ { name: \"m\", at: \"7am\", channels: [] } ] }",
+         "config.json5:1: digests[0].at: expected HH:MM, got \"7am\""),
+        ("{\n  channels: {\n    team: { type: \"slack\", url: 42 },\n  },\n}",
+         "config.json5:3: channels.team.url: expected a string or {env: \"NAME\"} or {file: \"path\"}, got 42"),
+        ("{ timezone: \"UTC\" }", "config.json5:1: timezone: unknown key (did you mean 'timeZone'?)"),
+        ("{ channels: { x: { type: \"slak\", url: \"u\" } } }",
+         "config.json5:1: channels.x.type: expected one of slack, discord, teams, mattermost, ntfy, webhook, …, got \"slak\" (did you mean 'slack'?)"),
+        ("{ channels: { x: { type: \"slack\", url: \"u\", urll: 1 } } }", "config.json5:1: channels.x.urll: unknown key (did you mean 'url'?)"),
+        ("{ channels: { x: { type: \"slack\" } } }", "config.json5:1: channels.x.url: missing: a slack channel needs url"),
+        ("{ channels: { team: { type: \"slack\", url: \"u\" } }, alerts: { channels: [\"teem\"] } }",
+         "config.json5:1: alerts.channels[0]: no channel named \"teem\" (did you mean 'team'?); channels are team"),
+        ("{ alerts: { quietHours: \"late\" } }", "config.json5:1: alerts.quietHours: expected HH:MM-HH:MM like 22:00-07:00, got \"late\""),
+        ("{ alerts: { lateness: \"soon\" } }", "config.json5:1: alerts.lateness: expected a duration like 30s, 10m, 6h or 1d, got \"soon\""),
+        ("{ digests: [ { name: \"m\", at: \"07:00\", days: \"funday\" } ] }",
+         "config.json5:1: digests[0].days: expected days like mon-fri, sat,sun, daily, weekdays or weekends, got \"funday\""),
+        ("{ timeZone: \"Europe/Berln\" }",
+         "config.json5:1: timeZone: unknown time zone \"Europe/Berln\" (did you mean 'Europe/Berlin'?); expected an IANA name like Europe/Berlin"),
+        ("{\n  channels: {\n    a: { type: \"slack\" url: \"x\" }\n  }\n}", "config.json5:3: expected ',' or '}' after the value of 'type' (column 24)"),
+        ("{ channels: { m: { type: \"email\", smtp: \"mail.example.org\", from: \"a@b\", to: [\"c@d\"] } } }",
+         "config.json5:1: channels.m.smtp: expected an smtp:// or smtps:// URL, got \"mail.example.org\""),
+    ])
+    func errorsNameFileLineKeyPathAndExpectation(text: String, message: String) {
+        do {
+            _ = try parse(text)
+            Issue.record("expected an error for \(text)")
+        } catch {
+            #expect("\(error)" == message)
+        }
+    }
+
+    @Test func secretsComeInlineFromEnvironmentOrFile() throws {
+        let dir = NSTemporaryDirectory() + "datebook-secret-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try "s3cret-from-file\n".write(toFile: dir + "/url", atomically: true, encoding: .utf8)
+        let config = try parse("""
+        { channels: { a: { type: "slack", url: "inline-url" }, b: { type: "slack", url: { env: "B_URL" } },
+                      c: { type: "slack", url: { file: "\(dir)/url" } } } }
+        """)
+        #expect(config.channels[0].hasInlineSecret)
+        guard case .slack(let b) = config.channels[1].kind, case .slack(let c) = config.channels[2].kind else {
+            Issue.record("wrong kinds")
+            return
+        }
+        #expect(try b.resolve(environment: ["B_URL": "from-env"]).value == "from-env")
+        #expect(try c.resolve(environment: [:]).value == "s3cret-from-file")
+        #expect(throws: ChannelError.unavailable("environment variable B_URL is not set")) { try b.resolve(environment: [:]) }
+    }
+
+    @Test(arguments: [("mon-fri", [1, 2, 3, 4, 5]), ("sat,sun", [0, 6]), ("fri-mon", [5, 6, 0, 1]), ("daily", [0, 1, 2, 3, 4, 5, 6]),
+                      ("weekends", [0, 6]), ("mon,wed-thu", [1, 3, 4])])
+    func digestDaysParse(text: String, days: [Int]) {
+        #expect(DigestSchedule.parseDays(text) == Set(days))
+    }
+
+    @Test func quietHoursWrapMidnight() {
+        let quiet = QuietHours(start: TimeOfDay(hour: 22, minute: 0), end: TimeOfDay(hour: 7, minute: 0))
+        #expect(quiet.contains(minutes: 23 * 60))
+        #expect(quiet.contains(minutes: 6 * 60 + 59))
+        #expect(!quiet.contains(minutes: 7 * 60))
+        #expect(!quiet.contains(minutes: 12 * 60))
+    }
+}
