@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookScheduler
 import DatebookStore
 import Foundation
 
@@ -9,6 +10,8 @@ struct Context {
     let timeZone: TimeZone
     let storePath: String
     let configPath: String
+    /// The loaded config (empty when there is no config file).
+    let config: Config
     let environment: [String: String]
     let colors: Bool
     let out: OutputSink
@@ -27,7 +30,10 @@ struct Context {
 
     static func make(_ parsed: ParsedArguments, spec: CommandSpec, environment: [String: String], stdoutIsTerminal: Bool,
                      out: OutputSink, err: OutputSink) throws -> Context {
-        let zoneName = parsed.value("--tz") ?? environment["DATEBOOK_TZ"]
+        let configPath = XDGPaths.config(parsed.value("--config"), environment)
+        let config = try ConfigLoader.load(path: configPath, named: parsed.value("--config") != nil || environment["DATEBOOK_CONFIG"] != nil,
+                                           environment: environment, err: err)
+        let zoneName = parsed.value("--tz") ?? environment["DATEBOOK_TZ"] ?? config.timeZone
         var zone = TimeZone.current
         if let zoneName {
             guard let named = TimeZone(identifier: zoneName) else {
@@ -61,7 +67,8 @@ struct Context {
         }
         return Context(now: now, calendar: calendar, timeZone: zone,
                        storePath: XDGPaths.store(parsed.value("--store"), environment),
-                       configPath: XDGPaths.config(parsed.value("--config"), environment),
+                       configPath: configPath,
+                       config: config,
                        environment: environment, colors: colors, out: out, err: err)
     }
 }
