@@ -26,14 +26,15 @@ let package = Package(
         .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"]),
         .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),
         .testTarget(name: "DatebookSchedulerTests", dependencies: ["DatebookScheduler"]),
+        .target(name: "DatebookTestSupport", path: "Tests/DatebookTestSupport"),
         .testTarget(
             name: "DatebookDeliveryTests",
-            dependencies: ["DatebookDelivery"],
+            dependencies: ["DatebookDelivery", "DatebookTestSupport"],
             exclude: ["Support", "Snapshots"]
         ),
         .testTarget(
             name: "DatebookCLITests",
-            dependencies: ["DatebookCLI", "DatebookStore"],
+            dependencies: ["DatebookCLI", "DatebookStore", "DatebookTestSupport"],
             exclude: ["Snapshots", "Fixtures"]
         ),
     ],

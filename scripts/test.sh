@@ -9,7 +9,13 @@ status=${PIPESTATUS[0]}
 swift_testing=$(grep -Eo 'Test run with [0-9]+ tests?' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
 xctest=$(grep -Eo 'Executed [0-9]+ tests?' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
 total=$(( ${swift_testing:-0} + ${xctest:-0} ))
+# A canary secret is set in the tests' configs: it must never reach any output.
+leaks=$(grep -c 'CANARY-SECRET-7f3a9e' "$log" || true)
 rm -f "$log"
+if [ "${leaks:-0}" -ne 0 ]; then
+  echo "a canary secret appeared $leaks times in the test output" >&2
+  exit 1
+fi
 echo "tests run: $total (Swift Testing $swift_testing, XCTest $xctest)"
 if [ "$status" -ne 0 ]; then
   echo "test suite failed (exit $status)" >&2

@@ -1,4 +1,5 @@
 import Foundation
+import DatebookTestSupport
 import Testing
 
 @testable import DatebookDelivery

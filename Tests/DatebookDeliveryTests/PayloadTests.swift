@@ -1,11 +1,12 @@
 import Foundation
+import DatebookTestSupport
 import Testing
 
 @testable import DatebookDelivery
 
 /// Compares `actual` with `Snapshots/<name>`; `DATEBOOK_UPDATE_SNAPSHOTS=1` rewrites it.
 func expectSnapshot(_ actual: Data, named name: String, sourceLocation: SourceLocation = #_sourceLocation) {
-    let url = testDirectory.appendingPathComponent("Snapshots/\(name)")
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots/\(name)")
     if ProcessInfo.processInfo.environment["DATEBOOK_UPDATE_SNAPSHOTS"] == "1" {
         try? actual.write(to: url)
         return

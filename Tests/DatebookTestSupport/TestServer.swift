@@ -1,24 +1,27 @@
 import Foundation
 
-/// Folder of this test target (scripts in Support/, goldens in Snapshots/).
-let testDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+/// The repository's root folder, found from this file's path.
+public let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// The test servers' scripts: `Tests/DatebookDeliveryTests/Support/`.
+public let serverScripts = repositoryRoot.appendingPathComponent("Tests/DatebookDeliveryTests/Support")
 
 /// A Python test server run as a subprocess; it prints its port on the first line.
-final class TestServer: @unchecked Sendable {
-    let process = Process()
-    let port: Int
-    let recordFile: URL
-    let directory: URL
+public final class TestServer: @unchecked Sendable {
+    public let process = Process()
+    public let port: Int
+    public let recordFile: URL
+    public let directory: URL
 
     /// Starts `Support/<script>` with `arguments` (after the record file) using /usr/bin/python3.
-    init(script: String, arguments: [String] = []) throws {
+    public init(script: String, arguments: [String] = []) throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("datebook-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         recordFile = directory.appendingPathComponent("record.jsonl")
         _ = FileManager.default.createFile(atPath: recordFile.path, contents: Data())
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [testDirectory.appendingPathComponent("Support/\(script)").path, recordFile.path] + arguments
+        process.arguments = [serverScripts.appendingPathComponent(script).path, recordFile.path] + arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -37,17 +40,17 @@ final class TestServer: @unchecked Sendable {
         self.port = port
     }
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// The JSON objects recorded so far, one per request/message.
-    func records() throws -> [[String: Any]] {
+    public func records() throws -> [[String: Any]] {
         let text = try String(contentsOf: recordFile, encoding: .utf8)
         return try text.split(separator: "\n").compactMap {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
     }
 
-    func stop() {
+    public func stop() {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -58,4 +61,4 @@ final class TestServer: @unchecked Sendable {
     deinit { stop() }
 }
 
-enum TestServerError: Error { case noPort(String) }
+public enum TestServerError: Error { case noPort(String) }
