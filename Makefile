@@ -22,6 +22,8 @@ test: setup
 bench: build
 	@bash scripts/setup.sh --bench
 	/usr/bin/python3 bench/bench.py
+	python3 -m pip install --quiet apprise || echo "bench: apprise not installed; its rows are skipped"
+	python3 bench/delivery.py
 
 clean-bench:
 	rm -rf bench/data bench/out

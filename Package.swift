@@ -5,6 +5,7 @@ let package = Package(
     name: "datebook",
     products: [
         .executable(name: "datebook", targets: ["datebook"]),
+        .executable(name: "datebook-bench", targets: ["datebook-bench"]),
     ],
     targets: [
         .systemLibrary(
@@ -23,6 +24,7 @@ let package = Package(
         .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery"]),
         .target(name: "DatebookCLI", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookScheduler"]),
         .executableTarget(name: "datebook", dependencies: ["DatebookCLI"]),
+        .executableTarget(name: "datebook-bench", dependencies: ["DatebookDelivery"], path: "bench/swift"),
         .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"]),
         .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),
         .testTarget(name: "DatebookSchedulerTests", dependencies: ["DatebookScheduler"]),
