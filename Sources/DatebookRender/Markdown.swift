@@ -1,0 +1,2 @@
+import CCmark
+import DatebookTemplates
