@@ -41,6 +41,7 @@ public struct DigestContext: Sendable {
                         "day": .string(locale.day(input.now)), "time": .string(locale.time(input.now))],
                 "timeZone": .string(locale.timeZone.identifier),
                 "locale": .string(locale.identifier),
+                "lang": .string(locale.identifier.replacingOccurrences(of: "_", with: "-")),
                 "hasSections": .bool(!sections.isEmpty),
                 "sections": .array(sections),
                 "calendar": CalendarGrid(input: input, locale: locale, today: today).value,

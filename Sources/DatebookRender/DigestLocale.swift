@@ -15,7 +15,7 @@ public struct DigestLocale: Sendable {
         let normalized = identifier.replacingOccurrences(of: "-", with: "_")
         let known = Self.knownIdentifiers
         guard let match = known.first(where: { $0.lowercased() == normalized.lowercased() }) else {
-            throw DigestError.unknownLocale(identifier, suggestion: Suggestion.nearest(to: normalized, in: known.sorted()))
+            throw DigestError.unknownLocale(identifier, suggestion: Self.suggestion(for: normalized, in: known))
         }
         self.identifier = match
         self.timeZone = timeZone
@@ -23,6 +23,16 @@ public struct DigestLocale: Sendable {
     }
 
     static let knownIdentifiers: Set<String> = Set(Locale.availableIdentifiers)
+
+    /// The nearest known identifier, else the main locale of the same language (`de_XX` → `de_DE`).
+    static func suggestion(for identifier: String, in known: Set<String>) -> String? {
+        if let near = Suggestion.nearest(to: identifier, in: known.sorted()) { return near }
+        let language = identifier.split(separator: "_").first.map { String($0).lowercased() } ?? ""
+        guard !language.isEmpty else { return nil }
+        let main = language + "_" + language.uppercased()
+        if known.contains(main) { return main }
+        return known.filter { $0.hasPrefix(language + "_") }.sorted().first
+    }
 
     /// `Thu, Dec 3` · `Do. 3. Dez.` · `12月3日(木)`.
     public func day(_ instant: Date) -> String { formatters.day.string(from: instant) }

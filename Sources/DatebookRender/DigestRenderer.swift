@@ -123,9 +123,7 @@ public struct DigestRenderer: Sendable {
 extension DigestContext {
     /// `en-US` for the `lang` attribute.
     var localeTag: String {
-        if case .object(let root) = value, case .string(let id)? = root["locale"] {
-            return id.replacingOccurrences(of: "_", with: "-")
-        }
+        if case .object(let root) = value, case .string(let tag)? = root["lang"] { return tag }
         return "en"
     }
 }

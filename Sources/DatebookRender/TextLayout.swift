@@ -5,7 +5,7 @@ import DatebookCore
 enum TextLayout {
     static let titleColumns = 40
     static let whenColumns = 22
-    static let taskColumns = 70
+    static let taskColumns = 69
 
     /// `  🎭 Pagliacci                               Tue, Dec 1 7:00 AM      2 left`,
     /// then one line per open task (in progress first) and per done task.
