@@ -77,7 +77,7 @@ public struct DigestContext: Sendable {
 
         func event(_ occurrence: Occurrence) -> MustacheValue {
             let event = occurrence.event
-            let title = TextWidth.truncate(TextWidth.clean(event.title), to: DigestContext.maxTitleColumns)
+            let title = Self.displayText(event.title)
             let when = self.when(occurrence)
             let badge = event.isComplete ? "✓" : event.badge > 0 ? String(event.badge) + " left" : ""
             let open = event.tasks.filter { $0.status == .doing } + event.tasks.filter { $0.status == .todo }
@@ -107,11 +107,18 @@ public struct DigestContext: Sendable {
         func task(_ task: EventTask) -> MustacheValue {
             [
                 "id": .string(task.id),
-                "text": .string(TextWidth.truncate(TextWidth.clean(task.text), to: DigestContext.maxTitleColumns)),
+                "text": .string(Self.displayText(task.text)),
                 "status": .string(task.status.rawValue),
                 "doing": .bool(task.status == .doing),
                 "done": .bool(task.status == .done),
             ]
+        }
+
+        /// Event text made safe for any layout: control characters become spaces, the ends are
+        /// trimmed (Markdown emphasis cannot close after a space), and the length is capped.
+        static func displayText(_ text: String) -> String {
+            let cleaned = TextWidth.clean(text).trimmingCharacters(in: .whitespaces)
+            return TextWidth.truncate(cleaned, to: DigestContext.maxTitleColumns)
         }
 
         /// Date words in the user's zone and locale; the year only when it is not near.
