@@ -65,6 +65,12 @@ extension Store {
         return totals
     }
 
+    /// Reads the database through a memory map for the rest of this connection: a one-shot
+    /// process then touches pages the OS already caches without a read call per page.
+    public func useMemoryMap(bytes: Int = 1 << 30) throws {
+        try wrap { try db.execute("PRAGMA mmap_size = \(bytes)") }
+    }
+
     /// Whether any occurrence starts in `[from, to)`: one index probe (the digest's calendar days).
     public func hasOccurrence(from: Date?, to: Date?, calendar: Calendar) throws -> Bool {
         let window = ExactWindow(from: from, to: to, calendar: calendar)
