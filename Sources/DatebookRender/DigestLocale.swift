@@ -51,9 +51,9 @@ public struct DigestLocale: Sendable {
     /// 1 = Sunday, 2 = Monday: the locale's first day of the week.
     public var firstWeekday: Int { formatters.firstWeekday }
 
-    /// The locale's words for the built-in templates' fixed phrases stay English; the dates are local.
+    /// The formatters of one locale and zone. A class so copies of `DigestLocale` share them;
+    /// `@unchecked Sendable` because they are configured once in `init` and only read afterwards.
     final class Formatters: @unchecked Sendable {
-        // DateFormatter is thread-safe for formatting since macOS 10.9 / swift-corelibs; these are never mutated after init.
         let day: DateFormatter
         let time: DateFormatter
         let longDay: DateFormatter

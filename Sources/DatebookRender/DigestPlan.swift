@@ -26,6 +26,7 @@ public enum DigestSectionKind: String, Sendable, CaseIterable {
 ///   and everything after it counts as Future.
 /// - Overdue: occurrences in the `lookBackDays` before now that still have open tasks.
 public struct DigestPlan: Sendable {
+    /// One section's half-open range of start instants `[from, to)` (nil: open) and how many to show.
     public struct Window: Sendable {
         public var kind: DigestSectionKind
         public var from: Date?

@@ -58,7 +58,7 @@ public struct DigestRenderer: Sendable {
             missingPartial: .error,
             lookup: { name in
                 guard let directory else { return nil }
-                return try TemplateFiles.read(directory + "/" + name, ifExists: true)
+                return try TemplateFiles.read(directory + "/" + name)
             }
         )
     }
@@ -73,7 +73,7 @@ public struct DigestRenderer: Sendable {
 
     /// The source of a template by name, as the digest would use it (override first).
     public func source(of name: String) throws -> String {
-        if let overrideDirectory, let text = try TemplateFiles.read(overrideDirectory + "/" + name, ifExists: true) {
+        if let overrideDirectory, let text = try TemplateFiles.read(overrideDirectory + "/" + name) {
             return text
         }
         guard let source = BuiltInTemplates.source(named: name) else {
@@ -89,7 +89,7 @@ public struct DigestRenderer: Sendable {
             return try library.render(name: format.templateName, context: context.value, escape: format.escape)
         }
         if template.contains("/") {
-            guard let source = try TemplateFiles.read(template, ifExists: false) else {
+            guard let source = try TemplateFiles.read(template) else {
                 throw DigestError.unreadableTemplate(path: template, reason: "no such file")
             }
             let parsed = try MustacheTemplate(source: source, name: template)
@@ -130,7 +130,8 @@ extension DigestContext {
 
 /// Reading template files, with errors that name the file.
 enum TemplateFiles {
-    static func read(_ path: String, ifExists: Bool) throws -> String? {
+    /// The file's text, or nil when there is no such file (a missing override is not an error).
+    static func read(_ path: String) throws -> String? {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             return nil
