@@ -82,7 +82,6 @@ enum DigestQuery {
     static let countCap = 500
 
     static func input(plan: DigestPlan, store: Store, calendar: Calendar) throws -> DigestInput {
-        try store.useMemoryMap()
         var windows: [DigestWindowResult] = []
         for window in plan.windows {
             let occurrences = try store.firstOccurrences(from: window.from, to: window.to, calendar: calendar,

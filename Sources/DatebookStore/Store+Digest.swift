@@ -21,30 +21,24 @@ extension Store {
     /// Occurrences in `[from, to)` (open bounds when nil), at most `limit`, chronological.
     ///
     /// - Parameter onlyOpen: only events with at least one task not done (the digest's Overdue).
-    /// Streams like `forEachOccurrence` and stops reading as soon as `limit` are final.
+    /// Timed and all-day events are each in start order by key, so each is one indexed query
+    /// that stops after `limit` events; the two short lists are then merged. At most
+    /// `2 × limit` events are read, however many the window holds.
     public func firstOccurrences(from: Date?, to: Date?, calendar: Calendar, limit: Int,
                                  onlyOpen: Bool = false) throws -> [Occurrence] {
         guard limit > 0 else { return [] }
         let window = ExactWindow(from: from, to: to, calendar: calendar)
         var result: [Occurrence] = []
-        var buffer = ReorderBuffer()
-        let collect: (Occurrence) throws -> Void = { occurrence in
-            result.append(occurrence)
-            if result.count >= limit { throw EnoughRows() }
-        }
-        do {
-            try stream(where: window.condition + (onlyOpen ? " AND e.open_count > 0" : ""), window.values,
+        for (allDay, low, high) in [(0, window.timedFrom, window.timedTo), (1, window.dayFrom, window.dayTo)] {
+            let first = "SELECT x.rowid FROM events x WHERE x.all_day = ? AND x.start_key >= ? AND x.start_key < ?"
+                + (onlyOpen ? " AND x.open_count > 0" : "") + " ORDER BY x.start_key, x.id LIMIT ?"
+            try stream(where: "e.rowid IN (" + first + ")",
+                       [.integer(Int64(allDay)), .integer(low), .integer(high), .integer(Int64(limit))],
                        order: "e.start_key, e.id") { event in
-                let occurrence = Occurrence(event: event, calendar: calendar)
-                let (key, _) = Self.key(event.start)
-                try buffer.emit(before: Date(timeIntervalSince1970: TimeInterval(key - Self.allDayEarliest)), collect)
-                buffer.insert(occurrence)
+                result.append(Occurrence(event: event, calendar: calendar))
             }
-            try buffer.emit(before: nil, collect)
-        } catch is EnoughRows {
-            // The statement is reset by its next bind.
         }
-        return result
+        return Array(result.sorted(by: Occurrence.chronological).prefix(limit))
     }
 
     /// The number of occurrences in `[from, to)` and the sum of their open tasks: one indexed
@@ -65,12 +59,6 @@ extension Store {
         return totals
     }
 
-    /// Reads the database through a memory map for the rest of this connection: a one-shot
-    /// process then touches pages the OS already caches without a read call per page.
-    public func useMemoryMap(bytes: Int = 1 << 30) throws {
-        try wrap { try db.execute("PRAGMA mmap_size = \(bytes)") }
-    }
-
     /// Whether any occurrence starts in `[from, to)`: one index probe (the digest's calendar days).
     public func hasOccurrence(from: Date?, to: Date?, calendar: Calendar) throws -> Bool {
         let window = ExactWindow(from: from, to: to, calendar: calendar)
@@ -82,9 +70,6 @@ extension Store {
     }
 }
 
-/// Thrown from a row callback to stop a stream early.
-private struct EnoughRows: Error {}
-
 /// A `[from, to)` window as SQL on `start_key` that is exact for all-day events too.
 ///
 /// Timed events are keyed by their instant. An all-day event is keyed by its date's UTC
@@ -92,6 +77,7 @@ private struct EnoughRows: Error {}
 /// lies between the first dates starting at or after `from` and `to`. The outer range on
 /// `start_key` lets SQLite use the index; the CASE makes it exact.
 struct ExactWindow {
+    let timedFrom: Int64, timedTo: Int64, dayFrom: Int64, dayTo: Int64
     let condition: String
     let values: [SQLiteValue]
 
@@ -100,6 +86,7 @@ struct ExactWindow {
         let timedTo = to.map { Int64($0.timeIntervalSince1970.rounded(.up)) } ?? Int64.max
         let dayFrom = from.map { Self.firstDayKey(atOrAfter: $0, calendar) } ?? Int64.min
         let dayTo = to.map { Self.firstDayKey(atOrAfter: $0, calendar) } ?? Int64.max
+        (self.timedFrom, self.timedTo, self.dayFrom, self.dayTo) = (timedFrom, timedTo, dayFrom, dayTo)
         condition = "e.start_key >= ? AND e.start_key < ? AND CASE WHEN e.all_day THEN e.start_key >= ? AND e.start_key < ? "
             + "ELSE e.start_key >= ? AND e.start_key < ? END"
         values = [.integer(min(timedFrom, dayFrom)), .integer(max(timedTo, dayTo)),
