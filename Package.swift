@@ -18,11 +18,32 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CCmark",
+            pkgConfig: "libcmark-gfm",
+            providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
+        ),
         .target(name: "DatebookCore"),
+        .target(
+            name: "DatebookTemplates",
+            path: "templates",
+            exclude: ["README.md"],
+            resources: [
+                .embedInCode("digest.txt.mustache"),
+                .embedInCode("digest.md.mustache"),
+                .embedInCode("digest.html.mustache"),
+                .embedInCode("layout.html.mustache"),
+                .embedInCode("calendar.html.mustache"),
+            ]
+        ),
+        .target(name: "DatebookRender", dependencies: ["DatebookCore", "CCmark", "DatebookTemplates"]),
         .target(name: "DatebookDelivery", dependencies: ["CCurl"]),
         .target(name: "DatebookStore", dependencies: ["DatebookCore", "CSQLite"]),
         .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery"]),
-        .target(name: "DatebookCLI", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookScheduler"]),
+        .target(
+            name: "DatebookCLI",
+            dependencies: ["DatebookCore", "DatebookStore", "DatebookRender", "DatebookDelivery", "DatebookScheduler"]
+        ),
         .executableTarget(name: "datebook", dependencies: ["DatebookCLI"]),
         .executableTarget(name: "datebook-bench", dependencies: ["DatebookDelivery"], path: "bench/swift"),
         .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"]),
@@ -33,6 +54,11 @@ let package = Package(
             name: "DatebookDeliveryTests",
             dependencies: ["DatebookDelivery", "DatebookTestSupport"],
             exclude: ["Support", "Snapshots"]
+        ),
+        .testTarget(
+            name: "DatebookRenderTests",
+            dependencies: ["DatebookRender", "DatebookTemplates", "DatebookCore"],
+            exclude: ["Snapshots"]
         ),
         .testTarget(
             name: "DatebookCLITests",

@@ -24,6 +24,7 @@ TZ = "Europe/Berlin"
 COMMANDS = [
     ("list --period next30", ["list", "--period", "next30"], {100_000: 40, 1_000_000: 250}),
     ("list", ["list"], {}),
+    ("digest --format html", ["digest", "--format", "html"], {100_000: 60, 1_000_000: 120}),
     ("--version", ["--version"], {n: 15 for n in SIZES}),
 ]
 

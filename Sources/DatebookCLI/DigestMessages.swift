@@ -1,41 +1,34 @@
 import DatebookCore
 import DatebookDelivery
-import DatebookScheduler
+import DatebookRender
 import DatebookStore
 import Foundation
 
-/// Builds the digest as a message (text, Markdown, HTML) for channels.
-///
-/// Until the template-based renderer lands this is a plain rendering of the agenda's next
-/// 7 days, next 30 days and overdue items.
+/// Builds the digest as a message for channels: the same templates as `datebook digest`, rendered
+/// as text, Markdown and HTML, so each channel takes the body it can show.
 enum DigestMessages {
-    static func make(store: Store, name: String, context: Context) throws -> OutgoingMessage {
-        let boundaries = PeriodBoundaries(now: context.now, calendar: context.calendar)
-        let agenda = try store.agenda(boundaries: boundaries, calendar: context.calendar, periods: [.next7, .next30])
-        var text = "datebook digest — \(LocalTime(context.now, in: context.timeZone).listFormat)\n"
-        var markdown = "# datebook digest\n"
-        var html = "<h1>datebook digest</h1>"
-        for section in agenda.sections {
-            text += "\n\(section.period.title) (\(section.openTasks) open)\n"
-            markdown += "\n## \(section.period.title)\n\n"
-            html += "<h2>\(section.period.title)</h2><ul>"
-            for occurrence in section.occurrences {
-                let event = occurrence.event
-                let title = TextWidth.truncate(TextWidth.clean(event.title), to: 60)
-                let when = Rows.when(event.start, context)
-                let badge = Rows.badge(event)
-                text += "  \(event.symbol.emoji) \(title)  \(when)" + (badge.isEmpty ? "" : "  \(badge)") + "\n"
-                markdown += "- \(event.symbol.emoji) **\(MarkdownText.escape(title))** — \(when)" + (badge.isEmpty ? "" : " (\(badge))") + "\n"
-                html += "<li>\(event.symbol.emoji) <strong>\(HTMLText.escape(title))</strong> — \(when)" + (badge.isEmpty ? "" : " (\(badge))") + "</li>"
+    /// - Parameter template: a template name or path used for the channel's own format (optional).
+    static func make(store: Store, name: String, context: Context, template: String? = nil,
+                     format: MessageFormat = .text) throws -> OutgoingMessage {
+        do {
+            let renderer = try DigestRenderer(overrideDirectory: TemplatesCommand.overrideDirectory(context))
+            let plan = DigestPlan(now: context.now, calendar: context.calendar, days: DigestPlan.defaultDays,
+                                  lookBackDays: DigestPlan.defaultLookBackDays)
+            let input = try DigestQuery.input(plan: plan, store: store, calendar: context.calendar)
+            let locale = try DigestLocale(identifier: context.config.locale ?? "en_US", timeZone: context.timeZone)
+            let digest = DigestContext(input, locale: locale)
+            func body(_ wanted: DigestFormat) throws -> String {
+                try renderer.render(digest, format: wanted, template: wanted.rawValue == format.rawValue ? template : nil)
             }
-            html += "</ul>"
+            var summary = ""
+            if case .object(let fields) = digest.value, case .string(let text)? = fields["summary"] { summary = text }
+            return OutgoingMessage(kind: .digest, idempotencyKey: "digest:\(name)",
+                                   title: summary.isEmpty ? "datebook digest" : "datebook: " + summary,
+                                   text: try body(.text), markdown: try body(.markdown), html: try body(.html))
+        } catch let error as DigestError {
+            throw error.isUsage ? CLIError.usage(error.description) : CLIError.data(error.description)
+        } catch let error as MustacheError {
+            throw CLIError.data(error.description)
         }
-        if agenda.sections.isEmpty {
-            text += "\nNothing in the next 30 days.\n"
-            markdown += "\nNothing in the next 30 days.\n"
-            html += "<p>Nothing in the next 30 days.</p>"
-        }
-        return OutgoingMessage(kind: .digest, idempotencyKey: "digest:\(name)", title: "datebook digest",
-                               text: text, markdown: markdown, html: html)
     }
 }

@@ -42,8 +42,8 @@ enum SendCommand: Command {
                 throw UsageError(message: "unexpected argument '\(arguments.positionals[1])' for 'send digest'", command: "send")
             }
             if let name = arguments.value("--format") {
-                guard let format = DigestFormat(rawValue: name) else {
-                    throw CLIError.usage("unknown format '\(name)'" + Suggestion.hint(for: name, in: DigestFormat.allCases.map(\.rawValue))
+                guard let format = MessageFormat(rawValue: name) else {
+                    throw CLIError.usage("unknown format '\(name)'" + Suggestion.hint(for: name, in: MessageFormat.allCases.map(\.rawValue))
                                          + "; expected text, markdown or html")
                 }
                 channels = channels.map { channel in

@@ -51,8 +51,8 @@ public enum ChannelError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// The output format a digest is rendered in for a channel.
-public enum DigestFormat: String, Sendable, CaseIterable {
+/// Which body of a message a channel writes: plain text, Markdown or HTML.
+public enum MessageFormat: String, Sendable, CaseIterable {
     case text, markdown, html
 }
 
@@ -68,7 +68,7 @@ public struct Channel: Sendable, Equatable {
         case webhook(url: SecretSource, secret: SecretSource?)
         case email(smtp: String, username: String?, password: SecretSource?, from: String, to: [String], requireTLS: Bool)
         case command(argv: [String])
-        case file(path: String, format: DigestFormat)
+        case file(path: String, format: MessageFormat)
     }
 
     public var name: String

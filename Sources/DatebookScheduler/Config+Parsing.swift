@@ -123,7 +123,7 @@ extension Config {
             kind = .command(argv: argv)
         default:
             let formatNode = node["format"]
-            let format = try formatNode.map { DigestFormat(rawValue: try reader.choice($0, path + ".format", DigestFormat.allCases.map(\.rawValue))) } ?? .markdown
+            let format = try formatNode.map { MessageFormat(rawValue: try reader.choice($0, path + ".format", MessageFormat.allCases.map(\.rawValue))) } ?? .markdown
             kind = .file(path: expandHome(try reader.string(try required("path"), path + ".path"), environment), format: format ?? .markdown)
         }
         var channel = Channel(name: name, kind: kind)
@@ -147,9 +147,9 @@ extension Config {
             }
             weekdays = parsed
         }
-        var format = DigestFormat.text
+        var format = MessageFormat.text
         if let f = node["format"] {
-            format = DigestFormat(rawValue: try reader.choice(f, path + ".format", DigestFormat.allCases.map(\.rawValue))) ?? .text
+            format = MessageFormat(rawValue: try reader.choice(f, path + ".format", MessageFormat.allCases.map(\.rawValue))) ?? .text
         }
         return DigestSchedule(name: try reader.string(nameNode, path + ".name"), at: at, weekdays: weekdays,
                               channels: try channelList(node["channels"], path + ".channels", reader: reader, known: channels),

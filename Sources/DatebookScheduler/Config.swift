@@ -56,11 +56,11 @@ public struct DigestSchedule: Sendable, Equatable {
     /// Weekdays it runs on, 0 = Sunday … 6 = Saturday.
     public var weekdays: Set<Int>
     public var channels: [String]
-    public var format: DigestFormat
+    public var format: MessageFormat
     public var template: String?
 
     public init(name: String, at: TimeOfDay, weekdays: Set<Int> = Set(0...6), channels: [String],
-                format: DigestFormat = .text, template: String? = nil) {
+                format: MessageFormat = .text, template: String? = nil) {
         self.name = name
         self.at = at
         self.weekdays = weekdays

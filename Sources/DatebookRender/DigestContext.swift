@@ -1,0 +1,139 @@
+import DatebookCore
+import Foundation
+
+/// What a digest template sees: the agenda with every string pre-formatted for the user's
+/// zone and locale, raw values beside them, and plain-text lines already fitted to 80 columns.
+///
+/// `templates/README.md` documents each key of `value`, the tree the templates render.
+public struct DigestContext: Sendable {
+    /// Longest title shown anywhere (Markdown, HTML); longer ones end with `…`.
+    public static let maxTitleColumns = 200
+    /// Width of the plain-text digest.
+    public static let textColumns = 80
+
+    public let value: MustacheValue
+
+    public init(_ input: DigestInput, locale: DigestLocale) {
+        let builder = Builder(input: input, locale: locale)
+        value = builder.build()
+    }
+
+    struct Builder {
+        let input: DigestInput
+        let locale: DigestLocale
+        let today: CalendarDate
+
+        init(input: DigestInput, locale: DigestLocale) {
+            self.input = input
+            self.locale = locale
+            today = CalendarDate(input.now, in: locale.timeZone)
+        }
+
+        func build() -> MustacheValue {
+            let sections = input.windows.filter { !$0.occurrences.isEmpty }.map(section)
+            let overdue = input.windows.first { $0.kind == .overdue }
+            var summary = Self.count(input.week.events, "event") + " this week, " + Self.count(input.week.openTasks, "open task")
+            if let overdue, overdue.total > 0 { summary += ", " + String(overdue.total) + " overdue" }
+            let nowZone = ISOInstant.format(input.now, in: locale.timeZone)
+            return [
+                "summary": .string(summary),
+                "now": ["iso": .string(nowZone), "date": .string(locale.longDay(input.now)),
+                        "day": .string(locale.day(input.now)), "time": .string(locale.time(input.now))],
+                "timeZone": .string(locale.timeZone.identifier),
+                "locale": .string(locale.identifier),
+                "lang": .string(locale.identifier.replacingOccurrences(of: "_", with: "-")),
+                "hasSections": .bool(!sections.isEmpty),
+                "sections": .array(sections),
+                "calendar": CalendarGrid(input: input, locale: locale, today: today).value,
+                "textRule": .string(String(repeating: "─", count: DigestContext.textColumns)),
+            ]
+        }
+
+        static func count(_ n: Int, _ noun: String, capped: Bool = false) -> String {
+            String(n) + (capped ? "+" : "") + " " + noun + (n == 1 && !capped ? "" : "s")
+        }
+
+        func section(_ window: DigestWindowResult) -> MustacheValue {
+            let events = window.occurrences.map(event)
+            let more = max(0, window.total - window.occurrences.count)
+            let openText = Self.count(window.openTasks, "open task", capped: window.capped)
+            let heading = window.kind.title + " · " + openText
+            return [
+                "kind": .string(window.kind.rawValue),
+                "title": .string(window.kind.title),
+                "isOverdue": .bool(window.kind == .overdue),
+                "openTasks": .int(window.openTasks),
+                "openTasksText": .string(openText),
+                "total": .int(window.total),
+                "capped": .bool(window.capped),
+                "heading": .string(heading),
+                "textHeading": .string(heading.uppercased(with: Locale(identifier: "en_US_POSIX"))),
+                "events": .array(events),
+                "more": .int(more),
+                "hasMore": .bool(more > 0),
+                "moreText": .string(more > 0 ? "and " + String(more) + (window.capped ? "+" : "") + " more" : ""),
+            ]
+        }
+
+        func event(_ occurrence: Occurrence) -> MustacheValue {
+            let event = occurrence.event
+            let title = Self.displayText(event.title)
+            let when = self.when(occurrence)
+            let badge = event.isComplete ? "✓" : event.badge > 0 ? String(event.badge) + " left" : ""
+            let open = event.tasks.filter { $0.status == .doing } + event.tasks.filter { $0.status == .todo }
+            let done = event.tasks.filter { $0.status == .done }
+            return [
+                "id": .string(event.id),
+                "shortID": .string(event.shortID),
+                "title": .string(title),
+                "emoji": .string(event.symbol.emoji),
+                "symbol": .string(event.symbol.rawValue),
+                "color": ["name": .string(event.color.rawValue), "hex": .string(event.color.hex)],
+                "start": ["iso": .string(ISOInstant.format(occurrence.start, in: locale.timeZone)),
+                          "date": .string(when.date), "time": .string(when.time), "display": .string(when.display)],
+                "allDay": .bool(event.start.isAllDay),
+                "badge": .string(badge),
+                "hasBadge": .bool(!badge.isEmpty),
+                "complete": .bool(event.isComplete),
+                "openCount": .int(event.badge),
+                "openTasks": .array(open.map(task)),
+                "doneTasks": .array(done.map(task)),
+                "hasTasks": .bool(!event.tasks.isEmpty),
+                "text": .array(TextLayout.eventLines(emoji: event.symbol.emoji, title: title, when: when.display,
+                                                     badge: badge, open: open, done: done).map { .string($0) }),
+            ]
+        }
+
+        func task(_ task: EventTask) -> MustacheValue {
+            [
+                "id": .string(task.id),
+                "text": .string(Self.displayText(task.text)),
+                "status": .string(task.status.rawValue),
+                "doing": .bool(task.status == .doing),
+                "done": .bool(task.status == .done),
+            ]
+        }
+
+        /// Event text made safe for any layout: control characters become spaces, the ends are
+        /// trimmed (Markdown emphasis cannot close after a space), and the length is capped.
+        static func displayText(_ text: String) -> String {
+            let cleaned = TextWidth.clean(text).trimmingCharacters(in: .whitespaces)
+            return TextWidth.truncate(cleaned, to: DigestContext.maxTitleColumns)
+        }
+
+        /// Date words in the user's zone and locale; the year only when it is not near.
+        func when(_ occurrence: Occurrence) -> (date: String, time: String, display: String) {
+            let start = occurrence.start
+            let distance = abs(start.timeIntervalSince(input.now))
+            let date = distance < 300 * 86_400 ? locale.day(start) : locale.dayWithYear(start)
+            if occurrence.event.start.isAllDay {
+                let allDay = Self.allDayWords[String(locale.identifier.prefix(2))] ?? "all day"
+                return (date, "", date + " " + allDay)
+            }
+            let time = locale.time(start)
+            return (date, time, date + " " + time)
+        }
+
+        static let allDayWords = ["en": "all day", "de": "ganztägig", "ja": "終日", "fr": "toute la journée", "es": "todo el día"]
+    }
+}

@@ -1,0 +1,129 @@
+@testable import DatebookCLI
+import DatebookCore
+import DatebookStore
+import Foundation
+import Testing
+
+struct DigestCommandTests {
+    static func demoSandbox() -> Sandbox {
+        let sandbox = Sandbox()
+        sandbox.run(["demo"])
+        return sandbox
+    }
+
+    @Test(arguments: [("text", "en_US", "digest-demo-en_US.txt"), ("markdown", "ja_JP", "digest-demo-ja_JP.md"),
+                      ("html", "en_US", "digest-demo-en_US.html"), ("text", "de_DE", "digest-demo-de_DE.txt")])
+    func demoDigestFromTheStoreMatchesGoldenFile(format: String, locale: String, snapshot: String) {
+        let run = Self.demoSandbox().run(["digest", "--format", format, "--locale", locale])
+        #expect(run.code == 0, "\(run.err)")
+        Snapshot.expect(run.out, named: snapshot)
+    }
+
+    @Test func outputFileIsWrittenAndMissingDirectoryIsAnError() throws {
+        let sandbox = Self.demoSandbox()
+        let path = sandbox.home + "/digest.html"
+        let run = sandbox.run(["digest", "--format", "html", "-o", path])
+        #expect(run.code == 0 && run.out.isEmpty)
+        #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
+        let missing = sandbox.run(["digest", "-o", sandbox.home + "/nope/digest.txt"])
+        #expect(missing.code == ExitCode.dataError)
+        #expect(missing.err.contains("nope does not exist; create it first"))
+    }
+
+    @Test func userTemplateOverridesBuiltInAndPathTemplateIsUsedDirectly() throws {
+        let sandbox = Self.demoSandbox()
+        let directory = sandbox.home + "/config/datebook/templates"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "custom: {{summary}}\n".write(toFile: directory + "/digest.txt.mustache", atomically: true, encoding: .utf8)
+        #expect(sandbox.run(["digest"]).out == "custom: 4 events this week, 11 open tasks\n")
+        #expect(sandbox.run(["templates"]).out.contains("digest.txt.mustache     overridden by " + directory))
+        let file = sandbox.home + "/mine.md.mustache"
+        try "{{#sections}}{{title}};{{/sections}} {{locale}} *{{summary}}*\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let run = sandbox.run(["digest", "--template", file])
+        #expect(run.out == "Next 7 Days;Next 30 Days;Future; en\\_US *4 events this week, 11 open tasks*\n")
+    }
+
+    @Test func templatesListsBuiltInsAndShowPrintsOne() {
+        let sandbox = Sandbox()
+        let list = sandbox.run(["templates"])
+        #expect(list.out.contains("digest.html.mustache    built-in"))
+        #expect(list.out.contains(sandbox.home + "/config/datebook/templates/"))
+        let show = sandbox.run(["templates", "show", "digest.md.mustache"])
+        #expect(show.out.hasPrefix("{{! Markdown digest"))
+        let unknown = sandbox.run(["templates", "show", "digest.md"])
+        #expect(unknown.code == ExitCode.usage)
+        #expect(unknown.err.contains("did you mean 'digest.md.mustache'?"))
+    }
+
+    @Test(arguments: [
+        (["digest", "--format", "htm"], "unknown format 'htm' (did you mean 'html'?); expected text, markdown or html", ExitCode.usage),
+        (["digest", "--locale", "ja_XX"], "unknown locale 'ja_XX' (did you mean 'ja_JP'?); use an identifier like en_US, de_DE or ja_JP", ExitCode.usage),
+        (["digest", "--days", "99"], "--days expects a whole number from 1 to 30, got '99'", ExitCode.usage),
+        (["digest", "--from-markdown"], "--from-markdown renders HTML; use it with --format html", ExitCode.usage),
+        (["digest", "--template", "nope.txt.mustache"], "no template named 'nope.txt.mustache'", ExitCode.usage),
+        (["digest", "--template", "/no/such/file.mustache"], "/no/such/file.mustache: cannot read template: no such file", ExitCode.dataError),
+    ])
+    func badDigestArgumentsAreExplained(arguments: [String], message: String, code: Int32) {
+        let run = Sandbox().run(arguments)
+        #expect(run.code == code)
+        #expect(run.err.contains(message), "\(run.err)")
+    }
+
+    @Test func templateSyntaxErrorNamesFileLineAndColumn() throws {
+        let sandbox = Sandbox()
+        let file = sandbox.home + "/broken.txt.mustache"
+        try "ok\n  {{#sections}}\n{{title}}\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let run = sandbox.run(["digest", "--template", file])
+        #expect(run.code == ExitCode.dataError)
+        #expect(run.err == "datebook: \(file):2:3: unclosed section 'sections'\n")
+        try "{{<missing-layout}}{{/missing-layout}}".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(sandbox.run(["digest", "--template", file]).err.contains("no template named 'missing-layout'"))
+    }
+
+    @Test func fromMarkdownRendersTaskListsThroughCmark() {
+        let run = Self.demoSandbox().run(["digest", "--format", "html", "--from-markdown"])
+        #expect(run.code == 0)
+        #expect(run.out.contains("<input type=\"checkbox\" checked=\"\" disabled=\"\" /> Buy new tux"))
+    }
+
+    @Test func overdueShowsPastEventsWithOpenTasksWithinTheLookBack() {
+        let sandbox = Self.demoSandbox()
+        sandbox.run(["add", "Tax return", "--at", "2026-11-20 10:00", "--task", "Collect receipts"])
+        sandbox.run(["add", "Old and done", "--at", "2026-11-21 10:00"])
+        let run = sandbox.run(["digest", "--format", "markdown"])
+        #expect(run.out.contains("## Overdue · 1 open task\n"))
+        #expect(run.out.contains("**Tax return** — Fri, Nov 20 10:00"))
+        #expect(!run.out.contains("Old and done"))
+        #expect(!run.out.contains("WWDC"))
+        #expect(sandbox.run(["digest", "--overdue-days", "3000"]).out.contains("WWDC"))
+    }
+}
+
+struct DigestStoreQueryTests {
+    @Test func firstOccurrencesStopsAtTheLimitAndTotalsCountTheWindowExactly() throws {
+        let path = NSTemporaryDirectory() + "digest-\(UUID().uuidString).sqlite3"
+        let store = try Store(path: path)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "Asia/Tokyo") ?? .gmt
+        let base = Date(timeIntervalSince1970: 1_800_000_000)
+        var events = (0..<50).map { n in
+            Event(id: "e\(n)", title: "E\(n)", start: .instant(base.addingTimeInterval(TimeInterval(n * 3600))),
+                  timeZone: "Asia/Tokyo", symbol: .star, color: .red,
+                  tasks: [EventTask(id: "t", text: "x", status: n.isMultiple(of: 2) ? .todo : .done)])
+        }
+        // An all-day event on the first day: it starts at midnight Tokyo, 9 h before its UTC key.
+        let firstDay = CalendarDate(base, in: calendar.timeZone)
+        events.append(Event(id: "allday", title: "All day", start: .allDay(firstDay), timeZone: "Asia/Tokyo", symbol: .star, color: .red))
+        try store.save(events)
+        let first = try store.firstOccurrences(from: firstDay.start(in: calendar), to: nil, calendar: calendar, limit: 3)
+        #expect(first.map(\.event.id) == ["allday", "e0", "e1"])
+        let totals = try store.totals(from: base, to: base.addingTimeInterval(10 * 3600), calendar: calendar)
+        #expect(totals == WindowTotals(events: 10, openTasks: 5))
+        let capped = try store.totals(from: nil, to: nil, calendar: calendar, cap: 20)
+        #expect(capped.events == 20 && capped.capped)
+        let open = try store.firstOccurrences(from: base, to: nil, calendar: calendar, limit: 100, onlyOpen: true)
+        #expect(open.count == 25)
+        #expect(try store.hasOccurrence(from: firstDay.start(in: calendar), to: base, calendar: calendar))
+        #expect(try !store.hasOccurrence(from: base.addingTimeInterval(-3600), to: base, calendar: calendar))
+    }
+}

@@ -1,0 +1,56 @@
+import DatebookCore
+import DatebookRender
+import Foundation
+import Testing
+
+/// The demo planner at the CLI tests' fixed clock (2026-11-30 09:00, Europe/Berlin), in memory.
+enum DigestFixtures {
+    static let zone = TimeZone(identifier: "Europe/Berlin") ?? .gmt
+    static var calendar: Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        return calendar
+    }
+    static let now = ISOInstant.parse("2026-11-30T08:00:00Z") ?? Date(timeIntervalSince1970: 0)
+
+    static func demoOccurrences(extra: [Event] = []) -> [Occurrence] {
+        (SamplePlanner.events(now: now, calendar: calendar) + extra).map { Occurrence(event: $0, calendar: calendar) }
+    }
+
+    static func context(locale: String = "en_US", extra: [Event] = [], days: Int = 30) throws -> DigestContext {
+        let plan = DigestPlan(now: now, calendar: calendar, days: days)
+        let input = DigestInput(occurrences: demoOccurrences(extra: extra), plan: plan, calendar: calendar)
+        return DigestContext(input, locale: try DigestLocale(identifier: locale, timeZone: zone))
+    }
+
+    /// An event today at 18:00 with the given title and tasks, for escaping cases.
+    static func event(_ title: String, tasks: [String] = ["first"], hour: Int = 18) -> Event {
+        let start = now.addingTimeInterval(TimeInterval((hour - 9) * 3600))
+        return Event(id: EventID.stable(title), title: title, start: .instant(start), timeZone: zone.identifier,
+                     symbol: .star, color: .red,
+                     tasks: tasks.enumerated().map { EventTask(id: "t\($0.offset)", text: $0.element) })
+    }
+
+    static func render(_ format: DigestFormat, locale: String = "en_US", extra: [Event] = [],
+                       overrides: String? = nil) throws -> String {
+        try DigestRenderer(overrideDirectory: overrides).render(context(locale: locale, extra: extra), format: format)
+    }
+}
+
+enum Snapshot {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots")
+
+    /// Compares `text` with `Snapshots/name`; `DATEBOOK_UPDATE_SNAPSHOTS=1` rewrites the file instead.
+    static func expect(_ text: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let url = directory.appendingPathComponent(name)
+        if ProcessInfo.processInfo.environment["DATEBOOK_UPDATE_SNAPSHOTS"] == "1" {
+            try? Data(text.utf8).write(to: url)
+            return
+        }
+        guard let expected = try? String(contentsOf: url, encoding: .utf8) else {
+            Issue.record("missing snapshot \(name); run with DATEBOOK_UPDATE_SNAPSHOTS=1", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(text == expected, "snapshot \(name) differs", sourceLocation: sourceLocation)
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+import DatebookRender
+
+/// One case from the Mustache spec's JSON files, read in place from `shared/conformance/mustache/`.
+struct MustacheSpecCase: Sendable, CustomTestStringConvertible {
+    let file: String
+    let name: String
+    let template: String
+    let data: MustacheValue
+    let partials: [String: String]
+    let expected: String
+
+    var testDescription: String { "\(file): \(name)" }
+
+    /// The rendered output, or the error's description when rendering fails.
+    func render() -> String {
+        do {
+            let library = try MustacheLibrary(
+                templates: partials.merging(["<spec>": template]) { partial, _ in partial },
+                missingPartial: .empty
+            )
+            return try library.render(name: "<spec>", context: data)
+        } catch {
+            return "error: \(error)"
+        }
+    }
+}
+
+enum MustacheSpec {
+    static let requiredFiles = ["comments", "delimiters", "interpolation", "inverted", "partials", "sections", "~inheritance"]
+    static let optionalFiles = ["~dynamic-names"]
+
+    /// The first ancestor `A` of this file with `A/shared/conformance/mustache/`: works from the
+    /// scratch package, from the main repository, and from a CI checkout beside `shared/`.
+    static let directory: URL? = {
+        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while folder.path != "/" {
+            let candidate = folder.appendingPathComponent("shared/conformance/mustache")
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                return candidate
+            }
+            folder = folder.deletingLastPathComponent()
+        }
+        return nil
+    }()
+
+    static func cases(in file: String) -> [MustacheSpecCase] {
+        guard let directory,
+              let data = try? Data(contentsOf: directory.appendingPathComponent("\(file).json")),
+              let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let tests = root["tests"] as? [[String: Any]]
+        else { return [] }
+        return tests.map { test in
+            MustacheSpecCase(
+                file: file,
+                name: test["name"] as? String ?? "?",
+                template: test["template"] as? String ?? "",
+                data: MustacheValue(json: test["data"] ?? NSNull()),
+                partials: test["partials"] as? [String: String] ?? [:],
+                expected: test["expected"] as? String ?? ""
+            )
+        }
+    }
+
+    static let requiredCases = requiredFiles.flatMap(cases(in:))
+    static let optionalCases = optionalFiles.flatMap(cases(in:))
+}
+
+@Suite("Mustache spec conformance")
+struct MustacheSpecTests {
+    @Test("Required spec case", arguments: MustacheSpec.requiredCases)
+    func requiredCaseRendersAsExpected(_ specCase: MustacheSpecCase) {
+        #expect(specCase.render() == specCase.expected, "\(specCase.testDescription)")
+    }
+
+    @Test("Every spec file is found and every required case passes")
+    func conformanceSummary() throws {
+        let directory = try #require(MustacheSpec.directory, "shared/conformance/mustache not found above \(#filePath)")
+        var failedRequired = 0
+        for file in MustacheSpec.requiredFiles + MustacheSpec.optionalFiles {
+            let cases = MustacheSpec.cases(in: file)
+            #expect(!cases.isEmpty, "no cases read from \(directory.path)/\(file).json")
+            let passed = cases.filter { $0.render() == $0.expected }.count
+            print("mustache spec \(file): \(passed) of \(cases.count) passed")
+            if MustacheSpec.requiredFiles.contains(file) { failedRequired += cases.count - passed }
+        }
+        #expect(failedRequired == 0)
+    }
+
+    /// Dynamic names are optional: report, and check each case so failures are named.
+    @Test("Optional ~dynamic-names case", arguments: MustacheSpec.optionalCases)
+    func dynamicNameCaseRendersAsExpected(_ specCase: MustacheSpecCase) {
+        #expect(specCase.render() == specCase.expected, "\(specCase.testDescription)")
+    }
+}

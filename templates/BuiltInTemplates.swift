@@ -1,0 +1,19 @@
+/// The built-in templates, embedded in the binary from the files in `templates/`.
+///
+/// SwiftPM turns each `.embedInCode` resource into a byte array in `PackageResources`, so the
+/// release binary renders every built-in even when copied alone to another machine.
+public enum BuiltInTemplates {
+    /// Template name → source, in the order `datebook templates` lists them.
+    public static let all: [(name: String, source: String)] = [
+        ("digest.txt.mustache", String(decoding: PackageResources.digest_txt_mustache, as: UTF8.self)),
+        ("digest.md.mustache", String(decoding: PackageResources.digest_md_mustache, as: UTF8.self)),
+        ("digest.html.mustache", String(decoding: PackageResources.digest_html_mustache, as: UTF8.self)),
+        ("layout.html.mustache", String(decoding: PackageResources.layout_html_mustache, as: UTF8.self)),
+        ("calendar.html.mustache", String(decoding: PackageResources.calendar_html_mustache, as: UTF8.self)),
+    ]
+
+    /// The source of the built-in called `name`, or nil.
+    public static func source(named name: String) -> String? {
+        all.first { $0.name == name }?.source
+    }
+}
