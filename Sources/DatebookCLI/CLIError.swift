@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookRender
 import DatebookStore
 
 /// Exit codes (DESIGN.md): 0 ok, 64 usage, 65 bad input data, 69 a channel unavailable,
@@ -31,6 +32,8 @@ enum ErrorTranslator {
         case let error as CLIError: (error.message, error.code, nil)
         case let error as WhenError: (error.description, ExitCode.usage, nil)
         case let error as InputError: (error.description, ExitCode.dataError, nil)
+        case let error as DigestError: (error.description, error.isUsage ? ExitCode.usage : ExitCode.dataError, nil)
+        case let error as MustacheError: (error.description, ExitCode.dataError, nil)
         case let error as StoreError:
             if case .busy = error { (error.description, ExitCode.temporaryFailure, nil) } else { (error.description, ExitCode.dataError, nil) }
         default: ("internal error: \(error)", ExitCode.software, nil)
