@@ -49,7 +49,10 @@ extension Store {
             // 32 MB of page cache: big imports stop spilling index pages back and forth through the WAL.
             try db.execute("PRAGMA cache_size = -32768")
         }
-        guard writable else { return }
+        guard writable else {
+            guard found == Self.schemaVersion else { throw StoreError.readOnly(path: path) }
+            return
+        }
         try wrap {
             try db.execute("PRAGMA journal_mode = WAL")
             try db.execute("PRAGMA synchronous = FULL")

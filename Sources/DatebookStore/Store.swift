@@ -14,11 +14,16 @@ public final class Store {
     /// Opens (creating on first use) the store at `path`.
     ///
     /// - Parameter readOnly: open for reading only; a missing file is then an empty in-memory store.
-    public init(path: String, readOnly: Bool = false) throws {
+    public init(path: String, readOnly requestedReadOnly: Bool = false) throws {
         self.path = path
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         if exists, isDirectory.boolValue { throw StoreError.isDirectory(path: path) }
+        var readOnly = requestedReadOnly
+        // A read may meet a store from an older datebook: open it for writing so it can be upgraded.
+        if readOnly, exists, !Self.isWriteProtected(path), try Self.peekVersion(path) < Self.schemaVersion {
+            readOnly = false
+        }
         let openPath: String
         var flags = SQLITE_OPEN_NOMUTEX
         if readOnly, !exists {
@@ -40,6 +45,17 @@ public final class Store {
         }
         sqlite3_busy_timeout(db.handle, 5_000)
         try prepareSchema(writable: !readOnly || !exists)
+    }
+
+    /// The schema version recorded in the file at `path`, read without changing anything.
+    static func peekVersion(_ path: String) throws -> Int {
+        do {
+            let probe = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX)
+            return Int(try probe.integer("PRAGMA user_version"))
+        } catch let error as SQLiteError {
+            if error.code & 0xFF == SQLITE_NOTADB { throw StoreError.notADatabase(path: path) }
+            throw StoreError.sqlite(path: path, message: error.message)
+        }
     }
 
     /// Creates the database file 0600 inside directories created 0700.
