@@ -17,13 +17,24 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CICal",
+            pkgConfig: "libical",
+            providers: [.apt(["libical-dev", "tzdata"])]
+        ),
         .target(name: "DatebookCore"),
+        .target(name: "DatebookICal", dependencies: ["CICal"]),
         .target(name: "DatebookDelivery", dependencies: ["CCurl"]),
-        .target(name: "DatebookStore", dependencies: ["DatebookCore", "CSQLite"]),
+        .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite"]),
         .target(name: "DatebookCLI", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery"]),
         .executableTarget(name: "datebook", dependencies: ["DatebookCLI"]),
         .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"]),
         .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),
+        .testTarget(
+            name: "DatebookICalTests",
+            dependencies: ["DatebookICal"],
+            exclude: ["Fixtures", "Support"]
+        ),
         .testTarget(
             name: "DatebookDeliveryTests",
             dependencies: ["DatebookDelivery"],
