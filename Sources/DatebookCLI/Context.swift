@@ -17,7 +17,9 @@ struct Context {
     var whenParser: WhenParser { WhenParser(now: now, calendar: calendar) }
 
     func openStore(readOnly: Bool = false) throws -> Store {
-        try Store(path: storePath, readOnly: readOnly)
+        let store = try Store(path: storePath, readOnly: readOnly)
+        store.recurrenceHorizon = RecurrenceOptions.horizon(now: now)
+        return store
     }
 
     /// ANSI styling that disappears when colours are off.

@@ -10,6 +10,8 @@ public final class Store {
     public let path: String
     let db: SQLiteConnection
     private var statements: [String: SQLiteStatement] = [:]
+    /// Where recurring events' occurrences are materialised when saved (see Store+Recurrence.swift).
+    public var recurrenceHorizon: DateInterval?
 
     /// Opens (creating on first use) the store at `path`.
     ///
