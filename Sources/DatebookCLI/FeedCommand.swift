@@ -108,7 +108,7 @@ enum FeedCommand: Command {
         }
         for feed in feeds {
             let checked = feed.lastChecked.map { Rows.when(.instant($0), context) } ?? "never"
-            var line = "\(feed.name)  \(feed.source)  every \(LeadTime(seconds: feed.every))  \(feed.eventCount) events  checked \(checked)"
+            var line = "\(feed.name)  \(FeedHTTP.redacted(feed.source))  every \(LeadTime(seconds: feed.every))  \(feed.eventCount) events  checked \(checked)"
             if let error = feed.lastError { line += "  FAILED: " + error }
             context.out.write(line + "\n")
         }

@@ -32,13 +32,13 @@ public enum FeedHTTP {
         switch client.perform(http) {
         case .failure(let error):
             if error.kind == .responseTooLarge {
-                throw Failure(description: "larger than \(maxBytes >> 20) MB (\(error.destination)); is the URL right?")
+                throw Failure(description: "larger than \(maxBytes >> 20) MB (\(error.destination)), download stopped")
             }
             throw Failure(description: error.description)
         case .success(let response):
             if response.status == 304 { return .notModified }
             guard response.isSuccess else {
-                throw Failure(description: "HTTP \(response.status) from \(redacted(request.url)); try again later or check the URL")
+                throw Failure(description: "HTTP \(response.status) from \(redacted(request.url))")
             }
             return .body(response.body, contentType: response.header("Content-Type"),
                          etag: response.header("ETag"), lastModified: response.header("Last-Modified"))
