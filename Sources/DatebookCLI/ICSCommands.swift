@@ -19,12 +19,21 @@ enum ICSCommands {
 
     static func importICS(_ bytes: [UInt8], name: String, _ context: Context) throws -> Int32 {
         let store = try context.openStore()
+        // An empty store (the common first import) needs no per-event lookups.
+        let empty = try store.eventCount() == 0
         let options = PlannerICS.Options(calendar: "import", timeZone: context.timeZone,
                                          today: CalendarDate(context.now, in: context.timeZone),
-                                         existing: { try? store.event(id: $0) })
+                                         existing: { empty ? nil : try? store.event(id: $0) })
         let result: ICSImport
         do {
-            result = try PlannerICS.decode(Data(bytes), fileName: name, options: options)
+            // Read the bytes in place: a copy would cost as much memory as the file.
+            result = try bytes.withUnsafeBufferPointer { buffer in
+                guard let base = buffer.baseAddress, !buffer.isEmpty else {
+                    return try PlannerICS.decode(Data(), fileName: name, options: options)
+                }
+                let view = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: buffer.count, deallocator: .none)
+                return try PlannerICS.decode(view, fileName: name, options: options)
+            }
         } catch let error as ICalError {
             throw CLIError.data(error.description)
         }

@@ -67,8 +67,11 @@ extension Store {
 
     /// Saves imported events and their UIDs in one transaction; `progress(done)` after each batch.
     public func saveImport(_ result: ICSImport, calendar: String, progress: (Int) -> Void = { _ in }) throws {
+        // In id order the primary-key B-trees of events and tasks grow at their right edge instead
+        // of splitting pages all over the file.
+        let ordered = result.events.sorted { $0.id < $1.id }
         try transaction {
-            for (n, event) in result.events.enumerated() {
+            for (n, event) in ordered.enumerated() {
                 try write(event)
                 if n % 5_000 == 4_999 { progress(n + 1) }
             }

@@ -56,11 +56,13 @@ public enum PlannerICS {
         }
         for item in document.events where item.recurrenceID == nil {
             if item.isCancelled { continue }
-            var event = makeEvent(item, id: eventID(uid: item.uid, options: options), options: options)
+            let id = eventID(uid: item.uid, options: options)
+            let stored = options.existing(id)
+            var event = makeEvent(item, id: id, stored: stored, options: options)
             if let rule = event.recurrence, let problem = RecurrenceExpander.problem(rule: rule) {
                 result.warnings.append("\(fileName):\(item.sourceLine): UID \(item.uid): \(problem)")
             }
-            event.tasks = options.existing(event.id)?.tasks ?? []
+            event.tasks = stored?.tasks ?? []
             add(event, uid: item.uid)
             masters[item.uid] = index[event.id]
         }
@@ -73,9 +75,11 @@ public enum PlannerICS {
             }
             if item.isCancelled { continue }
             let key = item.uid + "#" + RecurrenceText.format(recurrenceID)
-            var event = makeEvent(item, id: eventID(uid: key, options: options), options: options)
+            let id = eventID(uid: key, options: options)
+            let stored = options.existing(id)
+            var event = makeEvent(item, id: id, stored: stored, options: options)
             event.recurrence = nil
-            event.tasks = options.existing(event.id)?.tasks ?? []
+            event.tasks = stored?.tasks ?? []
             add(event, uid: key)
         }
         attachTodos(document.todos, to: &result, index: &index, options: options, fileName: fileName)
@@ -94,8 +98,7 @@ public enum PlannerICS {
         return id.count == 16 && id.allSatisfy(\.isHexDigit) ? id : nil
     }
 
-    static func makeEvent(_ item: ICalEvent, id: String, options: Options) -> Event {
-        let stored = options.existing(id)
+    static func makeEvent(_ item: ICalEvent, id: String, stored: Event?, options: Options) -> Event {
         let seed = Int(truncatingIfNeeded: UInt64(id, radix: 16) ?? 0)
         var notes = item.description ?? ""
         for extra in [item.location.map { "Location: " + $0 }, item.url] {

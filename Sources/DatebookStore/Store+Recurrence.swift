@@ -27,6 +27,11 @@ extension Store {
 
     /// Replaces the materialised occurrences of `event` (none when it does not recur).
     func writeOccurrences(_ event: Event) throws {
+        if mayHaveOccurrences == nil {
+            mayHaveOccurrences = try wrap { try db.integer("SELECT EXISTS (SELECT 1 FROM recurrence_spans)") } != 0
+        }
+        if event.recurrence == nil, mayHaveOccurrences == false { return }
+        mayHaveOccurrences = true
         try wrap {
             try statement("DELETE FROM occurrences WHERE event_id = ?").bind(.text(event.id)).run()
             try statement("DELETE FROM recurrence_spans WHERE event_id = ?").bind(.text(event.id)).run()
