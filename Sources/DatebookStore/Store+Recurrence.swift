@@ -97,16 +97,30 @@ extension Store {
                                                     recurrence: recurrence, window: lower..<upper)
             for key in keys where !(key >= coveredFrom && key < coveredTo) { pairs.append((id, key)) }
         }
-        var result: [Occurrence] = []
-        result.reserveCapacity(pairs.count)
+        // Sort light (start, event) pairs, then build the occurrences once, in order: sorting the
+        // Occurrence values themselves copies whole events around.
+        var list: [Event] = []
+        var slot: [String: Int] = [:]
+        for (id, event) in events {
+            slot[id] = list.count
+            list.append(event)
+        }
+        var starts: [(start: Date, index: Int)] = []
+        starts.reserveCapacity(pairs.count)
         for (id, key) in pairs {
-            guard let event = events[id] else { continue }
-            let start = Self.start(key: key, allDay: event.start.isAllDay).resolved(in: calendar)
+            guard let index = slot[id] else { continue }
+            let start = Self.start(key: key, allDay: list[index].start.isAllDay).resolved(in: calendar)
             if let from, start < from { continue }
             if let to, start >= to { continue }
-            result.append(Occurrence(event: event, start: start))
+            starts.append((start, index))
         }
-        result.sort(by: Occurrence.chronological)
+        starts.sort { a, b in
+            if a.start != b.start { return a.start < b.start }
+            if a.index == b.index { return false }
+            let x = list[a.index], y = list[b.index]
+            return x.title != y.title ? x.title < y.title : x.id < y.id
+        }
+        let result = starts.map { Occurrence(event: list[$0.index], start: $0.start) }
         return result
     }
 }
