@@ -27,11 +27,11 @@ extension Store {
 
     /// Replaces the materialised occurrences of `event` (none when it does not recur).
     func writeOccurrences(_ event: Event) throws {
-        if mayHaveOccurrences == nil {
-            mayHaveOccurrences = try wrap { try db.integer("SELECT EXISTS (SELECT 1 FROM recurrence_spans)") } != 0
-        }
-        if event.recurrence == nil, mayHaveOccurrences == false { return }
-        mayHaveOccurrences = true
+        var rows = try occurrenceRows ?? OccurrenceRows(
+            before: wrap { try db.integer("SELECT EXISTS (SELECT 1 FROM recurrence_spans)") } != 0)
+        defer { occurrenceRows = rows }
+        if event.recurrence == nil, !rows.before, !rows.written.contains(event.id) { return }
+        if event.recurrence != nil { rows.written.insert(event.id) }
         try wrap {
             try statement("DELETE FROM occurrences WHERE event_id = ?").bind(.text(event.id)).run()
             try statement("DELETE FROM recurrence_spans WHERE event_id = ?").bind(.text(event.id)).run()
@@ -123,6 +123,12 @@ extension Store {
         let result = starts.map { Occurrence(event: list[$0.index], start: $0.start) }
         return result
     }
+}
+
+/// Whether occurrence rows existed when the write transaction began, and which events got some since.
+struct OccurrenceRows {
+    var before: Bool
+    var written: Set<String> = []
 }
 
 /// Feeds pre-sorted recurring occurrences into the chronological stream of the others.

@@ -12,8 +12,9 @@ public final class Store {
     private var statements: [String: SQLiteStatement] = [:]
     /// Where recurring events' occurrences are materialised when saved (see Store+Recurrence.swift).
     public var recurrenceHorizon: DateInterval?
-    /// Whether any occurrence rows may exist; nil until checked (spares bulk imports two deletes per event).
-    var mayHaveOccurrences: Bool?
+    /// Which occurrence rows may exist in this transaction; nil until checked (spares bulk imports
+    /// two deletes per event).
+    var occurrenceRows: OccurrenceRows?
 
     /// Opens (creating on first use) the store at `path`.
     ///
@@ -97,7 +98,7 @@ public final class Store {
     /// Runs `body` in one write transaction (BEGIN IMMEDIATE): all of it or nothing.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try wrap { try db.execute("BEGIN IMMEDIATE") }
-        mayHaveOccurrences = nil
+        occurrenceRows = nil
         do {
             let result = try body()
             try wrap { try db.execute("COMMIT") }
