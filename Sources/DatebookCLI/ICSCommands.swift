@@ -17,7 +17,8 @@ enum ICSCommands {
         return name.lowercased().hasSuffix(".json") && first != UInt8(ascii: "B") && first != UInt8(ascii: "b")
     }
 
-    static func importICS(_ bytes: [UInt8], name: String, _ context: Context) throws -> Int32 {
+    /// Imports iCalendar bytes; `bytes` is emptied once read, so the file's memory is free while saving.
+    static func importICS(_ bytes: inout [UInt8], name: String, _ context: Context) throws -> Int32 {
         let store = try context.openStore()
         // An empty store (the common first import) needs no per-event lookups.
         let empty = try store.eventCount() == 0
@@ -37,6 +38,7 @@ enum ICSCommands {
         } catch let error as ICalError {
             throw CLIError.data(error.description)
         }
+        bytes = []
         for warning in result.warnings { context.err.write("datebook: warning: " + warning + "\n") }
         let progress = ProgressBar(total: result.events.count, context: context)
         try store.saveImport(result, calendar: "import") { progress.show($0) }

@@ -36,8 +36,8 @@ enum ImportCommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
         let path = arguments.positionals[0]
-        let (bytes, name) = try FileInput.read(path)
-        if !ICSCommands.looksLikeJSON(bytes, name: name) { return try ICSCommands.importICS(bytes, name: name, context) }
+        var (bytes, name) = try FileInput.read(path)
+        if !ICSCommands.looksLikeJSON(bytes, name: name) { return try ICSCommands.importICS(&bytes, name: name, context) }
         let root: JSONNode
         do {
             root = try JSONParser.parse(bytes)
