@@ -111,6 +111,10 @@ private struct Session {
     }
 
     mutating func readTodo(_ chunk: ICalChunk) {
+        if let todo = ICalSimpleTodo.parse(bytes, chunk: chunk) {
+            document.todos.append(todo)
+            return
+        }
         guard let (component, _) = parse(chunk) else {
             warn(line: chunk.line, uid: nil, "VTODO could not be parsed; skipped")
             return

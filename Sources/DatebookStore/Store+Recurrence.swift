@@ -27,8 +27,10 @@ extension Store {
 
     /// Replaces the materialised occurrences of `event` (none when it does not recur).
     func writeOccurrences(_ event: Event) throws {
+        // Take the state out while changing it, so the set is not copied on every insert.
         var rows = try occurrenceRows ?? OccurrenceRows(
             before: wrap { try db.integer("SELECT EXISTS (SELECT 1 FROM recurrence_spans)") } != 0)
+        occurrenceRows = nil
         defer { occurrenceRows = rows }
         if event.recurrence == nil, !rows.before, !rows.written.contains(event.id) { return }
         if event.recurrence != nil { rows.written.insert(event.id) }
