@@ -39,7 +39,9 @@ enum ICalSimpleTodo {
             }
         }
         // Missing or escaped values keep libical's exact behaviour (and its warnings).
-        guard let uid, !uid.isEmpty, !uid.contains("\\"), related.map({ !$0.contains("\\") && !$0.isEmpty }) ?? true,
+        let backslash = UInt8(ascii: "\\")
+        guard let uid, !uid.isEmpty, !uid.utf8.contains(backslash),
+              related.map({ !$0.utf8.contains(backslash) && !$0.isEmpty }) ?? true,
               summary.map({ !$0.isEmpty }) ?? true, status.map({ !$0.isEmpty }) ?? true else { return nil }
         return ICalTodo(uid: uid, summary: summary, status: ICalTaskStatus(icalStatus: status), rawStatus: status,
                         relatedTo: related, due: nil, sourceLine: chunk.line)
@@ -47,7 +49,7 @@ enum ICalSimpleTodo {
 
     /// TEXT unescaping (RFC 5545 3.3.11).
     static func unescape(_ text: String) -> String {
-        guard text.contains("\\") else { return text }
+        guard text.utf8.contains(UInt8(ascii: "\\")) else { return text }
         var out = ""
         var escaped = false
         for character in text {
