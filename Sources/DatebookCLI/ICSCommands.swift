@@ -25,20 +25,7 @@ enum ICSCommands {
         let options = PlannerICS.Options(calendar: "import", timeZone: context.timeZone,
                                          today: CalendarDate(context.now, in: context.timeZone),
                                          existing: { empty ? nil : try? store.event(id: $0) })
-        let result: ICSImport
-        do {
-            // Read the bytes in place: a copy would cost as much memory as the file.
-            result = try bytes.withUnsafeBufferPointer { buffer in
-                guard let base = buffer.baseAddress, !buffer.isEmpty else {
-                    return try PlannerICS.decode(Data(), fileName: name, options: options)
-                }
-                let view = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: buffer.count, deallocator: .none)
-                return try PlannerICS.decode(view, fileName: name, options: options)
-            }
-        } catch let error as ICalError {
-            throw CLIError.data(error.description)
-        }
-        bytes = []
+        let result = try read(&bytes, name: name, options: options, context)
         for warning in result.warnings { context.err.write("datebook: warning: " + warning + "\n") }
         let progress = ProgressBar(total: result.events.count, context: context)
         try store.saveImport(result, calendar: "import") { progress.show($0) }
@@ -46,6 +33,27 @@ enum ICSCommands {
         let skipped = result.warnings.isEmpty ? "" : " (\(result.warnings.count) warning\(result.warnings.count == 1 ? "" : "s"))"
         context.out.write("imported \(result.events.count) event\(result.events.count == 1 ? "" : "s") from \(name)\(skipped)\n")
         return ExitCode.ok
+    }
+}
+
+extension ICSCommands {
+    /// Parses the bytes in place (a copy would cost as much memory as the file), frees them, then
+    /// converts; the parsed document is gone when this returns, before anything is saved.
+    static func read(_ bytes: inout [UInt8], name: String, options: PlannerICS.Options, _ context: Context) throws -> ICSImport {
+        let document: ICalDocument
+        do {
+            document = try bytes.withUnsafeBufferPointer { buffer in
+                guard let base = buffer.baseAddress, !buffer.isEmpty else {
+                    return try ICalParser.parse(data: Data(), fileName: name, defaultTimeZone: context.timeZone)
+                }
+                let view = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: buffer.count, deallocator: .none)
+                return try ICalParser.parse(data: view, fileName: name, defaultTimeZone: context.timeZone)
+            }
+        } catch let error as ICalError {
+            throw CLIError.data(error.description)
+        }
+        bytes = []
+        return PlannerICS.convert(document, fileName: name, options: options)
     }
 }
 

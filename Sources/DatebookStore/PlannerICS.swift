@@ -42,6 +42,11 @@ public enum PlannerICS {
     /// Reads `data`; throws `ICalError.notICalendar` when it is not iCalendar at all.
     public static func decode(_ data: Data, fileName: String, options: Options) throws -> ICSImport {
         let document = try ICalParser.parse(data: data, fileName: fileName, defaultTimeZone: options.timeZone)
+        return convert(document, fileName: fileName, options: options)
+    }
+
+    /// Converts a parsed document (lets a caller free the file's bytes before converting).
+    public static func convert(_ document: ICalDocument, fileName: String, options: Options) -> ICSImport {
         var result = ICSImport(events: [], uids: [:], warnings: document.warnings.map(\.description))
         var index: [String: Int] = [:]
         var masters: [String: Int] = [:]
