@@ -19,6 +19,7 @@ struct Context {
     func openStore(readOnly: Bool = false) throws -> Store {
         let store = try Store(path: storePath, readOnly: readOnly)
         store.recurrenceHorizon = RecurrenceOptions.horizon(now: now)
+        if !readOnly { try store.extendRecurrenceHorizon() }
         return store
     }
 

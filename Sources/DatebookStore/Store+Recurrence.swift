@@ -62,6 +62,33 @@ extension Store {
         try transaction { for event in recurring { try writeOccurrences(event) } }
     }
 
+    /// Re-materialises the recurring events whose span ends within 30 days of the horizon's end, so
+    /// listings of the coming weeks stay on the fast path as time passes. Cheap when nothing is stale
+    /// (one scan of `recurrence_spans`); the CLI calls it whenever it opens the store for writing.
+    @discardableResult
+    public func extendRecurrenceHorizon() throws -> Int {
+        guard let horizon = recurrenceHorizon else { return 0 }
+        let limit = Int64(horizon.end.timeIntervalSince1970) - 30 * 86_400
+        let stale = "e.id IN (SELECT event_id FROM recurrence_spans WHERE to_key < ?)"
+        guard try wrap({ try db.integer("SELECT EXISTS (SELECT 1 FROM recurrence_spans WHERE to_key < \(limit))") }) != 0
+        else { return 0 }
+        var events: [Event] = []
+        try stream(where: stale, [.integer(limit)], order: "e.id") { events.append($0) }
+        try transaction { for event in events { try writeOccurrences(event) } }
+        return events.count
+    }
+
+    /// The end keys of all materialised spans (tests).
+    func spanEnds() throws -> [Int64] {
+        var ends: [Int64] = []
+        try wrap {
+            let rows = try statement("SELECT to_key FROM recurrence_spans ORDER BY event_id")
+            try rows.bind([])
+            while try rows.step() { ends.append(rows.int64(0)) }
+        }
+        return ends
+    }
+
     /// Occurrences of recurring events starting in `[from, to)`, sorted chronologically.
     func recurringOccurrences(from: Date?, to: Date?, calendar: Calendar) throws -> [Occurrence] {
         let fromKey = from.map { Int64($0.timeIntervalSince1970.rounded(.down)) - Self.allDayLatest }

@@ -47,6 +47,21 @@ struct RecurrenceStoreTests {
         #expect(seen.filter { $0.event.id.hasPrefix("bbbb") }.count == (insideHorizon ? 2 : 0))
     }
 
+    @Test func movingTheHorizonReMaterialisesOnlyStaleEvents() throws {
+        let store = try Store(path: temporaryDirectory() + "/m.sqlite3")
+        let now = berlinTime(20, 10, 9)
+        store.recurrenceHorizon = DateInterval(start: now.addingTimeInterval(-7 * 86_400), end: now.addingTimeInterval(92 * 86_400))
+        try store.save([weekly("ffff000000000001", from: berlinTime(5, 10, 9)),
+                        weekly("ffff000000000002", from: berlinTime(5, 10, 9), rule: "FREQ=WEEKLY;COUNT=3")])
+        #expect(try store.extendRecurrenceHorizon() == 0)
+        let later = now.addingTimeInterval(80 * 86_400)
+        store.recurrenceHorizon = DateInterval(start: later.addingTimeInterval(-7 * 86_400), end: later.addingTimeInterval(92 * 86_400))
+        #expect(try store.extendRecurrenceHorizon() == 2)
+        #expect(try store.spanEnds().allSatisfy { $0 > Int64(later.timeIntervalSince1970) + 90 * 86_400 })
+        let window = try occurrences(store, later, later.addingTimeInterval(30 * 86_400))
+        #expect(window.count >= 4 && window.allSatisfy { $0.event.id.hasSuffix("1") })
+    }
+
     @Test func editingARecurringEventReplacesItsOccurrences() throws {
         let store = try Store(path: temporaryDirectory() + "/e.sqlite3")
         var meeting = weekly("cccc000000000001", from: berlinTime(5, 10, 9))
