@@ -23,7 +23,13 @@ let package = Package(
             pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
         ),
+        .systemLibrary(
+            name: "CICal",
+            pkgConfig: "libical",
+            providers: [.apt(["libical-dev", "tzdata"])]
+        ),
         .target(name: "DatebookCore"),
+        .target(name: "DatebookICal", dependencies: ["CICal"]),
         .target(
             name: "DatebookTemplates",
             path: "templates",
@@ -38,7 +44,7 @@ let package = Package(
         ),
         .target(name: "DatebookRender", dependencies: ["DatebookCore", "CCmark", "DatebookTemplates"]),
         .target(name: "DatebookDelivery", dependencies: ["CCurl"]),
-        .target(name: "DatebookStore", dependencies: ["DatebookCore", "CSQLite"]),
+        .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite"]),
         .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery"]),
         .target(
             name: "DatebookCLI",
@@ -50,6 +56,11 @@ let package = Package(
         .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),
         .testTarget(name: "DatebookSchedulerTests", dependencies: ["DatebookScheduler"]),
         .target(name: "DatebookTestSupport", path: "Tests/DatebookTestSupport"),
+        .testTarget(
+            name: "DatebookICalTests",
+            dependencies: ["DatebookICal"],
+            exclude: ["Fixtures", "Support"]
+        ),
         .testTarget(
             name: "DatebookDeliveryTests",
             dependencies: ["DatebookDelivery", "DatebookTestSupport"],

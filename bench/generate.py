@@ -5,9 +5,11 @@ Writes planner JSON documents (the `datebook export` shape) with N events, 0–6
 starts spread from a year before to two years after the anchor (2026-12-01T09:00Z), about 10%
 of them all-day. The same N and seed always give the same bytes.
 
-    generate.py N OUT_PREFIX [--chunk 100000] [--seed 7]
+    generate.py N OUT_PREFIX [--chunk 100000] [--seed 7] [--recurring 0.1] [--ics]
 
-writes OUT_PREFIX-000.json, OUT_PREFIX-001.json, … (one file per chunk).
+writes OUT_PREFIX-000.json, OUT_PREFIX-001.json, … (one file per chunk). `--recurring F` makes that
+fraction of events weekly-recurring (`FREQ=WEEKLY`); `--ics` writes one OUT_PREFIX.ics with N
+VEVENTs instead (TZID starts, VALARMs, tasks as VTODOs with RELATED-TO).
 """
 import argparse
 import datetime as dt
@@ -24,7 +26,7 @@ WORDS = ["Team", "sync", "Dentist", "Birthday", "Trip", "Review", "Lunch", "Call
 STATUSES = ["todo", "todo", "todo", "doing", "done", "done"]
 
 
-def event(rng: random.Random, n: int) -> dict:
+def event(rng: random.Random, n: int, recurring: float = 0.0) -> dict:
     offset = rng.randint(-365 * 86400, 2 * 365 * 86400)
     start = ANCHOR + dt.timedelta(seconds=offset - offset % 900)
     all_day = rng.random() < 0.1
@@ -41,9 +43,44 @@ def event(rng: random.Random, n: int) -> dict:
         "color": rng.choice(COLORS),
         "notes": "",
         "alerts": rng.choice([[], ["1d"], ["1h"], ["1d", "1h"]]),
-        "recurrence": None,
+        "recurrence": "FREQ=WEEKLY" if recurring > 0 and rng.random() < recurring else None,
         "tasks": tasks,
     }
+
+
+def ics_text(value: str) -> str:
+    return value.replace("\\", "\\\\").replace(";", "\\;").replace(",", "\\,").replace("\n", "\\n")
+
+
+def write_ics(path: str, events: list) -> None:
+    """One VCALENDAR; zoned starts use TZID with local wall-clock time."""
+    from zoneinfo import ZoneInfo
+    with open(path, "w", encoding="utf-8", newline="") as out:
+        out.write("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//datebook//bench//EN\r\n")
+        for e in events:
+            uid = e["id"] + "@bench.example.org"
+            lines = ["BEGIN:VEVENT", "UID:" + uid, "DTSTAMP:20260101T000000Z", "SUMMARY:" + ics_text(e["title"])]
+            if e["allDay"]:
+                lines.append("DTSTART;VALUE=DATE:" + e["start"].replace("-", ""))
+            else:
+                start = dt.datetime.strptime(e["start"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+                if e["timeZone"] == "UTC":
+                    lines.append("DTSTART:" + start.strftime("%Y%m%dT%H%M%SZ"))
+                else:
+                    local = start.astimezone(ZoneInfo(e["timeZone"]))
+                    lines.append(f"DTSTART;TZID={e['timeZone']}:" + local.strftime("%Y%m%dT%H%M%S"))
+                lines.append("DURATION:PT1H")
+            if e["recurrence"]:
+                lines.append("RRULE:" + e["recurrence"])
+            for lead in e["alerts"]:
+                lines += ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Reminder", "TRIGGER:" + ("-P" + lead.upper() if lead.endswith("d") else "-PT" + lead.upper()), "END:VALARM"]
+            lines.append("END:VEVENT")
+            for task in e["tasks"]:
+                status = {"todo": "NEEDS-ACTION", "doing": "IN-PROCESS", "done": "COMPLETED"}[task["status"]]
+                lines += ["BEGIN:VTODO", "UID:" + task["id"] + "." + uid, "DTSTAMP:20260101T000000Z",
+                          "SUMMARY:" + ics_text(task["text"]), "STATUS:" + status, "RELATED-TO:" + uid, "END:VTODO"]
+            out.write("\r\n".join(lines) + "\r\n")
+        out.write("END:VCALENDAR\r\n")
 
 
 def main() -> None:
@@ -52,13 +89,19 @@ def main() -> None:
     parser.add_argument("prefix")
     parser.add_argument("--chunk", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--recurring", type=float, default=0.0, help="fraction of weekly-recurring events")
+    parser.add_argument("--ics", action="store_true", help="write one PREFIX.ics instead of JSON chunks")
     args = parser.parse_args()
     rng = random.Random(args.seed)
+    if args.ics:
+        write_ics(args.prefix + ".ics", [event(rng, i, args.recurring) for i in range(args.count)])
+        print(1)
+        return
     written = 0
     part = 0
     while written < args.count:
         size = min(args.chunk, args.count - written)
-        events = [event(rng, written + i) for i in range(size)]
+        events = [event(rng, written + i, args.recurring) for i in range(size)]
         with open(f"{args.prefix}-{part:03d}.json", "w", encoding="utf-8") as out:
             json.dump({"datebook": 1, "events": events}, out, ensure_ascii=False, separators=(",", ":"))
         written += size

@@ -31,6 +31,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The iCalendar peer check (Tests/DatebookICalTests/PeerCheckTests.swift) runs the first python3 on PATH.
+if ! python3 -c 'import icalendar, recurring_ical_events' >/dev/null 2>&1; then
+  echo "setup: installing icalendar recurring-ical-events for $(command -v python3)" >&2
+  python3 -m pip install --quiet icalendar recurring-ical-events
+fi
+
 if ! command -v swift >/dev/null 2>&1; then
   if [ -x /opt/swift/usr/bin/swift ]; then
     echo "setup: add /opt/swift/usr/bin to PATH" >&2

@@ -20,7 +20,10 @@ struct Context {
     var whenParser: WhenParser { WhenParser(now: now, calendar: calendar) }
 
     func openStore(readOnly: Bool = false) throws -> Store {
-        try Store(path: storePath, readOnly: readOnly)
+        let store = try Store(path: storePath, readOnly: readOnly)
+        store.recurrenceHorizon = RecurrenceOptions.horizon(now: now)
+        if !readOnly { try store.extendRecurrenceHorizon() }
+        return store
     }
 
     /// ANSI styling that disappears when colours are off.

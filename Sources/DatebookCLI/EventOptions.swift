@@ -12,7 +12,7 @@ enum EventOptions {
         .value("--task", "TEXT", repeatable: true, "add a checklist item (repeatable)"),
         .value("--alert", "LEAD", repeatable: true, "alert this long before: 1d, 1h, 10m (repeatable)"),
         .value("--notes", "TEXT", "free-form notes"),
-    ]
+    ] + RecurrenceOptions.specs
 
     static func symbol(_ name: String) throws -> Symbol {
         guard let symbol = Symbol(rawValue: name) ?? Symbol(rawValue: name + ".fill") else {
@@ -63,6 +63,7 @@ enum EventOptions {
         if let notes = arguments.value("--notes") { event.notes = notes }
         let alerts = try arguments.all("--alert").map(lead)
         if !alerts.isEmpty { event.alerts = alerts }
+        try RecurrenceOptions.apply(arguments, to: &event, context)
         for text in arguments.all("--task") {
             guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("--task needs some text") }
             event.tasks.append(EventTask(id: newTaskID(), text: text))
@@ -116,6 +117,7 @@ enum EditCommand: Command {
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
         let store = try context.openStore()
         var event = try EventResolver.resolve(arguments.positionals[0], in: store, context: context)
+        try FeedCommand.refuseChange(of: event, verb: "edit", in: store, arguments: arguments)
         if let title = arguments.value("--title") {
             guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("--title is empty") }
             event.title = title
@@ -137,6 +139,7 @@ enum RemoveCommand: Command {
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
         let store = try context.openStore()
         let event = try EventResolver.resolve(arguments.positionals[0], in: store, context: context)
+        try FeedCommand.refuseChange(of: event, verb: "remove", in: store)
         try store.delete(id: event.id)
         context.out.write("removed " + event.shortID + "  " + TextWidth.clean(event.title) + "\n")
         return ExitCode.ok

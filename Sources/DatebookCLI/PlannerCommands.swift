@@ -23,14 +23,21 @@ enum DemoCommand: Command {
 /// `datebook import FILE.json|-`: adds or updates events by id, all or nothing.
 enum ImportCommand: Command {
     static let spec = CommandSpec(
-        name: "import", summary: "import a planner JSON document (all or nothing)", usage: "FILE.json|-",
-        positionals: 1...1, examples: ["datebook import planner.json", "datebook export | ssh host datebook import -"],
-        details: "Events are matched by id: existing ones are replaced, new ones added. The first problem\nis reported with file, line and field, and nothing is imported."
+        name: "import", summary: "import a planner JSON document or an iCalendar (.ics) file", usage: "FILE.json|FILE.ics|-",
+        positionals: 1...1,
+        examples: ["datebook import planner.json", "datebook import calendar.ics", "datebook export | ssh host datebook import -"],
+        details: """
+        The format is detected from the content. JSON: events are matched by id, all or nothing; the
+        first problem is reported with file, line and field. iCalendar: events are matched by UID, so
+        importing again updates them; a broken component is skipped with a warning naming file, line
+        and UID, and the rest is imported. VTODOs become tasks, VALARMs alert lead times.
+        """
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
         let path = arguments.positionals[0]
-        let (bytes, name) = try FileInput.read(path)
+        var (bytes, name) = try FileInput.read(path)
+        if !ICSCommands.looksLikeJSON(bytes, name: name) { return try ICSCommands.importICS(&bytes, name: name, context) }
         let root: JSONNode
         do {
             root = try JSONParser.parse(bytes)
@@ -55,21 +62,23 @@ enum ImportCommand: Command {
 /// `datebook export [--format json] [-o FILE]`
 enum ExportCommand: Command {
     static let spec = CommandSpec(
-        name: "export", summary: "export the whole planner as JSON", usage: "[--format json] [-o FILE]",
-        options: [.value("--format", "FORMAT", "json (default)"),
+        name: "export", summary: "export the whole planner as JSON or iCalendar", usage: "[--format json|ics] [-o FILE]",
+        options: [.value("--format", "FORMAT", "json (default) or ics"),
                   .value("--output", "FILE", short: "o", "write to FILE atomically instead of stdout")],
-        examples: ["datebook export -o planner.json"]
+        examples: ["datebook export -o planner.json", "datebook export --format ics -o planner.ics"]
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
         let format = arguments.value("--format") ?? "json"
-        guard format == "json" else {
-            throw CLIError.usage("unknown export format '\(format)'" + Suggestion.hint(for: format, in: ["json"]) + "; expected json")
+        guard format == "json" || format == "ics" else {
+            throw CLIError.usage("unknown export format '\(format)'" + Suggestion.hint(for: format, in: ["json", "ics"])
+                                 + "; expected json or ics")
         }
         let store = try context.openStore(readOnly: true)
         var events: [Event] = []
         try store.forEachEvent { events.append($0) }
-        let text = PlannerDocument.encode(events)
+        let text = format == "ics" ? PlannerICS.encode(events, uids: try store.sourceUIDs(), dtstamp: context.now)
+            : PlannerDocument.encode(events)
         if let output = arguments.value("--output") {
             try FileOutput.writeAtomically(text, to: XDGPaths.expand(output, context.environment))
             context.err.write("datebook: exported \(events.count) events to \(output)\n")

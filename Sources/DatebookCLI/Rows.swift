@@ -37,10 +37,11 @@ enum Rows {
         line += " "
         line += context.style(title, event.color.ansi)
         line += "  "
+        let start = occurrence.instanceStart(in: context.timeZone)
         if badge.isEmpty {
-            line += when(event.start, context)
+            line += when(start, context)
         } else {
-            line += TextWidth.pad(when(event.start, context), to: 22)
+            line += TextWidth.pad(when(start, context), to: 22)
             line += "  "
             line += event.isComplete ? context.style(badge, "32") : badge
         }

@@ -10,10 +10,16 @@ extension Store {
     ///
     /// One indexed range query on `start_key`, widened by the span of UTC offsets so all-day events
     /// are caught; a small reorder buffer then emits exact chronological order without loading the
-    /// whole range. Never reads events outside the window.
+    /// whole range. Never reads events outside the window. Recurring events contribute one
+    /// occurrence per instance (see Store+Recurrence.swift), merged into the same order.
     public func forEachOccurrence(from: Date?, to: Date?, calendar: Calendar, _ body: (Occurrence) throws -> Void) throws {
-        var conditions: [String] = []
+        var conditions = ["e.recurrence IS NULL"]
         var values: [SQLiteValue] = []
+        var recurring = RecurringMerge(try recurringOccurrences(from: from, to: to, calendar: calendar))
+        func merged(_ occurrence: Occurrence) throws {
+            try recurring.drain(before: occurrence, body)
+            try body(occurrence)
+        }
         if let from {
             conditions.append("e.start_key >= ?")
             values.append(.integer(Int64(from.timeIntervalSince1970.rounded(.down)) - Self.allDayLatest))
@@ -23,17 +29,18 @@ extension Store {
             values.append(.integer(Int64(to.timeIntervalSince1970.rounded(.up)) + Self.allDayEarliest))
         }
         var buffer = ReorderBuffer()
-        try stream(where: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "), values,
+        try stream(where: conditions.joined(separator: " AND "), values,
                    order: "e.start_key, e.id") { event in
             let occurrence = Occurrence(event: event, calendar: calendar)
             if let from, occurrence.start < from { return }
             if let to, occurrence.start >= to { return }
             let (key, _) = Self.key(event.start)
             // No later row can start before key − 14 h: everything earlier is final.
-            try buffer.emit(before: Date(timeIntervalSince1970: TimeInterval(key - Self.allDayEarliest)), body)
+            try buffer.emit(before: Date(timeIntervalSince1970: TimeInterval(key - Self.allDayEarliest)), merged)
             buffer.insert(occurrence)
         }
-        try buffer.emit(before: nil, body)
+        try buffer.emit(before: nil, merged)
+        try recurring.drain(before: nil, body)
     }
 
     /// The agenda of the given periods for `boundaries.now`.

@@ -42,6 +42,7 @@ extension Store {
                 try insertTask.bind(.text(event.id), .int(position), .text(task.id), .text(task.text), .text(task.status.rawValue)).run()
             }
         }
+        try writeOccurrences(event)
     }
 
     /// Deletes an event and its tasks; false when there was no such event.

@@ -3,7 +3,7 @@ import Foundation
 
 extension Store {
     /// The newest schema this build knows.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     /// Each entry upgrades the schema from version `index` to `index + 1`; append, never edit.
     static let migrations: [String] = [
@@ -36,6 +36,38 @@ extension Store {
         ) WITHOUT ROWID;
         CREATE INDEX tasks_by_status ON tasks(status, event_id);
         """,
+        // Recurrence, iCalendar sources and feeds (issue 6); see Store+Recurrence.swift, Store+Feeds.swift.
+        """
+        CREATE INDEX events_recurring ON events(id) WHERE recurrence IS NOT NULL;
+        CREATE TABLE occurrences (
+            event_id TEXT NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+            start_key INTEGER NOT NULL,
+            PRIMARY KEY (event_id, start_key)
+        ) WITHOUT ROWID;
+        CREATE INDEX occurrences_by_start ON occurrences(start_key, event_id);
+        CREATE TABLE recurrence_spans (
+            event_id TEXT PRIMARY KEY REFERENCES events(id) ON DELETE CASCADE,
+            from_key INTEGER NOT NULL,
+            to_key INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE event_sources (
+            event_id TEXT PRIMARY KEY REFERENCES events(id) ON DELETE CASCADE,
+            calendar TEXT NOT NULL,
+            uid TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX event_sources_by_calendar ON event_sources(calendar, uid);
+        CREATE TABLE feeds (
+            name TEXT PRIMARY KEY,
+            source TEXT NOT NULL,
+            every INTEGER NOT NULL,
+            etag TEXT,
+            last_modified TEXT,
+            last_checked INTEGER,
+            last_success INTEGER,
+            last_error TEXT,
+            event_count INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// Checks the version before touching anything, then switches to WAL and migrates.
@@ -48,6 +80,9 @@ extension Store {
             try db.execute("PRAGMA foreign_keys = ON")
             // 32 MB of page cache: big imports stop spilling index pages back and forth through the WAL.
             try db.execute("PRAGMA cache_size = -32768")
+            // Reads through a memory map: listings that visit events by id (recurring occurrences)
+            // would otherwise pay one pread per page.
+            try db.execute("PRAGMA mmap_size = 268435456")
         }
         guard writable else {
             guard found == Self.schemaVersion else { throw StoreError.readOnly(path: path) }

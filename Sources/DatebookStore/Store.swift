@@ -10,6 +10,11 @@ public final class Store {
     public let path: String
     let db: SQLiteConnection
     private var statements: [String: SQLiteStatement] = [:]
+    /// Where recurring events' occurrences are materialised when saved (see Store+Recurrence.swift).
+    public var recurrenceHorizon: DateInterval?
+    /// Which occurrence rows may exist in this transaction; nil until checked (spares bulk imports
+    /// two deletes per event).
+    var occurrenceRows: OccurrenceRows?
 
     /// Opens (creating on first use) the store at `path`.
     ///
@@ -109,6 +114,7 @@ public final class Store {
     /// Runs `body` in one write transaction (BEGIN IMMEDIATE): all of it or nothing.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try wrap { try db.execute("BEGIN IMMEDIATE") }
+        occurrenceRows = nil
         do {
             let result = try body()
             try wrap { try db.execute("COMMIT") }

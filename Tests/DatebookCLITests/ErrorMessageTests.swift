@@ -1,5 +1,6 @@
 @testable import DatebookCLI
 import Foundation
+import DatebookStore
 import Testing
 
 /// Every bad input gets one clear line on stderr, the right exit code, and changes nothing.
@@ -25,7 +26,7 @@ struct ErrorMessageTests {
         (["tasks", "--status", "opn"], "datebook: unknown status 'opn' (did you mean 'open'?); expected todo, doing, done, open or all", 64),
         (["cal", "2026-13"], "datebook: cannot read month '2026-13': expected YYYY-MM, e.g. 2026-12", 64),
         (["list", "--tz", "Europe/Berln"], "datebook: unknown time zone 'Europe/Berln' (did you mean 'Europe/Berlin'?); use an IANA name like Europe/Berlin", 64),
-        (["export", "--format", "jsn"], "datebook: unknown export format 'jsn' (did you mean 'json'?); expected json", 64),
+        (["export", "--format", "jsn"], "datebook: unknown export format 'jsn' (did you mean 'json'?); expected json or ics", 64),
         (["import", "/nonexistent/planner.json"], "datebook: /nonexistent/planner.json: no such file", 65),
     ]
 
@@ -102,7 +103,7 @@ struct ErrorMessageTests {
         process.waitUntilExit()
         let run = sandbox.run(["list"])
         #expect(run.code == 65)
-        #expect(run.err.contains("was written by a newer datebook (schema 42, this one knows up to 1)"))
+        #expect(run.err.contains("was written by a newer datebook (schema 42, this one knows up to \(Store.schemaVersion))"))
     }
 
     @Test func everyCommandHasHelp() {

@@ -15,6 +15,12 @@ Paths:
   /reset                          close the connection without answering
   /redirect-file                  302 to file:///etc/passwd
   /big?bytes=N                    answer N bytes
+  /feed?file=PATH[&type=T]        serve a local file with ETag/Last-Modified; 304 when
+                                  If-None-Match matches (feeds). When PATH.mode exists, its
+                                  content names another path to answer instead (status/500,
+                                  html, endless, redirect-file), so a feed can start failing
+  /html                           200 text/html login page (a feed URL that went wrong)
+  /endless                        200 text/calendar that never ends (size caps)
   anything else                   204 No Content
 """
 import base64
@@ -60,6 +66,12 @@ class Handler(BaseHTTPRequestHandler):
                 "body": base64.b64encode(body).decode(),
             }) + "\n")
         path = url.path
+        if path == "/feed":
+            try:
+                with open(query["file"][0] + ".mode") as mode:
+                    path = "/" + mode.read().strip()
+            except OSError:
+                pass
         if path.startswith("/status/"):
             code = int(path.split("/")[2])
             headers = []
@@ -90,8 +102,38 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/big":
             size = int(query.get("bytes", ["1000"])[0])
             self.answer(200, b"x" * size)
+        elif path == "/feed":
+            self.serve_file(query["file"][0], query.get("type", ["text/calendar; charset=utf-8"])[0])
+        elif path == "/html":
+            self.answer(200, b"<!DOCTYPE html><html><head><title>Sign in</title></head><body>Sign in</body></html>",
+                        [("Content-Type", "text/html; charset=utf-8")])
+        elif path == "/endless":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/calendar")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            chunk = b"BEGIN:VCALENDAR\r\n" + b"X-PAD:" + b"x" * 65000 + b"\r\n"
+            try:
+                while True:
+                    self.wfile.write(chunk)
+            except OSError:
+                pass
         else:
             self.answer(204)
+
+    def serve_file(self, name, content_type):
+        import os
+        with open(name, "rb") as handle:
+            body = handle.read()
+        info = os.stat(name)
+        etag = '"%x-%x"' % (info.st_size, info.st_mtime_ns)
+        modified = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(info.st_mtime))
+        headers = [("ETag", etag), ("Last-Modified", modified), ("Content-Type", content_type)]
+        if self.headers.get("If-None-Match") == etag:
+            self.answer(304, b"", headers[:2])
+        else:
+            self.answer(200, body, headers)
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = handle_any
 

@@ -1,0 +1,131 @@
+import DatebookCore
+import DatebookDelivery
+import DatebookStore
+import Foundation
+
+/// `datebook feed add|list|refresh|rm`: subscribed calendars (iCalendar or planner JSON).
+enum FeedCommand: Command {
+    static let actions = ["add", "list", "refresh", "rm"]
+
+    static let spec = CommandSpec(
+        name: "feed", aliases: ["feeds"], summary: "subscribe to calendars by URL or path, refresh them",
+        usage: "add NAME URL|PATH [--every 30m] | list | refresh [NAME] | rm NAME",
+        options: [.value("--every", "DURATION", "how often the scheduler refreshes it (default 30m)")],
+        positionals: 0...3,
+        examples: ["datebook feed add work https://calendar.example.org/work.ics --every 1h",
+                   "datebook feed add holidays ~/calendars/holidays.ics", "datebook feed refresh", "datebook feed rm work"],
+        details: """
+        A feed's events are read-only; attach tasks to them with 'datebook task add', or a symbol
+        or colour with 'datebook edit EVENT --symbol … --color …': these survive refreshes. A failed
+        refresh keeps the last good copy. URLs must be https:// or http://.
+        """
+    )
+
+    static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
+        let words = arguments.positionals
+        let action = words.first ?? "list"
+        guard actions.contains(action) else {
+            throw UsageError(message: "unknown feed action '\(action)'" + Suggestion.hint(for: action, in: actions)
+                             + "; expected " + JSONReader.orList(actions), command: "feed")
+        }
+        let expected = ["add": 3...3, "list": 0...1, "refresh": 1...2, "rm": 2...2][action] ?? 0...3
+        guard expected.contains(words.count) else {
+            throw UsageError(message: "'feed \(action)' takes \(expected.lowerBound - (action == "list" ? 0 : 1))"
+                             + (expected.count > 1 ? " or \(expected.upperBound - 1)" : "")
+                             + " argument(s): datebook feed \(spec.usage)", command: "feed")
+        }
+        let store = try context.openStore()
+        switch action {
+        case "add": return try add(name: words[1], source: words[2], arguments, store, context)
+        case "rm":
+            guard try store.removeFeed(named: words[1]) else { throw try noSuchFeed(words[1], store) }
+            context.out.write("removed feed '\(words[1])' and its events\n")
+            return ExitCode.ok
+        case "refresh": return try refresh(words.count > 1 ? words[1] : nil, store, context)
+        default: return try list(store, context)
+        }
+    }
+
+    static func add(name: String, source: String, _ arguments: ParsedArguments, _ store: Store, _ context: Context) throws -> Int32 {
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
+            throw CLIError.usage("feed name '\(name)' may only contain letters, digits, '-', '_' and '.'")
+        }
+        var location = source
+        let lowered = source.lowercased()
+        if !lowered.hasPrefix("https://"), !lowered.hasPrefix("http://") {
+            if lowered.range(of: "^[a-z][a-z0-9+.-]*://", options: .regularExpression) != nil {
+                throw CLIError.usage("feed URL '\(source)': only https:// and http:// URLs (or a local path) are allowed")
+            }
+            location = XDGPaths.expand(source, context.environment)
+            if !location.hasPrefix("/") { location = FileManager.default.currentDirectoryPath + "/" + location }
+        }
+        var every = 30 * 60
+        if let text = arguments.value("--every") {
+            guard let lead = LeadTime(text), lead.days * 86_400 + lead.seconds >= 60 else {
+                throw CLIError.usage("--every expects a duration of at least 1m like 30m, 1h or 1d, got '\(text)'")
+            }
+            every = lead.days * 86_400 + lead.seconds
+        }
+        guard try store.addFeed(Feed(name: name, source: location, every: every)) else {
+            throw CLIError.usage("a feed named '\(name)' exists already; 'datebook feed rm \(name)' first to replace it")
+        }
+        context.out.write("added feed '\(name)' (\(location)), refreshed every \(LeadTime(seconds: every).description)\n")
+        return try refresh(name, store, context)
+    }
+
+    static func refresh(_ name: String?, _ store: Store, _ context: Context) throws -> Int32 {
+        let feeds: [Feed]
+        if let name {
+            guard let feed = try store.feed(named: name) else { throw try noSuchFeed(name, store) }
+            feeds = [feed]
+        } else {
+            feeds = try store.feeds()
+        }
+        let refresher = FeedRefresher(store: store, timeZone: context.timeZone,
+                                      fetch: FeedHTTP.fetcher(client: HTTPClient(), caInfo: context.environment["DATEBOOK_CA_FILE"]))
+        var failed: [FeedError] = []
+        for feed in feeds {
+            switch try refresher.refresh(feed: feed, now: context.now) {
+            case .unchanged:
+                context.out.write("feed '\(feed.name)': unchanged\n")
+            case let .updated(count, warnings):
+                for warning in warnings { context.err.write("datebook: warning: feed '\(feed.name)': \(warning)\n") }
+                context.out.write("feed '\(feed.name)': \(count) event\(count == 1 ? "" : "s")\n")
+            case let .failed(error):
+                failed.append(error)
+            }
+        }
+        guard !failed.isEmpty else { return ExitCode.ok }
+        for error in failed.dropLast() { context.err.write("datebook: \(error); the last good copy is kept\n") }
+        throw CLIError(message: "\(failed[failed.count - 1]); the last good copy is kept", code: ExitCode.temporaryFailure)
+    }
+
+    static func list(_ store: Store, _ context: Context) throws -> Int32 {
+        let feeds = try store.feeds()
+        if feeds.isEmpty {
+            context.out.write("No feeds. Add one with 'datebook feed add NAME URL|PATH'.\n")
+            return ExitCode.ok
+        }
+        for feed in feeds {
+            let checked = feed.lastChecked.map { Rows.when(.instant($0), context) } ?? "never"
+            var line = "\(feed.name)  \(FeedHTTP.redacted(feed.source))  every \(LeadTime(seconds: feed.every))  \(feed.eventCount) events  checked \(checked)"
+            if let error = feed.lastError { line += "  FAILED: " + error }
+            context.out.write(line + "\n")
+        }
+        return ExitCode.ok
+    }
+
+    static func noSuchFeed(_ name: String, _ store: Store) throws -> CLIError {
+        let names = try store.feeds().map(\.name)
+        return CLIError.usage("no feed named '\(name)'" + Suggestion.hint(for: name, in: names) + "; 'datebook feed list' shows them")
+    }
+
+    /// Feed events are read-only: only symbol, colour and tasks (kept across refreshes) may change.
+    static func refuseChange(of event: Event, verb: String, in store: Store, arguments: ParsedArguments? = nil) throws {
+        guard let feed = try store.feedName(ofEvent: event.id) else { return }
+        let cosmetic: Set<String> = ["--symbol", "--color", "--task", "--store", "--now", "--tz", "--config"]
+        if let arguments, arguments.flags.isEmpty, arguments.values.keys.allSatisfy(cosmetic.contains) { return }
+        throw CLIError.usage("cannot \(verb) '\(TextWidth.clean(event.title))': it comes from feed '\(feed)' and is read-only; "
+                             + "change it at its source, or attach tasks ('datebook task add'), a --symbol or a --color")
+    }
+}

@@ -1,0 +1,159 @@
+import DatebookCore
+import DatebookICal
+import DatebookStore
+import Foundation
+
+/// `datebook import FILE.ics`: the iCalendar half of `import`.
+enum ICSCommands {
+    /// Planner JSON starts with `{` or `[` (after a BOM and blanks); a `.json` name also counts.
+    /// Everything else goes to the iCalendar reader, which refuses non-calendars with a diagnosis.
+    static func looksLikeJSON(_ bytes: [UInt8], name: String = "") -> Bool {
+        var index = 0
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+        while index < bytes.count, [0x20, 0x09, 0x0D, 0x0A].contains(bytes[index]) { index += 1 }
+        guard index < bytes.count else { return !name.lowercased().hasSuffix(".ics") }
+        let first = bytes[index]
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return true }
+        return name.lowercased().hasSuffix(".json") && first != UInt8(ascii: "B") && first != UInt8(ascii: "b")
+    }
+
+    /// Imports iCalendar bytes; `bytes` is emptied once read, so the file's memory is free while saving.
+    static func importICS(_ bytes: inout [UInt8], name: String, _ context: Context) throws -> Int32 {
+        let store = try context.openStore()
+        // An empty store (the common first import) needs no per-event lookups.
+        let empty = try store.eventCount() == 0
+        let options = PlannerICS.Options(calendar: "import", timeZone: context.timeZone,
+                                         today: CalendarDate(context.now, in: context.timeZone),
+                                         existing: { empty ? nil : try? store.event(id: $0) })
+        let result = try read(&bytes, name: name, options: options, context)
+        for warning in result.warnings { context.err.write("datebook: warning: " + warning + "\n") }
+        let progress = ProgressBar(total: result.events.count, context: context)
+        try store.saveImport(result, calendar: "import") { progress.show($0) }
+        progress.finish()
+        let skipped = result.warnings.isEmpty ? "" : " (\(result.warnings.count) warning\(result.warnings.count == 1 ? "" : "s"))"
+        context.out.write("imported \(result.events.count) event\(result.events.count == 1 ? "" : "s") from \(name)\(skipped)\n")
+        return ExitCode.ok
+    }
+}
+
+extension ICSCommands {
+    /// Parses the bytes in place (a copy would cost as much memory as the file), frees them, then
+    /// converts; the parsed document is gone when this returns, before anything is saved.
+    static func read(_ bytes: inout [UInt8], name: String, options: PlannerICS.Options, _ context: Context) throws -> ICSImport {
+        let document: ICalDocument
+        do {
+            document = try bytes.withUnsafeBufferPointer { buffer in
+                guard let base = buffer.baseAddress, !buffer.isEmpty else {
+                    return try ICalParser.parse(data: Data(), fileName: name, defaultTimeZone: context.timeZone)
+                }
+                let view = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: buffer.count, deallocator: .none)
+                return try ICalParser.parse(data: view, fileName: name, defaultTimeZone: context.timeZone)
+            }
+        } catch let error as ICalError {
+            throw CLIError.data(error.description)
+        }
+        bytes = []
+        return PlannerICS.convert(document, fileName: name, options: options)
+    }
+}
+
+/// A one-line progress bar on stderr, only when stderr is a terminal and the import is large.
+struct ProgressBar {
+    let total: Int
+    let enabled: Bool
+    let err: OutputSink
+
+    init(total: Int, context: Context) {
+        self.total = total
+        err = context.err
+        enabled = total >= 10_000 && context.err is FileDescriptorSink && isatty(STDERR_FILENO) == 1
+    }
+
+    func show(_ done: Int) {
+        guard enabled, total > 0 else { return }
+        let width = 30
+        let filled = min(width, done * width / total)
+        err.write("\rimporting [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+                  + "] \(done)/\(total)")
+        err.flush()
+    }
+
+    func finish() {
+        guard enabled else { return }
+        err.write("\r" + String(repeating: " ", count: 60) + "\r")
+        err.flush()
+    }
+}
+
+/// `--repeat`, `--until` and `--count` of `add` and `edit`.
+enum RecurrenceOptions {
+    static let specs: [OptionSpec] = [
+        .value("--repeat", "RULE", "daily, weekly, monthly, yearly, an RRULE (FREQ=WEEKLY;BYDAY=MO,WE) or none"),
+        .value("--until", "WHEN", "last day of the repetition (with --repeat)"),
+        .value("--count", "N", "number of occurrences (with --repeat)"),
+    ]
+
+    /// Occurrences of recurring events are materialised for this window around now.
+    static func horizon(now: Date) -> DateInterval {
+        DateInterval(start: now.addingTimeInterval(-7 * 86_400), end: now.addingTimeInterval(92 * 86_400))
+    }
+
+    /// Applies the options to `event`; refuses rules the expander would refuse.
+    static func apply(_ arguments: ParsedArguments, to event: inout Event, _ context: Context) throws {
+        let until = arguments.value("--until")
+        let count = arguments.value("--count")
+        guard let repeatText = arguments.value("--repeat") else {
+            if until != nil || count != nil, let rule = event.recurrence {
+                event.recurrence = try rebuilt(RecurrenceText(rule).rule ?? "", until: until, count: count, event, context)
+            } else if until != nil || count != nil {
+                throw CLIError.usage("--until and --count need --repeat (the event does not repeat)")
+            }
+            return
+        }
+        if repeatText.lowercased() == "none" {
+            event.recurrence = nil
+            return
+        }
+        let named = ["daily": "FREQ=DAILY", "weekly": "FREQ=WEEKLY", "monthly": "FREQ=MONTHLY", "yearly": "FREQ=YEARLY"]
+        var rule = named[repeatText.lowercased()] ?? repeatText
+        if rule.uppercased().hasPrefix("RRULE:") { rule = String(rule.dropFirst(6)) }
+        guard rule.uppercased().contains("FREQ=") else {
+            throw CLIError.usage("--repeat '\(repeatText)': expected daily, weekly, monthly, yearly, none or an RRULE like FREQ=WEEKLY;BYDAY=MO"
+                                 + Suggestion.hint(for: repeatText, in: Array(named.keys) + ["none"]))
+        }
+        event.recurrence = try rebuilt(rule, until: until, count: count, event, context)
+    }
+
+    static func rebuilt(_ rule: String, until: String?, count: String?, _ event: Event, _ context: Context) throws -> String {
+        var parts = rule.split(separator: ";").map(String.init)
+        if until != nil || count != nil {
+            parts.removeAll { $0.uppercased().hasPrefix("UNTIL=") || $0.uppercased().hasPrefix("COUNT=") }
+        }
+        if until != nil, count != nil { throw CLIError.usage("give --until or --count, not both (RFC 5545 forbids both)") }
+        if let count {
+            guard let number = Int(count), number >= 1 else { throw CLIError.usage("--count expects a whole number of at least 1, got '\(count)'") }
+            parts.append("COUNT=\(number)")
+        }
+        if let until {
+            let day: CalendarDate
+            switch try context.whenParser.parse(until) {
+            case .date(let date): day = date
+            case .instant(let instant): day = CalendarDate(instant, in: context.timeZone)
+            }
+            // The end of that day in the event's zone, as UTC (RFC 5545 wants UTC for zoned starts).
+            var value = String(format: "%04d%02d%02d", day.year, day.month, day.day)
+            if case .instant = event.start {
+                var calendar = context.calendar
+                calendar.timeZone = TimeZone(identifier: event.timeZone) ?? context.timeZone
+                let end = CalendarDate(dayNumber: day.dayNumber + 1).start(in: calendar).addingTimeInterval(-1)
+                value = RecurrenceText.format(.utc(end))
+            }
+            parts.append("UNTIL=" + value)
+        }
+        let text = parts.joined(separator: ";")
+        if let problem = RecurrenceExpander.problem(rule: text) {
+            throw CLIError.usage("--repeat '\(text)' is refused: " + problem.replacingOccurrences(of: "; only DTSTART is used", with: ""))
+        }
+        return text
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+
+/// One top-level component of a VCALENDAR, located by byte range and line number.
+struct ICalChunk: Sendable, Equatable {
+    /// Upper-cased component name (`VEVENT`, `VTODO`, `VTIMEZONE`, …).
+    var name: String
+    /// 1-based line of the `BEGIN:` line.
+    var line: Int
+    /// Byte range from `BEGIN:` through the end of the `END:` line.
+    var range: Range<Int>
+}
+
+/// Splits an iCalendar byte buffer into top-level components in one linear pass.
+///
+/// Why not hand the whole file to libical: `icalparser_parse_string` builds the full tree
+/// (hundreds of MB for 100k events), reports no line numbers, and one broken component can
+/// derail its neighbours. Scanning `BEGIN:`/`END:` lines ourselves gives line numbers for
+/// warnings, lets each component be parsed and freed on its own (bounded memory), and isolates
+/// failures. Continuation lines start with a space or tab, so a line that starts with `BEGIN:`
+/// is always a real component boundary.
+struct ICalChunkScanner {
+    struct Result {
+        var chunks: [ICalChunk] = []
+        /// Components opened but never closed: (name, line).
+        var unterminated: [(String, Int)] = []
+    }
+
+    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Result {
+        var result = Result()
+        var depth = 0
+        var open: (name: String, line: Int, offset: Int)?
+        var line = 1
+        var lineStart = start
+        var index = start
+        let count = bytes.count
+        // Lines before `start` (a BOM has none) are not counted.
+        while lineStart < count {
+            index = lineStart
+            while index < count && bytes[index] != 0x0A { index += 1 }
+            let lineEnd = index  // position of LF or count
+            let next = min(count, lineEnd + 1)
+            if let (isBegin, name) = boundary(bytes, lineStart, lineEnd) {
+                if isBegin {
+                    depth += 1
+                    if depth == 2 { open = (name, line, lineStart) }
+                } else {
+                    if depth == 2, let current = open, current.name == name {
+                        result.chunks.append(ICalChunk(name: name, line: current.line,
+                                                       range: current.offset..<next))
+                        open = nil
+                    }
+                    depth = max(0, depth - 1)
+                }
+            }
+            line += 1
+            lineStart = next
+        }
+        if let current = open { result.unterminated.append((current.name, current.line)) }
+        return result
+    }
+
+    /// Recognises `BEGIN:NAME` / `END:NAME` (case-insensitive, trailing CR/blanks ignored).
+    static func boundary(_ b: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> (Bool, String)? {
+        guard e > s else { return nil }
+        let first = b[s] | 0x20
+        guard first == UInt8(ascii: "b") || first == UInt8(ascii: "e") else { return nil }
+        let isBegin = first == UInt8(ascii: "b")
+        let keyword: [UInt8] = isBegin ? Array("begin:".utf8) : Array("end:".utf8)
+        guard e - s > keyword.count else { return nil }
+        for (k, expected) in keyword.enumerated() where (b[s + k] | 0x20) != expected {
+            return nil
+        }
+        var end = e
+        while end > s + keyword.count, b[end - 1] == 0x0D || b[end - 1] == 0x20 || b[end - 1] == 0x09 {
+            end -= 1
+        }
+        let nameBytes = UnsafeBufferPointer(rebasing: b[(s + keyword.count)..<end])
+        return (isBegin, String(decoding: nameBytes, as: UTF8.self).uppercased())
+    }
+}
+
+extension ICalChunkScanner {
+    /// Properties of VEVENT/VTODO (and their VALARMs) that the reader uses; libical never sees the
+    /// others (ATTENDEE lists, X- properties, DTSTAMP…), which roughly halves its work on real feeds.
+    static let usedProperties: Set<String> = [
+        "BEGIN", "END", "UID", "SUMMARY", "DESCRIPTION", "LOCATION", "URL", "DTSTART", "DTEND", "DURATION",
+        "RDATE", "EXDATE", "RECURRENCE-ID", "STATUS", "TRIGGER", "RELATED-TO", "DUE", "ACTION",
+    ]
+
+    /// Copies the chunk's used lines (with their continuation lines) into `buffer` as a C string for
+    /// libical, and returns the component's own RRULE values, unfolded, exactly as written: libical
+    /// re-serialises RRULE and drops parts it rejects (`INTERVAL=0`), so the rule text comes from here.
+    static func prepare(_ b: UnsafeBufferPointer<UInt8>, chunk: Range<Int>, into buffer: inout [UInt8]) -> [String] {
+        buffer.removeAll(keepingCapacity: true)
+        var rules: [String] = []
+        var depth = 0
+        var keeping = false
+        var rule: [UInt8]?
+        var lineStart = chunk.lowerBound
+        while lineStart < chunk.upperBound {
+            var end = lineStart
+            while end < chunk.upperBound && b[end] != 0x0A { end += 1 }
+            let next = min(chunk.upperBound, end + 1)
+            var contentEnd = end
+            if contentEnd > lineStart, b[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+            let isContinuation = contentEnd > lineStart && (b[lineStart] == 0x20 || b[lineStart] == 0x09)
+            if isContinuation {
+                rule?.append(contentsOf: UnsafeBufferPointer(rebasing: b[(lineStart + 1)..<contentEnd]))
+            } else {
+                if let done = rule { rules.append(value(of: done)) }
+                rule = nil
+                let name = propertyName(b, lineStart, contentEnd)
+                if name == "BEGIN" { depth += 1 } else if name == "END" { depth -= 1 }
+                keeping = usedProperties.contains(name)
+                if name == "RRULE", depth == 1 {
+                    rule = Array(UnsafeBufferPointer(rebasing: b[lineStart..<contentEnd]))
+                }
+            }
+            if keeping {
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: b[lineStart..<next]))
+            }
+            lineStart = next
+        }
+        if let done = rule { rules.append(value(of: done)) }
+        buffer.append(0)
+        return rules
+    }
+
+    /// The upper-cased property name (up to `;` or `:`); empty when longer than 15 bytes, so
+    /// the common case stays an allocation-free small string.
+    private static func propertyName(_ b: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> String {
+        var end = s
+        while end < e, b[end] != UInt8(ascii: ":"), b[end] != UInt8(ascii: ";") { end += 1 }
+        guard end - s <= 15 else { return "" }
+        var name = String(decoding: UnsafeBufferPointer(rebasing: b[s..<end]), as: UTF8.self)
+        if name.utf8.contains(where: { $0 >= 0x61 && $0 <= 0x7A }) { name = name.uppercased() }
+        return name
+    }
+
+    /// The text after the first colon outside a quoted parameter value.
+    private static func value(of line: [UInt8]) -> String {
+        var quoted = false
+        for (index, byte) in line.enumerated() {
+            if byte == UInt8(ascii: "\"") { quoted.toggle() }
+            if byte == UInt8(ascii: ":") && !quoted {
+                return String(decoding: line[(index + 1)...], as: UTF8.self)
+            }
+        }
+        return ""
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+
+/// One VEVENT, reduced to neutral values; nothing here depends on the rest of datebook.
+public struct ICalEvent: Sendable, Equatable {
+    public var uid: String
+    public var summary: String?
+    public var description: String?
+    public var location: String?
+    public var url: String?
+    public var start: ICalDateValue
+    /// From DTEND, or DTSTART + DURATION; nil when the file gives neither.
+    public var end: ICalDateValue?
+    /// The RRULE value exactly as written in the file (unfolded).
+    public var rrule: String?
+    public var rdates: [ICalDateValue]
+    public var exdates: [ICalDateValue]
+    /// Set on an override: the original start of the instance this VEVENT replaces.
+    public var recurrenceID: ICalDateValue?
+    /// Alarm lead times in seconds before start (negative: after start).
+    public var alarms: [Int]
+    /// Line number (1-based) of `BEGIN:VEVENT` in the file.
+    public var sourceLine: Int
+    /// STATUS as written, upper-cased (`CONFIRMED`, `TENTATIVE`, `CANCELLED`).
+    public var status: String?
+
+    public init(uid: String, summary: String? = nil, description: String? = nil,
+                location: String? = nil, url: String? = nil, start: ICalDateValue,
+                end: ICalDateValue? = nil, rrule: String? = nil, rdates: [ICalDateValue] = [],
+                exdates: [ICalDateValue] = [], recurrenceID: ICalDateValue? = nil,
+                alarms: [Int] = [], sourceLine: Int = 0, status: String? = nil) {
+        self.uid = uid
+        self.summary = summary
+        self.description = description
+        self.location = location
+        self.url = url
+        self.start = start
+        self.end = end
+        self.rrule = rrule
+        self.rdates = rdates
+        self.exdates = exdates
+        self.recurrenceID = recurrenceID
+        self.alarms = alarms
+        self.sourceLine = sourceLine
+        self.status = status
+    }
+
+    /// The zone recurrence is expanded in: the start's own zone, else `defaultTimeZone`.
+    public func timeZone(default defaultTimeZone: TimeZone) -> TimeZone {
+        start.timeZone(fallback: defaultTimeZone)
+    }
+
+    /// Seconds from start to end (0 without an end).
+    public func duration(in defaultTimeZone: TimeZone) -> TimeInterval {
+        guard let end else { return 0 }
+        return max(0, end.resolve(in: defaultTimeZone).timeIntervalSince(start.resolve(in: defaultTimeZone)))
+    }
+
+    /// True when STATUS is CANCELLED.
+    public var isCancelled: Bool { status == "CANCELLED" }
+}
+
+/// The three task states of datebook; CANCELLED counts as done (nothing left to do).
+public enum ICalTaskStatus: String, Sendable, Equatable {
+    case todo, doing, done
+
+    /// Maps an RFC 5545 VTODO STATUS; unknown or missing values are `todo`.
+    public init(icalStatus: String?) {
+        switch icalStatus?.uppercased() {
+        case "IN-PROCESS": self = .doing
+        case "COMPLETED", "CANCELLED": self = .done
+        default: self = .todo
+        }
+    }
+
+    /// The RFC 5545 STATUS written for this state.
+    public var icalStatus: String {
+        switch self {
+        case .todo: return "NEEDS-ACTION"
+        case .doing: return "IN-PROCESS"
+        case .done: return "COMPLETED"
+        }
+    }
+}
+
+/// One VTODO, reduced to neutral values.
+public struct ICalTodo: Sendable, Equatable {
+    public var uid: String
+    public var summary: String?
+    public var status: ICalTaskStatus
+    /// STATUS as written, upper-cased (keeps CANCELLED apart from COMPLETED).
+    public var rawStatus: String?
+    /// RELATED-TO: the UID of the parent (usually the event this task belongs to).
+    public var relatedTo: String?
+    public var due: ICalDateValue?
+    /// Line number (1-based) of `BEGIN:VTODO` in the file.
+    public var sourceLine: Int
+
+    public init(uid: String, summary: String? = nil, status: ICalTaskStatus = .todo,
+                rawStatus: String? = nil, relatedTo: String? = nil, due: ICalDateValue? = nil,
+                sourceLine: Int = 0) {
+        self.uid = uid
+        self.summary = summary
+        self.status = status
+        self.rawStatus = rawStatus
+        self.relatedTo = relatedTo
+        self.due = due
+        self.sourceLine = sourceLine
+    }
+}
+
+/// A problem that did not stop the import: which file, line and UID, and what happened.
+public struct ICalWarning: Sendable, Equatable, CustomStringConvertible {
+    public var fileName: String
+    public var line: Int
+    public var uid: String?
+    public var message: String
+
+    public init(fileName: String, line: Int, uid: String?, message: String) {
+        self.fileName = fileName
+        self.line = line
+        self.uid = uid
+        self.message = message
+    }
+
+    /// `file:line: UID x: message`, the house format for diagnostics.
+    public var description: String {
+        let who = uid.map { " UID \($0):" } ?? ""
+        return "\(fileName):\(line):\(who) \(message)"
+    }
+}
+
+/// Everything read from one iCalendar file.
+public struct ICalDocument: Sendable, Equatable {
+    public var events: [ICalEvent]
+    public var todos: [ICalTodo]
+    public var warnings: [ICalWarning]
+
+    public init(events: [ICalEvent] = [], todos: [ICalTodo] = [], warnings: [ICalWarning] = []) {
+        self.events = events
+        self.todos = todos
+        self.warnings = warnings
+    }
+}
+
+/// Why a whole file was refused.
+public enum ICalError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The bytes are not an iCalendar file at all; `got` names what they look like.
+    case notICalendar(fileName: String, got: String)
+
+    public var description: String {
+        switch self {
+        case let .notICalendar(fileName, got):
+            return "\(fileName): not iCalendar (\(got)); check that the path or URL points at an .ics calendar"
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// The RRULE text split into its parts, to vet it before libical sees it and to take UNTIL out.
+///
+/// UNTIL is applied here, not by libical: expansion runs on floating wall-clock times (so 09:00
+/// stays 09:00 across DST), and libical would compare a UTC UNTIL against those as if both were UTC.
+struct ICalRuleText: Equatable {
+    var parts: [(key: String, value: String)]
+
+    init(_ text: String) {
+        parts = text.split(separator: ";", omittingEmptySubsequences: true).map { part in
+            let pieces = part.split(separator: "=", maxSplits: 1)
+            let key = pieces.first.map { String($0).trimmingCharacters(in: .whitespaces).uppercased() } ?? ""
+            let value = pieces.count > 1 ? String(pieces[1]).trimmingCharacters(in: .whitespaces) : ""
+            return (key, value)
+        }
+    }
+
+    static func == (lhs: ICalRuleText, rhs: ICalRuleText) -> Bool {
+        lhs.parts.map(\.key) == rhs.parts.map(\.key) && lhs.parts.map(\.value) == rhs.parts.map(\.value)
+    }
+
+    subscript(key: String) -> String? { parts.first { $0.key == key }?.value }
+
+    /// The rule for libical: without UNTIL.
+    var withoutUntil: String {
+        parts.filter { $0.key != "UNTIL" }.map { "\($0.key)=\($0.value)" }.joined(separator: ";")
+    }
+
+    /// Why this rule is refused, or nil when it may be expanded.
+    var refusal: String? {
+        guard let freq = self["FREQ"]?.uppercased() else { return "RRULE has no FREQ" }
+        switch freq {
+        case "SECONDLY", "MINUTELY":
+            return "FREQ=\(freq) is refused (it can produce millions of occurrences); only DTSTART is used"
+        case "HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY":
+            break
+        default:
+            return "FREQ=\(freq) is not a recurrence frequency; only DTSTART is used"
+        }
+        if let interval = self["INTERVAL"] {
+            guard let number = Int(interval), number >= 1 else {
+                return "INTERVAL=\(interval) is refused (it must be a whole number of at least 1); only DTSTART is used"
+            }
+        }
+        if let count = self["COUNT"] {
+            guard let number = Int(count), number >= 1 else {
+                return "COUNT=\(count) is refused (it must be at least 1); only DTSTART is used"
+            }
+        }
+        if let problem = impossibility { return problem + "; only DTSTART is used" }
+        if self["UNTIL"] != nil && self["COUNT"] != nil {
+            return "RRULE has both COUNT and UNTIL, which RFC 5545 forbids; only DTSTART is used"
+        }
+        return nil
+    }
+
+    private static let ranges: [(String, ClosedRange<Int>, Bool)] = [
+        ("BYSECOND", 0...60, false), ("BYMINUTE", 0...59, false), ("BYHOUR", 0...23, false),
+        ("BYMONTHDAY", 1...31, true), ("BYYEARDAY", 1...366, true), ("BYWEEKNO", 1...53, true),
+        ("BYMONTH", 1...12, false), ("BYSETPOS", 1...366, true),
+    ]
+
+    private func numbers(_ key: String) -> [Int]? {
+        self[key].map { $0.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) ?? Int.min } }
+    }
+
+    /// Out-of-range BYxxx values, or BYMONTH/BYMONTHDAY that can never meet (Feb 30): libical
+    /// would search such a rule for centuries inside one call (20 s for an HOURLY one).
+    private var impossibility: String? {
+        for (key, range, signed) in Self.ranges {
+            guard let values = numbers(key) else { continue }
+            for value in values where !(range.contains(value) || (signed && range.contains(-value))) {
+                return "\(key)=\(self[key] ?? "") is out of range (\(signed ? "±" : "")\(range.lowerBound)…\(range.upperBound))"
+            }
+        }
+        if let months = numbers("BYMONTH"), let days = numbers("BYMONTHDAY") {
+            let longest = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+            let possible = months.contains { month in days.contains { abs($0) <= longest[month - 1] } }
+            if !possible {
+                return "BYMONTH=\(self["BYMONTH"] ?? "") with BYMONTHDAY=\(self["BYMONTHDAY"] ?? "") can never match"
+            }
+        }
+        return nil
+    }
+
+    /// UNTIL as a value: a date, a UTC time, or a floating time read in the event's zone.
+    var until: ICalDateValue? {
+        guard let text = self["UNTIL"] else { return nil }
+        let digits = text.filter(\.isNumber)
+        func number(_ from: Int, _ length: Int) -> Int? {
+            let start = digits.index(digits.startIndex, offsetBy: from)
+            let end = digits.index(start, offsetBy: length)
+            return Int(digits[start..<end])
+        }
+        guard digits.count >= 8, let year = number(0, 4), let month = number(4, 2), let day = number(6, 2)
+        else { return nil }
+        guard digits.count >= 14, let hour = number(8, 2), let minute = number(10, 2), let second = number(12, 2)
+        else { return .date(year: year, month: month, day: day) }
+        let local = ICalLocalDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        guard text.uppercased().hasSuffix("Z"), let utc = TimeZone(identifier: "UTC") else { return .floating(local) }
+        return .utc(local.instant(in: utc))
+    }
+}
+
+extension ICalLocalDateTime: Comparable {
+    public static func < (lhs: ICalLocalDateTime, rhs: ICalLocalDateTime) -> Bool {
+        (lhs.year, lhs.month, lhs.day, lhs.hour, lhs.minute, lhs.second)
+            < (rhs.year, rhs.month, rhs.day, rhs.hour, rhs.minute, rhs.second)
+    }
+}
+
+extension ICalRecurrence {
+    /// Why an RRULE value would be refused (SECONDLY, MINUTELY, INTERVAL=0, impossible BYxxx…),
+    /// or nil when it may be expanded. Cheap: no libical call.
+    public static func refusal(rrule: String) -> String? {
+        ICalRuleText(rrule).refusal
+    }
+}

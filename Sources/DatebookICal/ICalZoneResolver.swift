@@ -1,0 +1,140 @@
+import CICal
+import Foundation
+
+/// Turns a TZID plus a wall-clock time into an `ICalDateValue`, never falling back to UTC.
+///
+/// Order: an IANA name (also inside prefixes such as `/mozilla.org/20070129_1/Europe/Berlin`),
+/// then the Windows-name table, then a VTIMEZONE shipped in the same file (evaluated by libical),
+/// and finally the default zone with a warning. libical alone would turn an unknown TZID into a
+/// floating time that later converts as UTC; this type exists to stop that.
+final class ICalZoneResolver {
+    private enum Resolution {
+        case iana(TimeZone)
+        /// A file-defined zone; `label` is the IANA zone used for repeats, `exact` when X-LIC-LOCATION named it.
+        case shipped(OpaquePointer, label: TimeZone, exact: Bool)
+        case unknown
+    }
+
+    let defaultTimeZone: TimeZone
+    /// icaltimezone objects built from the file's VTIMEZONE components, by TZID; owned here.
+    private var shipped: [String: OpaquePointer] = [:]
+    private var cache: [String: Resolution] = [:]
+
+    init(defaultTimeZone: TimeZone) {
+        self.defaultTimeZone = defaultTimeZone
+    }
+
+    deinit {
+        for zone in shipped.values { icaltimezone_free(zone, 1) }
+    }
+
+    /// Adopts a parsed VTIMEZONE (ownership moves to libical's zone object). Returns false if unusable.
+    func adopt(vtimezone: OpaquePointer) -> Bool {
+        guard let zone = icaltimezone_new() else {
+            icalcomponent_free(vtimezone)
+            return false
+        }
+        guard icaltimezone_set_component(zone, vtimezone) != 0,
+              let tzid = Libical.text(icaltimezone_get_tzid(zone)) else {
+            icaltimezone_free(zone, 1)
+            return false
+        }
+        if let previous = shipped[tzid] { icaltimezone_free(previous, 1) }
+        shipped[tzid] = zone
+        cache[tzid] = nil
+        return true
+    }
+
+    /// The zone value of `local` read in `tzid`, plus a warning when the TZID had to be guessed.
+    func value(tzid: String, local: ICalLocalDateTime) -> (ICalDateValue, String?) {
+        switch resolution(tzid, year: local.year) {
+        case let .iana(zone):
+            return (.zoned(local.instant(in: zone), tzid: zone.identifier), nil)
+        case let .shipped(zone, label, exact):
+            let time = Libical.floating(local, isDate: false)
+            let instant = Date(timeIntervalSince1970: TimeInterval(icaltime_as_timet_with_zone(time, zone)))
+            let warning = exact ? nil
+                : "TZID '\(tzid)' is not a known zone name; the time follows the file's VTIMEZONE, and repeats "
+                + "use \(label.identifier), which has the same UTC offsets; use an IANA name such as Europe/Berlin"
+            return (.zoned(instant, tzid: label.identifier), warning)
+        case .unknown:
+            let instant = local.instant(in: defaultTimeZone)
+            return (.zoned(instant, tzid: defaultTimeZone.identifier),
+                    "unknown TZID '\(tzid)' (no such zone and no VTIMEZONE in the file); "
+                    + "time read in \(defaultTimeZone.identifier) instead; use an IANA name such as Europe/Berlin")
+        }
+    }
+
+    /// An IANA zone for a TZID without consulting the file (names, prefixes, Windows table).
+    static func ianaZone(for tzid: String) -> TimeZone? {
+        let trimmed = tzid.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+        if let zone = knownZone(trimmed) { return zone }
+        if trimmed.hasPrefix("/") || trimmed.contains("/") {
+            let parts = trimmed.split(separator: "/")
+            for length in stride(from: min(3, parts.count), through: 1, by: -1) {
+                let candidate = parts.suffix(length).joined(separator: "/")
+                if let zone = knownZone(candidate) { return zone }
+            }
+        }
+        if let mapped = WindowsTimeZones.iana(for: trimmed) { return TimeZone(identifier: mapped) }
+        return nil
+    }
+
+    /// tz database names without a slash; other slash-less words (PST, GMT+1) are not zone names.
+    private static let slashless: Set<String> = [
+        "UTC", "GMT", "UCT", "Zulu", "CET", "EET", "MET", "WET", "EST", "MST", "HST",
+        "EST5EDT", "CST6CDT", "MST7MDT", "PST8PDT",
+    ]
+
+    /// Only real tz database names: Foundation also accepts things like "GMT+1" and abbreviations.
+    private static func knownZone(_ name: String) -> TimeZone? {
+        guard name.contains("/") || slashless.contains(name) else { return nil }
+        guard let zone = TimeZone(identifier: name) else { return nil }
+        return zone
+    }
+
+    private func resolution(_ tzid: String, year: Int) -> Resolution {
+        if let cached = cache[tzid] { return cached }
+        let result: Resolution
+        if let zone = Self.ianaZone(for: tzid) {
+            result = .iana(zone)
+        } else if let zone = shipped[tzid] {
+            let location = Libical.text(icaltimezone_get_location(zone)).flatMap(Self.ianaZone(for:))
+            if let location {
+                result = .shipped(zone, label: location, exact: true)
+            } else {
+                result = .shipped(zone, label: lookalike(of: zone, year: year), exact: false)
+            }
+        } else {
+            result = .unknown
+        }
+        cache[tzid] = result
+        return result
+    }
+
+    private func icalOffset(_ zone: OpaquePointer, at local: ICalLocalDateTime) -> Int {
+        var time = Libical.floating(local, isDate: false)
+        var isDaylight: Int32 = 0
+        return Int(icaltimezone_get_utc_offset(zone, &time, &isDaylight))
+    }
+
+    /// An IANA zone with the same UTC offsets as a file-defined zone on the 1st and 15th of every
+    /// month of `year` (the default zone first), else a fixed offset. Runs once per such TZID.
+    private func lookalike(of zone: OpaquePointer, year: Int) -> TimeZone {
+        let probes = (1...12).flatMap { month in
+            [1, 15].map { ICalLocalDateTime(year: year, month: month, day: $0, hour: 12) }
+        }
+        let expected = probes.map { icalOffset(zone, at: $0) }
+        let utc = TimeZone(secondsFromGMT: 0) ?? defaultTimeZone
+        func matches(_ candidate: TimeZone) -> Bool {
+            zip(probes, expected).allSatisfy { probe, offset in
+                candidate.secondsFromGMT(for: probe.instant(in: utc).addingTimeInterval(TimeInterval(-offset))) == offset
+            }
+        }
+        if matches(defaultTimeZone) { return defaultTimeZone }
+        for identifier in TimeZone.knownTimeZoneIdentifiers where identifier.contains("/") && !identifier.hasPrefix("Etc/") {
+            if let candidate = TimeZone(identifier: identifier), matches(candidate) { return candidate }
+        }
+        return TimeZone(secondsFromGMT: expected.first ?? 0) ?? defaultTimeZone
+    }
+}

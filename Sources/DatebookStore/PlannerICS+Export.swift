@@ -1,0 +1,82 @@
+import DatebookCore
+import DatebookICal
+import Foundation
+
+extension PlannerICS {
+    /// The planner as iCalendar: each event a VEVENT (RRULE, RDATE, EXDATE, VALARM per lead time),
+    /// each task a VTODO with RELATED-TO its event.
+    ///
+    /// Events that came from iCalendar keep their UID (`uids`); others get `<id>@datebook`, which
+    /// `decode` maps back to the same id, so export → import reproduces the planner (symbols and
+    /// colours have no iCalendar property and are not written).
+    public static func encode(_ events: [Event], uids: [String: String], dtstamp: Date) -> String {
+        var items: [ICalEvent] = []
+        var todos: [ICalTodo] = []
+        items.reserveCapacity(events.count)
+        for event in events {
+            let uid = uids[event.id].map { $0.components(separatedBy: "#")[0] } ?? event.id + uidSuffix
+            let text = event.recurrence.map(RecurrenceText.init)
+            let recurrenceID = uids[event.id].flatMap { stored -> ICalDateValue? in
+                let parts = stored.components(separatedBy: "#")
+                return parts.count > 1 ? RecurrenceText.value(parts[1]) : nil
+            }
+            let alarms = event.alerts.map { $0.days * 86_400 + $0.seconds }
+            items.append(ICalEvent(
+                uid: uid, summary: event.title, description: event.notes.isEmpty ? nil : event.notes,
+                start: value(event.start, zone: event.timeZone), end: event.end.map { value($0, zone: event.timeZone) },
+                rrule: text?.rule, rdates: text?.rdates ?? [], exdates: text?.exdates ?? [],
+                recurrenceID: recurrenceID, alarms: alarms))
+            for task in event.tasks {
+                todos.append(ICalTodo(uid: task.id + "." + event.id + uidSuffix, summary: task.text,
+                                      status: ICalTaskStatus(rawValue: task.status.rawValue) ?? .todo, relatedTo: uid))
+            }
+        }
+        return ICalWriter.write(events: items, todos: todos, prodID: "-//datebook//datebook//EN", dtstamp: dtstamp)
+    }
+
+    static func value(_ start: EventStart, zone: String) -> ICalDateValue {
+        switch start {
+        case .allDay(let day): return .date(year: day.year, month: day.month, day: day.day)
+        case .instant(let date):
+            if zone != "UTC", TimeZone(identifier: zone) != nil { return .zoned(date, tzid: zone) }
+            return .utc(date)
+        }
+    }
+}
+
+extension Store {
+    /// Records which iCalendar UID (and calendar) each event came from.
+    public func saveSources(_ uids: [String: String], calendar: String) throws {
+        let insert = try statement("""
+            INSERT INTO event_sources (event_id, calendar, uid) VALUES (?, ?, ?)
+            ON CONFLICT(event_id) DO UPDATE SET calendar = excluded.calendar, uid = excluded.uid
+            """)
+        try wrap { for (id, uid) in uids { try insert.bind(.text(id), .text(calendar), .text(uid)).run() } }
+    }
+
+    /// Event id → iCalendar UID for every event that came from iCalendar.
+    public func sourceUIDs() throws -> [String: String] {
+        var result: [String: String] = [:]
+        try wrap {
+            let rows = try statement("SELECT event_id, uid FROM event_sources")
+            try rows.bind([])
+            while try rows.step() { result[rows.text(0)] = rows.text(1) }
+        }
+        return result
+    }
+
+    /// Saves imported events and their UIDs in one transaction; `progress(done)` after each batch.
+    public func saveImport(_ result: ICSImport, calendar: String, progress: (Int) -> Void = { _ in }) throws {
+        // In id order the primary-key B-trees of events and tasks grow at their right edge instead
+        // of splitting pages all over the file.
+        let ordered = result.events.sorted { $0.id < $1.id }
+        try transaction {
+            for (n, event) in ordered.enumerated() {
+                try write(event)
+                if n % 5_000 == 4_999 { progress(n + 1) }
+            }
+            try saveSources(result.uids, calendar: calendar)
+        }
+        progress(result.events.count)
+    }
+}

@@ -1,0 +1,178 @@
+import DatebookCore
+import Foundation
+
+/// Recurring events in the agenda.
+///
+/// Design: when a recurring event is saved, its occurrences inside `recurrenceHorizon` (the CLI
+/// sets now − 7 days … now + 92 days) are materialised into `occurrences(event_id, start_key)`,
+/// and `recurrence_spans` records which key range that covers. A listing then reads the
+/// materialised rows with one indexed range query, and expands on the fly (bounded by
+/// `RecurrenceExpander.cap` per event) only for events whose span does not cover the window
+/// asked for. Non-recurring events keep their own fast path in `forEachOccurrence`; the two
+/// streams are merged in chronological order. An open-ended window (`list` of all periods) shows
+/// recurring occurrences up to `openEndedReach` beyond its bound.
+extension Store {
+    /// How far past a missing window bound recurring events are expanded (one year).
+    static let openEndedReach: Int64 = 366 * 86_400
+
+    /// Default materialisation window when no horizon is set: the first 92 days from the start.
+    func horizonKeys(for event: Event) -> Range<Int64> {
+        if let horizon = recurrenceHorizon {
+            return Int64(horizon.start.timeIntervalSince1970) - Self.allDayLatest
+                ..< Int64(horizon.end.timeIntervalSince1970) + Self.allDayEarliest
+        }
+        let (start, _) = Self.key(event.start)
+        return start ..< start + 92 * 86_400
+    }
+
+    /// Replaces the materialised occurrences of `event` (none when it does not recur).
+    func writeOccurrences(_ event: Event) throws {
+        // Take the state out while changing it, so the set is not copied on every insert.
+        var rows = try occurrenceRows ?? OccurrenceRows(
+            before: wrap { try db.integer("SELECT EXISTS (SELECT 1 FROM recurrence_spans)") } != 0)
+        occurrenceRows = nil
+        defer { occurrenceRows = rows }
+        if event.recurrence == nil, !rows.before, !rows.written.contains(event.id) { return }
+        if event.recurrence != nil { rows.written.insert(event.id) }
+        try wrap {
+            try statement("DELETE FROM occurrences WHERE event_id = ?").bind(.text(event.id)).run()
+            try statement("DELETE FROM recurrence_spans WHERE event_id = ?").bind(.text(event.id)).run()
+        }
+        guard let recurrence = event.recurrence else { return }
+        let window = horizonKeys(for: event)
+        let (keys, _) = RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone,
+                                                recurrence: recurrence, window: window)
+        try wrap {
+            let insert = try statement("INSERT OR IGNORE INTO occurrences (event_id, start_key) VALUES (?, ?)")
+            for key in keys { try insert.bind(.text(event.id), .integer(key)).run() }
+            // A span starting at or before the event's first start covers everything before it too.
+            let (startKey, _) = Self.key(event.start)
+            let from = window.lowerBound <= startKey ? Int64.min : window.lowerBound
+            let to = keys.count >= RecurrenceExpander.cap ? (keys.last ?? window.upperBound) : window.upperBound
+            try statement("INSERT INTO recurrence_spans (event_id, from_key, to_key) VALUES (?, ?, ?)")
+                .bind(.text(event.id), .integer(from), .integer(to)).run()
+        }
+    }
+
+    /// Re-materialises every recurring event for the current `recurrenceHorizon` (one transaction);
+    /// the scheduler may call this once a day so listings stay on the fast path.
+    public func rematerializeRecurrences() throws {
+        var recurring: [Event] = []
+        try stream(where: "e.recurrence IS NOT NULL", [], order: "e.id") { recurring.append($0) }
+        try transaction { for event in recurring { try writeOccurrences(event) } }
+    }
+
+    /// Re-materialises the recurring events whose span ends within 30 days of the horizon's end, so
+    /// listings of the coming weeks stay on the fast path as time passes. Cheap when nothing is stale
+    /// (one scan of `recurrence_spans`); the CLI calls it whenever it opens the store for writing.
+    @discardableResult
+    public func extendRecurrenceHorizon() throws -> Int {
+        guard let horizon = recurrenceHorizon else { return 0 }
+        let limit = Int64(horizon.end.timeIntervalSince1970) - 30 * 86_400
+        let stale = "e.id IN (SELECT event_id FROM recurrence_spans WHERE to_key < ?)"
+        guard try wrap({ try db.integer("SELECT EXISTS (SELECT 1 FROM recurrence_spans WHERE to_key < \(limit))") }) != 0
+        else { return 0 }
+        var events: [Event] = []
+        try stream(where: stale, [.integer(limit)], order: "e.id") { events.append($0) }
+        try transaction { for event in events { try writeOccurrences(event) } }
+        return events.count
+    }
+
+    /// The end keys of all materialised spans (tests).
+    func spanEnds() throws -> [Int64] {
+        var ends: [Int64] = []
+        try wrap {
+            let rows = try statement("SELECT to_key FROM recurrence_spans ORDER BY event_id")
+            try rows.bind([])
+            while try rows.step() { ends.append(rows.int64(0)) }
+        }
+        return ends
+    }
+
+    /// Occurrences of recurring events starting in `[from, to)`, sorted chronologically.
+    func recurringOccurrences(from: Date?, to: Date?, calendar: Calendar) throws -> [Occurrence] {
+        let fromKey = from.map { Int64($0.timeIntervalSince1970.rounded(.down)) - Self.allDayLatest }
+        let toKey = to.map { Int64($0.timeIntervalSince1970.rounded(.up)) + Self.allDayEarliest }
+        let lower = fromKey ?? toKey.map { $0 - Self.openEndedReach } ?? Int64.min
+        let upper = toKey ?? fromKey.map { $0 + Self.openEndedReach } ?? Int64.max
+        var pairs: [(id: String, key: Int64)] = []
+        var events: [String: Event] = [:]
+        try wrap {
+            let rows = try statement("SELECT event_id, start_key FROM occurrences WHERE start_key >= ? AND start_key < ?")
+            try rows.bind(.integer(lower), .integer(upper))
+            while try rows.step() { pairs.append((rows.text(0), rows.int64(1))) }
+        }
+        if !pairs.isEmpty {
+            try stream(where: "e.id IN (SELECT event_id FROM occurrences WHERE start_key >= ? AND start_key < ?)",
+                       [.integer(lower), .integer(upper)], order: "e.id") { events[$0.id] = $0 }
+        }
+        // Events whose materialised span does not cover the window (or that have none yet).
+        var uncovered: [(id: String, from: Int64, to: Int64)] = []
+        try wrap {
+            let rows = try statement("""
+                SELECT e.id, s.from_key, s.to_key FROM events e LEFT JOIN recurrence_spans s ON s.event_id = e.id
+                WHERE e.recurrence IS NOT NULL AND (s.event_id IS NULL OR s.from_key > ? OR s.to_key < ?)
+                """)
+            try rows.bind(.integer(lower), .integer(upper))
+            while try rows.step() {
+                let covered = rows.isNull(1) ? (Int64.max, Int64.max) : (rows.int64(1), rows.int64(2))
+                uncovered.append((rows.text(0), covered.0, covered.1))
+            }
+        }
+        for (id, coveredFrom, coveredTo) in uncovered {
+            guard let event = try events[id] ?? self.event(id: id), let recurrence = event.recurrence else { continue }
+            events[id] = event
+            let (keys, _) = RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone,
+                                                    recurrence: recurrence, window: lower..<upper)
+            for key in keys where !(key >= coveredFrom && key < coveredTo) { pairs.append((id, key)) }
+        }
+        // Sort light (start, event) pairs, then build the occurrences once, in order: sorting the
+        // Occurrence values themselves copies whole events around.
+        var list: [Event] = []
+        var slot: [String: Int] = [:]
+        for (id, event) in events {
+            slot[id] = list.count
+            list.append(event)
+        }
+        var starts: [(start: Date, index: Int)] = []
+        starts.reserveCapacity(pairs.count)
+        for (id, key) in pairs {
+            guard let index = slot[id] else { continue }
+            let start = Self.start(key: key, allDay: list[index].start.isAllDay).resolved(in: calendar)
+            if let from, start < from { continue }
+            if let to, start >= to { continue }
+            starts.append((start, index))
+        }
+        starts.sort { a, b in
+            if a.start != b.start { return a.start < b.start }
+            if a.index == b.index { return false }
+            let x = list[a.index], y = list[b.index]
+            return x.title != y.title ? x.title < y.title : x.id < y.id
+        }
+        let result = starts.map { Occurrence(event: list[$0.index], start: $0.start) }
+        return result
+    }
+}
+
+/// Whether occurrence rows existed when the write transaction began, and which events got some since.
+struct OccurrenceRows {
+    var before: Bool
+    var written: Set<String> = []
+}
+
+/// Feeds pre-sorted recurring occurrences into the chronological stream of the others.
+struct RecurringMerge {
+    let items: [Occurrence]
+    private var next = 0
+
+    init(_ items: [Occurrence]) { self.items = items }
+
+    /// Emits every recurring occurrence that sorts before `limit` (all remaining when nil).
+    mutating func drain(before limit: Occurrence?, _ body: (Occurrence) throws -> Void) throws {
+        while next < items.count {
+            if let limit, !Occurrence.chronological(items[next], limit) { break }
+            try body(items[next])
+            next += 1
+        }
+    }
+}

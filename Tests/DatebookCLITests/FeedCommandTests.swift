@@ -1,0 +1,149 @@
+@testable import DatebookCLI
+import Foundation
+import Testing
+
+/// The delivery tests' scriptable HTTP sink (Support/http_sink.py), run on 127.0.0.1.
+final class FeedSink: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    let record: String
+
+    init() throws {
+        let script = cliFixtures.appendingPathComponent("../../DatebookDeliveryTests/Support/http_sink.py").standardized.path
+        record = NSTemporaryDirectory() + "feed-sink-\(UUID().uuidString).jsonl"
+        _ = FileManager.default.createFile(atPath: record, contents: Data())
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [script, record]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            process.terminate()
+            throw CLIError.data("http_sink.py did not print a port")
+        }
+        self.port = port
+    }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// Request header lists, in order.
+    func requests() throws -> [[String: Any]] {
+        try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: record)
+    }
+}
+
+struct FeedCommandTests {
+    /// A sandbox with feed 'work' serving a copy of team.ics through the sink.
+    func subscribed() throws -> (Sandbox, FeedSink, String) {
+        let sandbox = Sandbox.october()
+        let sink = try FeedSink()
+        let file = sandbox.home + "/work.ics"
+        try FileManager.default.copyItem(atPath: cliFixtures.appendingPathComponent("team.ics").path, toPath: file)
+        let run = sandbox.run(["feed", "add", "work", sink.url("/feed?file=" + file)])
+        #expect(run.code == 0, "\(run.err)")
+        #expect(run.out.hasSuffix("feed 'work': 2 events\n"))
+        return (sandbox, sink, file)
+    }
+
+    @Test func unchangedFeedIsOneConditionalRequestAnswered304() throws {
+        let (sandbox, sink, _) = try subscribed()
+        let run = sandbox.run(["feed", "refresh", "work"])
+        #expect(run.out == "feed 'work': unchanged\n")
+        let second = try sink.requests().last?["headers"] as? [[String]]
+        #expect(second?.contains { $0[0] == "If-None-Match" } == true)
+    }
+
+    @Test func overlaysSurviveARefresh() throws {
+        let (sandbox, sink, file) = try subscribed()
+        defer { withExtendedLifetime(sink) {} }
+        #expect(sandbox.run(["task", "add", "Dentist", "Bring insurance card"]).code == 0)
+        #expect(sandbox.run(["edit", "Dentist", "--color", "red"]).code == 0)
+        let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "130000Z", with: "140000Z")
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(sandbox.run(["feed", "refresh"]).out == "feed 'work': 2 events\n")
+        let dentist = try sandbox.exportedEvents().first { $0["title"] as? String == "Dentist" }
+        #expect(dentist?["start"] as? String == "2026-10-27T14:00:00Z")
+        #expect((dentist?["tasks"] as? [[String: Any]])?.first?["text"] as? String == "Bring insurance card")
+        #expect(dentist?["color"] as? String == "red")
+    }
+
+    @Test func feedEventsAreReadOnly() throws {
+        let (sandbox, sink, _) = try subscribed()
+        defer { withExtendedLifetime(sink) {} }
+        let edit = sandbox.run(["edit", "Dentist", "--title", "Mine now"])
+        #expect(edit.code == 64)
+        #expect(edit.err.hasPrefix("datebook: cannot edit 'Dentist': it comes from feed 'work' and is read-only"))
+        let remove = sandbox.run(["rm", "Dentist"])
+        #expect(remove.err.hasPrefix("datebook: cannot remove 'Dentist': it comes from feed 'work' and is read-only"))
+        #expect(try sandbox.exportedEvents().count == 2)
+    }
+
+    @Test(arguments: [
+        ("/status/500", "feed 'work': HTTP 500 from "),
+        ("/html", "feed 'work': not iCalendar (got text/html)"),
+        ("/endless", "feed 'work': larger than 20 MB"),
+        ("/redirect-file", "protocol refused"),
+    ])
+    func aFailedRefreshKeepsTheLastGoodCopy(path: String, message: String) throws {
+        let (sandbox, sink, file) = try subscribed()
+        defer { withExtendedLifetime(sink) {} }
+        let before = try sandbox.exportedEvents()
+        try path.dropFirst().write(toFile: file + ".mode", atomically: true, encoding: .utf8)
+        let run = sandbox.run(["feed", "refresh", "work"])
+        #expect(run.code == 75)
+        #expect(run.err.hasPrefix("datebook: feed 'work': "))
+        #expect(run.err.contains(message), "\(run.err)")
+        #expect(run.err.hasSuffix("; the last good copy is kept\n"))
+        #expect(try sandbox.exportedEvents().count == before.count)
+        #expect(try sandbox.exportedEvents().map { $0["id"] as? String } == before.map { $0["id"] as? String })
+        #expect(sandbox.run(["feed", "list"]).out.contains("FAILED: "))
+    }
+
+    @Test func aBrokenRefreshAfterAGoodOneKeepsTheEvents() throws {
+        let (sandbox, sink, file) = try subscribed()
+        defer { withExtendedLifetime(sink) {} }
+        try "<!DOCTYPE html><html><body>oops</body></html>".write(toFile: file, atomically: true, encoding: .utf8)
+        let run = sandbox.run(["feed", "refresh", "work"])
+        #expect(run.code == 75)
+        #expect(run.err.contains("feed 'work': not iCalendar"))
+        #expect(try sandbox.exportedEvents().count == 2)
+    }
+
+    @Test func localPathFeedIsReReadOnlyWhenItChanges() throws {
+        let sandbox = Sandbox.october()
+        let file = sandbox.home + "/local.ics"
+        try FileManager.default.copyItem(atPath: cliFixtures.appendingPathComponent("team.ics").path, toPath: file)
+        #expect(sandbox.run(["feed", "add", "home", file, "--every", "1h"]).out.hasSuffix("feed 'home': 2 events\n"))
+        #expect(sandbox.run(["feed", "refresh", "home"]).out == "feed 'home': unchanged\n")
+        #expect(sandbox.run(["feed", "rm", "home"]).code == 0)
+        #expect(try sandbox.exportedEvents().isEmpty)
+    }
+
+    @Test(arguments: [
+        (["feed", "add", "x", "file:///etc/passwd"], "only https:// and http:// URLs (or a local path) are allowed"),
+        (["feed", "add", "x", "/tmp/x.ics", "--every", "10s"], "--every expects a duration of at least 1m"),
+        (["feed", "refresh", "nope"], "no feed named 'nope'"),
+        (["feed", "fetch"], "unknown feed action 'fetch'"),
+    ])
+    func usageMistakesAreExplained(arguments: [String], message: String) {
+        let run = Sandbox.october().run(arguments)
+        #expect(run.code == 64)
+        #expect(run.err.contains(message), "\(run.err)")
+    }
+}

@@ -1,0 +1,107 @@
+import DatebookCore
+@testable import DatebookStore
+import Foundation
+import Testing
+
+struct RecurrenceStoreTests {
+    let berlin = utcCalendar("Europe/Berlin")
+
+    func berlinTime(_ day: Int, _ month: Int, _ hour: Int) -> Date {
+        berlin.date(from: DateComponents(year: 2026, month: month, day: day, hour: hour)) ?? Date()
+    }
+
+    func weekly(_ id: String, from start: Date, rule: String = "FREQ=WEEKLY") -> Event {
+        Event(id: id, title: "Weekly \(id)", start: .instant(start), timeZone: "Europe/Berlin", symbol: .star,
+              color: .red, recurrence: rule)
+    }
+
+    func occurrences(_ store: Store, _ from: Date?, _ to: Date?) throws -> [Occurrence] {
+        var seen: [Occurrence] = []
+        try store.forEachOccurrence(from: from, to: to, calendar: berlin) { seen.append($0) }
+        return seen
+    }
+
+    /// Materialised rows and on-the-fly expansion must agree, and merge with one-off events in order.
+    @Test(arguments: [true, false])
+    func recurringOccurrencesMergeChronologicallyInsideAndOutsideTheHorizon(insideHorizon: Bool) throws {
+        let store = try Store(path: temporaryDirectory() + "/r.sqlite3")
+        let now = berlinTime(20, 10, 9)
+        store.recurrenceHorizon = DateInterval(start: now.addingTimeInterval(-7 * 86_400),
+                                               end: now.addingTimeInterval(92 * 86_400))
+        try store.save([
+            weekly("aaaa000000000001", from: berlinTime(5, 10, 9)),
+            weekly("aaaa000000000002", from: berlinTime(6, 10, 8), rule: "FREQ=DAILY;INTERVAL=3"),
+            event("bbbb000000000001", .instant(berlinTime(27, 10, 12))),
+            event("bbbb000000000002", .allDay(CalendarDate(year: 2026, month: 11, day: 2))),
+        ])
+        let from = insideHorizon ? now : berlinTime(1, 3, 0).addingTimeInterval(366 * 86_400)
+        let to = from.addingTimeInterval(30 * 86_400)
+        let seen = try occurrences(store, from, to)
+        #expect(seen == seen.sorted(by: Occurrence.chronological))
+        let weeklyStarts = seen.filter { $0.event.id.hasSuffix("1") && $0.event.recurrence != nil }.map(\.start)
+        #expect(weeklyStarts.count >= 4)
+        for start in weeklyStarts {
+            #expect(LocalTime(start, in: berlin.timeZone).hour == 9, "09:00 local on both sides of DST")
+            #expect(start >= from && start < to)
+        }
+        #expect(seen.filter { $0.event.id.hasPrefix("bbbb") }.count == (insideHorizon ? 2 : 0))
+    }
+
+    @Test func movingTheHorizonReMaterialisesOnlyStaleEvents() throws {
+        let store = try Store(path: temporaryDirectory() + "/m.sqlite3")
+        let now = berlinTime(20, 10, 9)
+        store.recurrenceHorizon = DateInterval(start: now.addingTimeInterval(-7 * 86_400), end: now.addingTimeInterval(92 * 86_400))
+        try store.save([weekly("ffff000000000001", from: berlinTime(5, 10, 9)),
+                        weekly("ffff000000000002", from: berlinTime(5, 10, 9), rule: "FREQ=WEEKLY;COUNT=3")])
+        #expect(try store.extendRecurrenceHorizon() == 0)
+        let later = now.addingTimeInterval(80 * 86_400)
+        store.recurrenceHorizon = DateInterval(start: later.addingTimeInterval(-7 * 86_400), end: later.addingTimeInterval(92 * 86_400))
+        #expect(try store.extendRecurrenceHorizon() == 2)
+        #expect(try store.spanEnds().allSatisfy { $0 > Int64(later.timeIntervalSince1970) + 90 * 86_400 })
+        let window = try occurrences(store, later, later.addingTimeInterval(30 * 86_400))
+        #expect(window.count >= 4 && window.allSatisfy { $0.event.id.hasSuffix("1") })
+    }
+
+    @Test func editingARecurringEventReplacesItsOccurrences() throws {
+        let store = try Store(path: temporaryDirectory() + "/e.sqlite3")
+        var meeting = weekly("cccc000000000001", from: berlinTime(5, 10, 9))
+        try store.save(meeting)
+        meeting.recurrence = "FREQ=WEEKLY;COUNT=2"
+        try store.save(meeting)
+        #expect(try occurrences(store, berlinTime(1, 10, 0), berlinTime(1, 12, 0)).count == 2)
+        meeting.recurrence = nil
+        try store.save(meeting)
+        #expect(try occurrences(store, berlinTime(1, 10, 0), berlinTime(1, 12, 0)).count == 1)
+        try store.delete(id: meeting.id)
+        #expect(try occurrences(store, nil, nil).isEmpty)
+    }
+
+    @Test(arguments: ["FREQ=SECONDLY", "FREQ=MINUTELY", "FREQ=DAILY;INTERVAL=0", "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30"])
+    func hostileRulesYieldOnlyTheFirstStartQuickly(rule: String) throws {
+        let store = try Store(path: temporaryDirectory() + "/h.sqlite3")
+        let started = Date()
+        try store.save(weekly("dddd000000000001", from: berlinTime(5, 10, 9), rule: rule))
+        let seen = try occurrences(store, nil, nil)
+        #expect(seen.count == 1)
+        #expect(RecurrenceExpander.problem(rule: rule) != nil)
+        #expect(Date().timeIntervalSince(started) < 2)
+    }
+
+    @Test func hourlyRuleIsCappedPerEventPerWindow() throws {
+        let store = try Store(path: temporaryDirectory() + "/c.sqlite3")
+        try store.save(weekly("eeee000000000001", from: berlinTime(5, 10, 9), rule: "FREQ=HOURLY"))
+        let seen = try occurrences(store, berlinTime(1, 1, 0).addingTimeInterval(400 * 86_400), nil)
+        // The cap applies to the key window, which starts 12 hours early (all-day slack).
+        #expect(seen.count <= RecurrenceExpander.cap)
+        #expect(seen.count >= RecurrenceExpander.cap - 12)
+    }
+
+    @Test func recurrenceTextRoundTripsExceptionDates() {
+        let text = "FREQ=WEEKLY;BYDAY=MO\nRDATE:20261201T100000Z\nEXDATE:20261102T080000Z\nEXDATE;VALUE=DATE:20261109"
+        let parsed = RecurrenceText(text)
+        #expect(parsed.rule == "FREQ=WEEKLY;BYDAY=MO")
+        #expect(parsed.rdates.count == 1)
+        #expect(parsed.exdates.count == 2)
+        #expect(RecurrenceText(parsed.text) == parsed)
+    }
+}
