@@ -136,14 +136,29 @@ public struct Event: Sendable, Hashable, Identifiable {
         self.recurrence = recurrence
     }
 
+    /// Task counts read without the tasks themselves (agenda listings of large stores); nil when
+    /// `tasks` is loaded and authoritative.
+    public var taskCounts: TaskCounts?
+
     /// Tasks that are not done; shown as the event's badge.
-    public var badge: Int { tasks.reduce(0) { $0 + ($1.status.isOpen ? 1 : 0) } }
+    public var badge: Int { taskCounts?.open ?? tasks.reduce(0) { $0 + ($1.status.isOpen ? 1 : 0) } }
 
     /// An event is complete when it has tasks and all of them are done.
-    public var isComplete: Bool { !tasks.isEmpty && badge == 0 }
+    public var isComplete: Bool { (taskCounts?.total ?? tasks.count) > 0 && badge == 0 }
 
     /// The short id shown by `list` (like git's abbreviated hashes).
     public var shortID: String { String(id.prefix(EventID.shortLength)) }
+}
+
+/// How many tasks an event has and how many are still open.
+public struct TaskCounts: Sendable, Hashable {
+    public var total: Int
+    public var open: Int
+
+    public init(total: Int, open: Int) {
+        self.total = total
+        self.open = open
+    }
 }
 
 /// Event id generation and formatting.

@@ -121,6 +121,22 @@ extension Store {
         try finish()
     }
 
+    /// Like `stream` but reads only what a listing row shows, with task counts instead of tasks.
+    func streamSummaries(where condition: String, _ values: [SQLiteValue], order: String, _ body: (Event) throws -> Void) throws {
+        let query = try statement("""
+            SELECT e.id, e.title, e.start_key, e.all_day, e.symbol, e.color, e.task_count, e.open_count
+            FROM events e WHERE \(condition) ORDER BY \(order)
+            """)
+        try wrap { try query.bind(values) }
+        while try wrap({ try query.step() }) {
+            var event = Event(id: query.text(0), title: query.text(1), start: Self.start(key: query.int64(2), allDay: query.int(3) != 0),
+                              timeZone: "", symbol: Symbol(rawValue: query.text(4)) ?? .star,
+                              color: EventColor(rawValue: query.text(5)) ?? .primary)
+            event.taskCounts = TaskCounts(total: query.int(6), open: query.int(7))
+            try body(event)
+        }
+    }
+
     static func selectSQL(where condition: String, order: String) -> String {
         "SELECT \(eventColumns) FROM events e LEFT JOIN tasks t ON t.event_id = e.id WHERE \(condition) ORDER BY \(order)"
     }

@@ -176,3 +176,27 @@ struct StoreUpgradeTests {
         #expect(try store.event(id: "e1")?.title == "Kept")
     }
 }
+
+struct StoreSummaryTests {
+    /// The listing path (counts from the covering index) agrees with the full path (tasks loaded).
+    @Test func summariesCarryTheSameBadgesAndOrderAsFullEvents() throws {
+        let store = try Store(path: temporaryDirectory() + "/sum.sqlite3")
+        let cal = utcCalendar("Europe/Berlin")
+        var events: [Event] = []
+        for n in 0..<50 {
+            let statuses: [TaskStatus] = Array([.todo, .doing, .done, .done][0..<(n % 5 == 4 ? 0 : n % 4 + 1)])
+            let start: EventStart = n % 7 == 0 ? .allDay(CalendarDate(year: 2026, month: 12, day: 1 + n % 28))
+                : .instant(Date(timeIntervalSince1970: 1_796_000_000 + TimeInterval(n * 37_000)))
+            events.append(event(String(format: "s%03d", n), start, tasks: statuses))
+        }
+        try store.save(events)
+        var full: [Occurrence] = [], summaries: [Occurrence] = []
+        try store.forEachOccurrence(from: nil, to: nil, calendar: cal) { full.append($0) }
+        try store.forEachOccurrence(from: nil, to: nil, calendar: cal, tasks: false) { summaries.append($0) }
+        #expect(full.map(\.event.id) == summaries.map(\.event.id))
+        #expect(full.map(\.event.badge) == summaries.map(\.event.badge))
+        #expect(full.map(\.event.isComplete) == summaries.map(\.event.isComplete))
+        #expect(summaries.allSatisfy { $0.event.tasks.isEmpty && $0.event.taskCounts != nil })
+        #expect(full.contains { $0.event.isComplete } && full.contains { $0.event.badge > 0 } && full.contains { $0.event.tasks.isEmpty })
+    }
+}
