@@ -184,7 +184,8 @@ struct StoreSummaryTests {
         let cal = utcCalendar("Europe/Berlin")
         var events: [Event] = []
         for n in 0..<50 {
-            let statuses: [TaskStatus] = Array([.todo, .doing, .done, .done][0..<(n % 5 == 4 ? 0 : n % 4 + 1)])
+            let patterns: [[TaskStatus]] = [[], [.done], [.todo], [.doing, .done], [.done, .done, .todo], [.done, .done]]
+            let statuses = patterns[n % patterns.count]
             let start: EventStart = n % 7 == 0 ? .allDay(CalendarDate(year: 2026, month: 12, day: 1 + n % 28))
                 : .instant(Date(timeIntervalSince1970: 1_796_000_000 + TimeInterval(n * 37_000)))
             events.append(event(String(format: "s%03d", n), start, tasks: statuses))
