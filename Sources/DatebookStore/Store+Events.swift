@@ -9,8 +9,10 @@ extension Store {
 
     /// Inserts or replaces events (with their tasks) in one transaction.
     public func save(_ events: [Event]) throws {
+        // In id order, inserts into the id and task indexes append instead of landing on random pages.
+        let ordered = events.count > 64 ? events.sorted { $0.id < $1.id } : events
         try transaction {
-            for event in events { try write(event) }
+            for event in ordered { try write(event) }
         }
     }
 
