@@ -34,7 +34,8 @@ fi
 # The iCalendar peer check (Tests/DatebookICalTests/PeerCheckTests.swift) runs the first python3 on PATH.
 if ! python3 -c 'import icalendar, recurring_ical_events' >/dev/null 2>&1; then
   echo "setup: installing icalendar recurring-ical-events for $(command -v python3)" >&2
-  python3 -m pip install --quiet icalendar recurring-ical-events
+  python3 -m pip install --quiet icalendar recurring-ical-events \
+    || python3 -m pip install --quiet --break-system-packages icalendar recurring-ical-events
 fi
 
 if ! command -v swift >/dev/null 2>&1; then
