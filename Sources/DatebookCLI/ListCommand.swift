@@ -39,6 +39,7 @@ enum ListCommand: Command {
     static func printAgenda(store: Store, periods: [Period], _ context: Context) throws {
         let boundaries = PeriodBoundaries(now: context.now, calendar: context.calendar)
         var printedAny = false
+        var leads: [String: String] = [:]
         for period in periods {
             let range = boundaries.range(of: period)
             var first = true
@@ -48,7 +49,7 @@ enum ListCommand: Command {
                     first = false
                     printedAny = true
                 }
-                context.out.write(Rows.row(occurrence, context))
+                context.out.write(Rows.row(occurrence, context, leads: &leads))
             }
         }
         if !printedAny {

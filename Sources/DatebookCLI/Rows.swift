@@ -24,26 +24,50 @@ enum Rows {
         context.style(period.title, "1") + "\n"
     }
 
-    static func row(_ occurrence: Occurrence, _ context: Context) -> String {
-        let event = occurrence.event
+    /// The 2-column emoji of each symbol, computed once.
+    static let emojiColumn: [Symbol: String] = Dictionary(uniqueKeysWithValues: Symbol.allCases.map { ($0, TextWidth.pad($0.emoji, to: 2)) })
+
+    /// Everything of a row before the date: short id, emoji and the title cut and padded to its column.
+    static func lead(_ event: Event, _ context: Context) -> String {
         let title = TextWidth.pad(TextWidth.truncate(TextWidth.clean(event.title), to: titleColumns), to: titleColumns)
-        let emoji = TextWidth.pad(event.symbol.emoji, to: 2)
-        let badge = Rows.badge(event)
         var line = "  "
-        line.reserveCapacity(96)
+        line.reserveCapacity(80)
         line += context.style(event.shortID, "2")
         line += "  "
-        line += emoji
+        line += emojiColumn[event.symbol] ?? "  "
         line += " "
         line += context.style(title, event.color.ansi)
         line += "  "
-        let start = occurrence.instanceStart(in: context.timeZone)
-        if badge.isEmpty {
-            line += when(start, context)
-        } else {
-            line += TextWidth.pad(when(start, context), to: 22)
-            line += "  "
-            line += event.isComplete ? context.style(badge, "32") : badge
+        return line
+    }
+
+    /// A row, reusing the lead of an event already listed (recurring events repeat it).
+    static func row(_ occurrence: Occurrence, _ context: Context, leads: inout [String: String]) -> String {
+        let id = occurrence.event.id
+        if let cached = leads[id] { return row(occurrence, context, lead: cached) }
+        let computed = lead(occurrence.event, context)
+        if leads.count > 50_000 { leads.removeAll(keepingCapacity: true) }
+        leads[id] = computed
+        return row(occurrence, context, lead: computed)
+    }
+
+    static func row(_ occurrence: Occurrence, _ context: Context) -> String {
+        row(occurrence, context, lead: lead(occurrence.event, context))
+    }
+
+    static func row(_ occurrence: Occurrence, _ context: Context, lead: String) -> String {
+        let event = occurrence.event
+        var line = lead
+        let whenText = when(occurrence.instanceStart(in: context.timeZone), context)
+        line += whenText
+        let open = event.badge
+        if event.isComplete {
+            if whenText.utf8.count < 22 { line += String(repeating: " ", count: 22 - whenText.utf8.count) }
+            line += "  " + context.style("✓", "32")
+        } else if open > 0 {
+            // Instants print 20 columns, all-day dates 22: pad ASCII without measuring.
+            if whenText.utf8.count < 22 { line += String(repeating: " ", count: 22 - whenText.utf8.count) }
+            line += "  " + String(open) + " left"
         }
         line += "\n"
         return line

@@ -74,7 +74,21 @@ public struct LocalTime: Sendable, Equatable {
 
     /// `Thu 2026-12-03 09:00`: the fixed, locale-free form used by `list`.
     public var listFormat: String {
-        Self.weekdayNames[weekday] + " " + date.description + " " + CivilDate.pad2(hour) + ":" + CivilDate.pad2(minute)
+        // Built from bytes: this runs once per listed row.
+        var bytes = Array(Self.weekdayNames[weekday].utf8)
+        bytes.reserveCapacity(20)
+        func digits(_ n: Int, _ count: Int) {
+            var divisor = count == 4 ? 1000 : 10
+            while divisor > 0 {
+                bytes.append(UInt8(48 + (n / divisor) % 10))
+                divisor /= 10
+            }
+        }
+        bytes.append(32)
+        digits(year, 4); bytes.append(45); digits(month, 2); bytes.append(45); digits(day, 2)
+        bytes.append(32)
+        digits(hour, 2); bytes.append(58); digits(minute, 2)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     public var hourMinute: String { CivilDate.pad2(hour) + ":" + CivilDate.pad2(minute) }

@@ -19,7 +19,7 @@ extension Store {
                                   _ body: (Occurrence) throws -> Void) throws {
         var conditions = ["e.recurrence IS NULL"]
         var values: [SQLiteValue] = []
-        var recurring = RecurringMerge(try recurringOccurrences(from: from, to: to, calendar: calendar))
+        var recurring = RecurringMerge(try recurringOccurrences(from: from, to: to, calendar: calendar, tasks: tasks))
         func merged(_ occurrence: Occurrence) throws {
             try recurring.drain(before: occurrence, body)
             try body(occurrence)

@@ -139,6 +139,14 @@ extension Store {
         }
     }
 
+    /// The listing form of a fully loaded event: counts instead of tasks, like `streamSummaries`.
+    static func summary(of event: Event) -> Event {
+        var summary = Event(id: event.id, title: event.title, start: event.start, timeZone: "",
+                            symbol: event.symbol, color: event.color)
+        summary.taskCounts = TaskCounts(total: event.tasks.count, open: event.badge)
+        return summary
+    }
+
     static func selectSQL(where condition: String, order: String) -> String {
         "SELECT \(eventColumns) FROM events e LEFT JOIN tasks t ON t.event_id = e.id WHERE \(condition) ORDER BY \(order)"
     }

@@ -90,7 +90,9 @@ extension Store {
     }
 
     /// Occurrences of recurring events starting in `[from, to)`, sorted chronologically.
-    func recurringOccurrences(from: Date?, to: Date?, calendar: Calendar) throws -> [Occurrence] {
+    ///
+    /// - Parameter tasks: false loads events as listing summaries (task counts, no tasks).
+    func recurringOccurrences(from: Date?, to: Date?, calendar: Calendar, tasks: Bool = true) throws -> [Occurrence] {
         let fromKey = from.map { Int64($0.timeIntervalSince1970.rounded(.down)) - Self.allDayLatest }
         let toKey = to.map { Int64($0.timeIntervalSince1970.rounded(.up)) + Self.allDayEarliest }
         let lower = fromKey ?? toKey.map { $0 - Self.openEndedReach } ?? Int64.min
@@ -103,8 +105,9 @@ extension Store {
             while try rows.step() { pairs.append((rows.text(0), rows.int64(1))) }
         }
         if !pairs.isEmpty {
-            try stream(where: "e.id IN (SELECT event_id FROM occurrences WHERE start_key >= ? AND start_key < ?)",
-                       [.integer(lower), .integer(upper)], order: "e.id") { events[$0.id] = $0 }
+            let read = tasks ? stream : streamSummaries
+            try read("e.id IN (SELECT event_id FROM occurrences WHERE start_key >= ? AND start_key < ?)",
+                     [.integer(lower), .integer(upper)], "e.id") { events[$0.id] = $0 }
         }
         // Events whose materialised span does not cover the window (or that have none yet).
         var uncovered: [(id: String, from: Int64, to: Int64)] = []
@@ -120,7 +123,10 @@ extension Store {
             }
         }
         for (id, coveredFrom, coveredTo) in uncovered {
-            guard let event = try events[id] ?? self.event(id: id), let recurrence = event.recurrence else { continue }
+            // Expansion needs the rule and zone, which a listing summary does not carry.
+            let cached = events[id].flatMap { $0.taskCounts == nil ? $0 : nil }
+            guard var event = try cached ?? self.event(id: id), let recurrence = event.recurrence else { continue }
+            if !tasks { event = Self.summary(of: event) }
             events[id] = event
             let (keys, _) = RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone,
                                                     recurrence: recurrence, window: lower..<upper)
