@@ -25,7 +25,11 @@ let package = Package(
         .executableTarget(name: "datebook", dependencies: ["DatebookCLI"]),
         .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"]),
         .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),
-        .testTarget(name: "DatebookSchedulerTests", dependencies: ["DatebookScheduler"]),
+        .testTarget(
+            name: "DatebookSchedulerTests",
+            dependencies: ["DatebookScheduler", "DatebookStore", "DatebookCore", "DatebookDelivery"],
+            exclude: ["Support"]
+        ),
         .testTarget(
             name: "DatebookDeliveryTests",
             dependencies: ["DatebookDelivery"],

@@ -15,6 +15,7 @@ public enum Datebook {
         AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
         TaskCommand.self, TasksCommand.self, CalCommand.self, DemoCommand.self,
         ImportCommand.self, ExportCommand.self,
+        TickCommand.self, RunCommand.self, StatusCommand.self, PreviewCommand.self,
     ]
 
     static func command(named name: String) -> (any Command.Type)? {

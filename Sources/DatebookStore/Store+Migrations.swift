@@ -3,7 +3,7 @@ import Foundation
 
 extension Store {
     /// The newest schema this build knows.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     /// Each entry upgrades the schema from version `index` to `index + 1`; append, never edit.
     static let migrations: [String] = [
@@ -36,6 +36,7 @@ extension Store {
         ) WITHOUT ROWID;
         CREATE INDEX tasks_by_status ON tasks(status, event_id);
         """,
+        ledgerMigration,
     ]
 
     /// Checks the version before touching anything, then switches to WAL and migrates.
