@@ -31,7 +31,7 @@ public final class Scheduler {
     public let calendar: Calendar
     public let planner: Planner
     let environment: [String: String]
-    let deliverer: Deliverer
+    let deliverer: any DeliverySending
     let retryPolicy: RetryPolicy
     let random: () -> Double
     let digestRenderer: any DigestRendering
@@ -42,7 +42,7 @@ public final class Scheduler {
     let host: String
 
     public init(store: Store, config: Config, calendar: Calendar, environment: [String: String] = [:],
-                deliverer: Deliverer = Deliverer(), retryPolicy: RetryPolicy = RetryPolicy(),
+                deliverer: any DeliverySending = Deliverer(), retryPolicy: RetryPolicy = RetryPolicy(),
                 random: @escaping () -> Double = { Double.random(in: 0..<1) },
                 digestRenderer: any DigestRendering = PlainDigestRenderer(), options: Options = Options(),
                 log: @escaping (String) -> Void = { _ in }) {
