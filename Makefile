@@ -22,6 +22,7 @@ test: setup
 bench: build
 	@bash scripts/setup.sh --bench
 	/usr/bin/python3 bench/bench.py
+	/usr/bin/python3 bench/scheduler.py
 
 clean-bench:
 	rm -rf bench/data bench/out

@@ -38,11 +38,15 @@ import Testing
                 #expect(time - dueAt.timeIntervalSince1970 <= 1.0)
             }
         }
+        kill(daemon.processIdentifier, SIGHUP)
+        usleep(300_000)
+        #expect(daemon.isRunning)
         kill(daemon.processIdentifier, SIGTERM)
         #expect(waitForExit(daemon, seconds: 5))
         #expect(daemon.terminationStatus == 0)
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(text.contains("sent alert to hook: " + first))
+        #expect(text.contains("config reloaded from " + sandbox.config))
         #expect(text.contains("stopping"))
     }
 
