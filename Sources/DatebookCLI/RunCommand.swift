@@ -22,6 +22,8 @@ enum RunCommand: Command {
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
         let log = SchedulerFactory.logger(context)
         let store = try context.openStore()
+        // A pass reads a few pages around now; a small cache keeps the idle daemon small.
+        try store.limitPageCache(kibibytes: 2048)
         let directory = (store.path as NSString).deletingLastPathComponent
         let wakeups = Wakeups(watching: directory.isEmpty ? "." : directory)
         var scheduler = SchedulerFactory.make(context, store: store, log: log)

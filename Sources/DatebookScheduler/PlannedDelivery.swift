@@ -9,20 +9,26 @@ public struct PlannedDelivery: Sendable, Equatable {
         case digest(DigestSchedule, date: CalendarDate)
     }
 
-    public var item: Item
-    public var channel: String
+    public let item: Item
+    public let channel: String
     /// The scheduled moment (the alert's `start − lead`, or the digest's `at` on its date).
-    public var scheduled: Date
+    public let scheduled: Date
     /// When it may go out: `scheduled`, or the end of the quiet hours it fell into.
-    public var due: Date
+    public let due: Date
 
     /// The ledger key, derived from data only (never from run time or config order).
-    public var key: String {
+    public let key: String
+
+    public init(item: Item, channel: String, scheduled: Date, due: Date) {
+        self.item = item
+        self.channel = channel
+        self.scheduled = scheduled
+        self.due = due
         switch item {
         case .alert(let occurrence, let lead):
-            AlertMessage.key(eventID: occurrence.event.id, occurrenceStart: occurrence.start, lead: lead, channel: channel)
+            key = AlertMessage.key(eventID: occurrence.event.id, occurrenceStart: occurrence.start, lead: lead, channel: channel)
         case .digest(let schedule, let date):
-            DigestKey.make(name: schedule.name, date: date, channel: channel)
+            key = DigestKey.make(name: schedule.name, date: date, channel: channel)
         }
     }
 

@@ -22,7 +22,7 @@ public final class Scheduler {
         public var maxLookBack: TimeInterval = 35 * 86_400
         /// Outcomes committed together in one transaction (all already accepted).
         public var commitBatch = 256
-        public var claimBatch = 2000
+        public var claimBatch = 250
         public init() {}
     }
 
@@ -80,7 +80,7 @@ public final class Scheduler {
             return try store.claimDue(now: now, lease: options.lease, claimant: claimant, limit: options.claimBatch)
         }
         while !claimed.isEmpty {
-            try deliver(claimed, now: now, report: &report)
+            try deliver(claimed, try prepare(claimed, now: now), now: now, report: &report)
             guard claimed.count == options.claimBatch else { break }
             claimed = try store.transaction {
                 try store.claimDue(now: now, lease: options.lease, claimant: claimant, limit: options.claimBatch)

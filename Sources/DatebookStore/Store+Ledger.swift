@@ -4,8 +4,9 @@ import Foundation
 extension Store {
     /// The delivery ledger (DESIGN.md, "Delivery promises"): one row per (item, channel), keyed by data.
     ///
-    /// Times are Unix milliseconds. `events_by_alerts` lets the scheduler list the distinct
-    /// per-event lead times without reading every event.
+    /// Times are Unix milliseconds. `alert_lead_sets`, kept by triggers, lists every per-event
+    /// lead-time list ever stored (`"1d 1h"`), so a pass finds them without reading 100k events;
+    /// stale entries only widen the search a little.
     static let ledgerMigration = """
         CREATE TABLE deliveries (
             key TEXT PRIMARY KEY,
@@ -30,7 +31,12 @@ extension Store {
         CREATE INDEX deliveries_due ON deliveries(state, next_attempt_at);
         CREATE INDEX deliveries_by_event ON deliveries(event_id, state);
         CREATE INDEX deliveries_by_update ON deliveries(updated_at);
-        CREATE INDEX events_by_alerts ON events(alerts);
+        CREATE TABLE alert_lead_sets (alerts TEXT PRIMARY KEY) WITHOUT ROWID;
+        INSERT OR IGNORE INTO alert_lead_sets SELECT DISTINCT alerts FROM events WHERE alerts > '';
+        CREATE TRIGGER events_alert_sets_insert AFTER INSERT ON events WHEN NEW.alerts > ''
+        BEGIN INSERT INTO alert_lead_sets SELECT NEW.alerts WHERE NOT EXISTS (SELECT 1 FROM alert_lead_sets WHERE alerts = NEW.alerts); END;
+        CREATE TRIGGER events_alert_sets_update AFTER UPDATE OF alerts ON events WHEN NEW.alerts > ''
+        BEGIN INSERT INTO alert_lead_sets SELECT NEW.alerts WHERE NOT EXISTS (SELECT 1 FROM alert_lead_sets WHERE alerts = NEW.alerts); END;
         CREATE TABLE scheduler_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
         """
 
@@ -39,7 +45,8 @@ extension Store {
         attempts, next_attempt_at, first_attempt_at, claimed_until, claimed_by, updated_at
         """
 
-    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    /// Rounded down: a last pass at 46.9996 s must not be stored as 47.000 and hide an item due at 47 s.
+    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
     static func date(millis: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(millis) / 1000) }
 
     /// When the scheduler last planned (`tick`), or nil before the first pass.
@@ -59,11 +66,11 @@ extension Store {
         }
     }
 
-    /// The distinct per-event alert lead lists (`"1d 1h"`), read from an index.
+    /// The per-event alert lead lists (`"1d 1h"`) in use (and possibly some no longer used).
     public func distinctEventAlerts() throws -> [String] {
         var found: [String] = []
         try wrap {
-            let query = try statement("SELECT DISTINCT alerts FROM events WHERE alerts > ''").bind()
+            let query = try statement("SELECT alerts FROM alert_lead_sets").bind()
             while try query.step() { found.append(query.text(0)) }
         }
         return found
@@ -227,5 +234,12 @@ extension Store {
             guard try query.step(), !query.isNull(0) else { return nil }
             return Self.date(millis: query.int64(0))
         }
+    }
+}
+
+extension Store {
+    /// Caps SQLite's page cache (the daemon keeps memory small; one-shot commands keep the big cache).
+    public func limitPageCache(kibibytes: Int) throws {
+        try wrap { try db.execute("PRAGMA cache_size = -\(max(64, kibibytes))") }
     }
 }

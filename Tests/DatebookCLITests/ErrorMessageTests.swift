@@ -1,4 +1,5 @@
 @testable import DatebookCLI
+import DatebookStore
 import Foundation
 import Testing
 
@@ -102,7 +103,7 @@ struct ErrorMessageTests {
         process.waitUntilExit()
         let run = sandbox.run(["list"])
         #expect(run.code == 65)
-        #expect(run.err.contains("was written by a newer datebook (schema 42, this one knows up to 1)"))
+        #expect(run.err.contains("was written by a newer datebook (schema 42, this one knows up to \(Store.schemaVersion))"))
     }
 
     @Test func everyCommandHasHelp() {

@@ -101,6 +101,16 @@ struct SimulatedDayTests {
         #expect(h.fake.sent.count == 2)
     }
 
+    /// Found by the concurrency test: a pass a fraction of a millisecond before the due second
+    /// stored its time rounded up and the next pass never planned the alert.
+    @Test func aPassJustBeforeTheDueSecondDoesNotHideTheAlert() throws {
+        let h = try Harness(zone: "Europe/Berlin", alerts: AlertPolicy(before: [LeadTime(seconds: 600)], channels: ["hook"]))
+        let event = try h.add("Precise", at: .instant(utc("2026-12-01T10:00:00Z")))
+        try h.tick(utc("2026-12-01T09:49:59Z").addingTimeInterval(0.9996))
+        try h.tick(utc("2026-12-01T09:50:00Z").addingTimeInterval(0.005))
+        #expect(h.fake.count(h.alertKey(event, "10m")) == 1)
+    }
+
     @Test func quietHoursDeferAnAlertToTheEndOfTheWindowNeverDropIt() throws {
         var policy = AlertPolicy(before: [LeadTime(seconds: 3600)], channels: ["hook"])
         policy.quietHours = QuietHours(start: TimeOfDay(hour: 22, minute: 0), end: TimeOfDay(hour: 7, minute: 0))
