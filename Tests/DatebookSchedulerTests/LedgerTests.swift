@@ -47,6 +47,17 @@ struct LedgerTests {
         #expect(h.fake.sent.isEmpty)
     }
 
+    @Test func aPendingAlertWhoseLeadTimeWasRemovedIsCancelled() throws {
+        let h = try Harness(zone: "Europe/Berlin", alerts: Self.quietPolicy())
+        var event = try h.add("Late show", at: .instant(utc("2026-12-01T22:30:00Z")), alerts: [LeadTime(seconds: 3600)])
+        try h.tick(utc("2026-12-01T21:30:00Z"))
+        event.alerts = [LeadTime(seconds: 600)]
+        try h.store.save(event)
+        try h.tick(utc("2026-12-01T21:35:00Z"))
+        #expect(try h.state(h.alertKey(event, "1h"))?.state == .cancelled)
+        #expect(try h.state(h.alertKey(event, "1h"))?.reason == "lead time 1h no longer set for this event")
+    }
+
     @Test func cancelWhenDoneRecordsTheAlertsOfCompletedEventsAsCancelled() throws {
         var policy = AlertPolicy(before: [LeadTime(seconds: 3600)], channels: ["hook"])
         policy.cancelWhenDone = true
