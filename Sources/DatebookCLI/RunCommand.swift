@@ -20,29 +20,29 @@ enum RunCommand: Command {
     static let maxSleep: TimeInterval = 60
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
-        let log = SchedulerFactory.logger(context)
+        let log = SerialLog(context.err)
         let store = try context.openStore()
-        // A pass reads a few pages around now; a small cache keeps the idle daemon small.
-        try store.limitPageCache(kibibytes: 2048)
+        // The main thread only decides when to run a pass; it reads a few pages around now.
+        try store.limitPageCache(kibibytes: 1024)
         let directory = (store.path as NSString).deletingLastPathComponent
         let wakeups = Wakeups(watching: directory.isEmpty ? "." : directory)
-        var scheduler = SchedulerFactory.make(context, store: store, log: log)
+        let runner = PassRunner(log: log) { [wakeups] in wakeups.post(.passFinished) }
+        let base = SchedulerFactory.make(context, store: store)
+        var settings = PassRunner.Settings(storePath: store.path, config: context.config, calendar: context.calendar,
+                                           environment: context.environment, options: base.options)
+        var planner = SchedulerFactory.make(context, store: store)
         var version = try store.dataVersion()
-        log("started (pid \(getpid()), store \(store.path)\(wakeups.watchesStore ? "" : ", store changes noticed within a minute"))")
+        log.write("started (pid \(getpid()), store \(store.path)\(wakeups.watchesStore ? "" : ", store changes noticed within a minute"))")
         var due = true
         while true {
-            if due {
-                do {
-                    try scheduler.tick(now: Date())
-                } catch {
-                    log("pass failed: \(ErrorTranslator.translate(error).message); retrying within a minute")
-                }
-            }
+            if due { runner.start(settings) }
             let now = Date()
             var sleep = maxSleep
-            if let next = try? scheduler.nextWake(after: now) {
-                // A few milliseconds past the due second, so the pass sees it as due.
-                sleep = min(maxSleep, max(0, next.timeIntervalSince(now) + 0.005))
+            if let next = try? planner.nextWake(after: now) {
+                // A few milliseconds past the due second, so the pass sees it as due. Something already
+                // due is left to a running pass; its end wakes this loop again.
+                let wait = next.timeIntervalSince(now) + 0.005
+                if wait > 0.005 || !runner.isBusy { sleep = min(maxSleep, max(0, wait)) }
             }
             let started = ContinuousClock.now
             let reasons = wakeups.wait(seconds: sleep)
@@ -51,10 +51,11 @@ enum RunCommand: Command {
             if reasons.contains(.reload) {
                 do {
                     let config = try ConfigLoader.load(path: context.configPath, named: true, environment: context.environment, err: context.err)
-                    scheduler = SchedulerFactory.make(context, store: store, config: config, log: log)
-                    log("config reloaded from \(context.configPath)")
+                    settings.config = config
+                    planner = SchedulerFactory.make(context, store: store, config: config)
+                    log.write("config reloaded from \(context.configPath)")
                 } catch {
-                    log("config not reloaded, keeping the old one: \(ErrorTranslator.translate(error).message)")
+                    log.write("config not reloaded, keeping the old one: \(ErrorTranslator.translate(error).message)")
                 }
                 due = true
             }
@@ -63,7 +64,8 @@ enum RunCommand: Command {
                 due = true
             }
         }
-        log("stopping: in-flight deliveries finished")
+        runner.waitForAll()
+        log.write("stopping: in-flight deliveries finished")
         return ExitCode.ok
     }
 }

@@ -9,6 +9,7 @@ struct WakeReasons: OptionSet {
     static let stop = WakeReasons(rawValue: 1)
     static let reload = WakeReasons(rawValue: 2)
     static let storeChanged = WakeReasons(rawValue: 4)
+    static let passFinished = WakeReasons(rawValue: 8)
 }
 
 /// Signals (SIGTERM/SIGINT stop, SIGHUP reloads) and inotify on the store's directory, turned into
@@ -56,7 +57,7 @@ final class Wakeups: @unchecked Sendable {
         if inotify >= 0 { close(inotify) }
     }
 
-    private func post(_ reason: WakeReasons) {
+    func post(_ reason: WakeReasons) {
         lock.lock()
         reasons.insert(reason)
         lock.unlock()

@@ -23,6 +23,8 @@ public final class Scheduler {
         /// Outcomes committed together in one transaction (all already accepted).
         public var commitBatch = 256
         public var claimBatch = 250
+        /// A pass that planned nothing records its time only when the last record is this old.
+        public var lastPassInterval: TimeInterval = 60
         public init() {}
     }
 
@@ -35,7 +37,7 @@ public final class Scheduler {
     let retryPolicy: RetryPolicy
     let random: () -> Double
     let digestRenderer: any DigestRendering
-    let options: Options
+    public let options: Options
     let log: (String) -> Void
     /// `host:pid` of this process, written into claims.
     let claimant: String
@@ -68,14 +70,20 @@ public final class Scheduler {
         var report = TickReport()
         var claimed = try store.transaction { () -> [LedgerEntry] in
             try reviewOpenDeliveries(now: now, report: &report)
-            for planned in try plannedSinceLastPass(now: now) {
-                let entry = classify(planned, now: now)
+            let last = try store.lastPass()
+            var planned = false
+            for item in try planner.deliveries(from: windowStart(last: last, now: now), through: now) {
+                let entry = classify(item, now: now)
                 if try store.plan(entry, now: now) {
+                    planned = true
                     report.count(entry.state)
                     if entry.state != .pending { log(Self.logLine(entry, entry.state, entry.reason)) }
                 }
             }
-            try store.setLastPass(now)
+            // An idle pass writes nothing (so it wakes no daemon); the window then just starts a little earlier.
+            if planned || last.map({ now < $0 || now.timeIntervalSince($0) >= options.lastPassInterval }) ?? true {
+                try store.setLastPass(now)
+            }
             try store.releaseAbandoned(now: now, isGone: isGone)
             return try store.claimDue(now: now, lease: options.lease, claimant: claimant, limit: options.claimBatch)
         }
@@ -93,9 +101,11 @@ public final class Scheduler {
     /// The window `(last pass, now]`, or `(now − lateness, now]` on the first pass; empty when the
     /// clock went backwards (keys then keep a replanned item from being sent twice).
     func plannedSinceLastPass(now: Date) throws -> [PlannedDelivery] {
-        var from = try store.lastPass() ?? now.addingTimeInterval(-config.alerts.lateness)
-        from = max(from, now.addingTimeInterval(-options.maxLookBack))
-        return try planner.deliveries(from: from, through: now)
+        try planner.deliveries(from: windowStart(last: try store.lastPass(), now: now), through: now)
+    }
+
+    func windowStart(last: Date?, now: Date) -> Date {
+        max(last ?? now.addingTimeInterval(-config.alerts.lateness), now.addingTimeInterval(-options.maxLookBack))
     }
 
     /// Pending, skipped (too late when first seen) or cancelled (all tasks done) for a new item.

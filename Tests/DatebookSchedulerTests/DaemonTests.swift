@@ -50,6 +50,31 @@ import Testing
         #expect(text.contains("stopping"))
     }
 
+    @Test func aHangingChannelDoesNotDelayTheNextAlertOnAnotherChannel() throws {
+        let sink = try Sink()
+        let sandbox = try ProcessSandbox(sink: sink, channels: ["hook": "/hook"], lead: "10m")
+        let config = """
+            { timeZone: "Europe/Berlin",
+              channels: { hook: { type: "webhook", url: "http://127.0.0.1:\(sink.port)/hook" },
+                          stuck: { type: "webhook", url: "http://127.0.0.1:\(sink.port)/stuck?delay=20", timeout: "4s" } },
+              alerts: { before: ["10m"], channels: ["hook", "stuck"] } }
+            """
+        try config.write(toFile: sandbox.config, atomically: true, encoding: .utf8)
+        let first = Self.wholeSecondsFromNow(2), second = first.addingTimeInterval(2)
+        try sandbox.save([event("First", at: first.addingTimeInterval(600)), event("Second", at: second.addingTimeInterval(600))])
+        let daemon = try sandbox.start(["run"])
+        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+        let deadline = Date().addingTimeInterval(6)
+        let key = AlertKeyText.make("Second", second.addingTimeInterval(600), "hook")
+        while !(try sink.requests().contains { $0.key == key }), Date() < deadline { usleep(20_000) }
+        let sent = try #require(try sink.requests().first { $0.key == key })
+        print("second alert on 'hook' while 'stuck' hangs: \(String(format: "%.3f", sent.time - second.timeIntervalSince1970)) s late")
+        #expect(sent.time - second.timeIntervalSince1970 <= 1.0)
+        kill(daemon.processIdentifier, SIGTERM)
+        #expect(waitForExit(daemon, seconds: 8))  // in-flight 'stuck' requests end at their 4 s timeout
+        #expect(daemon.terminationStatus == 0)
+    }
+
     @Test func runAndSeveralTicksAtOnceNeverSendTheSameDeliveryTwice() throws {
         let sink = try Sink()
         let sandbox = try ProcessSandbox(sink: sink, channels: ["a": "/a?delay=0.005", "b": "/b"], lead: "1m")
