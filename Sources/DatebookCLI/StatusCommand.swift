@@ -41,7 +41,7 @@ enum StatusCommand: Command {
         if recent.isEmpty { out += "  (nothing: every delivery was sent on time)\n" }
         for entry in recent {
             out += "  " + LocalTime(entry.updatedAt, in: context.timeZone).listFormat + "  " + entry.state.rawValue + "  "
-                + Scheduler.summary(of: entry) + " to " + entry.channel + (entry.reason.map { ": " + $0 } ?? "") + "\n"
+                + scheduler.describe(entry) + " to " + entry.channel + (entry.reason.map { ": " + $0 } ?? "") + "\n"
         }
         context.out.write(out)
         return recent.contains { $0.state == .failed } ? 1 : ExitCode.ok

@@ -4,6 +4,7 @@ import Foundation
 
 /// One delivery the schedule says is due at `due`: an alert for an occurrence, or a digest.
 public struct PlannedDelivery: Sendable, Equatable {
+    /// What is delivered: an alert (occurrence and lead time) or a digest (schedule and local date).
     public enum Item: Sendable, Equatable {
         case alert(Occurrence, lead: LeadTime)
         case digest(DigestSchedule, date: CalendarDate)

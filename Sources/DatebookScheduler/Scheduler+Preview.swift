@@ -5,8 +5,11 @@ import Foundation
 
 /// One delivery as `preview`, `status` and `tick --dry-run` show it; nothing is sent or written.
 public struct ScheduledDelivery {
+    /// The ledger row (or the row a pass would write), with its time and state.
     public var entry: LedgerEntry
+    /// `alert 'Dentist' (1h before)` or `digest 'morning' 2026-12-01`.
     public var summary: String
+    /// The message and channel step, when asked for.
     public var prepared: PreparedDelivery?
 }
 
@@ -20,7 +23,7 @@ extension Scheduler {
                                            prepared: entry.state == .pending ? try prepare(entry, now: now) : nil))
         }
         for entry in try store.openDeliveries() where entry.state == .pending && entry.nextAttemptAt <= now {
-            found.append(ScheduledDelivery(entry: entry, summary: Self.summary(of: entry), prepared: try prepare(entry, now: now)))
+            found.append(ScheduledDelivery(entry: entry, summary: describe(entry), prepared: try prepare(entry, now: now)))
         }
         return found
     }
@@ -32,7 +35,7 @@ extension Scheduler {
         var keys = Set<String>()
         for entry in try store.openDeliveries() {
             keys.insert(entry.key)
-            found.append(ScheduledDelivery(entry: entry, summary: Self.summary(of: entry),
+            found.append(ScheduledDelivery(entry: entry, summary: describe(entry),
                                            prepared: render ? try prepare(entry, now: now) : nil))
         }
         for planned in try planner.deliveries(from: now, through: until) where !keys.contains(planned.key) {
@@ -42,6 +45,12 @@ extension Scheduler {
                                            prepared: render ? try prepare(entry, now: now) : nil))
         }
         return found.sorted { ($0.entry.nextAttemptAt, $0.entry.key) < ($1.entry.nextAttemptAt, $1.entry.key) }
+    }
+
+    /// `alert 'Dentist' (1h before)` from the ledger row and the event's current title (its id when deleted).
+    public func describe(_ entry: LedgerEntry) -> String {
+        guard entry.kind == .alert, let id = entry.eventID, let event = try? store.event(id: id) else { return Self.summary(of: entry) }
+        return "alert '\(TextWidth.clean(event.title))' (\(entry.lead ?? "?") before)"
     }
 
     /// A description of a ledger row without reading the event: kind, lead or digest date.

@@ -5,8 +5,10 @@ import Foundation
 /// `pending → sending (claimed with a lease) → sent | sent-late | skipped | cancelled | failed`;
 /// a retry goes back to `pending` with a later `nextAttemptAt`.
 public struct LedgerEntry: Sendable, Equatable {
+    /// What the row delivers.
     public enum Kind: String, Sendable { case alert, digest }
 
+    /// Where the delivery stands; the last five are end states.
     public enum State: String, Sendable, CaseIterable {
         case pending, sending, sent
         case sentLate = "sent-late"

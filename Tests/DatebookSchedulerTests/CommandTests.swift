@@ -54,7 +54,7 @@ import Testing
 
         let (status, _, statusCode) = try output(sandbox, ["--now", "2026-12-01T09:05:00Z", "status"])
         #expect(statusCode == 1)
-        #expect(status.contains("failed  alert for event \(EventID.stable("Dentist")) (1h before) to team: channel unavailable: slack 'team'"))
+        #expect(status.contains("failed  alert 'Dentist' (1h before) to team: channel unavailable: slack 'team'"))
         #expect(!status.contains("s3cr3t"))
     }
 }

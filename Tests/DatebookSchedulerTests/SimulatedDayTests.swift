@@ -68,6 +68,23 @@ struct SimulatedDayTests {
         #expect(h.fake.times(h.alertKey(event, "1d")) == [utc(due)])
     }
 
+    /// Every half hour of a DST day (and the day before and after) has an event with `1h` and `1d` alerts.
+    @Test(arguments: [("Europe/Berlin", "2027-03-28T00:00:00Z"), ("Europe/Berlin", "2027-10-31T00:00:00Z"),
+                      ("America/New_York", "2027-03-14T05:00:00Z"), ("America/New_York", "2027-11-07T05:00:00Z")])
+    func aWholeDSTDayOfHalfHourlyEventsGetsEveryAlertOnceOnTime(_ zone: String, _ dayStart: String) throws {
+        let h = try Harness(zone: zone, alerts: AlertPolicy(before: [LeadTime(days: 1), LeadTime(seconds: 3600)], channels: ["hook"]))
+        let starts = (0..<48).map { utc(dayStart).addingTimeInterval(Double($0) * 1800) }
+        let events = try starts.enumerated().map { try h.add("Slot \($0)", at: .instant($1)) }
+        try h.run(from: utc(dayStart).addingTimeInterval(-26 * 3600), to: utc(dayStart).addingTimeInterval(24 * 3600))
+        for event in events {
+            let start = event.start.resolved(in: h.calendar)
+            #expect(h.fake.times(h.alertKey(event, "1h")) == [start.addingTimeInterval(-3600)], "\(event.title)")
+            let dayBefore = try #require(h.calendar.date(byAdding: .day, value: -1, to: start))
+            #expect(h.fake.times(h.alertKey(event, "1d")) == [dayBefore], "\(event.title)")
+        }
+        #expect(h.fake.sent.count == 96)
+    }
+
     @Test func afterThreeDaysDownAlertsWithinLatenessAreSentLateAndOlderOnesSkipped() throws {
         let h = try Harness(zone: "Europe/Berlin")
         var events: [Event] = []
