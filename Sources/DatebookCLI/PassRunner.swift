@@ -15,6 +15,7 @@ final class PassRunner: @unchecked Sendable {
         var calendar: Calendar
         var environment: [String: String]
         var options: Scheduler.Options
+        var digestRenderer: any DigestRendering
     }
 
     static let maxConcurrent = 4
@@ -51,7 +52,8 @@ final class PassRunner: @unchecked Sendable {
                 let store = try Store(path: settings.storePath)
                 try store.limitPageCache(kibibytes: 2048)
                 let scheduler = Scheduler(store: store, config: settings.config, calendar: settings.calendar,
-                                          environment: settings.environment, options: settings.options,
+                                          environment: settings.environment, digestRenderer: settings.digestRenderer,
+                                          options: settings.options,
                                           log: { [log] in log.write($0) })
                 try scheduler.tick(now: Date())
             } catch {

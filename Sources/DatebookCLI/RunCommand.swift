@@ -27,10 +27,10 @@ enum RunCommand: Command {
         let directory = (store.path as NSString).deletingLastPathComponent
         let wakeups = Wakeups(watching: directory.isEmpty ? "." : directory)
         let runner = PassRunner(log: log) { [wakeups] in wakeups.post(.passFinished) }
-        let base = SchedulerFactory.make(context, store: store)
-        var settings = PassRunner.Settings(storePath: store.path, config: context.config, calendar: context.calendar,
-                                           environment: context.environment, options: base.options)
         var planner = SchedulerFactory.make(context, store: store)
+        var settings = PassRunner.Settings(storePath: store.path, config: context.config, calendar: context.calendar,
+                                           environment: context.environment, options: planner.options,
+                                           digestRenderer: SchedulerFactory.digestRenderer)
         var version = try store.dataVersion()
         log.write("started (pid \(getpid()), store \(store.path)\(wakeups.watchesStore ? "" : ", store changes noticed within a minute"))")
         var due = true

@@ -8,8 +8,8 @@ import Foundation
 /// The scheduler calls `render` once per digest delivery with the agenda as of the digest's
 /// moment and the channel's format; the result goes to the channel like any other message.
 /// `PlainDigestRenderer` is the built-in fallback: the agenda as plain text (Markdown-safe).
-/// To plug in the real renderer, pass `Scheduler(…, digestRenderer: YourRenderer())`; the CLI
-/// builds it in `SchedulerFactory.make` (Sources/DatebookCLI/SchedulerFactory.swift).
+/// To plug in the real renderer, set `SchedulerFactory.digestRenderer` (Sources/DatebookCLI/
+/// SchedulerFactory.swift) to it; `Scheduler(…, digestRenderer:)` takes one directly.
 public protocol DigestRendering: Sendable {
     func render(_ request: DigestRequest) throws -> OutgoingMessage
 }
