@@ -24,8 +24,7 @@ enum RunCommand: Command {
         let store = try context.openStore()
         // The main thread only decides when to run a pass; it reads a few pages around now.
         try store.limitPageCache(kibibytes: 1024)
-        let directory = (store.path as NSString).deletingLastPathComponent
-        let wakeups = Wakeups(watching: directory.isEmpty ? "." : directory)
+        let wakeups = Wakeups(watchingStore: store.path)
         let runner = PassRunner(log: log) { [wakeups] in wakeups.post(.passFinished) }
         var planner = SchedulerFactory.make(context, store: store)
         var settings = PassRunner.Settings(storePath: store.path, config: context.config, calendar: context.calendar,
