@@ -59,7 +59,7 @@ public final class Scheduler {
         self.digestRenderer = digestRenderer
         self.options = options
         self.log = log
-        self.host = ProcessInfo.processInfo.hostName
+        self.host = Self.hostName
         self.claimant = host + ":" + String(getpid())
     }
 
@@ -170,6 +170,13 @@ public final class Scheduler {
         let retry = try store.nextPendingAttempt().map { max($0, now) }
         let planned = try planner.deliveries(from: now, through: now.addingTimeInterval(horizon)).first?.scheduled
         return [retry, planned].compactMap { $0 }.min()
+    }
+
+    /// gethostname(2): cheap, unlike `ProcessInfo.hostName`, which may ask the resolver.
+    static var hostName: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     static func duration(_ seconds: TimeInterval) -> String {

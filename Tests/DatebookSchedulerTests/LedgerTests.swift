@@ -111,7 +111,7 @@ struct LedgerTests {
         try h.store.transaction {
             _ = try h.store.plan(LedgerEntry(key: key, kind: .alert, eventID: event.id, occurrenceStart: utc("2026-12-01T12:00:00Z"),
                                              lead: "1h", channel: "hook", dueAt: now), now: now)
-            #expect(try h.store.claimDue(now: now, lease: 300, claimant: ProcessInfo.processInfo.hostName + ":1").count == 1)
+            #expect(try h.store.claimDue(now: now, lease: 300, claimant: Scheduler.hostName + ":1").count == 1)
         }
         let other = try Store(path: h.store.path)
         let second = Scheduler(store: other, config: h.config, calendar: h.calendar, deliverer: h.fake)
@@ -128,7 +128,7 @@ struct LedgerTests {
         try h.store.transaction {
             _ = try h.store.plan(LedgerEntry(key: key2, kind: .alert, eventID: event2.id, occurrenceStart: utc("2026-12-01T13:00:00Z"),
                                              lead: "1h", channel: "hook", dueAt: later), now: later)
-            _ = try h.store.claimDue(now: later, lease: 300, claimant: ProcessInfo.processInfo.hostName + ":999999")
+            _ = try h.store.claimDue(now: later, lease: 300, claimant: Scheduler.hostName + ":999999")
         }
         try second.tick(now: later.addingTimeInterval(1))
         #expect(h.fake.count(key2) == 1)
