@@ -68,8 +68,10 @@ public final class Scheduler {
     @discardableResult
     public func tick(now: Date) throws -> TickReport {
         var report = TickReport()
+        var recorded: [String] = []
+        let started = ContinuousClock.now
         var claimed = try store.transaction { () -> [LedgerEntry] in
-            try reviewOpenDeliveries(now: now, report: &report)
+            try reviewOpenDeliveries(now: now, report: &report, lines: &recorded)
             let last = try store.lastPass()
             var planned = false
             for item in try planner.deliveries(from: windowStart(last: last, now: now), through: now) {
@@ -77,7 +79,7 @@ public final class Scheduler {
                 if try store.plan(entry, now: now) {
                     planned = true
                     report.count(entry.state)
-                    if entry.state != .pending { log(Self.logLine(entry, entry.state, entry.reason)) }
+                    if entry.state != .pending { recorded.append(Self.logLine(entry, entry.state, entry.reason)) }
                 }
             }
             // An idle pass writes nothing (so it wakes no daemon); the window then just starts a little earlier.
@@ -87,11 +89,15 @@ public final class Scheduler {
             try store.releaseAbandoned(now: now, isGone: isGone)
             return try store.claimDue(now: now, lease: options.lease, claimant: claimant, limit: options.claimBatch)
         }
+        recorded.forEach(log)  // only once committed
         while !claimed.isEmpty {
             try deliver(claimed, try prepare(claimed, now: now), now: now, report: &report)
             guard claimed.count == options.claimBatch else { break }
+            // Later batches: the injected time plus the real time this pass has taken, so leases stay true.
+            let elapsed = ContinuousClock.now - started
+            let later = now.addingTimeInterval(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
             claimed = try store.transaction {
-                try store.claimDue(now: now, lease: options.lease, claimant: claimant, limit: options.claimBatch)
+                try store.claimDue(now: later, lease: options.lease, claimant: claimant, limit: options.claimBatch)
             }
         }
         report.retriesRemaining = try store.pendingRetryCount()
@@ -123,12 +129,12 @@ public final class Scheduler {
 
     /// Cancels pending alerts whose event was deleted, moved or completed, and fails deliveries
     /// whose channel or digest left the config.
-    func reviewOpenDeliveries(now: Date, report: inout TickReport) throws {
+    func reviewOpenDeliveries(now: Date, report: inout TickReport, lines: inout [String]) throws {
         for entry in try store.openDeliveries() where entry.state == .pending {
             guard let (state, reason) = try obsolete(entry) else { continue }
             try store.finish(key: entry.key, as: state, reason: reason, now: now)
             report.count(state)
-            log(Self.logLine(entry, state, reason))
+            lines.append(Self.logLine(entry, state, reason))
         }
     }
 

@@ -17,7 +17,7 @@ final class Sink: @unchecked Sendable {
         directory = NSTemporaryDirectory() + "datebook-proc-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         record = directory + "/record.jsonl"
-        FileManager.default.createFile(atPath: record, contents: Data())
+        _ = FileManager.default.createFile(atPath: record, contents: Data())
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [repositoryRoot.appendingPathComponent("Tests/DatebookSchedulerTests/Support/sink.py").path, record]
         let output = Pipe()
@@ -85,7 +85,7 @@ struct ProcessSandbox {
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         if let log {
-            FileManager.default.createFile(atPath: log, contents: nil)
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
             process.standardError = FileHandle(forWritingAtPath: log)
         } else {
             process.standardError = FileHandle.nullDevice
