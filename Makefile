@@ -24,6 +24,7 @@ bench: build
 	/usr/bin/python3 bench/bench.py
 	python3 -m pip install --quiet apprise || echo "bench: apprise not installed; its rows are skipped"
 	python3 bench/delivery.py
+	/usr/bin/python3 bench/scheduler.py
 
 clean-bench:
 	rm -rf bench/data bench/out

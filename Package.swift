@@ -54,7 +54,11 @@ let package = Package(
         .executableTarget(name: "datebook-bench", dependencies: ["DatebookDelivery"], path: "bench/swift"),
         .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"]),
         .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),
-        .testTarget(name: "DatebookSchedulerTests", dependencies: ["DatebookScheduler"]),
+        .testTarget(
+            name: "DatebookSchedulerTests",
+            dependencies: ["DatebookScheduler", "DatebookStore", "DatebookCore", "DatebookDelivery"],
+            exclude: ["Support"]
+        ),
         .target(name: "DatebookTestSupport", path: "Tests/DatebookTestSupport"),
         .testTarget(
             name: "DatebookICalTests",

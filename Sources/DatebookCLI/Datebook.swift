@@ -16,6 +16,7 @@ public enum Datebook {
         TaskCommand.self, TasksCommand.self, CalCommand.self, DemoCommand.self,
         ImportCommand.self, ExportCommand.self, FeedCommand.self,
         DigestCommand.self, TemplatesCommand.self, SendCommand.self, ChannelsCommand.self,
+        TickCommand.self, RunCommand.self, StatusCommand.self, PreviewCommand.self,
     ]
 
     static func command(named name: String) -> (any Command.Type)? {

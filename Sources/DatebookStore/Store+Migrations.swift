@@ -3,7 +3,7 @@ import Foundation
 
 extension Store {
     /// The newest schema this build knows.
-    public static let schemaVersion = 3
+    public static let schemaVersion = 4
 
     /// Each entry upgrades the schema from version `index` to `index + 1`; append, never edit.
     static let migrations: [String] = [
@@ -73,6 +73,8 @@ extension Store {
         CREATE INDEX events_agenda ON events(start_key, id, all_day, open_count, task_count, symbol, color, title)
             WHERE recurrence IS NULL;
         """,
+        // The delivery ledger (issue 5); see Store+Ledger.swift.
+        ledgerMigration,
     ]
 
     /// Checks the version before touching anything, then switches to WAL and migrates.

@@ -1,4 +1,5 @@
 @testable import DatebookCLI
+import DatebookStore
 import Foundation
 import DatebookStore
 import Testing

@@ -36,7 +36,7 @@ struct StoreOpeningTests {
 
     @Test func migratesAnEmptyExistingFile() throws {
         let path = temporaryDirectory() + "/empty.sqlite3"
-        FileManager.default.createFile(atPath: path, contents: Data())
+        _ = FileManager.default.createFile(atPath: path, contents: Data())
         let store = try Store(path: path)
         #expect(try store.userVersion() == Store.schemaVersion)
         try store.save(event("e1", .allDay(CalendarDate(year: 2026, month: 1, day: 1))))
@@ -58,7 +58,7 @@ struct StoreOpeningTests {
     @Test func refusesAFileThatIsNotSQLiteAndLeavesItUntouched() throws {
         let path = temporaryDirectory() + "/notes.txt"
         let text = Data(String(repeating: "not a database\n", count: 300).utf8)
-        FileManager.default.createFile(atPath: path, contents: text)
+        _ = FileManager.default.createFile(atPath: path, contents: text)
         #expect(throws: StoreError.notADatabase(path: path)) { try Store(path: path) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == text)
     }

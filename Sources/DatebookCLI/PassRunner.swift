@@ -1,0 +1,87 @@
+import DatebookDelivery
+import DatebookScheduler
+import DatebookStore
+import Foundation
+
+/// Runs the daemon's scheduler passes on background threads, each with its own store connection
+/// and HTTP client, so a channel that hangs until its timeout holds up only its own pass: an item
+/// falling due meanwhile starts another pass. Claims in the ledger keep passes from sending the
+/// same delivery twice.
+final class PassRunner: @unchecked Sendable {
+    /// What a pass needs, as values that may cross threads.
+    struct Settings: Sendable {
+        var storePath: String
+        var config: Config
+        var calendar: Calendar
+        var environment: [String: String]
+        var options: Scheduler.Options
+        var digestRenderer: any DigestRendering
+    }
+
+    static let maxConcurrent = 4
+    private let lock = NSLock()
+    private var running = 0
+    private let group = DispatchGroup()
+    private let log: SerialLog
+    private let finished: @Sendable () -> Void
+
+    init(log: SerialLog, finished: @escaping @Sendable () -> Void) {
+        self.log = log
+        self.finished = finished
+        _ = HTTPClient()  // libcurl's global init on this thread, before any pass starts
+    }
+
+    var isBusy: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return running > 0
+    }
+
+    /// Starts a pass unless `maxConcurrent` are running (the end of one wakes the daemon again).
+    func start(_ settings: Settings) {
+        lock.lock()
+        guard running < Self.maxConcurrent else {
+            lock.unlock()
+            return
+        }
+        running += 1
+        lock.unlock()
+        group.enter()
+        DispatchQueue.global().async { [self] in
+            do {
+                let store = try Store(path: settings.storePath)
+                try store.limitPageCache(kibibytes: 2048)
+                let scheduler = Scheduler(store: store, config: settings.config, calendar: settings.calendar,
+                                          environment: settings.environment, digestRenderer: settings.digestRenderer,
+                                          options: settings.options,
+                                          log: { [log] in log.write($0) })
+                try scheduler.tick(now: Date())
+            } catch {
+                log.write("pass failed: \(ErrorTranslator.translate(error).message); retrying within a minute")
+            }
+            lock.lock()
+            running -= 1
+            lock.unlock()
+            group.leave()
+            finished()
+        }
+    }
+
+    /// Waits for the passes in flight (each bounded by its channels' timeouts).
+    func waitForAll() { group.wait() }
+}
+
+/// Log lines from several threads, one whole line at a time, flushed at once (journald reads lines).
+final class SerialLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private let sink: OutputSink
+
+    init(_ sink: OutputSink) { self.sink = sink }
+
+    func write(_ line: String) {
+        lock.lock()
+        sink.write("datebook: " + line + "\n")
+        sink.flush()
+        lock.unlock()
+    }
+}

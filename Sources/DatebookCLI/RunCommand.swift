@@ -1,0 +1,70 @@
+import DatebookCore
+import DatebookScheduler
+import DatebookStore
+import Foundation
+
+/// `datebook run`: the daemon. Sleeps until the next due moment, then runs a pass like `tick`.
+enum RunCommand: Command {
+    static let spec = CommandSpec(
+        name: "run", summary: "run as a daemon: deliver alerts and digests when they are due",
+        usage: "", examples: ["datebook run", "systemctl --user enable --now datebook.service"],
+        details: """
+        Sleeps until the next alert, digest or retry (re-checking the wall clock at least once a minute, so
+        a suspend or a clock step is handled like a missed tick). Store changes made by other datebook
+        commands wake it at once. SIGHUP reloads the config; SIGTERM or SIGINT let the deliveries in flight
+        finish (each is bounded by its channel's timeout) and exit 0. One line per delivery on stderr.
+        """
+    )
+
+    /// The longest sleep: a wall-clock step or suspend is noticed within this.
+    static let maxSleep: TimeInterval = 60
+
+    static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
+        let log = SerialLog(context.err)
+        let store = try context.openStore()
+        // The main thread only decides when to run a pass; it reads a few pages around now.
+        try store.limitPageCache(kibibytes: 1024)
+        let wakeups = Wakeups(watchingStore: store.path)
+        let runner = PassRunner(log: log) { [wakeups] in wakeups.post(.passFinished) }
+        var planner = SchedulerFactory.make(context, store: store)
+        var settings = PassRunner.Settings(storePath: store.path, config: context.config, calendar: context.calendar,
+                                           environment: context.environment, options: planner.options,
+                                           digestRenderer: SchedulerFactory.digestRenderer)
+        var version = try store.dataVersion()
+        log.write("started (pid \(getpid()), store \(store.path)\(wakeups.watchesStore ? "" : ", store changes noticed within a minute"))")
+        var due = true
+        while true {
+            if due { runner.start(settings) }
+            let now = Date()
+            var sleep = maxSleep
+            if let next = try? planner.nextWake(after: now) {
+                // A few milliseconds past the due second, so the pass sees it as due. Something already
+                // due is left to a running pass; its end wakes this loop again.
+                let wait = next.timeIntervalSince(now) + 0.005
+                if wait > 0.005 || !runner.isBusy { sleep = min(maxSleep, max(0, wait)) }
+            }
+            let started = ContinuousClock.now
+            let reasons = wakeups.wait(seconds: sleep)
+            if reasons.contains(.stop) { break }
+            due = reasons.isEmpty || ContinuousClock.now - started >= .seconds(sleep)
+            if reasons.contains(.reload) {
+                do {
+                    let config = try ConfigLoader.load(path: context.configPath, named: true, environment: context.environment, err: context.err)
+                    settings.config = config
+                    planner = SchedulerFactory.make(context, store: store, config: config)
+                    log.write("config reloaded from \(context.configPath)")
+                } catch {
+                    log.write("config not reloaded, keeping the old one: \(ErrorTranslator.translate(error).message)")
+                }
+                due = true
+            }
+            if reasons.contains(.storeChanged), let current = try? store.dataVersion(), current != version {
+                version = current
+                due = true
+            }
+        }
+        runner.waitForAll()
+        log.write("stopping: in-flight deliveries finished")
+        return ExitCode.ok
+    }
+}

@@ -1,0 +1,36 @@
+import DatebookCore
+import DatebookScheduler
+import Foundation
+
+/// `datebook tick [--dry-run]`: one scheduler pass, for cron or a systemd timer.
+enum TickCommand: Command {
+    static let spec = CommandSpec(
+        name: "tick", summary: "deliver every alert and digest that is due (for cron or a timer)", usage: "[--dry-run]",
+        options: [.flag("--dry-run", "print what would be sent (secrets redacted) and change nothing")],
+        examples: ["datebook tick", "datebook tick --dry-run"],
+        details: """
+        Plans everything due since the last pass (bounded by alerts.lateness), retries pending deliveries
+        whose time has come, and records every outcome in the ledger. One line per delivery on stderr.
+        Exit status: 0 when everything is settled, 75 when retries remain (run tick again later).
+        """
+    )
+
+    static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
+        let store = try context.openStore()
+        let scheduler = SchedulerFactory.make(context, store: store, log: SchedulerFactory.logger(context))
+        guard !arguments.has("--dry-run") else {
+            for item in try scheduler.dryRun(now: context.now) {
+                context.out.write("== \(item.summary) to \(item.entry.channel), due \(ISOInstant.format(item.entry.dueAt, in: context.timeZone)): ")
+                switch item.prepared {
+                case .ready(_, let step)?: context.out.write("would send\n" + step.dryRun + "\n")
+                case .unavailable(_, let reason)?: context.out.write("would fail: \(reason)\n")
+                case .obsolete(let reason)?: context.out.write("would cancel: \(reason)\n")
+                case nil: context.out.write("would record \(item.entry.state.rawValue): \(item.entry.reason ?? "")\n")
+                }
+            }
+            return ExitCode.ok
+        }
+        let report = try scheduler.tick(now: context.now)
+        return report.retriesRemaining > 0 ? ExitCode.temporaryFailure : ExitCode.ok
+    }
+}

@@ -1,0 +1,104 @@
+import DatebookCore
+import DatebookStore
+import Foundation
+
+/// Works out which alerts and digests are scheduled in a window of time. Reads the store, writes nothing.
+///
+/// All arithmetic is in the configured zone: `1d` is one calendar day (same wall time across DST),
+/// all-day events count from local midnight, and digests follow `DigestTime.instant`.
+public struct Planner {
+    public let store: Store
+    public let config: Config
+    public let calendar: Calendar
+
+    public init(store: Store, config: Config, calendar: Calendar) {
+        self.store = store
+        self.config = config
+        self.calendar = calendar
+    }
+
+    /// Everything scheduled in `(from, to]`, in order of `scheduled`, then key.
+    public func deliveries(from: Date, through to: Date) throws -> [PlannedDelivery] {
+        guard from < to else { return [] }
+        let planned = try alerts(from: from, through: to) + digests(from: from, through: to)
+        return planned.sorted { ($0.scheduled, $0.key) < ($1.scheduled, $1.key) }
+    }
+
+    /// The lead times an event is alerted with: its own, or the config's `alerts.before`.
+    public func leads(for event: Event) -> [LeadTime] {
+        event.alerts.isEmpty ? config.alerts.before : event.alerts
+    }
+
+    func alerts(from: Date, through to: Date) throws -> [PlannedDelivery] {
+        let channels = config.alerts.channels
+        guard !channels.isEmpty else { return [] }
+        var allLeads = Set(config.alerts.before)
+        for text in try store.distinctEventAlerts() {
+            for word in text.split(separator: " ") { if let lead = LeadTime(String(word)) { allLeads.insert(lead) } }
+        }
+        var found: [PlannedDelivery] = []
+        var seen = Set<String>()
+        // A calendar day is 23 to 25 hours: widen each lead's occurrence window by 3 h and filter exactly.
+        for lead in allLeads.sorted(by: { ($0.days, $0.seconds) < ($1.days, $1.seconds) }) {
+            let span = TimeInterval(lead.days * 86_400 + lead.seconds)
+            try store.forEachOccurrence(from: from.addingTimeInterval(span - 3 * 3600),
+                                        to: to.addingTimeInterval(span + 3 * 3600), calendar: calendar) { occurrence in
+                guard leads(for: occurrence.event).contains(lead) else { return }
+                let scheduled = lead.due(before: occurrence.start, calendar: calendar)
+                guard scheduled > from, scheduled <= to else { return }
+                let due = deferredPastQuietHours(scheduled)
+                for channel in channels {
+                    let delivery = PlannedDelivery(item: .alert(occurrence, lead: lead), channel: channel,
+                                                   scheduled: scheduled, due: due)
+                    if seen.insert(delivery.key).inserted { found.append(delivery) }
+                }
+            }
+        }
+        return found
+    }
+
+    func digests(from: Date, through to: Date) -> [PlannedDelivery] {
+        guard !config.digests.isEmpty else { return [] }
+        let first = CalendarDate(from, in: calendar.timeZone).dayNumber - 1
+        let last = CalendarDate(to, in: calendar.timeZone).dayNumber + 1
+        var found: [PlannedDelivery] = []
+        for dayNumber in first...max(first, last) {
+            let date = CalendarDate(dayNumber: dayNumber)
+            for schedule in config.digests where schedule.weekdays.contains(((dayNumber % 7) + 11) % 7) {
+                let at = DigestTime.instant(of: schedule.at, on: date, in: calendar.timeZone)
+                guard at > from, at <= to else { continue }
+                for channel in schedule.channels {
+                    found.append(PlannedDelivery(item: .digest(schedule, date: date), channel: channel, scheduled: at, due: at))
+                }
+            }
+        }
+        return found
+    }
+
+    /// `scheduled`, or the end of the quiet window it falls in (deferred, never dropped).
+    public func deferredPastQuietHours(_ scheduled: Date) -> Date {
+        guard let quiet = config.alerts.quietHours else { return scheduled }
+        let local = LocalTime(scheduled, in: calendar.timeZone)
+        guard quiet.contains(minutes: local.hour * 60 + local.minute) else { return scheduled }
+        // The window ends today unless it wraps midnight and we are in its evening part.
+        let endsTomorrow = quiet.start.minutes > quiet.end.minutes && local.hour * 60 + local.minute >= quiet.start.minutes
+        let day = CalendarDate(dayNumber: local.dayNumber + (endsTomorrow ? 1 : 0))
+        return DigestTime.instant(of: quiet.end, on: day, in: calendar.timeZone)
+    }
+}
+
+/// Turns a wall-clock time on a date into an instant, the way people expect around DST changes.
+public enum DigestTime {
+    /// A time skipped by spring-forward moves on by the gap (02:30 → 03:30); a time that happens
+    /// twice on a fall-back day is the first one.
+    public static func instant(of time: TimeOfDay, on date: CalendarDate, in zone: TimeZone) -> Date {
+        let wall = TimeInterval(date.dayNumber * 86_400 + time.minutes * 60)
+        let before = zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall - 86_400))
+        let after = zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall + 86_400))
+        let valid = Set([before, after]).map { Date(timeIntervalSince1970: wall - TimeInterval($0)) }
+            .filter { zone.secondsFromGMT(for: $0) == Int(wall - $0.timeIntervalSince1970) }
+        if let earliest = valid.min() { return earliest }
+        // In a gap: the wall time read with the offset from before the change lands after the gap.
+        return Date(timeIntervalSince1970: wall - TimeInterval(before))
+    }
+}

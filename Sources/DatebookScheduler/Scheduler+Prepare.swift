@@ -1,0 +1,129 @@
+import DatebookCore
+import DatebookDelivery
+import DatebookStore
+import Foundation
+
+/// A delivery turned into what would be sent, or the reason it cannot be.
+public enum PreparedDelivery: Sendable {
+    case ready(OutgoingMessage, DeliveryStep)
+    /// The message exists but the channel cannot be used (missing secret, unknown channel).
+    case unavailable(OutgoingMessage?, reason: String)
+    /// The item no longer exists (event deleted or moved, digest removed).
+    case obsolete(reason: String)
+
+    public var message: OutgoingMessage? {
+        switch self {
+        case .ready(let message, _): message
+        case .unavailable(let message, _): message
+        case .obsolete: nil
+        }
+    }
+}
+
+/// What a delivery needs from the store, read on the store's thread; building from it is pure.
+enum DeliveryInput: Sendable {
+    case alert(Occurrence, LeadTime?, channel: String)
+    case digest(DigestRequest)
+    case obsolete(String)
+}
+
+extension Scheduler {
+    /// Builds the message and the channel step for a ledger row; never sends.
+    public func prepare(_ entry: LedgerEntry, now: Date) throws -> PreparedDelivery {
+        try prepare([entry], now: now)[0]
+    }
+
+    /// Reads what the rows need from the store, then builds messages and payloads on all cores
+    /// (pure work: no store, no network).
+    func prepare(_ entries: [LedgerEntry], now: Date) throws -> [PreparedDelivery] {
+        builder(now: now).buildAll(try entries.map(input))
+    }
+
+    func builder(now: Date) -> Builder {
+        Builder(config: config, calendar: calendar, renderer: digestRenderer,
+                dispatcher: Dispatcher(environment: environment, now: now, timeZone: calendar.timeZone, host: host))
+    }
+
+    func input(_ entry: LedgerEntry) throws -> DeliveryInput {
+        switch entry.kind {
+        case .alert:
+            guard let id = entry.eventID, let event = try store.event(id: id) else { return .obsolete("event deleted") }
+            let occurrence = Occurrence(event: event, calendar: calendar)
+            guard occurrence.start == entry.occurrenceStart else { return .obsolete("event moved") }
+            return .alert(occurrence, entry.lead.flatMap(LeadTime.init), channel: entry.channel)
+        case .digest:
+            guard let schedule = config.digests.first(where: { $0.name == entry.digest }),
+                  let date = entry.digestDate.flatMap({ CalendarDate(iso: $0) }) else {
+                return .obsolete("digest '\(entry.digest ?? "")' is no longer in the config")
+            }
+            let boundaries = PeriodBoundaries(now: entry.dueAt, calendar: calendar)
+            let agenda = try store.agenda(boundaries: boundaries, calendar: calendar, periods: [.next7])
+            return .digest(DigestRequest(schedule: schedule, date: date, channel: entry.channel, agenda: agenda,
+                                         now: entry.dueAt, calendar: calendar, key: entry.key))
+        }
+    }
+}
+
+/// Builds messages and channel steps; a value so it can run on any thread.
+struct Builder: Sendable {
+    let config: Config
+    let calendar: Calendar
+    let renderer: any DigestRendering
+    let dispatcher: Dispatcher
+
+    /// Builds many at once, spread over the cores.
+    func buildAll(_ inputs: [DeliveryInput]) -> [PreparedDelivery] {
+        guard inputs.count > 16 else { return inputs.map(build) }
+        let slots = Slots(count: inputs.count)
+        DispatchQueue.concurrentPerform(iterations: inputs.count) { index in
+            slots.set(index, build(inputs[index]))
+        }
+        return slots.values()
+    }
+
+    func build(_ input: DeliveryInput) -> PreparedDelivery {
+        let message: OutgoingMessage
+        let channelName: String
+        switch input {
+        case .obsolete(let reason):
+            return .obsolete(reason: reason)
+        case .alert(let occurrence, let lead, let channel):
+            message = AlertMessage.make(occurrence, lead: lead, channel: channel, calendar: calendar)
+            channelName = channel
+        case .digest(let request):
+            do {
+                message = try renderer.render(request)
+            } catch {
+                return .unavailable(nil, reason: "digest '\(request.schedule.name)' could not be rendered: \(error)")
+            }
+            channelName = request.channel
+        }
+        guard let channel = config.channel(named: channelName) else {
+            return .unavailable(message, reason: "channel '\(channelName)' is no longer in the config")
+        }
+        do {
+            return .ready(message, try dispatcher.prepare(message, for: channel))
+        } catch let error as ChannelError {
+            return .unavailable(message, reason: "channel unavailable: \(error)")
+        } catch {
+            return .unavailable(message, reason: "channel \(channel.label): \(error)")
+        }
+    }
+}
+
+/// One result slot per index, each written by exactly one `concurrentPerform` iteration.
+private final class Slots: @unchecked Sendable {
+    private var items: [PreparedDelivery?]
+    private let lock = NSLock()
+
+    init(count: Int) { items = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ value: PreparedDelivery) {
+        lock.lock()
+        items[index] = value
+        lock.unlock()
+    }
+
+    func values() -> [PreparedDelivery] { items.map { $0 ?? .obsolete(reason: "not prepared") } }
+}
+

@@ -1,0 +1,63 @@
+import DatebookCore
+import DatebookDelivery
+import DatebookStore
+import Foundation
+
+/// One delivery as `preview`, `status` and `tick --dry-run` show it; nothing is sent or written.
+public struct ScheduledDelivery {
+    /// The ledger row (or the row a pass would write), with its time and state.
+    public var entry: LedgerEntry
+    /// `alert 'Dentist' (1h before)` or `digest 'morning' 2026-12-01`.
+    public var summary: String
+    /// The message and channel step, when asked for.
+    public var prepared: PreparedDelivery?
+}
+
+extension Scheduler {
+    /// What `tick(now:)` would do: the new items since the last pass, then pending ones now due.
+    public func dryRun(now: Date) throws -> [ScheduledDelivery] {
+        var found: [ScheduledDelivery] = []
+        for planned in try plannedSinceLastPass(now: now) where try store.delivery(key: planned.key) == nil {
+            let entry = classify(planned, now: now)
+            found.append(ScheduledDelivery(entry: entry, summary: planned.summary,
+                                           prepared: entry.state == .pending ? try prepare(entry, now: now) : nil))
+        }
+        for entry in try store.openDeliveries() where entry.state == .pending && entry.nextAttemptAt <= now {
+            found.append(ScheduledDelivery(entry: entry, summary: describe(entry), prepared: try prepare(entry, now: now)))
+        }
+        return found
+    }
+
+    /// Everything scheduled in `(now, until]` plus pending ledger rows (retries, quiet-hours
+    /// deferrals), by the time each will go out. With `render` the message and step are built too.
+    public func upcoming(now: Date, until: Date, render: Bool) throws -> [ScheduledDelivery] {
+        var found: [ScheduledDelivery] = []
+        var keys = Set<String>()
+        for entry in try store.openDeliveries() {
+            keys.insert(entry.key)
+            found.append(ScheduledDelivery(entry: entry, summary: describe(entry),
+                                           prepared: render ? try prepare(entry, now: now) : nil))
+        }
+        for planned in try planner.deliveries(from: now, through: until) where !keys.contains(planned.key) {
+            guard try store.delivery(key: planned.key) == nil else { continue }
+            let entry = planned.entry(state: .pending)
+            found.append(ScheduledDelivery(entry: entry, summary: planned.summary,
+                                           prepared: render ? try prepare(entry, now: now) : nil))
+        }
+        return found.sorted { ($0.entry.nextAttemptAt, $0.entry.key) < ($1.entry.nextAttemptAt, $1.entry.key) }
+    }
+
+    /// `alert 'Dentist' (1h before)` from the ledger row and the event's current title (its id when deleted).
+    public func describe(_ entry: LedgerEntry) -> String {
+        guard entry.kind == .alert, let id = entry.eventID, let event = try? store.event(id: id) else { return Self.summary(of: entry) }
+        return "alert '\(TextWidth.clean(event.title))' (\(entry.lead ?? "?") before)"
+    }
+
+    /// A description of a ledger row without reading the event: kind, lead or digest date.
+    public static func summary(of entry: LedgerEntry) -> String {
+        switch entry.kind {
+        case .alert: "alert for event \(entry.eventID ?? "?") (\(entry.lead ?? "?") before)"
+        case .digest: "digest '\(entry.digest ?? "?")' \(entry.digestDate ?? "")"
+        }
+    }
+}

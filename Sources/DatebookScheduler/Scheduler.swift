@@ -1,0 +1,222 @@
+import DatebookCore
+import DatebookDelivery
+import DatebookStore
+import Foundation
+
+/// Decides what is due and drives it through the ledger: `tick(now:)` is one pass (plan, claim,
+/// deliver, record). The daemon is a loop around it; nothing here reads the system clock.
+///
+/// Promises (DESIGN.md): keys come from data; a row is claimed with an atomic
+/// `UPDATE … WHERE state = 'pending'` inside BEGIN IMMEDIATE, so two processes never send the
+/// same delivery; it is marked sent only after the channel accepted it; a crash leaves it
+/// `sending` until its lease ends or its process is gone, and it is then sent again (at most
+/// one duplicate per crash).
+public final class Scheduler {
+    /// Tunables; the defaults suit cron and the daemon.
+    public struct Options: Sendable {
+        /// How long a claim holds before another process may take the delivery over.
+        public var lease: TimeInterval = 300
+        /// A delivery accepted on an attempt that started more than this after `due` is `sent-late`.
+        public var lateAfter: TimeInterval = 60
+        /// The furthest back a pass looks after a long downtime (older items are not recorded at all).
+        public var maxLookBack: TimeInterval = 35 * 86_400
+        /// Outcomes committed together in one transaction (all already accepted).
+        public var commitBatch = 256
+        public var claimBatch = 250
+        /// A pass that planned nothing records its time only when the last record is this old.
+        public var lastPassInterval: TimeInterval = 60
+        public init() {}
+    }
+
+    public let store: Store
+    public let config: Config
+    public let calendar: Calendar
+    public let planner: Planner
+    let environment: [String: String]
+    let deliverer: any DeliverySending
+    let retryPolicy: RetryPolicy
+    let random: () -> Double
+    let digestRenderer: any DigestRendering
+    public let options: Options
+    let log: (String) -> Void
+    /// `host:pid` of this process, written into claims.
+    let claimant: String
+    let host: String
+
+    public init(store: Store, config: Config, calendar: Calendar, environment: [String: String] = [:],
+                deliverer: any DeliverySending = Deliverer(), retryPolicy: RetryPolicy = RetryPolicy(),
+                random: @escaping () -> Double = { Double.random(in: 0..<1) },
+                digestRenderer: any DigestRendering = PlainDigestRenderer(), options: Options = Options(),
+                log: @escaping (String) -> Void = { _ in }) {
+        self.store = store
+        self.config = config
+        self.calendar = calendar
+        self.planner = Planner(store: store, config: config, calendar: calendar)
+        self.environment = environment
+        self.deliverer = deliverer
+        self.retryPolicy = retryPolicy
+        self.random = random
+        self.digestRenderer = digestRenderer
+        self.options = options
+        self.log = log
+        self.host = Self.hostName
+        self.claimant = host + ":" + String(getpid())
+    }
+
+    /// One pass: plans everything scheduled since the last pass (bounded by the lateness window),
+    /// cancels what edits made obsolete, claims what is due and delivers it.
+    @discardableResult
+    public func tick(now: Date) throws -> TickReport {
+        var report = TickReport()
+        var recorded: [String] = []
+        let started = ContinuousClock.now
+        var claimed = try store.transaction { () -> [LedgerEntry] in
+            try reviewOpenDeliveries(now: now, report: &report, lines: &recorded)
+            let last = try store.lastPass()
+            var planned = false
+            for item in try planner.deliveries(from: windowStart(last: last, now: now), through: now) {
+                let entry = classify(item, now: now)
+                if try store.plan(entry, now: now) {
+                    planned = true
+                    report.count(entry.state)
+                    if entry.state != .pending { recorded.append(Self.logLine(entry, entry.state, entry.reason)) }
+                }
+            }
+            // An idle pass writes nothing (so it wakes no daemon); the window then just starts a little earlier.
+            if planned || last.map({ now < $0 || now.timeIntervalSince($0) >= options.lastPassInterval }) ?? true {
+                try store.setLastPass(now)
+            }
+            try store.releaseAbandoned(now: now, isGone: isGone)
+            return try store.claimDue(now: now, lease: options.lease, claimant: claimant, limit: options.claimBatch)
+        }
+        recorded.forEach(log)  // only once committed
+        while !claimed.isEmpty {
+            try deliver(claimed, try prepare(claimed, now: now), now: now, report: &report)
+            guard claimed.count == options.claimBatch else { break }
+            // Later batches: the injected time plus the real time this pass has taken, so leases stay true.
+            let elapsed = ContinuousClock.now - started
+            let later = now.addingTimeInterval(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+            claimed = try store.transaction {
+                try store.claimDue(now: later, lease: options.lease, claimant: claimant, limit: options.claimBatch)
+            }
+        }
+        report.retriesRemaining = try store.pendingRetryCount()
+        return report
+    }
+
+    /// The window `(last pass, now]`, or `(now − lateness, now]` on the first pass; empty when the
+    /// clock went backwards (keys then keep a replanned item from being sent twice).
+    func plannedSinceLastPass(now: Date) throws -> [PlannedDelivery] {
+        try planner.deliveries(from: windowStart(last: try store.lastPass(), now: now), through: now)
+    }
+
+    func windowStart(last: Date?, now: Date) -> Date {
+        max(last ?? now.addingTimeInterval(-config.alerts.lateness), now.addingTimeInterval(-options.maxLookBack))
+    }
+
+    /// Pending, skipped (too late when first seen) or cancelled (all tasks done) for a new item.
+    func classify(_ planned: PlannedDelivery, now: Date) -> LedgerEntry {
+        if case .alert(let occurrence, _) = planned.item, config.alerts.cancelWhenDone, occurrence.event.isComplete {
+            return planned.entry(state: .cancelled, reason: "all tasks done")
+        }
+        let lateBy = now.timeIntervalSince(planned.due)
+        if lateBy > config.alerts.lateness {
+            return planned.entry(state: .skipped, reason: "late: due \(ISOInstant.format(planned.due)), first seen "
+                                 + "\(Self.duration(lateBy)) later, over the lateness of \(Self.duration(config.alerts.lateness))")
+        }
+        return planned.entry(state: .pending)
+    }
+
+    /// Cancels pending alerts whose event was deleted, moved or completed, and fails deliveries
+    /// whose channel or digest left the config.
+    func reviewOpenDeliveries(now: Date, report: inout TickReport, lines: inout [String]) throws {
+        for entry in try store.openDeliveries() where entry.state == .pending {
+            guard let (state, reason) = try obsolete(entry) else { continue }
+            try store.finish(key: entry.key, as: state, reason: reason, now: now)
+            report.count(state)
+            lines.append(Self.logLine(entry, state, reason))
+        }
+    }
+
+    /// Why a delivery should no longer be sent, or nil when it still should.
+    func obsolete(_ entry: LedgerEntry) throws -> (LedgerEntry.State, String)? {
+        guard config.channel(named: entry.channel) != nil else {
+            return (.failed, "channel '\(entry.channel)' is no longer in the config")
+        }
+        switch entry.kind {
+        case .digest:
+            guard config.digests.contains(where: { $0.name == entry.digest }) else {
+                return (.cancelled, "digest '\(entry.digest ?? "")' is no longer in the config")
+            }
+            return nil
+        case .alert:
+            guard let id = entry.eventID, let event = try store.event(id: id) else { return (.cancelled, "event deleted") }
+            if Occurrence(event: event, calendar: calendar).start != entry.occurrenceStart { return (.cancelled, "event moved") }
+            if config.alerts.cancelWhenDone, event.isComplete { return (.cancelled, "all tasks done") }
+            if let lead = entry.lead.flatMap(LeadTime.init), !planner.leads(for: event).contains(lead) {
+                return (.cancelled, "lead time \(lead) no longer set for this event")
+            }
+            if !config.alerts.channels.contains(entry.channel) {
+                return (.cancelled, "channel '\(entry.channel)' no longer in alerts.channels")
+            }
+            return nil
+        }
+    }
+
+    /// True when a claim's process is gone: same host, and no process with that pid.
+    func isGone(_ claimant: String) -> Bool {
+        guard let colon = claimant.lastIndex(of: ":"), claimant[..<colon] == host,
+              let pid = Int32(claimant[claimant.index(after: colon)...]) else { return false }
+        if pid == getpid() { return false }
+        return kill(pid, 0) != 0 && errno == ESRCH
+    }
+
+    /// The next moment a pass has work, looking at most `horizon` ahead (the daemon re-checks anyway).
+    public func nextWake(after now: Date, horizon: TimeInterval = 65) throws -> Date? {
+        let retry = try store.nextPendingAttempt().map { max($0, now) }
+        let planned = try planner.deliveries(from: now, through: now.addingTimeInterval(horizon)).first?.scheduled
+        return [retry, planned].compactMap { $0 }.min()
+    }
+
+    /// gethostname(2): cheap, unlike `ProcessInfo.hostName`, which may ask the resolver.
+    static var hostName: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func duration(_ seconds: TimeInterval) -> String {
+        let s = Int(seconds.rounded())
+        if s >= 86_400 { return "\(s / 86_400)d\(s % 86_400 / 3600)h" }
+        if s >= 3600 { return "\(s / 3600)h\(s % 3600 / 60)m" }
+        if s >= 60 { return "\(s / 60)m\(s % 60)s" }
+        return "\(s)s"
+    }
+
+    /// One journald-friendly line per delivery outcome; never a secret (reasons are redacted upstream).
+    static func logLine(_ entry: LedgerEntry, _ state: LedgerEntry.State, _ reason: String?) -> String {
+        var line = "\(state.rawValue) \(entry.kind.rawValue) to \(entry.channel): \(entry.key)"
+        if entry.attempts > 1 { line += " (attempt \(entry.attempts))" }
+        if let reason { line += " — " + reason }
+        return line
+    }
+}
+
+/// Counts from one pass.
+public struct TickReport: Sendable, Equatable {
+    public var sent = 0, sentLate = 0, skipped = 0, cancelled = 0, failed = 0, planned = 0, retried = 0
+    /// Deliveries still pending after an attempt (retries scheduled): `tick` exits 75.
+    public var retriesRemaining = 0
+
+    mutating func count(_ state: LedgerEntry.State) {
+        switch state {
+        case .pending: planned += 1
+        case .sending: break
+        case .sent: sent += 1
+        case .sentLate: sentLate += 1
+        case .skipped: skipped += 1
+        case .cancelled: cancelled += 1
+        case .failed: failed += 1
+        }
+    }
+}

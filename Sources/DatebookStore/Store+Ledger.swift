@@ -1,0 +1,245 @@
+import CSQLite
+import Foundation
+
+extension Store {
+    /// The delivery ledger (DESIGN.md, "Delivery promises"): one row per (item, channel), keyed by data.
+    ///
+    /// Times are Unix milliseconds. `alert_lead_sets`, kept by triggers, lists every per-event
+    /// lead-time list ever stored (`"1d 1h"`), so a pass finds them without reading 100k events;
+    /// stale entries only widen the search a little.
+    static let ledgerMigration = """
+        CREATE TABLE deliveries (
+            key TEXT PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('alert', 'digest')),
+            event_id TEXT,
+            occurrence_start INTEGER,
+            lead TEXT,
+            digest TEXT,
+            digest_date TEXT,
+            channel TEXT NOT NULL,
+            due_at INTEGER NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('pending', 'sending', 'sent', 'sent-late', 'skipped', 'cancelled', 'failed')),
+            reason TEXT,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at INTEGER NOT NULL,
+            first_attempt_at INTEGER,
+            claimed_until INTEGER,
+            claimed_by TEXT,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX deliveries_due ON deliveries(state, next_attempt_at);
+        CREATE INDEX deliveries_by_event ON deliveries(event_id, state);
+        CREATE INDEX deliveries_by_update ON deliveries(updated_at);
+        CREATE TABLE alert_lead_sets (alerts TEXT PRIMARY KEY) WITHOUT ROWID;
+        INSERT OR IGNORE INTO alert_lead_sets SELECT DISTINCT alerts FROM events WHERE alerts > '';
+        CREATE TRIGGER events_alert_sets_insert AFTER INSERT ON events WHEN NEW.alerts > ''
+        BEGIN INSERT INTO alert_lead_sets SELECT NEW.alerts WHERE NOT EXISTS (SELECT 1 FROM alert_lead_sets WHERE alerts = NEW.alerts); END;
+        CREATE TRIGGER events_alert_sets_update AFTER UPDATE OF alerts ON events WHEN NEW.alerts > ''
+        BEGIN INSERT INTO alert_lead_sets SELECT NEW.alerts WHERE NOT EXISTS (SELECT 1 FROM alert_lead_sets WHERE alerts = NEW.alerts); END;
+        CREATE TABLE scheduler_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+        """
+
+    static let ledgerColumns = """
+        key, kind, event_id, occurrence_start, lead, digest, digest_date, channel, due_at, state, reason,
+        attempts, next_attempt_at, first_attempt_at, claimed_until, claimed_by, updated_at
+        """
+
+    /// Rounded down: a last pass at 46.9996 s must not be stored as 47.000 and hide an item due at 47 s.
+    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+    static func date(millis: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(millis) / 1000) }
+
+    /// When the scheduler last planned (`tick`), or nil before the first pass.
+    public func lastPass() throws -> Date? {
+        try wrap {
+            let query = try statement("SELECT value FROM scheduler_meta WHERE name = 'last_pass'").bind()
+            defer { sqlite3_reset(query.handle) }
+            return try query.step() ? Self.date(millis: query.int64(0)) : nil
+        }
+    }
+
+    /// Records the planning pass; call inside the planning transaction.
+    public func setLastPass(_ date: Date) throws {
+        try wrap {
+            try statement("INSERT INTO scheduler_meta (name, value) VALUES ('last_pass', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value")
+                .bind(.integer(Self.millis(date))).run()
+        }
+    }
+
+    /// The per-event alert lead lists (`"1d 1h"`) in use (and possibly some no longer used).
+    public func distinctEventAlerts() throws -> [String] {
+        var found: [String] = []
+        try wrap {
+            let query = try statement("SELECT alerts FROM alert_lead_sets").bind()
+            while try query.step() { found.append(query.text(0)) }
+        }
+        return found
+    }
+
+    /// Adds a planned delivery unless its key is already in the ledger; true when added.
+    @discardableResult
+    public func plan(_ entry: LedgerEntry, now: Date) throws -> Bool {
+        try wrap {
+            try statement("""
+                INSERT INTO deliveries (key, kind, event_id, occurrence_start, lead, digest, digest_date, channel, due_at,
+                                        state, reason, attempts, next_attempt_at, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) ON CONFLICT(key) DO NOTHING
+                """).bind(
+                    .text(entry.key), .text(entry.kind.rawValue), .optional(entry.eventID),
+                    entry.occurrenceStart.map { .integer(Self.millis($0)) } ?? .null, .optional(entry.lead),
+                    .optional(entry.digest), .optional(entry.digestDate), .text(entry.channel),
+                    .integer(Self.millis(entry.dueAt)), .text(entry.state.rawValue), .optional(entry.reason),
+                    .integer(Self.millis(entry.nextAttemptAt)), .integer(Self.millis(now)), .integer(Self.millis(now))
+                ).run()
+            return db.changes > 0
+        }
+    }
+
+    /// Pending and in-flight deliveries (for cancellation checks, `status` and the daemon's wake-up).
+    public func openDeliveries() throws -> [LedgerEntry] {
+        try entries(where: "state IN ('pending', 'sending')", [], order: "next_attempt_at, key")
+    }
+
+    /// End states (everything but `pending`/`sending`) updated since `since`, newest first.
+    public func settledDeliveries(since: Date, excluding states: [LedgerEntry.State] = []) throws -> [LedgerEntry] {
+        let marks = states.map { _ in "?" }.joined(separator: ", ")
+        let exclusion = states.isEmpty ? "" : " AND state NOT IN (\(marks))"
+        return try entries(where: "updated_at >= ? AND state NOT IN ('pending', 'sending')" + exclusion,
+                           [.integer(Self.millis(since))] + states.map { .text($0.rawValue) }, order: "updated_at DESC, key")
+    }
+
+    /// The ledger row with this key.
+    public func delivery(key: String) throws -> LedgerEntry? {
+        try entries(where: "key = ?", [.text(key)], order: "key").first
+    }
+
+    /// Every ledger row (tests and diagnostics).
+    public func allDeliveries() throws -> [LedgerEntry] {
+        try entries(where: "1", [], order: "due_at, key")
+    }
+
+    func entries(where condition: String, _ values: [SQLiteValue], order: String) throws -> [LedgerEntry] {
+        try wrap {
+            let query = try statement("SELECT \(Self.ledgerColumns) FROM deliveries WHERE \(condition) ORDER BY \(order)")
+            try query.bind(values)
+            var found: [LedgerEntry] = []
+            while try query.step() { found.append(Self.entry(from: query)) }
+            return found
+        }
+    }
+
+    static func entry(from row: SQLiteStatement) -> LedgerEntry {
+        func time(_ column: Int32) -> Date? { row.isNull(column) ? nil : date(millis: row.int64(column)) }
+        return LedgerEntry(
+            key: row.text(0), kind: LedgerEntry.Kind(rawValue: row.text(1)) ?? .alert, eventID: row.optionalText(2),
+            occurrenceStart: time(3), lead: row.optionalText(4), digest: row.optionalText(5), digestDate: row.optionalText(6),
+            channel: row.text(7), dueAt: date(millis: row.int64(8)), state: LedgerEntry.State(rawValue: row.text(9)) ?? .failed,
+            reason: row.optionalText(10), attempts: row.int(11), nextAttemptAt: date(millis: row.int64(12)),
+            firstAttemptAt: time(13), claimedUntil: time(14), claimedBy: row.optionalText(15), updatedAt: date(millis: row.int64(16)))
+    }
+
+    /// Puts in-flight deliveries whose lease ran out, or whose claimant `isGone`, back to pending.
+    ///
+    /// This is the crash path: a process killed mid-send leaves `sending` rows; re-claiming them may
+    /// send a delivery a second time (at most one duplicate per crash). Call inside a transaction.
+    public func releaseAbandoned(now: Date, isGone: (String) -> Bool) throws {
+        try wrap {
+            var claimants: [String] = []
+            let query = try statement("SELECT DISTINCT claimed_by FROM deliveries WHERE state = 'sending'").bind()
+            while try query.step() { claimants.append(query.text(0)) }
+            let release = try statement("""
+                UPDATE deliveries SET state = 'pending', claimed_until = NULL, claimed_by = NULL
+                WHERE state = 'sending' AND (claimed_until <= ? OR claimed_by = ?)
+                """)
+            for claimant in claimants {
+                try release.bind(.integer(Self.millis(now)), .text(isGone(claimant) ? claimant : "")).run()
+            }
+        }
+    }
+
+    /// Atomically claims up to `limit` pending deliveries due by `now` for `lease` seconds.
+    ///
+    /// Runs `UPDATE … WHERE state = 'pending'` inside the caller's BEGIN IMMEDIATE transaction, so two
+    /// processes can never claim the same row.
+    public func claimDue(now: Date, lease: TimeInterval, claimant: String, limit: Int = 1000) throws -> [LedgerEntry] {
+        try wrap {
+            let query = try statement("""
+                UPDATE deliveries SET state = 'sending', attempts = attempts + 1, claimed_until = ?, claimed_by = ?,
+                    first_attempt_at = coalesce(first_attempt_at, ?), updated_at = ?
+                WHERE key IN (SELECT key FROM deliveries WHERE state = 'pending' AND next_attempt_at <= ?
+                              ORDER BY next_attempt_at LIMIT ?)
+                RETURNING \(Self.ledgerColumns)
+                """)
+            let nowMillis = Self.millis(now)
+            try query.bind(.integer(Self.millis(now.addingTimeInterval(lease))), .text(claimant), .integer(nowMillis),
+                           .integer(nowMillis), .integer(nowMillis), .int(limit))
+            var claimed: [LedgerEntry] = []
+            while try query.step() { claimed.append(Self.entry(from: query)) }
+            sqlite3_reset(query.handle)
+            return claimed
+        }
+    }
+
+    /// Applies one outcome; call inside a transaction (several outcomes may share one).
+    ///
+    /// Only rows still claimed by `claimant` change, so a process whose lease was taken over
+    /// cannot overwrite the newer claim's result.
+    public func settle(key: String, claimant: String, as state: LedgerEntry.State, reason: String?,
+                       nextAttempt: Date?, now: Date) throws {
+        try wrap {
+            try statement("""
+                UPDATE deliveries SET state = ?, reason = coalesce(?, reason), next_attempt_at = coalesce(?, next_attempt_at),
+                    claimed_until = NULL, claimed_by = NULL, updated_at = ?
+                WHERE key = ? AND state = 'sending' AND claimed_by = ?
+                """).bind(.text(state.rawValue), .optional(reason), nextAttempt.map { .integer(Self.millis($0)) } ?? .null,
+                          .integer(Self.millis(now)), .text(key), .text(claimant)).run()
+        }
+    }
+
+    /// Ends a pending delivery (cancelled or failed before sending) with a reason.
+    public func finish(key: String, as state: LedgerEntry.State, reason: String, now: Date) throws {
+        try wrap {
+            try statement("UPDATE deliveries SET state = ?, reason = ?, updated_at = ? WHERE key = ? AND state = 'pending'")
+                .bind(.text(state.rawValue), .text(reason), .integer(Self.millis(now)), .text(key)).run()
+        }
+    }
+
+    /// Changes made by other connections since this one opened show up as a new value.
+    public func dataVersion() throws -> Int {
+        try wrap { Int(try db.integer("PRAGMA data_version")) }
+    }
+
+    /// `ok`, or SQLite's list of problems.
+    public func integrityCheck() throws -> String {
+        try wrap {
+            let query = try db.prepare("PRAGMA integrity_check")
+            var lines: [String] = []
+            while try query.step() { lines.append(query.text(0)) }
+            return lines.joined(separator: "\n")
+        }
+    }
+}
+
+extension Store {
+    /// Pending deliveries that already had an attempt: retries still to come.
+    public func pendingRetryCount() throws -> Int {
+        try wrap { Int(try db.integer("SELECT count(*) FROM deliveries WHERE state = 'pending' AND attempts > 0")) }
+    }
+
+    /// The earliest `next_attempt_at` of a pending delivery (the daemon's next wake-up for retries).
+    public func nextPendingAttempt() throws -> Date? {
+        try wrap {
+            let query = try statement("SELECT min(next_attempt_at) FROM deliveries WHERE state = 'pending'").bind()
+            defer { sqlite3_reset(query.handle) }
+            guard try query.step(), !query.isNull(0) else { return nil }
+            return Self.date(millis: query.int64(0))
+        }
+    }
+}
+
+extension Store {
+    /// Caps SQLite's page cache (the daemon keeps memory small; one-shot commands keep the big cache).
+    public func limitPageCache(kibibytes: Int) throws {
+        try wrap { try db.execute("PRAGMA cache_size = -\(max(64, kibibytes))") }
+    }
+}

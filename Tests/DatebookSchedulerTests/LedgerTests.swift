@@ -1,0 +1,137 @@
+import DatebookCore
+import DatebookDelivery
+@testable import DatebookScheduler
+import DatebookStore
+import Foundation
+import Testing
+
+/// Edits, retries, dead and unavailable channels, and claims between processes.
+struct LedgerTests {
+    static func quietPolicy() -> AlertPolicy {
+        var policy = AlertPolicy(before: [LeadTime(seconds: 3600)], channels: ["hook"])
+        policy.quietHours = QuietHours(start: TimeOfDay(hour: 22, minute: 0), end: TimeOfDay(hour: 7, minute: 0))
+        return policy
+    }
+
+    @Test func aMovedEventCancelsItsOldPendingAlertAndGetsOneForItsNewTime() throws {
+        let h = try Harness(zone: "Europe/Berlin", alerts: Self.quietPolicy())
+        var event = try h.add("Night train", at: .instant(utc("2026-12-01T22:30:00Z")))
+        let oldKey = h.alertKey(event, "1h")
+        try h.tick(utc("2026-12-01T21:30:00Z"))
+        #expect(try h.state(oldKey)?.state == .pending)  // deferred past the quiet hours
+        event.start = .instant(utc("2026-12-01T19:00:00Z"))
+        try h.store.save(event)
+        try h.run(from: utc("2026-12-01T21:35:00Z"), to: utc("2026-12-02T08:00:00Z"))
+        #expect(try h.state(oldKey)?.state == .cancelled)
+        #expect(try h.state(oldKey)?.reason == "event moved")
+        #expect(h.fake.count(oldKey) == 0)
+
+        let h2 = try Harness(zone: "Europe/Berlin")
+        var meeting = try h2.add("Meeting", at: .instant(utc("2026-12-01T12:00:00Z")))
+        try h2.tick(utc("2026-12-01T09:00:00Z"))
+        meeting.start = .instant(utc("2026-12-01T15:00:00Z"))
+        try h2.store.save(meeting)
+        try h2.run(from: utc("2026-12-01T09:05:00Z"), to: utc("2026-12-01T16:00:00Z"))
+        #expect(h2.fake.sent.map(\.key) == [h2.alertKey(meeting, "1h")])
+        #expect(h2.fake.sent.first?.at == utc("2026-12-01T14:00:00Z"))
+    }
+
+    @Test func aDeletedEventsPendingAlertIsCancelled() throws {
+        let h = try Harness(zone: "Europe/Berlin", alerts: Self.quietPolicy())
+        let event = try h.add("Late show", at: .instant(utc("2026-12-01T22:30:00Z")))
+        try h.tick(utc("2026-12-01T21:30:00Z"))
+        try h.store.delete(id: event.id)
+        try h.run(from: utc("2026-12-01T21:35:00Z"), to: utc("2026-12-02T08:00:00Z"))
+        #expect(try h.state(h.alertKey(event, "1h"))?.state == .cancelled)
+        #expect(try h.state(h.alertKey(event, "1h"))?.reason == "event deleted")
+        #expect(h.fake.sent.isEmpty)
+    }
+
+    @Test func aPendingAlertWhoseLeadTimeWasRemovedIsCancelled() throws {
+        let h = try Harness(zone: "Europe/Berlin", alerts: Self.quietPolicy())
+        var event = try h.add("Late show", at: .instant(utc("2026-12-01T22:30:00Z")), alerts: [LeadTime(seconds: 3600)])
+        try h.tick(utc("2026-12-01T21:30:00Z"))
+        event.alerts = [LeadTime(seconds: 600)]
+        try h.store.save(event)
+        try h.tick(utc("2026-12-01T21:35:00Z"))
+        #expect(try h.state(h.alertKey(event, "1h"))?.state == .cancelled)
+        #expect(try h.state(h.alertKey(event, "1h"))?.reason == "lead time 1h no longer set for this event")
+    }
+
+    @Test func cancelWhenDoneRecordsTheAlertsOfCompletedEventsAsCancelled() throws {
+        var policy = AlertPolicy(before: [LeadTime(seconds: 3600)], channels: ["hook"])
+        policy.cancelWhenDone = true
+        let h = try Harness(zone: "Europe/Berlin", alerts: policy)
+        let done = try h.add("Packed", at: .instant(utc("2026-12-01T12:00:00Z")), tasks: [EventTask(id: "a", text: "bag", status: .done)])
+        let open = try h.add("Unpacked", at: .instant(utc("2026-12-01T12:00:00Z")), tasks: [EventTask(id: "a", text: "bag")])
+        try h.run(from: utc("2026-12-01T10:00:00Z"), to: utc("2026-12-01T12:00:00Z"))
+        #expect(try h.state(h.alertKey(done, "1h"))?.state == .cancelled)
+        #expect(try h.state(h.alertKey(done, "1h"))?.reason == "all tasks done")
+        #expect(h.fake.sent.map(\.key) == [h.alertKey(open, "1h")])
+    }
+
+    @Test func aDeadChannelIsRetriedWithBackoffWhileTheOthersAreSentAndFinallyFails() throws {
+        let h = try Harness(zone: "Europe/Berlin", alerts: AlertPolicy(before: [LeadTime(seconds: 3600)], channels: ["hook", "dead"]))
+        h.fake.outcome = { path, _ in .http(HTTPResponse(status: path == "/dead" ? 503 : 204)) }
+        let event = try h.add("Review", at: .instant(utc("2026-12-01T12:00:00Z")))
+        let first = try h.tick(utc("2026-12-01T11:00:00Z"))
+        #expect(first.sent == 1)
+        #expect(first.retriesRemaining == 1)
+        let dead = try #require(try h.state(h.alertKey(event, "1h", channel: "dead")))
+        #expect(dead.state == .pending)
+        #expect(dead.nextAttemptAt == utc("2026-12-01T11:00:15Z"))  // 30 s window × jitter 0.5
+        #expect(dead.reason?.contains("HTTP 503") == true)
+        try h.run(from: utc("2026-12-01T11:01:00Z"), to: utc("2026-12-01T18:00:00Z"), every: 60)
+        let final = try #require(try h.state(h.alertKey(event, "1h", channel: "dead")))
+        #expect(final.state == .failed)
+        #expect(final.attempts == 8)
+        #expect(final.reason?.contains("gave up after 8 attempts") == true)
+        #expect(h.fake.count(h.alertKey(event, "1h")) == 1)
+    }
+
+    @Test func aRejectedDeliveryFailsAtOnceAndAMissingSecretFailsNamingTheChannelNotTheSecret() throws {
+        let h = try Harness(zone: "Europe/Berlin", alerts: AlertPolicy(before: [LeadTime(seconds: 3600)], channels: ["dead", "locked"]))
+        h.fake.outcome = { _, _ in .http(HTTPResponse(status: 404)) }
+        let event = try h.add("Review", at: .instant(utc("2026-12-01T12:00:00Z")))
+        let report = try h.tick(utc("2026-12-01T11:00:00Z"))
+        #expect(report.failed == 2)
+        #expect(report.retriesRemaining == 0)
+        #expect(try h.state(h.alertKey(event, "1h", channel: "dead"))?.reason == "HTTP 404 (webhook deleted?)")
+        let locked = try #require(try h.state(h.alertKey(event, "1h", channel: "locked"))?.reason)
+        #expect(locked == "channel unavailable: slack 'locked': environment variable DATEBOOK_TEST_UNSET_URL is not set")
+        #expect(!h.log.joined().contains("s3cr3t"))
+    }
+
+    @Test func aSecondProcessCannotClaimWhatTheFirstClaimedUntilItIsGoneOrItsLeaseEnds() throws {
+        let h = try Harness(zone: "Europe/Berlin")
+        let event = try h.add("Review", at: .instant(utc("2026-12-01T12:00:00Z")))
+        let key = h.alertKey(event, "1h")
+        let now = utc("2026-12-01T11:00:00Z")
+        // Another live process (pid 1) claimed it: nobody else sends it while its lease holds.
+        try h.store.transaction {
+            _ = try h.store.plan(LedgerEntry(key: key, kind: .alert, eventID: event.id, occurrenceStart: utc("2026-12-01T12:00:00Z"),
+                                             lead: "1h", channel: "hook", dueAt: now), now: now)
+            #expect(try h.store.claimDue(now: now, lease: 300, claimant: Scheduler.hostName + ":1").count == 1)
+        }
+        let other = try Store(path: h.store.path)
+        let second = Scheduler(store: other, config: h.config, calendar: h.calendar, deliverer: h.fake)
+        h.fake.now = now
+        try second.tick(now: now.addingTimeInterval(60))
+        #expect(h.fake.count(key) == 0)
+        try second.tick(now: now.addingTimeInterval(301))
+        #expect(h.fake.count(key) == 1)
+        #expect(try h.state(key)?.attempts == 2)
+        // A claim by a process that no longer exists is taken over at once.
+        let event2 = try h.add("Retro", at: .instant(utc("2026-12-01T13:00:00Z")))
+        let key2 = h.alertKey(event2, "1h")
+        let later = utc("2026-12-01T12:00:00Z")
+        try h.store.transaction {
+            _ = try h.store.plan(LedgerEntry(key: key2, kind: .alert, eventID: event2.id, occurrenceStart: utc("2026-12-01T13:00:00Z"),
+                                             lead: "1h", channel: "hook", dueAt: later), now: later)
+            _ = try h.store.claimDue(now: later, lease: 300, claimant: Scheduler.hostName + ":999999")
+        }
+        try second.tick(now: later.addingTimeInterval(1))
+        #expect(h.fake.count(key2) == 1)
+        #expect(try h.state(key2)?.state == .sent)
+    }
+}

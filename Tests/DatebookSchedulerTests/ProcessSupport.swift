@@ -1,0 +1,120 @@
+import DatebookCore
+import DatebookStore
+import Foundation
+import Testing
+
+/// The debug binary built by `swift build` / `swift test`, found from this file's path.
+let datebookBinary = repositoryRoot.appendingPathComponent(".build/debug/datebook").path
+
+/// `Support/sink.py` on 127.0.0.1: records `{time, path, key}` per request before answering.
+final class Sink: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    let directory: String
+    let record: String
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "datebook-proc-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        record = directory + "/record.jsonl"
+        _ = FileManager.default.createFile(atPath: record, contents: Data())
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [repositoryRoot.appendingPathComponent("Tests/DatebookSchedulerTests/Support/sink.py").path, record]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        port = try #require(Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// (key, time) of every request so far.
+    func requests() throws -> [(key: String, time: Double)] {
+        let text = try String(contentsOfFile: record, encoding: .utf8)
+        return try text.split(separator: "\n").compactMap { line in
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let key = object["key"] as? String, let time = object["time"] as? Double else { return nil }
+            return (key, time)
+        }
+    }
+
+    func counts() throws -> [String: Int] {
+        try requests().reduce(into: [:]) { $0[$1.key, default: 0] += 1 }
+    }
+}
+
+/// A scratch HOME with a config whose webhook channels point at the sink, and a store.
+struct ProcessSandbox {
+    let directory: String
+    var store: String { directory + "/store.sqlite3" }
+    var config: String { directory + "/config.json5" }
+
+    init(sink: Sink, channels: [String: String], lead: String, zone: String = "Europe/Berlin") throws {
+        directory = sink.directory
+        let list = channels.keys.sorted()
+        let channelText = list.map { "\($0): { type: \"webhook\", url: \"http://127.0.0.1:\(sink.port)\(channels[$0] ?? "/")\" }" }
+            .joined(separator: ", ")
+        let text = """
+            { timeZone: "\(zone)", channels: { \(channelText) },
+              alerts: { before: ["\(lead)"], channels: [\(list.map { "\"\($0)\"" }.joined(separator: ", "))], lateness: "6h" } }
+            """
+        try text.write(toFile: config, atomically: true, encoding: .utf8)
+    }
+
+    var environment: [String: String] {
+        ["HOME": directory, "DATEBOOK_STORE": store, "DATEBOOK_CONFIG": config, "PATH": "/usr/bin:/bin", "DATEBOOK_TZ": "Europe/Berlin"]
+    }
+
+    /// Starts `datebook arguments…` with stderr collected in `log`.
+    func start(_ arguments: [String], log: String? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: datebookBinary)
+        process.arguments = arguments
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        if let log {
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: log)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
+        try process.run()
+        return process
+    }
+
+    /// Runs to completion; returns the exit status.
+    @discardableResult
+    func run(_ arguments: [String]) throws -> Int32 {
+        let process = try start(arguments)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    func save(_ events: [Event]) throws {
+        let store = try Store(path: store)
+        try store.save(events)
+    }
+}
+
+func event(_ title: String, at start: Date) -> Event {
+    Event(id: EventID.stable(title), title: title, start: .instant(start), timeZone: "Europe/Berlin", symbol: .star, color: .primary)
+}
+
+/// Waits up to `seconds` for `process` to exit; false when it is still running.
+func waitForExit(_ process: Process, seconds: Double) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning, Date() < deadline { usleep(10_000) }
+    return !process.isRunning
+}
