@@ -29,7 +29,7 @@ enum RunCommand: Command {
         var planner = SchedulerFactory.make(context, store: store)
         var settings = PassRunner.Settings(storePath: store.path, config: context.config, calendar: context.calendar,
                                            environment: context.environment, options: planner.options,
-                                           digestRenderer: SchedulerFactory.digestRenderer)
+                                           digestRenderer: SchedulerFactory.digestRenderer(context, config: context.config))
         var version = try store.dataVersion()
         log.write("started (pid \(getpid()), store \(store.path)\(wakeups.watchesStore ? "" : ", store changes noticed within a minute"))")
         var due = true
@@ -51,6 +51,7 @@ enum RunCommand: Command {
                 do {
                     let config = try ConfigLoader.load(path: context.configPath, named: true, environment: context.environment, err: context.err)
                     settings.config = config
+                    settings.digestRenderer = SchedulerFactory.digestRenderer(context, config: config)
                     planner = SchedulerFactory.make(context, store: store, config: config)
                     log.write("config reloaded from \(context.configPath)")
                 } catch {

@@ -3,17 +3,19 @@ import DatebookScheduler
 import DatebookStore
 import Foundation
 
-/// Builds the scheduler the commands use. This is where the real digest renderer plugs in:
-/// set `digestRenderer` to the DatebookRender implementation of `DigestRendering`
-/// (`tick`, `run`, `status` and `preview` all take it from here).
+/// Builds the scheduler the commands use (`tick`, `run`, `status` and `preview`), with digests
+/// rendered from the templates like `datebook digest`.
 enum SchedulerFactory {
-    static let digestRenderer: any DigestRendering = PlainDigestRenderer()
+    static func digestRenderer(_ context: Context, config: Config) -> any DigestRendering {
+        TemplateDigestRenderer(storePath: context.storePath, overrideDirectory: TemplatesCommand.overrideDirectory(context),
+                               locale: config.locale)
+    }
 
     static func make(_ context: Context, store: Store, config: Config? = nil, log: @escaping (String) -> Void = { _ in }) -> Scheduler {
         var options = Scheduler.Options()
         if let lease = context.environment["DATEBOOK_LEASE"].flatMap(TimeInterval.init), lease > 0 { options.lease = lease }
         return Scheduler(store: store, config: config ?? context.config, calendar: context.calendar,
-                         environment: context.environment, digestRenderer: digestRenderer,
+                         environment: context.environment, digestRenderer: digestRenderer(context, config: config ?? context.config),
                          options: options, log: log)
     }
 
