@@ -51,6 +51,11 @@ final class PassRunner: @unchecked Sendable {
             do {
                 let store = try Store(path: settings.storePath)
                 try store.limitPageCache(kibibytes: 2048)
+                let now = Date()
+                store.recurrenceHorizon = RecurrenceOptions.horizon(now: now)
+                try store.extendRecurrenceHorizon()
+                FeedSync.refreshDue(store: store, config: settings.config, environment: settings.environment,
+                                    timeZone: settings.calendar.timeZone, now: now, log: { [log] in log.write($0) })
                 let scheduler = Scheduler(store: store, config: settings.config, calendar: settings.calendar,
                                           environment: settings.environment, digestRenderer: settings.digestRenderer,
                                           options: settings.options,

@@ -30,6 +30,8 @@ enum TickCommand: Command {
             }
             return ExitCode.ok
         }
+        FeedSync.refreshDue(store: store, config: context.config, environment: context.environment,
+                            timeZone: context.timeZone, now: context.now, log: SchedulerFactory.logger(context))
         let report = try scheduler.tick(now: context.now)
         return report.retriesRemaining > 0 ? ExitCode.temporaryFailure : ExitCode.ok
     }

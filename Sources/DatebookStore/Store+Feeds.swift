@@ -63,6 +63,21 @@ extension Store {
         }
     }
 
+    /// Changes a feed's source and interval (a config edit); its events and validators stay until
+    /// the next refresh, which starts afresh when the source changed.
+    public func updateFeed(named name: String, source: String, every: Int) throws {
+        try transaction {
+            try wrap {
+                try statement("""
+                    UPDATE feeds SET etag = CASE WHEN source = ?1 THEN etag END,
+                        last_modified = CASE WHEN source = ?1 THEN last_modified END,
+                        last_checked = CASE WHEN source = ?1 THEN last_checked END,
+                        source = ?1, every = ?2 WHERE name = ?3
+                    """).bind(.text(source), .int(every), .text(name)).run()
+            }
+        }
+    }
+
     public func feeds() throws -> [Feed] {
         try loadFeeds(where: "1", [])
     }
