@@ -142,6 +142,25 @@ for n in range({count}):
     return timed(["/usr/bin/python3", "-c", code])
 
 
+def smtplib_mail_alternative(port, count):
+    """smtplib sending what datebook sends: multipart/alternative, quoted-printable text and
+    HTML parts, Date and Message-ID; the sink's parsing cost depends on the message shape."""
+    code = f"""
+import smtplib
+from email.message import EmailMessage
+from email.utils import formatdate, make_msgid
+for n in range({count}):
+    m = EmailMessage(); m["From"] = '"bench" <bench@example.org>'; m["To"] = "<me@example.org>"
+    m["Subject"] = f"Standup #{{n}} in 10 minutes"; m["Date"] = formatdate(); m["Message-ID"] = make_msgid(domain="bench")
+    m["Auto-Submitted"] = "auto-generated"
+    m.set_content(f"Standup #{{n}}\\r\\nTue 2026-12-01 09:00 (Europe/Berlin)", cte="quoted-printable")
+    m.add_alternative(f"<p><strong>Standup #{{n}}</strong></p>", subtype="html", cte="quoted-printable")
+    with smtplib.SMTP("127.0.0.1", {port}) as s:
+        s.send_message(m)
+"""
+    return timed(["/usr/bin/python3", "-c", code])
+
+
 def main():
     workdir = tempfile.mkdtemp(prefix="datebook-bench-")
     nginx, http_port = start_nginx(workdir)
@@ -162,6 +181,8 @@ def main():
         rows.append(("email → aiosmtpd", "datebook (libcurl SMTP)", MAIL_COUNT, seconds, cpu)); print(rows[-1], flush=True)
         seconds, cpu = median_run(lambda: smtplib_mail(smtp_port, MAIL_COUNT))
         rows.append(("email → aiosmtpd", "Python smtplib", MAIL_COUNT, seconds, cpu)); print(rows[-1], flush=True)
+        seconds, cpu = median_run(lambda: smtplib_mail_alternative(smtp_port, MAIL_COUNT))
+        rows.append(("email → aiosmtpd", "Python smtplib, datebook's MIME shape", MAIL_COUNT, seconds, cpu)); print(rows[-1], flush=True)
         if apprise_available() and APPRISE_MAIL_COUNT > 0:
             seconds, cpu = apprise_mail(smtp_port, APPRISE_MAIL_COUNT)
             rows.append(("email → aiosmtpd", "Apprise mailto://", APPRISE_MAIL_COUNT, seconds, cpu)); print(rows[-1], flush=True)
