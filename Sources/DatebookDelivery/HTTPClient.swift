@@ -57,7 +57,7 @@ public final class HTTPClient: @unchecked Sendable {
                 results[index] = setupFailure(index)
                 onCompletion(index, setupFailure(index))
             }
-            return results.map { $0 ?? .failure(TransportError(kind: .setupFailed, destination: "")) }
+            return requests.indices.map(setupFailure)
         }
         var waiting = HostQueues(requests.indices.map { Self.hostKey(requests[$0].url) })
         var running: [OpaquePointer: (index: Int, transfer: CurlTransfer)] = [:]
