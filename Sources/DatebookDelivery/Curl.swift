@@ -50,6 +50,8 @@ final class CurlEasy {
     /// Buffer curl fills with a detailed error message (`CURLOPT_ERRORBUFFER`).
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var lists: [CurlStringList] = []
+    /// The last header list set with `set(_:reusableList:)`, kept so identical lines are not rebuilt.
+    private var reusableList: (items: [String], list: CurlStringList)?
 
     init?() {
         CurlGlobal.ensureInitialised()
@@ -58,6 +60,15 @@ final class CurlEasy {
         let size = Int(datebook_CURL_ERROR_SIZE) + 1
         errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
         errorBuffer.initialize(repeating: 0, count: size)
+        _ = datebook_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+    }
+
+    /// Returns every option to its default (`curl_easy_reset`) so the handle can carry another
+    /// transfer; live connections, the DNS cache and TLS sessions survive, which is why reuse is cheap.
+    func reset() {
+        curl_easy_reset(handle)
+        errorBuffer[0] = 0
+        lists.removeAll(keepingCapacity: true)
         _ = datebook_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
     }
 
@@ -86,6 +97,18 @@ final class CurlEasy {
     func set(_ option: CURLoption, list items: [String]) -> CURLcode {
         let list = CurlStringList(items)
         lists.append(list)
+        return datebook_curl_easy_setopt_slist(handle, option, list.pointer)
+    }
+
+    /// Sets a list option, reusing the list from the previous call when the lines are the same
+    /// (webhook requests to one destination repeat their headers).
+    @discardableResult
+    func set(_ option: CURLoption, reusableList items: [String]) -> CURLcode {
+        if let cached = reusableList, cached.items == items {
+            return datebook_curl_easy_setopt_slist(handle, option, cached.list.pointer)
+        }
+        let list = CurlStringList(items)
+        reusableList = (items, list)
         return datebook_curl_easy_setopt_slist(handle, option, list.pointer)
     }
 

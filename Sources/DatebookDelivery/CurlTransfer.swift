@@ -3,25 +3,41 @@ import Foundation
 
 /// State of one running transfer: the easy handle plus the bytes received so far.
 /// libcurl callbacks reach it through `Unmanaged` user data; the owner keeps it alive.
+/// A pool may hand the same object (and so the same easy handle) to one transfer after
+/// another: `prepare` clears everything the previous one left behind.
 final class CurlTransfer {
     let easy: CurlEasy
-    let destination: String
-    let url: String
-    let redactions: [String]
-    let maxResponseBytes: Int
+    private(set) var url: String
+    private(set) var redactions: [String]
+    private(set) var maxResponseBytes: Int
     var body = Data()
-    var headers: [HTTPRequest.Header] = []
+    /// Raw header lines of the latest response, parsed only when the transfer finishes.
+    private var headerBytes: [UInt8] = []
     var tooLarge = false
     /// Bytes still to upload (SMTP), consumed by the read callback.
     var upload = Data()
     var uploadOffset = 0
 
+    /// The URL with secrets removed, as shown in errors; computed only when needed.
+    var destination: String { redactURL(url) }
+
     init(easy: CurlEasy, url: String, redactions: [String], maxResponseBytes: Int) {
         self.easy = easy
         self.url = url
-        self.destination = redactURL(url)
         self.redactions = redactions
         self.maxResponseBytes = maxResponseBytes
+    }
+
+    /// Readies the object for the next transfer on the same easy handle.
+    func prepare(url: String, redactions: [String], maxResponseBytes: Int) {
+        self.url = url
+        self.redactions = redactions
+        self.maxResponseBytes = maxResponseBytes
+        body.removeAll(keepingCapacity: true)
+        headerBytes.removeAll(keepingCapacity: true)
+        tooLarge = false
+        upload = Data()
+        uploadOffset = 0
     }
 
     /// Installs write and header callbacks pointing at `self`.
@@ -45,10 +61,9 @@ final class CurlTransfer {
             guard let buffer, let userdata else { return 0 }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
             let length = size * count
-            let line = buffer.withMemoryRebound(to: UInt8.self, capacity: length) {
-                String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+            buffer.withMemoryRebound(to: UInt8.self, capacity: length) {
+                transfer.receiveHeaderLine(UnsafeBufferPointer(start: $0, count: length))
             }
-            transfer.receiveHeaderLine(line)
             return length
         }
         datebook_curl_easy_setopt_pointer(easy.handle, CURLOPT_HEADERDATA, me)
@@ -77,16 +92,35 @@ final class CurlTransfer {
         easy.set(CURLOPT_INFILESIZE_LARGE, offset: Int64(data.count))
     }
 
-    private func receiveHeaderLine(_ raw: String) {
-        let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        if line.hasPrefix("HTTP/") {
-            headers = []  // a new response (after 100 Continue or a redirect) starts
+    /// Keeps the raw bytes of one header line; a status line starts a new response
+    /// (after 100 Continue or a redirect), so the previous response's lines are dropped.
+    private func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) {
+        if line.starts(with: Self.statusPrefix) {
+            headerBytes.removeAll(keepingCapacity: true)
             return
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-        let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
-        headers.append(HTTPRequest.Header(name, value))
+        headerBytes.append(contentsOf: line)
+    }
+
+    private static let statusPrefix: [UInt8] = Array("HTTP/".utf8)
+
+    /// The kept header lines as name/value pairs, whitespace trimmed, lines without a colon skipped.
+    var headers: [HTTPRequest.Header] {
+        var result: [HTTPRequest.Header] = []
+        for line in headerBytes.split(separator: UInt8(ascii: "\n")) {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            let name = Self.trimmed(line[line.startIndex..<colon])
+            let value = Self.trimmed(line[(colon + 1)...])
+            result.append(HTTPRequest.Header(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        }
+        return result
+    }
+
+    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
+        else { return [] }
+        return bytes[first...last]
     }
 
     /// Turns a finished transfer into a response or a classified, secret-free error.

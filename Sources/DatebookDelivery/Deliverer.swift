@@ -7,6 +7,8 @@ import Foundation
 /// known (HTTP) or when the workers finish (others), so callers may write the ledger from it.
 public final class Deliverer: @unchecked Sendable {
     private let http: HTTPClient
+    /// SMTP sessions kept between email steps (and `deliver` calls) to the same server.
+    private let smtp = SMTPConnections()
 
     public init(http: HTTPClient = HTTPClient()) {
         self.http = http
@@ -18,8 +20,9 @@ public final class Deliverer: @unchecked Sendable {
         for (index, step) in steps.enumerated() {
             if case .http = step { continue }
             group.enter()
+            let smtp = smtp
             DispatchQueue.global().async {
-                results.append(index, Self.run(step))
+                results.append(index, Self.run(step, smtp: smtp))
                 group.leave()
             }
         }
@@ -53,12 +56,12 @@ public final class Deliverer: @unchecked Sendable {
         }
     }
 
-    static func run(_ step: DeliveryStep) -> DeliveryOutcome {
+    static func run(_ step: DeliveryStep, smtp: SMTPConnections = SMTPConnections()) -> DeliveryOutcome {
         switch step {
         case .http:
             return .accepted
         case .email(let configuration, let message):
-            switch SMTPClient(configuration: configuration).send(message) {
+            switch SMTPClient(configuration: configuration, connections: smtp).send(message) {
             case .success: return .accepted
             case .failure(let error): return .transport(error)
             }

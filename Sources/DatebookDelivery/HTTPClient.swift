@@ -13,6 +13,11 @@ public final class HTTPClient: @unchecked Sendable {
     private let multi: CurlMulti?
     private let lock = NSLock()
     private let userAgent: String
+    private let maxHostConnections: Int
+    private let maxTotalConnections: Int
+    /// Idle transfers (each owning an easy handle) kept between requests and calls: reusing a
+    /// handle skips its setup and teardown. Guarded by `lock`, like everything `perform` touches.
+    private var idle: [CurlTransfer] = []
 
     /// - Parameters:
     ///   - maxHostConnections: cap on parallel connections to one host
@@ -21,6 +26,9 @@ public final class HTTPClient: @unchecked Sendable {
     public init(maxHostConnections: Int = 6, maxTotalConnections: Int = 32, userAgent: String = "datebook") {
         multi = CurlMulti(maxHostConnections: maxHostConnections, maxTotalConnections: maxTotalConnections)
         self.userAgent = userAgent
+        // As for libcurl, 0 means no cap.
+        self.maxHostConnections = maxHostConnections > 0 ? maxHostConnections : Int.max
+        self.maxTotalConnections = maxTotalConnections > 0 ? maxTotalConnections : Int.max
     }
 
     /// Sends one request and waits for its result.
@@ -30,70 +38,117 @@ public final class HTTPClient: @unchecked Sendable {
 
     /// Sends all requests concurrently; returns results in the order of `requests`.
     /// `onCompletion(index, result)` is called (on this thread) as soon as each one finishes.
+    ///
+    /// Only as many transfers as could hold a connection are handed to libcurl at a time (per
+    /// host and in total); the rest wait here in order, one queue per host, so a slow host's
+    /// backlog never takes the place of another host's requests.
     public func perform(
         _ requests: [HTTPRequest],
         onCompletion: (Int, Result<HTTPResponse, TransportError>) -> Void = { _, _ in }
     ) -> [Result<HTTPResponse, TransportError>] {
         lock.lock()
         defer { lock.unlock() }
-        var results = requests.map { request -> Result<HTTPResponse, TransportError> in
-            .failure(TransportError(kind: .setupFailed, destination: redactURL(request.url)))
+        var results = [Result<HTTPResponse, TransportError>?](repeating: nil, count: requests.count)
+        func setupFailure(_ index: Int) -> Result<HTTPResponse, TransportError> {
+            .failure(TransportError(kind: .setupFailed, destination: redactURL(requests[index].url)))
         }
         guard let multi else {
-            for index in requests.indices { onCompletion(index, results[index]) }
-            return results
-        }
-        var running: [OpaquePointer: (index: Int, transfer: CurlTransfer)] = [:]
-        for (index, request) in requests.enumerated() {
-            guard let transfer = makeTransfer(for: request),
-                curl_multi_add_handle(multi.handle, transfer.easy.handle) == CURLM_OK
-            else {
-                onCompletion(index, results[index])
-                continue
+            for index in requests.indices {
+                results[index] = setupFailure(index)
+                onCompletion(index, setupFailure(index))
             }
-            running[transfer.easy.handle] = (index, transfer)
+            return requests.indices.map(setupFailure)
         }
+        var waiting = HostQueues(requests.indices.map { Self.hostKey(requests[$0].url) })
+        var running: [OpaquePointer: (index: Int, transfer: CurlTransfer)] = [:]
+        var runningPerHost: [Int: Int] = [:]
+        func admit() {
+            while running.count < maxTotalConnections,
+                let index = waiting.next(where: { runningPerHost[$0, default: 0] < maxHostConnections })
+            {
+                guard let transfer = makeTransfer(for: requests[index]),
+                    curl_multi_add_handle(multi.handle, transfer.easy.handle) == CURLM_OK
+                else {
+                    results[index] = setupFailure(index)
+                    onCompletion(index, setupFailure(index))
+                    continue
+                }
+                running[transfer.easy.handle] = (index, transfer)
+                runningPerHost[waiting.host(of: index), default: 0] += 1
+            }
+        }
+        admit()
         var stillRunning: Int32 = 0
         while !running.isEmpty {
             let status = curl_multi_perform(multi.handle, &stillRunning)
-            collectFinished(multi: multi, running: &running, results: &results, onCompletion: onCompletion)
+            var queued: Int32 = 0
+            var finishedAny = false
+            while let message = curl_multi_info_read(multi.handle, &queued) {
+                guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                    let entry = running.removeValue(forKey: handle)
+                else { continue }
+                let code = message.pointee.data.result
+                curl_multi_remove_handle(multi.handle, handle)
+                runningPerHost[waiting.host(of: entry.index), default: 1] -= 1
+                let result = entry.transfer.finish(code)
+                idle.append(entry.transfer)
+                results[entry.index] = result
+                onCompletion(entry.index, result)
+                finishedAny = true
+            }
             guard status == CURLM_OK else { break }
+            if finishedAny {
+                admit()
+                continue  // new transfers start on the next curl_multi_perform, without waiting
+            }
             if stillRunning == 0 { break }
             _ = curl_multi_poll(multi.handle, nil, 0, 200, nil)
         }
         // Anything left after a multi-level failure is reported as failed, not dropped.
         for (handle, entry) in running {
             curl_multi_remove_handle(multi.handle, handle)
-            onCompletion(entry.index, results[entry.index])
+            results[entry.index] = setupFailure(entry.index)
+            onCompletion(entry.index, setupFailure(entry.index))
         }
-        return results
+        for index in waiting.remaining() {
+            results[index] = setupFailure(index)
+            onCompletion(index, setupFailure(index))
+        }
+        return results.indices.map { results[$0] ?? setupFailure($0) }
     }
 
-    private func collectFinished(
-        multi: CurlMulti,
-        running: inout [OpaquePointer: (index: Int, transfer: CurlTransfer)],
-        results: inout [Result<HTTPResponse, TransportError>],
-        onCompletion: (Int, Result<HTTPResponse, TransportError>) -> Void
-    ) {
-        var queued: Int32 = 0
-        while let message = curl_multi_info_read(multi.handle, &queued) {
-            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
-                let entry = running.removeValue(forKey: handle)
-            else { continue }
-            let code = message.pointee.data.result
-            curl_multi_remove_handle(multi.handle, handle)
-            let result = entry.transfer.finish(code)
-            results[entry.index] = result
-            onCompletion(entry.index, result)
+    /// `scheme://authority` in lower case: the part of a URL that decides which connection it uses.
+    static func hostKey(_ url: String) -> String {
+        let utf8 = url.utf8
+        var slashes = 0
+        var end = utf8.endIndex
+        for position in utf8.indices where utf8[position] == UInt8(ascii: "/") {
+            slashes += 1
+            if slashes == 3 {
+                end = position
+                break
+            }
         }
+        return String(decoding: utf8[utf8.startIndex..<end], as: UTF8.self).lowercased()
     }
 
     private func makeTransfer(for request: HTTPRequest) -> CurlTransfer? {
-        guard let easy = CurlEasy() else { return nil }
-        let transfer = CurlTransfer(
-            easy: easy, url: request.url, redactions: request.redactions,
-            maxResponseBytes: request.maxResponseBytes)
-        guard easy.set(CURLOPT_URL, request.url) == CURLE_OK else { return nil }
+        let transfer: CurlTransfer
+        if let reused = idle.popLast() {
+            reused.easy.reset()
+            reused.prepare(url: request.url, redactions: request.redactions, maxResponseBytes: request.maxResponseBytes)
+            transfer = reused
+        } else {
+            guard let easy = CurlEasy() else { return nil }
+            transfer = CurlTransfer(
+                easy: easy, url: request.url, redactions: request.redactions,
+                maxResponseBytes: request.maxResponseBytes)
+        }
+        let easy = transfer.easy
+        guard easy.set(CURLOPT_URL, request.url) == CURLE_OK else {
+            idle.append(transfer)
+            return nil
+        }
         CurlOptions.applySafetyDefaults(
             easy, protocols: "http,https", connectTimeout: request.connectTimeout,
             timeout: request.timeout, lowSpeedLimit: request.lowSpeedLimit,
@@ -112,15 +167,19 @@ public final class HTTPClient: @unchecked Sendable {
         default:
             easy.set(CURLOPT_POST, 1)
             easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(request.body.count))
-            var bytes = [UInt8](request.body)
-            bytes.append(0)  // harmless terminator; the size above is authoritative
-            bytes.withUnsafeMutableBytes {
-                _ = datebook_curl_easy_setopt_pointer(easy.handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress)
+            if request.body.isEmpty {
+                var terminator: UInt8 = 0  // curl copies POSTFIELDSIZE (0) bytes from a non-null pointer
+                _ = datebook_curl_easy_setopt_pointer(easy.handle, CURLOPT_COPYPOSTFIELDS, &terminator)
+            } else {
+                request.body.withUnsafeBytes {
+                    _ = datebook_curl_easy_setopt_pointer(
+                        easy.handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress))
+                }
             }
             if method != "POST" { easy.set(CURLOPT_CUSTOMREQUEST, method) }
         }
         let lines = request.headers.map { "\($0.name.strippingLineBreaks): \($0.value.strippingLineBreaks)" }
-        easy.set(CURLOPT_HTTPHEADER, list: lines + ["Expect:"])
+        easy.set(CURLOPT_HTTPHEADER, reusableList: lines + ["Expect:"])
         transfer.installReceiveCallbacks()
         return transfer
     }
@@ -148,6 +207,8 @@ enum CurlOptions {
 extension String {
     /// The string with CR, LF and NUL removed, safe for one header line.
     var strippingLineBreaks: String {
-        String(unicodeScalars.filter { $0 != "\r" && $0 != "\n" && $0 != "\0" && $0 != "\u{2028}" && $0 != "\u{2029}" && $0 != "\u{85}" })
+        // Fast path: none of the bytes that start CR, LF, NUL, U+0085 (C2 85) or U+2028/9 (E2 80 A8/9).
+        guard utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 || $0 == 0xC2 || $0 == 0xE2 }) else { return self }
+        return String(unicodeScalars.filter { $0 != "\r" && $0 != "\n" && $0 != "\0" && $0 != "\u{2028}" && $0 != "\u{2029}" && $0 != "\u{85}" })
     }
 }

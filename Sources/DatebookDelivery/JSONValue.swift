@@ -25,62 +25,93 @@ public enum JSONValue: Sendable, Equatable, ExpressibleByStringLiteral, Expressi
     public static func optional(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
 
     /// Compact UTF-8 serialisation.
-    public var data: Data { Data(serialized.utf8) }
+    public var data: Data {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(to: &out)
+        return Data(out)
+    }
 
     public var serialized: String {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
         write(to: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    private func write(to out: inout String) {
+    /// Writes UTF-8 bytes: building a byte array avoids String's per-scalar append, which
+    /// dominated the cost of fanning out thousands of webhooks.
+    private func write(to out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let value): out += value ? "true" : "false"
-        case .int(let value): out += String(value)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+        case .int(let value): out.append(contentsOf: String(value).utf8)
         case .double(let value):
-            out += value.isFinite ? (value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)) : "null"
+            let text = value.isFinite ? (value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)) : "null"
+            out.append(contentsOf: text.utf8)
         case .string(let value): Self.writeString(value, to: &out)
         case .array(let values):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 value.write(to: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
-            out += "{"
-            let keys = members.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-            for (index, key) in keys.enumerated() {
-                if index > 0 { out += "," }
-                Self.writeString(key, to: &out)
-                out += ":"
-                members[key]?.write(to: &out)
+            out.append(UInt8(ascii: "{"))
+            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            for (index, member) in sorted.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                Self.writeString(member.key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                member.value.write(to: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeString(_ value: String, to out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{2028}": out += "\\u2028"
-            case "\u{2029}": out += "\\u2029"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Quotes `value`: escapes `"`, `\\`, control characters and U+2028/U+2029 (E2 80 A8/A9);
+    /// every other byte, including the rest of non-ASCII UTF-8, is copied as is.
+    private static func writeString(_ value: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var text = value
+        text.withUTF8 { writeEscaped($0, to: &out) }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        let backslash = UInt8(ascii: "\\")
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""), backslash:
+                out.append(backslash)
+                out.append(byte)
+            case UInt8(ascii: "\n"):
+                out.append(backslash)
+                out.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"):
+                out.append(backslash)
+                out.append(UInt8(ascii: "r"))
+            case UInt8(ascii: "\t"):
+                out.append(backslash)
+                out.append(UInt8(ascii: "t"))
+            case 0..<0x20:
+                out.append(backslash)
+                out.append(contentsOf: "u00".utf8)
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0xF)])
+            case 0xE2 where index + 2 < bytes.endIndex && bytes[index + 1] == 0x80
+                && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+                out.append(contentsOf: "\\u202".utf8)
+                out.append(bytes[index + 2] == 0xA8 ? UInt8(ascii: "8") : UInt8(ascii: "9"))
+                index += 2
+            default: out.append(byte)
             }
+            index += 1
         }
-        out += "\""
     }
 }

@@ -67,6 +67,15 @@ extension UInt32 {
 }
 
 extension Data {
-    /// Lowercase hexadecimal.
-    var hexString: String { map { String(format: "%02x", $0) }.joined() }
+    /// Lowercase hexadecimal, two digits per byte.
+    var hexString: String {
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(count * 2)
+        for byte in self {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
 }

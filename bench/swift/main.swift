@@ -4,7 +4,8 @@ import Foundation
 /// Delivery benchmark driver (run by bench/delivery.py on a release build).
 ///
 ///     datebook-bench http URL COUNT   — COUNT generic-webhook deliveries through Deliverer (curl_multi)
-///     datebook-bench smtp URL COUNT   — COUNT emails through SMTPClient
+///     datebook-bench smtp URL COUNT   — COUNT emails through one SMTPClient, one after another
+///     datebook-bench mail URL COUNT   — COUNT email steps through Deliverer (worker threads, shared sessions)
 ///
 /// Prints one JSON line: {"count", "seconds", "cpu": user+system seconds, "ok": accepted deliveries}.
 func cpuSeconds() -> Double {
@@ -15,7 +16,7 @@ func cpuSeconds() -> Double {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: datebook-bench http|smtp URL COUNT\n".utf8))
+    FileHandle.standardError.write(Data("usage: datebook-bench http|smtp|mail URL COUNT\n".utf8))
     exit(64)
 }
 let mode = arguments[1], url = arguments[2]
@@ -43,6 +44,16 @@ case "smtp":
         let email = EmailMessage(message(n), from: EmailAddress(parsing: "bench <bench@example.org>"),
                                  to: [EmailAddress(parsing: "me@example.org")], date: Date(), host: "bench")
         if case .success = client.send(email) { ok += 1 }
+    }
+case "mail":
+    let configuration = SMTPConfiguration(url: url, requireTLS: false)
+    let steps = (0..<count).map { n in
+        DeliveryStep.email(configuration, EmailMessage(
+            message(n), from: EmailAddress(parsing: "bench <bench@example.org>"),
+            to: [EmailAddress(parsing: "me@example.org")], date: Date(), host: "bench"))
+    }
+    Deliverer().deliver(steps) { _, outcome in
+        if case .accepted = outcome { ok += 1 }
     }
 default:
     FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))

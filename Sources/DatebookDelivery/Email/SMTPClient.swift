@@ -33,40 +33,70 @@ public struct SMTPConfiguration: Sendable, Equatable {
 
 /// Submits rendered emails over SMTP(S) with libcurl: envelope from the message's
 /// addresses, body uploaded through a read callback.
+///
+/// The easy handle of a successful send is kept (in `connections`) and reused by the next send
+/// with the same configuration, so consecutive emails share one SMTP session instead of paying
+/// for a connection, greeting, EHLO, STARTTLS and login each time.
 public struct SMTPClient: Sendable {
     public var configuration: SMTPConfiguration
+    let connections: SMTPConnections
 
-    public init(configuration: SMTPConfiguration) { self.configuration = configuration }
+    public init(configuration: SMTPConfiguration) {
+        self.init(configuration: configuration, connections: SMTPConnections())
+    }
+
+    init(configuration: SMTPConfiguration, connections: SMTPConnections) {
+        self.configuration = configuration
+        self.connections = connections
+    }
 
     /// Sends `message`; on success returns the server's final reply code (250).
     public func send(_ message: EmailMessage) -> Result<Int, TransportError> {
         let config = configuration
-        let secrets = [config.password?.value].compactMap { $0 }
-        let failure = { (kind: TransportError.Kind, detail: String) in
-            Result<Int, TransportError>.failure(TransportError(kind: kind, destination: redactURL(config.url), detail: detail))
-        }
         let lower = config.url.lowercased()
         guard lower.hasPrefix("smtp://") || lower.hasPrefix("smtps://") else {
-            return failure(.protocolRefused, "email needs an smtp:// or smtps:// URL")
+            return .failure(TransportError(
+                kind: .protocolRefused, destination: redactURL(config.url), detail: "email needs an smtp:// or smtps:// URL"))
         }
-        guard !message.to.isEmpty else { return failure(.setupFailed, "no recipients") }
-        guard let easy = CurlEasy() else { return failure(.setupFailed, "libcurl unavailable") }
-        let transfer = CurlTransfer(easy: easy, url: config.url, redactions: secrets, maxResponseBytes: 1 << 16)
+        guard !message.to.isEmpty else {
+            return .failure(TransportError(kind: .setupFailed, destination: redactURL(config.url), detail: "no recipients"))
+        }
+        let data = message.render()
+        if let kept = connections.checkOut(config) {
+            let result = send(data, of: message, on: kept)
+            // A kept session the server has since closed fails before the message is accepted:
+            // try once more on a fresh connection.
+            guard case .failure(let error) = result, error.kind == .connectionFailed, !error.detail.contains("SMTP ")
+            else { return result }
+        }
+        guard let easy = CurlEasy() else {
+            return .failure(TransportError(kind: .setupFailed, destination: redactURL(config.url), detail: "libcurl unavailable"))
+        }
+        let secrets = [config.password?.value].compactMap { $0 }
+        return send(data, of: message, on: CurlTransfer(easy: easy, url: config.url, redactions: secrets, maxResponseBytes: 1 << 16))
+    }
+
+    private func send(_ data: Data, of message: EmailMessage, on transfer: CurlTransfer) -> Result<Int, TransportError> {
+        let config = configuration
+        let easy = transfer.easy
+        easy.reset()
+        transfer.prepare(url: config.url, redactions: [config.password?.value].compactMap { $0 }, maxResponseBytes: 1 << 16)
         easy.set(CURLOPT_URL, config.url)
         CurlOptions.applySafetyDefaults(
             easy, protocols: "smtp,smtps", connectTimeout: config.connectTimeout, timeout: config.timeout,
             lowSpeedLimit: 1, lowSpeedTime: 30, insecure: config.insecure, caInfo: config.caInfo)
-        if lower.hasPrefix("smtp://") {
+        if config.url.lowercased().hasPrefix("smtp://") {
             easy.set(CURLOPT_USE_SSL, Int(config.requireTLS ? CURLUSESSL_ALL.rawValue : CURLUSESSL_NONE.rawValue))
         }
         if let username = config.username { easy.set(CURLOPT_USERNAME, username) }
         if let password = config.password { easy.set(CURLOPT_PASSWORD, password.value) }
         easy.set(CURLOPT_MAIL_FROM, "<\(message.from.cleanAddress)>")
         easy.set(CURLOPT_MAIL_RCPT, list: message.to.map { "<\($0.cleanAddress)>" })
-        transfer.installUpload(message.render())
+        transfer.installUpload(data)
         let code = withExtendedLifetime(transfer) { curl_easy_perform(easy.handle) }
         let reply = easy.long(CURLINFO_RESPONSE_CODE)
         guard code == CURLE_OK else {
+            // The handle is dropped, and with it a session in an unknown state.
             var error = transfer.error(for: code)
             if reply == 534 || reply == 535 {
                 error.kind = .loginDenied
@@ -78,6 +108,32 @@ public struct SMTPClient: Sendable {
             if reply > 0 { error.detail += "; SMTP \(reply)" }
             return .failure(error)
         }
+        transfer.upload = Data()
+        connections.checkIn(transfer, for: config)
         return .success(reply)
+    }
+}
+
+/// Idle SMTP sessions (easy handles whose connection libcurl keeps open), by configuration.
+/// Shared by copies of one `SMTPClient` and by the `Deliverer`'s email steps; each session is
+/// used by one send at a time.
+final class SMTPConnections: @unchecked Sendable {
+    private let lock = NSLock()
+    private var idle: [(configuration: SMTPConfiguration, transfer: CurlTransfer)] = []
+    /// Sessions kept at most; more idle connections than this are closed.
+    private let capacity = 4
+
+    func checkOut(_ configuration: SMTPConfiguration) -> CurlTransfer? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let position = idle.lastIndex(where: { $0.configuration == configuration }) else { return nil }
+        return idle.remove(at: position).transfer
+    }
+
+    func checkIn(_ transfer: CurlTransfer, for configuration: SMTPConfiguration) {
+        lock.lock()
+        defer { lock.unlock() }
+        idle.append((configuration, transfer))
+        if idle.count > capacity { idle.removeFirst() }
     }
 }

@@ -57,6 +57,7 @@ def main():
                 "tls": session.ssl is not None
                 or server.transport.get_extra_info("ssl_object") is not None,
                 "authenticated": bool(session.authenticated),
+                "client_port": session.peer[1] if session.peer else None,
                 "header_names": [name for name, _ in message.items()],
                 "subject": str(message["subject"]),
                 "from": str(message["from"]),
