@@ -23,9 +23,10 @@ let package = Package(
             pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
         ),
+        // No pkgConfig: libical.pc also links libicalss and libicalvcal (and through them libdb),
+        // which datebook never calls; the module map links libical alone, so start-up loads less.
         .systemLibrary(
             name: "CICal",
-            pkgConfig: "libical",
             providers: [.apt(["libical-dev", "tzdata"])]
         ),
         .target(name: "DatebookCore"),
