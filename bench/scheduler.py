@@ -211,8 +211,14 @@ def main():
         f"| `run` idle RSS (anon {anon:.1f} MB, PSS {pss:.1f} MB, shared clean library pages {shared:.1f} MB) "
         f"| {rss:.1f} MB | 30 MB | {ok(rss <= 30)} |",
     ]
-    with open(os.path.join(ROOT, "bench", "results.md"), "a", encoding="utf-8") as out:
-        out.write("\n".join(lines) + "\n")
+    # Replace this script's section of an earlier run instead of appending a second one.
+    path = os.path.join(ROOT, "bench", "results.md")
+    text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+    marker = "\n## Scheduler (bench/scheduler.py)"
+    if marker in text:
+        text = text[:text.index(marker)].rstrip("\n") + "\n"
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(text + "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
