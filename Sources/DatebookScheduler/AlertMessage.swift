@@ -36,7 +36,7 @@ public enum AlertMessage {
             html += "<p>All tasks done ✓</p>"
         }
         let start: String
-        switch event.start {
+        switch occurrence.instanceStart(in: calendar.timeZone) {
         case .instant(let date): start = ISOInstant.format(date)
         case .allDay(let day): start = day.description
         }

@@ -39,6 +39,20 @@ extension Scheduler {
         builder(now: now).buildAll(try entries.map(input))
     }
 
+    /// The occurrence of `event` that starts at `start`, if the event still has one there: its own
+    /// start for a single event, one instance of the rule for a recurring one.
+    func currentOccurrence(of event: Event, at start: Date) throws -> Occurrence? {
+        guard event.recurrence != nil else {
+            let occurrence = Occurrence(event: event, calendar: calendar)
+            return occurrence.start == start ? occurrence : nil
+        }
+        var found: Occurrence?
+        try store.forEachOccurrence(from: start, to: start.addingTimeInterval(1), calendar: calendar) { occurrence in
+            if occurrence.event.id == event.id { found = occurrence }
+        }
+        return found
+    }
+
     func builder(now: Date) -> Builder {
         Builder(config: config, calendar: calendar, renderer: digestRenderer,
                 dispatcher: Dispatcher(environment: environment, now: now, timeZone: calendar.timeZone, host: host))
@@ -48,8 +62,9 @@ extension Scheduler {
         switch entry.kind {
         case .alert:
             guard let id = entry.eventID, let event = try store.event(id: id) else { return .obsolete("event deleted") }
-            let occurrence = Occurrence(event: event, calendar: calendar)
-            guard occurrence.start == entry.occurrenceStart else { return .obsolete("event moved") }
+            guard let start = entry.occurrenceStart, let occurrence = try currentOccurrence(of: event, at: start) else {
+                return .obsolete("event moved")
+            }
             return .alert(occurrence, entry.lead.flatMap(LeadTime.init), channel: entry.channel)
         case .digest:
             guard let schedule = config.digests.first(where: { $0.name == entry.digest }),

@@ -151,7 +151,9 @@ public final class Scheduler {
             return nil
         case .alert:
             guard let id = entry.eventID, let event = try store.event(id: id) else { return (.cancelled, "event deleted") }
-            if Occurrence(event: event, calendar: calendar).start != entry.occurrenceStart { return (.cancelled, "event moved") }
+            guard let start = entry.occurrenceStart, try currentOccurrence(of: event, at: start) != nil else {
+                return (.cancelled, "event moved")
+            }
             if config.alerts.cancelWhenDone, event.isComplete { return (.cancelled, "all tasks done") }
             if let lead = entry.lead.flatMap(LeadTime.init), !planner.leads(for: event).contains(lead) {
                 return (.cancelled, "lead time \(lead) no longer set for this event")
