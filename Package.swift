@@ -73,7 +73,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DatebookRenderTests",
-            dependencies: ["DatebookRender", "DatebookTemplates", "DatebookCore"],
+            dependencies: ["DatebookRender", "DatebookTemplates", "DatebookCore", "DatebookTestSupport"],
             exclude: ["Snapshots"]
         ),
         .testTarget(

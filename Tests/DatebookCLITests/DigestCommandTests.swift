@@ -16,7 +16,7 @@ struct DigestCommandTests {
     func demoDigestFromTheStoreMatchesGoldenFile(format: String, locale: String, snapshot: String) {
         let run = Self.demoSandbox().run(["digest", "--format", format, "--locale", locale])
         #expect(run.code == 0, "\(run.err)")
-        Snapshot.expect(run.out, named: snapshot)
+        snapshots.expect(run.out, named: snapshot)
     }
 
     @Test func outputFileIsWrittenAndMissingDirectoryIsAnError() throws {

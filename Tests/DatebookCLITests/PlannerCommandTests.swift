@@ -7,7 +7,7 @@ struct DemoTests {
         let sandbox = Sandbox()
         let run = sandbox.run(["demo"])
         #expect(run.code == 0)
-        Snapshot.expect(run.out, named: "demo-list.txt")
+        snapshots.expect(run.out, named: "demo-list.txt")
         #expect(run.err.contains("sample planner (9 events)"))
     }
 
@@ -15,7 +15,7 @@ struct DemoTests {
         var sandbox = Sandbox()
         sandbox.tz = "America/New_York"
         sandbox.now = "2026-03-05 17:20"
-        Snapshot.expect(sandbox.run(["demo"]).out, named: "demo-list-new-york.txt")
+        snapshots.expect(sandbox.run(["demo"]).out, named: "demo-list-new-york.txt")
     }
 
     @Test func runningDemoTwiceDoesNotDuplicateTheSample() throws {
@@ -119,8 +119,8 @@ struct EditingTests {
     @Test func calendarMarksEventDays() {
         let sandbox = Sandbox()
         sandbox.run(["demo"])
-        Snapshot.expect(sandbox.run(["cal", "2026-12"]).out, named: "cal-2026-12.txt")
-        Snapshot.expect(sandbox.run(["cal", "--color", "always"]).out, named: "cal-color.txt")
+        snapshots.expect(sandbox.run(["cal", "2026-12"]).out, named: "cal-2026-12.txt")
+        snapshots.expect(sandbox.run(["cal", "--color", "always"]).out, named: "cal-color.txt")
         // On a terminal colour is automatic and NO_COLOR turns it off; an explicit --color always wins (no-color.org).
         #expect(sandbox.run(["cal"], terminal: true).out.contains("\u{1B}["))
         #expect(!sandbox.run(["cal"], environment: ["NO_COLOR": "1"], terminal: true).out.contains("\u{1B}["))

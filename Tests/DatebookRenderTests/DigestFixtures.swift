@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookRender
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -37,20 +38,5 @@ enum DigestFixtures {
     }
 }
 
-enum Snapshot {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots")
-
-    /// Compares `text` with `Snapshots/name`; `DATEBOOK_UPDATE_SNAPSHOTS=1` rewrites the file instead.
-    static func expect(_ text: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        let url = directory.appendingPathComponent(name)
-        if ProcessInfo.processInfo.environment["DATEBOOK_UPDATE_SNAPSHOTS"] == "1" {
-            try? Data(text.utf8).write(to: url)
-            return
-        }
-        guard let expected = try? String(contentsOf: url, encoding: .utf8) else {
-            Issue.record("missing snapshot \(name); run with DATEBOOK_UPDATE_SNAPSHOTS=1", sourceLocation: sourceLocation)
-            return
-        }
-        #expect(text == expected, "snapshot \(name) differs", sourceLocation: sourceLocation)
-    }
-}
+/// This target's golden files (`Snapshots/` beside this file).
+let snapshots = GoldenFiles()

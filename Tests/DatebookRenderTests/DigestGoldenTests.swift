@@ -12,12 +12,12 @@ struct DigestGoldenTests {
 
     @Test(arguments: cases)
     func demoDigestMatchesGoldenFile(format: DigestFormat, locale: String, snapshot: String) throws {
-        Snapshot.expect(try DigestFixtures.render(format, locale: locale), named: snapshot)
+        snapshots.expect(try DigestFixtures.render(format, locale: locale), named: snapshot)
     }
 
     @Test func markdownDigestThroughCmarkMatchesGoldenFile() throws {
         let html = try DigestRenderer(overrideDirectory: nil).renderHTMLFromMarkdown(try DigestFixtures.context())
-        Snapshot.expect(html, named: "digest-from-markdown-en_US.html")
+        snapshots.expect(html, named: "digest-from-markdown-en_US.html")
         #expect(html.contains("<input type=\"checkbox\" checked=\"\" disabled=\"\" /> Buy new tux"))
     }
 
