@@ -1,58 +1,21 @@
 @testable import DatebookCLI
+import DatebookTestSupport
 import Foundation
 import Testing
 
-/// The delivery tests' scriptable HTTP sink (Support/http_sink.py), run on 127.0.0.1.
-final class FeedSink: @unchecked Sendable {
-    let process = Process()
-    let port: Int
-    let record: String
+/// The delivery tests' scriptable HTTP sink (http_sink.py) with the helpers feed tests read.
+extension TestServer {
+    func url(_ path: String) -> String { baseURL + path }
 
-    init() throws {
-        let script = cliFixtures.appendingPathComponent("../../DatebookDeliveryTests/Support/http_sink.py").standardized.path
-        record = NSTemporaryDirectory() + "feed-sink-\(UUID().uuidString).jsonl"
-        _ = FileManager.default.createFile(atPath: record, contents: Data())
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [script, record]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
-            throw CLIError.data("http_sink.py did not print a port")
-        }
-        self.port = port
-    }
-
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
-
-    /// Request header lists, in order.
-    func requests() throws -> [[String: Any]] {
-        try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n").compactMap {
-            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
-    }
-
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(atPath: record)
-    }
+    /// The requests recorded so far, in order.
+    func requests() throws -> [[String: Any]] { try records() }
 }
 
 struct FeedCommandTests {
     /// A sandbox with feed 'work' serving a copy of team.ics through the sink.
-    func subscribed() throws -> (Sandbox, FeedSink, String) {
+    func subscribed() throws -> (Sandbox, TestServer, String) {
         let sandbox = Sandbox.october()
-        let sink = try FeedSink()
+        let sink = try TestServer(script: "http_sink.py")
         let file = sandbox.home + "/work.ics"
         try FileManager.default.copyItem(atPath: cliFixtures.appendingPathComponent("team.ics").path, toPath: file)
         let run = sandbox.run(["feed", "add", "work", sink.url("/feed?file=" + file)])
