@@ -90,6 +90,4 @@ public struct LocalTime: Sendable, Equatable {
         digits(hour, 2); bytes.append(58); digits(minute, 2)
         return String(decoding: bytes, as: UTF8.self)
     }
-
-    public var hourMinute: String { CivilDate.pad2(hour) + ":" + CivilDate.pad2(minute) }
 }

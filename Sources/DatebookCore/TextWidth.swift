@@ -1,10 +1,6 @@
 /// Terminal display width of text: wide East Asian characters and emoji take two columns,
 /// combining marks and variation selectors none. Used to align rows and wrap plain-text digests.
 public enum TextWidth {
-    public static func of(_ text: String) -> Int {
-        text.unicodeScalars.reduce(0) { $0 + width(of: $1) }
-    }
-
     public static func width(of scalar: Unicode.Scalar) -> Int {
         let v = scalar.value
         if v < 0x20 || (0x7F..<0xA0).contains(v) { return 0 }
