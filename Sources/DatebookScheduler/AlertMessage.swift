@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookDelivery
+import DatebookRender
 import Foundation
 
 /// Builds the message for one alert: an occurrence, a lead time, and the moment it is sent.
@@ -15,8 +16,8 @@ public enum AlertMessage {
         let when = whenText(occurrence, calendar: calendar)
         let open = event.tasks.filter { $0.status.isOpen }.sorted { ($0.status == .doing ? 0 : 1) < ($1.status == .doing ? 0 : 1) }
         var text = "\(event.symbol.emoji) \(title)\n\(when)"
-        var markdown = "**\(event.symbol.emoji) \(MarkdownText.escape(title))**  \n\(when)"
-        var html = "<p><strong>\(event.symbol.emoji) \(HTMLText.escape(title))</strong><br>\(HTMLText.escape(when))</p>"
+        var markdown = "**\(event.symbol.emoji) \(Markdown.escape(title))**  \n\(when)"
+        var html = "<p><strong>\(event.symbol.emoji) \(MustacheEscaper.html(title))</strong><br>\(MustacheEscaper.html(when))</p>"
         if !open.isEmpty {
             let summary = open.count == 1 ? "1 open task" : "\(open.count) open tasks"
             text += "\n\(summary):"
@@ -26,8 +27,8 @@ public enum AlertMessage {
                 let clean = TextWidth.truncate(TextWidth.clean(task.text), to: 200)
                 let mark = task.status == .doing ? "[~]" : "[ ]"
                 text += "\n  \(mark) \(clean)"
-                markdown += "\n- [ ] " + (task.status == .doing ? "*(in progress)* " : "") + MarkdownText.escape(clean)
-                html += "<li>" + (task.status == .doing ? "(in progress) " : "") + HTMLText.escape(clean) + "</li>"
+                markdown += "\n- [ ] " + (task.status == .doing ? "*(in progress)* " : "") + Markdown.escape(clean)
+                html += "<li>" + (task.status == .doing ? "(in progress) " : "") + MustacheEscaper.html(clean) + "</li>"
             }
             html += "</ul>"
         } else if event.isComplete {
@@ -69,37 +70,5 @@ public enum AlertMessage {
         add(lead.seconds / 3600, "hour")
         add(lead.seconds % 3600 / 60, "minute")
         return parts.isEmpty ? "now" : parts.joined(separator: " ")
-    }
-}
-
-/// Escaping for event text placed in Markdown: it renders as the literal text.
-public enum MarkdownText {
-    public static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            if "\\`*_{}[]()<>#+-.!|~&".contains(character) { out.append("\\") }
-            out.append(character)
-        }
-        return out
-    }
-}
-
-/// Escaping for event text placed in HTML.
-public enum HTMLText {
-    public static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
     }
 }

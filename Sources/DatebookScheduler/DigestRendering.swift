@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookDelivery
+import DatebookRender
 import DatebookStore
 import Foundation
 
@@ -44,8 +45,8 @@ public struct PlainDigestRenderer: DigestRendering {
         }
         if text.isEmpty { text = "Nothing coming up.\n" }
         let title = "datebook \(request.schedule.name) digest for \(request.date.weekdayName) \(request.date)"
-        let html = "<h1>" + HTMLText.escape(title) + "</h1><pre>" + HTMLText.escape(text) + "</pre>"
+        let html = "<h1>" + MustacheEscaper.html(title) + "</h1><pre>" + MustacheEscaper.html(text) + "</pre>"
         return OutgoingMessage(kind: .digest, idempotencyKey: request.key, title: title, text: title + "\n\n" + text,
-                               markdown: "# " + MarkdownText.escape(title) + "\n\n```\n" + text + "```\n", html: html)
+                               markdown: "# " + Markdown.escape(title) + "\n\n```\n" + text + "```\n", html: html)
     }
 }
