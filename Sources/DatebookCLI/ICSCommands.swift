@@ -40,20 +40,20 @@ extension ICSCommands {
     /// Parses the bytes in place (a copy would cost as much memory as the file), frees them, then
     /// converts; the parsed document is gone when this returns, before anything is saved.
     static func read(_ bytes: inout [UInt8], name: String, options: PlannerICS.Options, _ context: Context) throws -> ICSImport {
-        let document: ICalDocument
+        let parts: [ICalDocument]
         do {
-            document = try bytes.withUnsafeBufferPointer { buffer in
+            parts = try bytes.withUnsafeBufferPointer { buffer in
                 guard let base = buffer.baseAddress, !buffer.isEmpty else {
-                    return try ICalParser.parse(data: Data(), fileName: name, defaultTimeZone: context.timeZone)
+                    return try ICalParser.parseParts(data: Data(), fileName: name, defaultTimeZone: context.timeZone)
                 }
                 let view = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: buffer.count, deallocator: .none)
-                return try ICalParser.parse(data: view, fileName: name, defaultTimeZone: context.timeZone)
+                return try ICalParser.parseParts(data: view, fileName: name, defaultTimeZone: context.timeZone)
             }
         } catch let error as ICalError {
             throw CLIError.data(error.description)
         }
         bytes = []
-        return PlannerICS.convert(document, fileName: name, options: options)
+        return PlannerICS.convert(parts, fileName: name, options: options)
     }
 }
 

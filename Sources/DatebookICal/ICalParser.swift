@@ -10,26 +10,100 @@ public enum ICalParser {
     /// Parses a whole file. Throws only when the bytes are not iCalendar at all; a broken
     /// component is skipped with a warning and the rest is imported.
     public static func parse(data: Data, fileName: String, defaultTimeZone: TimeZone) throws -> ICalDocument {
+        try parse(data: data, fileName: fileName, defaultTimeZone: defaultTimeZone, workers: nil)
+    }
+
+    /// `workers`: how many threads read components (nil: one per core for large files).
+    static func parse(data: Data, fileName: String, defaultTimeZone: TimeZone, workers: Int?) throws -> ICalDocument {
+        var parts = try parseParts(data: data, fileName: fileName, defaultTimeZone: defaultTimeZone, workers: workers)
+        var document = parts.removeFirst()
+        for part in parts {
+            document.events += part.events
+            document.todos += part.todos
+            document.warnings += part.warnings
+        }
+        return document
+    }
+
+    /// Like `parse`, as consecutive parts in file order (one per worker), so a large file's
+    /// components need not be copied into one document; the first part holds the file-level warnings.
+    public static func parseParts(data: Data, fileName: String, defaultTimeZone: TimeZone,
+                                  workers: Int? = nil) throws -> [ICalDocument] {
         try data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             let start = ICalSniffer.contentStart(bytes)
             try ICalSniffer.check(bytes, start: start, fileName: fileName)
             let scan = ICalChunkScanner.scan(bytes, from: start)
-            var session = Session(bytes: bytes, fileName: fileName,
-                                  resolver: ICalZoneResolver(defaultTimeZone: defaultTimeZone))
+            var first = Session(bytes: bytes, fileName: fileName,
+                                resolver: ICalZoneResolver(defaultTimeZone: defaultTimeZone))
             for (name, line) in scan.unterminated {
-                session.warn(line: line, uid: nil, "BEGIN:\(name) has no END:\(name); the component was skipped")
+                first.warn(line: line, uid: nil, "BEGIN:\(name) has no END:\(name); the component was skipped")
             }
-            for chunk in scan.chunks where chunk.name == "VTIMEZONE" { session.readTimeZone(chunk) }
-            for chunk in scan.chunks {
-                switch chunk.name {
-                case "VEVENT": session.readEvent(chunk)
-                case "VTODO": session.readTodo(chunk)
-                default: continue
-                }
+            for chunk in scan.chunks where chunk.name == "VTIMEZONE" { first.readTimeZone(chunk) }
+            // Workers take slices of all chunks and skip what is not VEVENT/VTODO (no filtered copy).
+            let items = scan.chunks
+            let slices = Self.slices(items.count, workers: workers)
+            guard slices.count > 1 else {
+                first.read(items[...])
+                return [first.document]
             }
-            return session.document
+            // Components are independent once the file's time zones are known: each worker reads a
+            // contiguous slice with its own libical trees and zone resolver.
+            let parts = Parts(count: slices.count)
+            let job = Job(bytes: bytes, fileName: fileName, defaultTimeZone: defaultTimeZone,
+                          zones: scan.chunks.filter { $0.name == "VTIMEZONE" }, items: items)
+            DispatchQueue.concurrentPerform(iterations: slices.count) { n in
+                parts.set(n, job.read(slices[n]))
+            }
+            var documents = parts.documents
+            documents[0].warnings = first.document.warnings + documents[0].warnings
+            return documents
         }
+    }
+
+    /// Large files are read by one worker per core (at most 4); small ones on the calling thread.
+    static func slices(_ count: Int, workers requested: Int? = nil) -> [Range<Int>] {
+        let workers = requested ?? (count < 4_000 ? 1 : max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)))
+        let size = (count + workers - 1) / max(workers, 1)
+        return stride(from: 0, to: max(count, 1), by: max(size, 1)).map { $0 ..< min(count, $0 + size) }
+    }
+}
+
+/// What a worker needs: the file's bytes stay alive and unchanged for the whole parse.
+private struct Job: @unchecked Sendable {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let fileName: String
+    let defaultTimeZone: TimeZone
+    let zones: [ICalChunk]
+    let items: [ICalChunk]
+
+    /// Reads `items[range]`; the zone warnings were already given by the first session.
+    func read(_ range: Range<Int>) -> ICalDocument {
+        var session = Session(bytes: bytes, fileName: fileName, resolver: ICalZoneResolver(defaultTimeZone: defaultTimeZone))
+        for chunk in zones { session.readTimeZone(chunk) }
+        session.document = ICalDocument()
+        session.read(items[range])
+        return session.document
+    }
+}
+
+/// Per-worker documents, written once each from `concurrentPerform`.
+private final class Parts: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [ICalDocument]
+
+    init(count: Int) { stored = Array(repeating: ICalDocument(), count: count) }
+
+    func set(_ index: Int, _ document: ICalDocument) {
+        lock.lock()
+        stored[index] = document
+        lock.unlock()
+    }
+
+    var documents: [ICalDocument] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
     }
 }
 
@@ -48,6 +122,16 @@ private struct Session {
     }
 
     var reader: ICalComponentReader { ICalComponentReader(fileName: fileName, resolver: resolver) }
+
+    mutating func read(_ chunks: ArraySlice<ICalChunk>) {
+        for chunk in chunks {
+            switch chunk.name {
+            case "VEVENT": readEvent(chunk)
+            case "VTODO": readTodo(chunk)
+            default: continue
+            }
+        }
+    }
 
     mutating func warn(line: Int, uid: String?, _ message: String) {
         document.warnings.append(ICalWarning(fileName: fileName, line: line, uid: uid, message: message))

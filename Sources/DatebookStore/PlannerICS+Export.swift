@@ -51,7 +51,12 @@ extension Store {
             INSERT INTO event_sources (event_id, calendar, uid) VALUES (?, ?, ?)
             ON CONFLICT(event_id) DO UPDATE SET calendar = excluded.calendar, uid = excluded.uid
             """)
-        try wrap { for (id, uid) in uids { try insert.bind(.text(id), .text(calendar), .text(uid)).run() } }
+        // In id order, like the events: the primary key grows at its right edge.
+        try wrap {
+            for (id, uid) in uids.sorted(by: { $0.key < $1.key }) {
+                try insert.bind(.text(id), .text(calendar), .text(uid)).run()
+            }
+        }
     }
 
     /// Event id → iCalendar UID for every event that came from iCalendar.
@@ -71,11 +76,7 @@ extension Store {
         // of splitting pages all over the file.
         let ordered = result.events.sorted { $0.id < $1.id }
         try transaction {
-            for (n, event) in ordered.enumerated() {
-                try write(event)
-                if n % 5_000 == 4_999 { progress(n + 1) }
-            }
-            try saveSources(result.uids, calendar: calendar)
+            try writeMany(ordered, progress: progress) { try saveSources(result.uids, calendar: calendar) }
         }
         progress(result.events.count)
     }

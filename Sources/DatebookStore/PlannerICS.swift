@@ -41,15 +41,26 @@ public enum PlannerICS {
 
     /// Reads `data`; throws `ICalError.notICalendar` when it is not iCalendar at all.
     public static func decode(_ data: Data, fileName: String, options: Options) throws -> ICSImport {
-        let document = try ICalParser.parse(data: data, fileName: fileName, defaultTimeZone: options.timeZone)
-        return convert(document, fileName: fileName, options: options)
+        let parts = try ICalParser.parseParts(data: data, fileName: fileName, defaultTimeZone: options.timeZone)
+        return convert(parts, fileName: fileName, options: options)
     }
 
     /// Converts a parsed document (lets a caller free the file's bytes before converting).
     public static func convert(_ document: ICalDocument, fileName: String, options: Options) -> ICSImport {
-        var result = ICSImport(events: [], uids: [:], warnings: document.warnings.map(\.description))
+        convert([document], fileName: fileName, options: options)
+    }
+
+    /// Converts consecutive parts of one parsed file (`ICalParser.parseParts`) as one document.
+    public static func convert(_ parts: [ICalDocument], fileName: String, options: Options) -> ICSImport {
+        let events = parts.lazy.flatMap(\.events)
+        let count = parts.reduce(0) { $0 + $1.events.count }
+        var result = ICSImport(events: [], uids: [:], warnings: parts.flatMap(\.warnings).map(\.description))
         var index: [String: Int] = [:]
         var masters: [String: Int] = [:]
+        index.reserveCapacity(count + 1)
+        masters.reserveCapacity(count)
+        result.uids.reserveCapacity(count + 1)
+        result.events.reserveCapacity(count + 1)
         func add(_ event: Event, uid: String) {
             if let at = index[event.id] {
                 result.events[at] = event
@@ -59,7 +70,7 @@ public enum PlannerICS {
             }
             result.uids[event.id] = uid
         }
-        for item in document.events where item.recurrenceID == nil {
+        for item in events where item.recurrenceID == nil {
             if item.isCancelled { continue }
             let id = eventID(uid: item.uid, options: options)
             let stored = options.existing(id)
@@ -71,7 +82,7 @@ public enum PlannerICS {
             add(event, uid: item.uid)
             masters[item.uid] = index[event.id]
         }
-        for item in document.events {
+        for item in events {
             guard let recurrenceID = item.recurrenceID else { continue }
             if let at = masters[item.uid] {
                 var text = RecurrenceText(result.events[at].recurrence ?? "")
@@ -87,7 +98,7 @@ public enum PlannerICS {
             event.tasks = stored?.tasks ?? []
             add(event, uid: key)
         }
-        attachTodos(document.todos, to: &result, index: &index, options: options, fileName: fileName)
+        attachTodos(parts.lazy.flatMap(\.todos), to: &result, index: &index, masters: masters, options: options, fileName: fileName)
         return result
     }
 
@@ -102,6 +113,9 @@ public enum PlannerICS {
         let id = String(uid.dropLast(uidSuffix.count))
         return id.count == 16 && id.allSatisfy(\.isHexDigit) ? id : nil
     }
+
+    private static let symbols = Symbol.allCases
+    private static let colors = EventColor.allCases
 
     static func makeEvent(_ item: ICalEvent, id: String, stored: Event?, options: Options) -> Event {
         let seed = Int(truncatingIfNeeded: UInt64(id, radix: 16) ?? 0)
@@ -126,8 +140,8 @@ public enum PlannerICS {
             id: id, title: item.summary.flatMap { $0.isEmpty ? nil : $0 } ?? "(no title)",
             start: eventStart(item.start, options.timeZone), end: item.end.map { eventStart($0, options.timeZone) },
             timeZone: zone,
-            symbol: stored?.symbol ?? Symbol.allCases[abs(seed % Symbol.allCases.count)],
-            color: stored?.color ?? EventColor.allCases[abs(seed / 7 % EventColor.allCases.count)],
+            symbol: stored?.symbol ?? symbols[abs(seed % symbols.count)],
+            color: stored?.color ?? colors[abs(seed / 7 % colors.count)],
             notes: notes, tasks: [], alerts: alerts, recurrence: recurrence)
     }
 
@@ -137,12 +151,13 @@ public enum PlannerICS {
     }
 
     /// VTODOs become tasks of the event named by RELATED-TO, else of a per-calendar "Tasks" event.
-    static func attachTodos(_ todos: [ICalTodo], to result: inout ICSImport, index: inout [String: Int],
-                            options: Options, fileName: String) {
+    /// `masters`: UID → index of the event made from it (spares hashing each RELATED-TO into an id).
+    static func attachTodos(_ todos: some Sequence<ICalTodo>, to result: inout ICSImport, index: inout [String: Int],
+                            masters: [String: Int], options: Options, fileName: String) {
         var cleared = Set<Int>()
         for todo in todos {
             var at = todo.relatedTo.flatMap { related in
-                index[eventID(uid: related, options: options)]
+                masters[related] ?? index[eventID(uid: related, options: options)]
             }
             if at == nil {
                 if let related = todo.relatedTo {

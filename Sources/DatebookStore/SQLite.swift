@@ -12,7 +12,14 @@ struct SQLiteError: Error, CustomStringConvertible {
 final class SQLiteConnection {
     let handle: OpaquePointer
 
+    /// Process-wide settings, applied once before the first connection.
+    private static let configured: Bool = {
+        _ = datebook_sqlite_disable_memstatus()
+        return sqlite3_initialize() == SQLITE_OK
+    }()
+
     init(path: String, flags: Int32) throws {
+        _ = Self.configured
         var db: OpaquePointer?
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {

@@ -11,18 +11,18 @@ extension Store {
     public func save(_ events: [Event]) throws {
         // In id order, inserts into the id and task indexes append instead of landing on random pages.
         let ordered = events.count > 64 ? events.sorted { $0.id < $1.id } : events
-        try transaction {
-            for event in ordered { try write(event) }
-        }
+        try transaction { try writeMany(ordered) }
     }
 
     public func save(_ event: Event) throws { try save([event]) }
 
-    func write(_ event: Event) throws {
+    /// Inserts or replaces one event with its tasks and occurrences. `fresh`: the caller knows the
+    /// id is not stored yet (a bulk load into an empty store), so nothing needs deleting first.
+    func write(_ event: Event, fresh: Bool = false) throws {
         let (startKey, allDay) = Self.key(event.start)
         let end = event.end.map(Self.key)
         try wrap {
-            try statement("DELETE FROM tasks WHERE event_id = ?").bind(.text(event.id)).run()
+            if !fresh { try statement("DELETE FROM tasks WHERE event_id = ?").bind(.text(event.id)).run() }
             try statement("""
                 INSERT INTO events (id, title, start_key, all_day, end_key, end_all_day, time_zone, symbol, color,
                                     notes, alerts, recurrence, task_count, open_count)
@@ -44,7 +44,7 @@ extension Store {
                 try insertTask.bind(.text(event.id), .int(position), .text(task.id), .text(task.text), .text(task.status.rawValue)).run()
             }
         }
-        try writeOccurrences(event)
+        try writeOccurrences(event, fresh: fresh)
     }
 
     /// Deletes an event and its tasks; false when there was no such event.

@@ -26,7 +26,7 @@ extension Store {
     }
 
     /// Replaces the materialised occurrences of `event` (none when it does not recur).
-    func writeOccurrences(_ event: Event) throws {
+    func writeOccurrences(_ event: Event, fresh: Bool = false) throws {
         // Take the state out while changing it, so the set is not copied on every insert.
         var rows = try occurrenceRows ?? OccurrenceRows(
             before: wrap { try db.integer("SELECT EXISTS (SELECT 1 FROM recurrence_spans)") } != 0)
@@ -34,9 +34,11 @@ extension Store {
         defer { occurrenceRows = rows }
         if event.recurrence == nil, !rows.before, !rows.written.contains(event.id) { return }
         if event.recurrence != nil { rows.written.insert(event.id) }
-        try wrap {
-            try statement("DELETE FROM occurrences WHERE event_id = ?").bind(.text(event.id)).run()
-            try statement("DELETE FROM recurrence_spans WHERE event_id = ?").bind(.text(event.id)).run()
+        if !fresh {
+            try wrap {
+                try statement("DELETE FROM occurrences WHERE event_id = ?").bind(.text(event.id)).run()
+                try statement("DELETE FROM recurrence_spans WHERE event_id = ?").bind(.text(event.id)).run()
+            }
         }
         guard let recurrence = event.recurrence else { return }
         let window = horizonKeys(for: event)

@@ -1,0 +1,44 @@
+import DatebookCore
+import Foundation
+
+/// Large saves (imports, feed refreshes into a young store).
+///
+/// A secondary index updated row by row costs a B-tree descent per row on a random page; built
+/// once at the end, it is one sort. So a batch of at least `bulkThreshold` events going into a
+/// store that holds no more events than the batch drops the planner tables' secondary indexes,
+/// writes the rows, and re-creates each index from its own `CREATE INDEX` text in `sqlite_master`
+/// — all inside the caller's transaction, so a failure rolls the indexes back with the rows.
+extension Store {
+    /// Smaller batches are written row by row with the indexes in place.
+    static let bulkThreshold = 5_000
+
+    /// Writes events already sorted by id, in the current transaction; `progress(done)` every 5,000.
+    /// `then` runs before the indexes come back (more rows for the same tables).
+    func writeMany(_ ordered: [Event], progress: (Int) -> Void = { _ in }, then: () throws -> Void = {}) throws {
+        let existing = ordered.count >= Self.bulkThreshold ? try eventCount() : Int.max
+        let deferred = existing <= ordered.count ? try dropSecondaryIndexes() : []
+        // Into an empty store every id is new: no tasks or occurrences to delete first.
+        let fresh = existing == 0
+        for (n, event) in ordered.enumerated() {
+            try write(event, fresh: fresh)
+            if n % 5_000 == 4_999 { progress(n + 1) }
+        }
+        try then()
+        for sql in deferred { try wrap { try db.execute(sql) } }
+    }
+
+    /// Drops the secondary indexes of the planner tables; returns their `CREATE INDEX` statements.
+    private func dropSecondaryIndexes() throws -> [String] {
+        var indexes: [(name: String, sql: String)] = []
+        try wrap {
+            // Automatic primary-key indexes have no SQL text and stay.
+            let rows = try db.prepare("""
+                SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
+                    AND tbl_name IN ('events', 'tasks', 'occurrences', 'event_sources') ORDER BY name
+                """)
+            while try rows.step() { indexes.append((rows.text(0), rows.text(1))) }
+            for index in indexes { try db.execute("DROP INDEX \"\(index.name)\"") }
+        }
+        return indexes.map(\.sql)
+    }
+}

@@ -1,0 +1,82 @@
+import DatebookCore
+@testable import DatebookStore
+import Foundation
+import Testing
+
+/// Saves of at least `Store.bulkThreshold` events drop and rebuild the secondary indexes; the
+/// result must be exactly what row-by-row saves produce.
+struct BulkLoadTests {
+    let calendar = utcCalendar("Europe/Berlin")
+    let base = Date(timeIntervalSince1970: 1_790_000_000)
+
+    func events(_ count: Int, taskText: String = "task") -> [Event] {
+        (0..<count).map { n in
+            var event = Event(id: EventID.stable("bulk \(n)"), title: "Bulk \(n)",
+                              start: n % 7 == 0 ? .allDay(CalendarDate(base.addingTimeInterval(Double(n) * 3_600), in: calendar.timeZone))
+                                                : .instant(base.addingTimeInterval(Double(n) * 3_600)),
+                              timeZone: "Europe/Berlin", symbol: .star, color: .red,
+                              tasks: (0..<(n % 4)).map { EventTask(id: "t\($0)", text: "\(taskText) \($0)", status: $0 == 0 ? .done : .todo) })
+            if n % 10 == 0 { event.recurrence = "FREQ=WEEKLY;COUNT=20" }
+            return event
+        }
+    }
+
+    func snapshot(_ store: Store) throws -> (events: [Event], occurrences: [String], indexes: [String]) {
+        var all: [Event] = []
+        try store.forEachEvent { all.append($0) }
+        var seen: [String] = []
+        try store.forEachOccurrence(from: base, to: base.addingTimeInterval(120 * 86_400), calendar: calendar) {
+            seen.append("\($0.event.id) \($0.start) \($0.event.badge)")
+        }
+        var indexes: [String] = []
+        let rows = try store.db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name")
+        while try rows.step() { indexes.append(rows.text(0) + " " + rows.text(1)) }
+        return (all, seen, indexes)
+    }
+
+    func store(_ name: String) throws -> Store {
+        let store = try Store(path: temporaryDirectory() + "/\(name).sqlite3")
+        store.recurrenceHorizon = DateInterval(start: base, end: base.addingTimeInterval(92 * 86_400))
+        return store
+    }
+
+    @Test func bulkSaveIntoAnEmptyStoreEqualsRowByRowSaves() throws {
+        let batch = events(Store.bulkThreshold + 500)
+        let rowByRow = try store("rows")
+        for start in stride(from: 0, to: batch.count, by: 100) {
+            try rowByRow.save(Array(batch[start..<min(batch.count, start + 100)]))
+        }
+        let bulk = try store("bulk")
+        try bulk.save(batch)
+        let expected = try snapshot(rowByRow)
+        let got = try snapshot(bulk)
+        #expect(expected.events.count == batch.count)
+        #expect(expected.occurrences.count > batch.count / 10, "recurring events are materialised")
+        #expect(got.events == expected.events)
+        #expect(got.occurrences == expected.occurrences)
+        #expect(got.indexes == expected.indexes, "every index comes back with its own definition")
+        #expect(try bulk.integrityCheck() == "ok")
+    }
+
+    @Test func bulkSaveOverExistingEventsReplacesTheirTasksAndKeepsTheRest() throws {
+        let store = try store("update")
+        let old = events(20, taskText: "old")
+        let kept = Event(id: "keep000000000000", title: "Kept", start: .instant(base), timeZone: "UTC",
+                         symbol: .bell, color: .mint, tasks: [EventTask(id: "k", text: "kept task", status: .doing)])
+        try store.save(old + [kept])
+        let batch = events(Store.bulkThreshold, taskText: "new")
+        try store.save(batch)
+        let got = try snapshot(store).events
+        #expect(got.count == batch.count + 1)
+        #expect(got.contains(kept))
+        let texts = got.flatMap(\.tasks).map(\.text)
+        #expect(!texts.contains { $0.hasPrefix("old") }, "tasks of re-saved events are replaced, not appended")
+        let reference = try self.store("reference")
+        try reference.save(old + [kept])
+        for start in stride(from: 0, to: batch.count, by: 100) {
+            try reference.save(Array(batch[start..<min(batch.count, start + 100)]))
+        }
+        #expect(try snapshot(store).occurrences == snapshot(reference).occurrences)
+        #expect(try snapshot(store).indexes == snapshot(reference).indexes)
+    }
+}
