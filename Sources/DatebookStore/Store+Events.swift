@@ -124,19 +124,23 @@ extension Store {
     }
 
     /// Like `stream` but reads only what a listing row shows, with task counts instead of tasks.
-    func streamSummaries(where condition: String, _ values: [SQLiteValue], order: String, _ body: (Event) throws -> Void) throws {
+    func streamSummaries(where condition: String, _ values: [SQLiteValue], order: String, indexedBy index: String? = nil,
+                         _ body: (Event) throws -> Void) throws {
         let query = try statement("""
             SELECT e.id, e.title, e.start_key, e.all_day, e.symbol, e.color, e.task_count, e.open_count
-            FROM events e WHERE \(condition) ORDER BY \(order)
+            FROM events e \(index.map { "INDEXED BY \($0) " } ?? "")WHERE \(condition) ORDER BY \(order)
             """)
         try wrap { try query.bind(values) }
-        while try wrap({ try query.step() }) {
-            var event = Event(id: query.text(0), title: query.text(1), start: Self.start(key: query.int64(2), allDay: query.int(3) != 0),
-                              timeZone: "", symbol: Symbol(rawValue: query.text(4)) ?? .star,
-                              color: EventColor(rawValue: query.text(5)) ?? .primary)
-            event.taskCounts = TaskCounts(total: query.int(6), open: query.int(7))
-            try body(event)
-        }
+        while try wrap({ try query.step() }) { try body(Self.summary(from: query)) }
+    }
+
+    /// A listing summary from columns id, title, start_key, all_day, symbol, color, task_count, open_count.
+    static func summary(from row: SQLiteStatement) -> Event {
+        var event = Event(id: row.text(0), title: row.text(1), start: start(key: row.int64(2), allDay: row.int(3) != 0),
+                          timeZone: "", symbol: Symbol(rawValue: row.text(4)) ?? .star,
+                          color: EventColor(rawValue: row.text(5)) ?? .primary)
+        event.taskCounts = TaskCounts(total: row.int(6), open: row.int(7))
+        return event
     }
 
     /// The listing form of a fully loaded event: counts instead of tasks, like `streamSummaries`.

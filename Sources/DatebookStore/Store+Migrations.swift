@@ -3,7 +3,7 @@ import Foundation
 
 extension Store {
     /// The newest schema this build knows.
-    public static let schemaVersion = 4
+    public static let schemaVersion = 5
 
     /// Each entry upgrades the schema from version `index` to `index + 1`; append, never edit.
     static let migrations: [String] = [
@@ -75,6 +75,13 @@ extension Store {
         """,
         // The delivery ledger (issue 5); see Store+Ledger.swift.
         ledgerMigration,
+        // Listings look up the recurring events that occur in a window by id: a covering partial index
+        // answers from its own pages instead of the id index plus a table row per event.
+        """
+        DROP INDEX events_recurring;
+        CREATE INDEX events_recurring_listing ON events(id, title, start_key, all_day, symbol, color, task_count, open_count)
+            WHERE recurrence IS NOT NULL;
+        """,
     ]
 
     /// Checks the version before touching anything, then switches to WAL and migrates.

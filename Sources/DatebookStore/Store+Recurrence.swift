@@ -106,32 +106,77 @@ extension Store {
             try rows.bind(.integer(lower), .integer(upper))
             while try rows.step() { pairs.append((rows.text(0), rows.int64(1))) }
         }
-        if !pairs.isEmpty {
-            let read = tasks ? stream : streamSummaries
-            try read("e.id IN (SELECT event_id FROM occurrences WHERE start_key >= ? AND start_key < ?)",
-                     [.integer(lower), .integer(upper)], "e.id") { events[$0.id] = $0 }
-        }
         // Events whose materialised span does not cover the window (or that have none yet).
         var uncovered: [(id: String, from: Int64, to: Int64)] = []
-        try wrap {
-            let rows = try statement("""
-                SELECT e.id, s.from_key, s.to_key FROM events e LEFT JOIN recurrence_spans s ON s.event_id = e.id
-                WHERE e.recurrence IS NOT NULL AND (s.event_id IS NULL OR s.from_key > ? OR s.to_key < ?)
-                """)
-            try rows.bind(.integer(lower), .integer(upper))
-            while try rows.step() {
-                let covered = rows.isNull(1) ? (Int64.max, Int64.max) : (rows.int64(1), rows.int64(2))
-                uncovered.append((rows.text(0), covered.0, covered.1))
+        if tasks {
+            if !pairs.isEmpty {
+                try stream(where: "e.recurrence IS NOT NULL AND e.id IN (SELECT event_id FROM occurrences WHERE start_key >= ? AND start_key < ?)",
+                           [.integer(lower), .integer(upper)], order: "e.id") { events[$0.id] = $0 }
+            }
+            try wrap {
+                let rows = try statement("""
+                    SELECT e.id, s.from_key, s.to_key FROM events e LEFT JOIN recurrence_spans s ON s.event_id = e.id
+                    WHERE e.recurrence IS NOT NULL AND (s.event_id IS NULL OR s.from_key > ? OR s.to_key < ?)
+                    """)
+                try rows.bind(.integer(lower), .integer(upper))
+                while try rows.step() {
+                    let covered = rows.isNull(1) ? (Int64.max, Int64.max) : (rows.int64(1), rows.int64(2))
+                    uncovered.append((rows.text(0), covered.0, covered.1))
+                }
+            }
+        } else {
+            // Listings: one sequential pass over the covering index of recurring events picks the
+            // summaries of those that occur in the window or whose span falls short (cheaper than a
+            // random id lookup per occurring event); spans are read on their own, only the short ones.
+            let occurring = Set(pairs.lazy.map(\.id))
+            var short: [String: (from: Int64, to: Int64)] = [:]
+            var spanCount = 0
+            try wrap {
+                let rows = try statement("""
+                    SELECT event_id, from_key, to_key, from_key > ?1 OR to_key < ?2 FROM recurrence_spans
+                    """)
+                try rows.bind(.integer(lower), .integer(upper))
+                while try rows.step() {
+                    spanCount += 1
+                    if rows.int(3) != 0 { short[rows.text(0)] = (rows.int64(1), rows.int64(2)) }
+                }
+            }
+            var recurringCount = 0
+            try wrap {
+                let rows = try statement("""
+                    SELECT e.id, e.title, e.start_key, e.all_day, e.symbol, e.color, e.task_count, e.open_count
+                    FROM events e INDEXED BY events_recurring_listing WHERE e.recurrence IS NOT NULL
+                    """)
+                try rows.bind([])
+                while try rows.step() {
+                    recurringCount += 1
+                    let id = rows.text(0)
+                    let span = short[id]
+                    guard span != nil || occurring.contains(id) else { continue }
+                    events[id] = Self.summary(from: rows)
+                    if let span { uncovered.append((id, span.from, span.to)) }
+                }
+            }
+            if recurringCount != spanCount {
+                // Some recurring events have no span yet (never materialised): find them.
+                let rows = try statement("""
+                    SELECT e.id FROM events e WHERE e.recurrence IS NOT NULL
+                        AND NOT EXISTS (SELECT 1 FROM recurrence_spans s WHERE s.event_id = e.id)
+                    """)
+                try wrap {
+                    try rows.bind([])
+                    while try rows.step() { uncovered.append((rows.text(0), Int64.max, Int64.max)) }
+                }
             }
         }
         for (id, coveredFrom, coveredTo) in uncovered {
             // Expansion needs the rule and zone, which a listing summary does not carry.
             let cached = events[id].flatMap { $0.taskCounts == nil ? $0 : nil }
-            guard var event = try cached ?? self.event(id: id), let recurrence = event.recurrence else { continue }
-            if !tasks { event = Self.summary(of: event) }
-            events[id] = event
+            guard let event = try cached ?? self.event(id: id), let recurrence = event.recurrence else { continue }
+            // Expanded in the event's own zone, which a summary does not keep.
             let (keys, _) = RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone,
                                                     recurrence: recurrence, window: lower..<upper)
+            events[id] = tasks ? event : Self.summary(of: event)
             for key in keys where !(key >= coveredFrom && key < coveredTo) { pairs.append((id, key)) }
         }
         // Sort light (start, event) pairs, then build the occurrences once, in order: sorting the

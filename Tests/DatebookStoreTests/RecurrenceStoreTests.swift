@@ -47,6 +47,44 @@ struct RecurrenceStoreTests {
         #expect(seen.filter { $0.event.id.hasPrefix("bbbb") }.count == (insideHorizon ? 2 : 0))
     }
 
+    /// Listings read recurring summaries in one pass over their covering index; they must list the same
+    /// occurrences as the full path: inside the horizon, beyond it, and for an event with no span yet.
+    @Test(arguments: [0, 40, 200, -30])
+    func listingSummariesAgreeWithFullEvents(daysFromNow: Int) throws {
+        let store = try Store(path: temporaryDirectory() + "/s.sqlite3")
+        let now = berlinTime(20, 10, 9)
+        store.recurrenceHorizon = DateInterval(start: now.addingTimeInterval(-7 * 86_400),
+                                               end: now.addingTimeInterval(92 * 86_400))
+        var tasked = weekly("aaaa000000000003", from: berlinTime(7, 10, 18))
+        tasked.tasks = [EventTask(id: "t", text: "prepare", status: .todo)]
+        try store.save([
+            weekly("aaaa000000000001", from: berlinTime(5, 10, 9)),
+            weekly("aaaa000000000002", from: berlinTime(6, 10, 8), rule: "FREQ=DAILY;INTERVAL=3"),
+            tasked,
+            weekly("aaaa000000000004", from: berlinTime(1, 6, 7), rule: "FREQ=MONTHLY;COUNT=3"),
+            event("bbbb000000000001", .instant(berlinTime(27, 10, 12))),
+        ])
+        // A recurring event written before spans existed (schema 1): no occurrences, no span.
+        try store.db.execute("""
+            INSERT INTO events (id, title, start_key, all_day, time_zone, symbol, color, recurrence)
+            VALUES ('cccc000000000001', 'Legacy weekly', \(Int64(berlinTime(8, 10, 10).timeIntervalSince1970)), 0,
+                    'Europe/Berlin', 'star', 'red', 'FREQ=WEEKLY')
+            """)
+        let from = now.addingTimeInterval(Double(daysFromNow) * 86_400)
+        let to = from.addingTimeInterval(30 * 86_400)
+        var full: [String] = []
+        var listed: [String] = []
+        try store.forEachOccurrence(from: from, to: to, calendar: berlin) {
+            full.append("\($0.event.id) \($0.start) \($0.event.badge)")
+        }
+        try store.forEachOccurrence(from: from, to: to, calendar: berlin, tasks: false) {
+            listed.append("\($0.event.id) \($0.start) \($0.event.badge)")
+        }
+        #expect(listed == full)
+        #expect(full.contains { $0.hasPrefix("cccc000000000001") }, "the spanless event is expanded on the fly")
+        #expect(full.contains { $0.hasPrefix("aaaa000000000003") && $0.hasSuffix(" 1") }, "badges come from the summary")
+    }
+
     @Test func movingTheHorizonReMaterialisesOnlyStaleEvents() throws {
         let store = try Store(path: temporaryDirectory() + "/m.sqlite3")
         let now = berlinTime(20, 10, 9)
