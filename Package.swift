@@ -57,8 +57,7 @@ let package = Package(
         .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),
         .testTarget(
             name: "DatebookSchedulerTests",
-            dependencies: ["DatebookScheduler", "DatebookStore", "DatebookCore", "DatebookDelivery"],
-            exclude: ["Support"]
+            dependencies: ["DatebookScheduler", "DatebookStore", "DatebookCore", "DatebookDelivery", "DatebookTestSupport"]
         ),
         .target(name: "DatebookTestSupport", path: "Tests/DatebookTestSupport"),
         .testTarget(

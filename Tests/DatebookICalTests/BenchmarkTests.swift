@@ -32,9 +32,10 @@ import Testing
         let small = TestSupport.calendar(body(2_000))
         let large = TestSupport.calendar(body(8_000))
         var count = 0
-        let t1 = try timer.measure { count = try TestSupport.parse(text: small).events.count }
+        // Best of three each: one descheduling on a busy machine must not look like quadratic growth.
+        let t1 = try (0..<3).map { _ in try timer.measure { count = try TestSupport.parse(text: small).events.count } }.min()!
         #expect(count == 2_000)
-        let t2 = try timer.measure { count = try TestSupport.parse(text: large).events.count }
+        let t2 = try (0..<3).map { _ in try timer.measure { count = try TestSupport.parse(text: large).events.count } }.min()!
         #expect(count == 8_000)
         // 4× the events should take about 4× the time; quadratic would be 16×.
         #expect(t2 < t1 * 10, "2k events: \(t1), 8k events: \(t2)")

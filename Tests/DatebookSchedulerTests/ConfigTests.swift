@@ -1,10 +1,9 @@
 import DatebookCore
 import DatebookDelivery
 @testable import DatebookScheduler
+import DatebookTestSupport
 import Foundation
 import Testing
-
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 func parse(_ text: String) throws -> Config {
     try Config.parse(Array(text.utf8), file: "config.json5", environment: ["HOME": "/home/me"])

@@ -1,51 +1,25 @@
 import DatebookCore
 import DatebookStore
+import DatebookTestSupport
 import Foundation
 import Testing
 
 /// The debug binary built by `swift build` / `swift test`, found from this file's path.
 let datebookBinary = repositoryRoot.appendingPathComponent(".build/debug/datebook").path
 
-/// `Support/sink.py` on 127.0.0.1: records `{time, path, key}` per request before answering.
+/// The delivery tests' `http_sink.py` on 127.0.0.1: records each request with its time before answering.
 final class Sink: @unchecked Sendable {
-    let process = Process()
-    let port: Int
-    let directory: String
-    let record: String
+    let server: TestServer
+    var port: Int { server.port }
+    var directory: String { server.directory.path }
 
-    init() throws {
-        directory = NSTemporaryDirectory() + "datebook-proc-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        record = directory + "/record.jsonl"
-        _ = FileManager.default.createFile(atPath: record, contents: Data())
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [repositoryRoot.appendingPathComponent("Tests/DatebookSchedulerTests/Support/sink.py").path, record]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        port = try #require(Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
-    }
+    init() throws { server = try TestServer(script: "http_sink.py") }
 
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(atPath: directory)
-    }
-
-    /// (key, time) of every request so far.
+    /// (Idempotency-Key, time) of every request so far.
     func requests() throws -> [(key: String, time: Double)] {
-        let text = try String(contentsOfFile: record, encoding: .utf8)
-        return try text.split(separator: "\n").compactMap { line in
-            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let key = object["key"] as? String, let time = object["time"] as? Double else { return nil }
+        try server.records().compactMap { record in
+            guard let time = record["time"] as? Double, let headers = record["headers"] as? [[String]] else { return nil }
+            let key = headers.first { $0.count == 2 && $0[0].lowercased() == "idempotency-key" }?[1] ?? ""
             return (key, time)
         }
     }

@@ -5,7 +5,8 @@ Usage: http_sink.py RECORD_FILE [CERT_PEM KEY_PEM]
 With a certificate and key the sink speaks HTTPS.
 Binds 127.0.0.1 on a free port and prints the port as the first stdout line.
 Every request is appended to RECORD_FILE as one JSON line
-{method, path, headers, body (base64)}.
+{time, method, path, client_port, headers, body (base64)}, written and flushed before the answer
+is sent (time = Unix seconds when the request was read), so a recorded request is one the client sent.
 
 Paths:
   /status/<code>[?retry_after=N]  answer <code> (Retry-After header when given)
@@ -21,7 +22,7 @@ Paths:
                                   html, endless, redirect-file), so a feed can start failing
   /html                           200 text/html login page (a feed URL that went wrong)
   /endless                        200 text/calendar that never ends (size caps)
-  anything else                   204 No Content
+  anything else[?delay=S]         204 No Content (after S seconds)
 """
 import base64
 import json
@@ -59,6 +60,7 @@ class Handler(BaseHTTPRequestHandler):
         query = parse_qs(url.query)
         with LOCK:
             RECORD.write(json.dumps({
+                "time": time.time(),
                 "method": self.command,
                 "path": self.path,
                 "client_port": self.client_address[1],
@@ -120,6 +122,9 @@ class Handler(BaseHTTPRequestHandler):
             except OSError:
                 pass
         else:
+            delay = float(query.get("delay", ["0"])[0])
+            if delay:
+                time.sleep(delay)
             self.answer(204)
 
     def serve_file(self, name, content_type):
