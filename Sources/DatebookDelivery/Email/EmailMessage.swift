@@ -1,3 +1,4 @@
+import DatebookCore
 import Foundation
 
 /// A mailbox: optional display name and an ASCII address.
@@ -79,7 +80,7 @@ public struct EmailMessage: Sendable, Equatable {
 
     /// The complete message as sent in SMTP DATA.
     public func render() -> Data {
-        let htmlBody = html ?? "<!DOCTYPE html>\n<html><body><pre>\(Self.escapeHTML(text))</pre></body></html>"
+        let htmlBody = html ?? "<!DOCTYPE html>\n<html><body><pre>\(HTMLText.escape(text))</pre></body></html>"
         let plain = MIMEEncoding.quotedPrintable(text)
         let rich = MIMEEncoding.quotedPrintable(htmlBody)
         let boundary = "datebook-" + SHA256.hash(Data((plain + rich + messageID).utf8)).hexString.prefix(24)
@@ -106,20 +107,5 @@ public struct EmailMessage: Sendable, Equatable {
         }
         lines += ["--\(boundary)--", ""]
         return Data(lines.joined(separator: "\r\n").utf8)
-    }
-
-    static func escapeHTML(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
-            }
-        }
-        return result
     }
 }

@@ -1,3 +1,4 @@
+import DatebookCore
 import Foundation
 
 /// Encoders for email: quoted-printable bodies (CRLF line ends) and RFC 2047 headers.
@@ -103,39 +104,18 @@ enum MIMEEncoding {
     /// `EEE, dd MMM yyyy HH:mm:ss Z` in `en_US_POSIX` for years 1–9999.
     static func rfc5322Date(_ date: Date, timeZone: TimeZone) -> String {
         let offset = timeZone.secondsFromGMT(for: date)
-        let local = Int(date.timeIntervalSince1970.rounded(.down)) + offset
-        let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
-        let secondOfDay = local - days * 86_400
-        let (year, month, day) = civilDate(daysSinceEpoch: days)
-        let weekday = ((days % 7) + 7 + 4) % 7  // 1970-01-01 was a Thursday
+        let local = LocalTime(date, in: timeZone)
         let sign = offset < 0 ? "-" : "+"
         let offsetMinutes = abs(offset) / 60
-        return "\(weekdayNames[weekday]), \(twoDigits(day)) \(monthNames[month - 1]) \(fourDigits(year)) "
-            + "\(twoDigits(secondOfDay / 3600)):\(twoDigits(secondOfDay / 60 % 60)):\(twoDigits(secondOfDay % 60)) "
+        return "\(LocalTime.weekdayNames[local.weekday]), \(twoDigits(local.day)) \(LocalTime.monthNames[local.month - 1]) "
+            + "\(fourDigits(local.year)) \(twoDigits(local.hour)):\(twoDigits(local.minute)):\(twoDigits(local.second)) "
             + "\(sign)\(twoDigits(offsetMinutes / 60))\(twoDigits(offsetMinutes % 60))"
     }
-
-    private static let weekdayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
 
     private static func fourDigits(_ value: Int) -> String {
         let text = String(value)
         return String(repeating: "0", count: max(0, 4 - text.count)) + text
-    }
-
-    /// Proleptic Gregorian year, month (1–12) and day for a day count from 1970-01-01
-    /// (Howard Hinnant's `civil_from_days`).
-    static func civilDate(daysSinceEpoch: Int) -> (year: Int, month: Int, day: Int) {
-        let z = daysSinceEpoch + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
