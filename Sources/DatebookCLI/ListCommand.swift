@@ -49,7 +49,7 @@ enum ListCommand: Command {
                     first = false
                     printedAny = true
                 }
-                context.out.write(Rows.row(occurrence, context, leads: &leads))
+                Rows.write(occurrence, context, leads: &leads)
             }
         }
         if !printedAny {

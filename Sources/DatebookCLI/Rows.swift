@@ -41,36 +41,40 @@ enum Rows {
         return line
     }
 
-    /// A row, reusing the lead of an event already listed (recurring events repeat it).
-    static func row(_ occurrence: Occurrence, _ context: Context, leads: inout [String: String]) -> String {
-        let id = occurrence.event.id
-        if let cached = leads[id] { return row(occurrence, context, lead: cached) }
-        let computed = lead(occurrence.event, context)
-        if leads.count > 50_000 { leads.removeAll(keepingCapacity: true) }
-        leads[id] = computed
-        return row(occurrence, context, lead: computed)
-    }
-
-    static func row(_ occurrence: Occurrence, _ context: Context) -> String {
-        row(occurrence, context, lead: lead(occurrence.event, context))
-    }
-
-    static func row(_ occurrence: Occurrence, _ context: Context, lead: String) -> String {
+    /// Writes a row straight to the output in pieces, reusing the lead of an event already listed
+    /// (recurring events repeat it): a listing writes thousands, and builds no row String.
+    static func write(_ occurrence: Occurrence, _ context: Context, leads: inout [String: String]) {
         let event = occurrence.event
-        var line = lead
-        let whenText = when(occurrence.instanceStart(in: context.timeZone), context)
-        line += whenText
-        let open = event.badge
-        if event.isComplete {
-            if whenText.utf8.count < 22 { line += String(repeating: " ", count: 22 - whenText.utf8.count) }
-            line += "  " + context.style("✓", "32")
-        } else if open > 0 {
-            // Instants print 20 columns, all-day dates 22: pad ASCII without measuring.
-            if whenText.utf8.count < 22 { line += String(repeating: " ", count: 22 - whenText.utf8.count) }
-            line += "  " + String(open) + " left"
+        let lead: String
+        if let cached = leads[event.id] {
+            lead = cached
+        } else {
+            lead = Self.lead(event, context)
+            if leads.count > 50_000 { leads.removeAll(keepingCapacity: true) }
+            leads[event.id] = lead
         }
-        line += "\n"
-        return line
+        let whenText = when(occurrence.instanceStart(in: context.timeZone), context)
+        context.out.write(lead)
+        context.out.write(whenText)
+        context.out.write(suffix(event, whenColumns: whenText.utf8.count, context))
+    }
+
+    /// Badge column and line end after a date of `whenColumns` ASCII columns (instants print 20,
+    /// all-day dates 22: padded without measuring).
+    private static func suffix(_ event: Event, whenColumns: Int, _ context: Context) -> String {
+        let open = event.badge
+        let pad = whenColumns < 22 ? padding[22 - whenColumns] : ""
+        if event.isComplete { return pad + "  " + context.style("✓", "32") + "\n" }
+        if open > 0 { return pad + "  " + String(open) + " left\n" }
+        return "\n"
+    }
+
+    private static let padding = (0...22).map { String(repeating: " ", count: $0) }
+
+    /// One row as a String (`add` and `edit` print the row they saved).
+    static func row(_ occurrence: Occurrence, _ context: Context) -> String {
+        let whenText = when(occurrence.instanceStart(in: context.timeZone), context)
+        return lead(occurrence.event, context) + whenText + suffix(occurrence.event, whenColumns: whenText.utf8.count, context)
     }
 
     static func checkbox(_ status: TaskStatus) -> String {
