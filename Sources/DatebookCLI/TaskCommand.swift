@@ -67,15 +67,15 @@ enum TaskCommand: Command {
     }
 }
 
-/// `datebook tasks [--status todo|doing|done|open]`: every task across events, grouped by status.
+/// `datebook tasks [EVENT] [--status todo|doing|done|open]`: tasks across events (or of one), grouped by status.
 enum TasksCommand: Command {
     static let statusNames = ["todo", "doing", "done", "open", "all"]
 
     static let spec = CommandSpec(
-        name: "tasks", summary: "list tasks across events, grouped by status",
-        usage: "[--status todo|doing|done|open|all]",
-        options: [.value("--status", "STATUS", "todo, doing, done, open (todo and doing) or all (default)")],
-        examples: ["datebook tasks --status open"]
+        name: "tasks", summary: "list tasks across events (or of one event), grouped by status",
+        usage: "[EVENT] [--status todo|doing|done|open|all]",
+        options: [.value("--status", "STATUS", "todo, doing, done, open (todo and doing) or all (default)")], positionals: 0...1,
+        examples: ["datebook tasks --status open", "datebook tasks Pagliacci"]
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
@@ -92,9 +92,17 @@ enum TasksCommand: Command {
             statuses = [status]
         }
         let store = try context.openStore(readOnly: true)
-        let rows = try store.tasks(statuses: statuses)
+        let rows: [(task: EventTask, event: Event)]
+        var scope = ""
+        if let reference = arguments.positionals.first {
+            let event = try EventResolver.resolve(reference, in: store, context: context)
+            rows = event.tasks.filter { statuses.contains($0.status) }.map { ($0, event) }
+            scope = " in \(event.shortID) \(TextWidth.clean(event.title))"
+        } else {
+            rows = try store.tasks(statuses: statuses)
+        }
         if rows.isEmpty {
-            context.out.write("No tasks" + (name == "all" ? "" : " with status \(name)") + ".\n")
+            context.out.write("No tasks" + (name == "all" ? "" : " with status \(name)") + scope + ".\n")
             return ExitCode.ok
         }
         var first = true

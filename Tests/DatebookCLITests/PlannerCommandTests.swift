@@ -91,6 +91,15 @@ struct EditingTests {
         #expect(tasks.out.contains("To do (1)"))
         #expect(tasks.out.contains("Doing (1)"))
 
+        // One event's tasks: only its own, by status; an unknown event is the usual resolver error.
+        sandbox.run(["add", "Other", "--at", "2026-12-03 10:00", "--task", "Elsewhere"])
+        let own = sandbox.run(["tasks", "Team retro"])
+        #expect(own.code == 0)
+        #expect(own.out.contains("To do (1)") && own.out.contains("Doing (1)") && own.out.contains("Agenda"))
+        #expect(!own.out.contains("Elsewhere"))
+        #expect(sandbox.run(["tasks", "Team retro", "--status", "done"]).out.contains("No tasks with status done in "))
+        #expect(sandbox.run(["tasks", "Nope"]).code == 64)
+
         #expect(sandbox.run(["rm", "Team retro"]).code == 0)
         #expect(sandbox.run(["show", "Team retro"]).code == 64)
     }
