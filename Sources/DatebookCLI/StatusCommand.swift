@@ -37,7 +37,7 @@ enum StatusCommand: Command {
         if upcoming.count > limit { out += "  … and \(upcoming.count - limit) more\n" }
         let since = context.calendar.date(byAdding: .day, value: -days, to: context.now) ?? context.now
         let recent = try store.settledDeliveries(since: since, excluding: [.sent])
-        out += "\nNot sent in the last \(days) days:\n"
+        out += "\nNot sent on time in the last \(days) days (late, skipped, cancelled or failed):\n"
         if recent.isEmpty { out += "  (nothing: every delivery was sent on time)\n" }
         for entry in recent {
             out += "  " + LocalTime(entry.updatedAt, in: context.timeZone).listFormat + "  " + entry.state.rawValue + "  "
