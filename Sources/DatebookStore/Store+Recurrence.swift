@@ -94,13 +94,23 @@ extension Store {
     /// Occurrences of recurring events starting in `[from, to)`, sorted chronologically.
     ///
     /// - Parameter tasks: false loads events as listing summaries (task counts, no tasks).
-    func recurringOccurrences(from: Date?, to: Date?, calendar: Calendar, tasks: Bool = true) throws -> [Occurrence] {
+    func recurringOccurrences(from: Date?, to: Date?, calendar: Calendar, tasks: Bool = true) throws -> SortedOccurrences {
         let fromKey = from.map { Int64($0.timeIntervalSince1970.rounded(.down)) - Self.allDayLatest }
         let toKey = to.map { Int64($0.timeIntervalSince1970.rounded(.up)) + Self.allDayEarliest }
         let lower = fromKey ?? toKey.map { $0 - Self.openEndedReach } ?? Int64.min
         let upper = toKey ?? fromKey.map { $0 + Self.openEndedReach } ?? Int64.max
         var pairs: [(id: String, key: Int64)] = []
-        var events: [String: Event] = [:]
+        // Each event once (`slot`: id → index in `list`); occurrences refer to it by index.
+        var list: [Event] = []
+        var slot: [String: Int] = [:]
+        func remember(_ event: Event) {
+            if let index = slot[event.id] {
+                list[index] = event
+            } else {
+                slot[event.id] = list.count
+                list.append(event)
+            }
+        }
         try wrap {
             let rows = try statement("SELECT event_id, start_key FROM occurrences WHERE start_key >= ? AND start_key < ?")
             try rows.bind(.integer(lower), .integer(upper))
@@ -111,7 +121,7 @@ extension Store {
         if tasks {
             if !pairs.isEmpty {
                 try stream(where: "e.recurrence IS NOT NULL AND e.id IN (SELECT event_id FROM occurrences WHERE start_key >= ? AND start_key < ?)",
-                           [.integer(lower), .integer(upper)], order: "e.id") { events[$0.id] = $0 }
+                           [.integer(lower), .integer(upper)], order: "e.id") { remember($0) }
             }
             try wrap {
                 let rows = try statement("""
@@ -153,7 +163,7 @@ extension Store {
                     let id = rows.text(0)
                     let span = short[id]
                     guard span != nil || occurring.contains(id) else { continue }
-                    events[id] = Self.summary(from: rows)
+                    remember(Self.summary(from: rows))
                     if let span { uncovered.append((id, span.from, span.to)) }
                 }
             }
@@ -171,22 +181,16 @@ extension Store {
         }
         for (id, coveredFrom, coveredTo) in uncovered {
             // Expansion needs the rule and zone, which a listing summary does not carry.
-            let cached = events[id].flatMap { $0.taskCounts == nil ? $0 : nil }
+            let cached = slot[id].flatMap { list[$0].taskCounts == nil ? list[$0] : nil }
             guard let event = try cached ?? self.event(id: id), let recurrence = event.recurrence else { continue }
             // Expanded in the event's own zone, which a summary does not keep.
             let (keys, _) = RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone,
                                                     recurrence: recurrence, window: lower..<upper)
-            events[id] = tasks ? event : Self.summary(of: event)
+            remember(tasks ? event : Self.summary(of: event))
             for key in keys where !(key >= coveredFrom && key < coveredTo) { pairs.append((id, key)) }
         }
-        // Sort light (start, event) pairs, then build the occurrences once, in order: sorting the
-        // Occurrence values themselves copies whole events around.
-        var list: [Event] = []
-        var slot: [String: Int] = [:]
-        for (id, event) in events {
-            slot[id] = list.count
-            list.append(event)
-        }
+        // Sort light (start, event index) pairs; occurrences are built one at a time as they are
+        // emitted: sorting or collecting Occurrence values copies whole events around.
         var starts: [(start: Date, index: Int)] = []
         starts.reserveCapacity(pairs.count)
         for (id, key) in pairs {
@@ -202,8 +206,7 @@ extension Store {
             let x = list[a.index], y = list[b.index]
             return x.title != y.title ? x.title < y.title : x.id < y.id
         }
-        let result = starts.map { Occurrence(event: list[$0.index], start: $0.start) }
-        return result
+        return SortedOccurrences(events: list, starts: starts)
     }
 }
 
@@ -213,18 +216,31 @@ struct OccurrenceRows {
     var written: Set<String> = []
 }
 
+/// Recurring occurrences in chronological order, as (start, event) references.
+struct SortedOccurrences {
+    let events: [Event]
+    let starts: [(start: Date, index: Int)]
+
+    var count: Int { starts.count }
+
+    subscript(position: Int) -> Occurrence {
+        Occurrence(event: events[starts[position].index], start: starts[position].start)
+    }
+}
+
 /// Feeds pre-sorted recurring occurrences into the chronological stream of the others.
 struct RecurringMerge {
-    let items: [Occurrence]
+    let items: SortedOccurrences
     private var next = 0
 
-    init(_ items: [Occurrence]) { self.items = items }
+    init(_ items: SortedOccurrences) { self.items = items }
 
     /// Emits every recurring occurrence that sorts before `limit` (all remaining when nil).
     mutating func drain(before limit: Occurrence?, _ body: (Occurrence) throws -> Void) throws {
         while next < items.count {
-            if let limit, !Occurrence.chronological(items[next], limit) { break }
-            try body(items[next])
+            let item = items[next]
+            if let limit, !Occurrence.chronological(item, limit) { break }
+            try body(item)
             next += 1
         }
     }
