@@ -167,6 +167,8 @@ extension Store {
                     if let span { uncovered.append((id, span.from, span.to)) }
                 }
             }
+            // Spans exist only for recurring events (a save deletes an event's span before writing a
+            // new one, and deleting the event cascades), so equal counts mean every one has a span.
             if recurringCount != spanCount {
                 // Some recurring events have no span yet (never materialised): find them.
                 let rows = try statement("""
