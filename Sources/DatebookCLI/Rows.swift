@@ -63,13 +63,11 @@ enum Rows {
     /// all-day dates 22: padded without measuring).
     private static func suffix(_ event: Event, whenColumns: Int, _ context: Context) -> String {
         let open = event.badge
-        let pad = whenColumns < 22 ? padding[22 - whenColumns] : ""
+        let pad = TextWidth.spaces(22 - whenColumns)
         if event.isComplete { return pad + "  " + context.style("✓", "32") + "\n" }
         if open > 0 { return pad + "  " + String(open) + " left\n" }
         return "\n"
     }
-
-    private static let padding = (0...22).map { String(repeating: " ", count: $0) }
 
     /// One row as a String (`add` and `edit` print the row they saved).
     static func row(_ occurrence: Occurrence, _ context: Context) -> String {

@@ -62,8 +62,16 @@ public enum TextWidth {
     /// Pads with spaces to `columns` display columns.
     public static func pad(_ text: String, to columns: Int) -> String {
         let w = displayWidth(text)
-        return w >= columns ? text : text + String(repeating: " ", count: columns - w)
+        guard w < columns else { return text }
+        return text + spaces(columns - w)
     }
+
+    /// `count` spaces; the short runs that pad every listed row are made once.
+    public static func spaces(_ count: Int) -> String {
+        count < spaceRuns.count ? spaceRuns[max(0, count)] : String(repeating: " ", count: count)
+    }
+
+    private static let spaceRuns = (0...80).map { String(repeating: " ", count: $0) }
 
     /// Replaces control characters (including newlines and ANSI escapes) with spaces so
     /// event text can never break a layout or inject terminal escapes.
