@@ -40,6 +40,8 @@ enum ListCommand: Command {
         let boundaries = PeriodBoundaries(now: context.now, calendar: context.calendar)
         var printedAny = false
         var leads: [String: String] = [:]
+        var row: [UInt8] = []
+        row.reserveCapacity(128)
         for period in periods {
             let range = boundaries.range(of: period)
             var first = true
@@ -49,7 +51,7 @@ enum ListCommand: Command {
                     first = false
                     printedAny = true
                 }
-                Rows.write(occurrence, context, leads: &leads)
+                Rows.write(occurrence, context, leads: &leads, row: &row)
             }
         }
         if !printedAny {

@@ -3,7 +3,13 @@ import Foundation
 /// Where the CLI writes text; the real one buffers and writes to a file descriptor, tests capture.
 public protocol OutputSink: AnyObject {
     func write(_ text: String)
+    /// UTF-8 bytes, e.g. a listing row built in a reused buffer.
+    func write(bytes: [UInt8])
     func flush()
+}
+
+extension OutputSink {
+    public func write(bytes: [UInt8]) { write(String(decoding: bytes, as: UTF8.self)) }
 }
 
 /// Buffers writes and flushes them to a file descriptor in large chunks (listing 100k rows stays fast).
@@ -20,6 +26,11 @@ public final class FileDescriptorSink: OutputSink {
 
     public func write(_ text: String) {
         buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    public func write(bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
         if buffer.count >= 1 << 16 { flush() }
     }
 

@@ -29,7 +29,7 @@ enum Rows {
 
     /// Everything of a row before the date: short id, emoji and the title cut and padded to its column.
     static func lead(_ event: Event, _ context: Context) -> String {
-        let title = TextWidth.pad(TextWidth.truncate(TextWidth.clean(event.title), to: titleColumns), to: titleColumns)
+        let title = TextWidth.fit(event.title, to: titleColumns)
         var line = "  "
         line.reserveCapacity(80)
         line += context.style(event.shortID, "2")
@@ -41,9 +41,10 @@ enum Rows {
         return line
     }
 
-    /// Writes a row straight to the output in pieces, reusing the lead of an event already listed
-    /// (recurring events repeat it): a listing writes thousands, and builds no row String.
-    static func write(_ occurrence: Occurrence, _ context: Context, leads: inout [String: String]) {
+    /// Writes a row to the output through `row`, a buffer the caller reuses, and reuses the lead of
+    /// an event already listed (recurring events repeat it): a listing writes thousands of rows and
+    /// builds no String per row.
+    static func write(_ occurrence: Occurrence, _ context: Context, leads: inout [String: String], row: inout [UInt8]) {
         let event = occurrence.event
         let lead: String
         if let cached = leads[event.id] {
@@ -53,10 +54,15 @@ enum Rows {
             if leads.count > 50_000 { leads.removeAll(keepingCapacity: true) }
             leads[event.id] = lead
         }
-        let whenText = when(occurrence.instanceStart(in: context.timeZone), context)
-        context.out.write(lead)
-        context.out.write(whenText)
-        context.out.write(suffix(event, whenColumns: whenText.utf8.count, context))
+        row.removeAll(keepingCapacity: true)
+        row.append(contentsOf: lead.utf8)
+        let before = row.count
+        switch occurrence.instanceStart(in: context.timeZone) {
+        case .instant(let date): LocalTime(date, in: context.timeZone).appendListFormat(to: &row)
+        case let start: row.append(contentsOf: when(start, context).utf8)
+        }
+        row.append(contentsOf: suffix(event, whenColumns: row.count - before, context).utf8)
+        context.out.write(bytes: row)
     }
 
     /// Badge column and line end after a date of `whenColumns` ASCII columns (instants print 20,

@@ -113,7 +113,7 @@ enum TasksCommand: Command {
             context.out.write((first ? "" : "\n") + context.style("\(title) (\(group.count))", "1") + "\n")
             first = false
             for (task, event) in group {
-                let text = TextWidth.pad(TextWidth.truncate(TextWidth.clean(task.text), to: 40), to: 40)
+                let text = TextWidth.fit(task.text, to: 40)
                 context.out.write("  " + Rows.checkbox(task.status) + " " + text + "  " + event.symbol.emoji + " "
                                   + TextWidth.truncate(TextWidth.clean(event.title), to: 24) + " · " + Rows.when(event.start, context) + "\n")
             }

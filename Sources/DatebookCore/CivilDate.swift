@@ -74,9 +74,15 @@ public struct LocalTime: Sendable, Equatable {
 
     /// `Thu 2026-12-03 09:00`: the fixed, locale-free form used by `list`.
     public var listFormat: String {
-        // Built from bytes: this runs once per listed row.
-        var bytes = Array(Self.weekdayNames[weekday].utf8)
+        var bytes: [UInt8] = []
         bytes.reserveCapacity(20)
+        appendListFormat(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `listFormat`'s bytes (a listing writes one per row straight into its output buffer).
+    public func appendListFormat(to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: Self.weekdayNames[weekday].utf8)
         func digits(_ n: Int, _ count: Int) {
             var divisor = count == 4 ? 1000 : 10
             while divisor > 0 {
@@ -88,6 +94,5 @@ public struct LocalTime: Sendable, Equatable {
         digits(year, 4); bytes.append(45); digits(month, 2); bytes.append(45); digits(day, 2)
         bytes.append(32)
         digits(hour, 2); bytes.append(58); digits(minute, 2)
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

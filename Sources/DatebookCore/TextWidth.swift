@@ -66,6 +66,15 @@ public enum TextWidth {
         return text + spaces(columns - w)
     }
 
+    /// `text` cleaned, cut and padded to exactly `columns` display columns (a listing's title column);
+    /// printable ASCII, the common case, is measured once instead of three times.
+    public static func fit(_ text: String, to columns: Int) -> String {
+        guard isASCII(text) else { return pad(truncate(clean(text), to: columns), to: columns) }
+        let count = text.utf8.count
+        if count > columns { return String(text.prefix(columns - 1)) + "…" }
+        return text + spaces(columns - count)
+    }
+
     /// `count` spaces; the short runs that pad every listed row are made once.
     public static func spaces(_ count: Int) -> String {
         count < spaceRuns.count ? spaceRuns[max(0, count)] : String(repeating: " ", count: count)
