@@ -37,14 +37,20 @@ public enum TextWidth {
     /// Cuts `text` to at most `columns` display columns, ending with `…` when shortened.
     public static func truncate(_ text: String, to columns: Int) -> String {
         if isASCII(text) { return text.utf8.count <= columns ? text : String(text.prefix(columns - 1)) + "…" }
-        guard displayWidth(text) > columns else { return text }
+        return truncate(text, to: columns, measuredBy: displayWidth)
+    }
+
+    /// Cuts `text` to at most `limit` units of `measure` (columns, UTF-16 units …), whole characters
+    /// only, ending with `…` (one unit) when shortened.
+    public static func truncate(_ text: String, to limit: Int, measuredBy measure: (String) -> Int) -> String {
+        guard measure(text) > limit else { return text }
         var out = ""
         var used = 0
         for character in text {
-            let w = displayWidth(String(character))
-            if used + w > columns - 1 { break }
+            let size = measure(String(character))
+            if used + size > limit - 1 { break }
             out.append(character)
-            used += w
+            used += size
         }
         return out + "…"
     }

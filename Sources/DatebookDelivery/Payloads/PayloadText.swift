@@ -1,3 +1,4 @@
+import DatebookCore
 import Foundation
 
 /// Text helpers shared by the per-service payload builders: escaping, neutralising
@@ -68,16 +69,7 @@ enum PayloadText {
 
     /// `text` cut to at most `limit` UTF-16 units, ending with `…` when cut.
     static func truncate(_ text: String, limit: Int) -> String {
-        guard length(text) > limit else { return text }
-        var result = ""
-        var used = 0
-        for character in text {
-            let size = length(String(character))
-            if used + size > limit - 1 { break }
-            result.append(character)
-            used += size
-        }
-        return result + "…"
+        TextWidth.truncate(text, to: limit, measuredBy: length)
     }
 
     /// `text` cut to at most `limit` UTF-8 bytes (never inside a character), with `note` appended.
