@@ -137,22 +137,6 @@ final class SQLiteStatement {
     }
 
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
-
-    /// Orders a text column against `value` bytewise (SQLite's BINARY collation) without creating
-    /// a String: negative, zero or positive like memcmp.
-    func compareText(_ column: Int32, _ value: String) -> Int {
-        let pointer = sqlite3_column_text(handle, column)
-        let count = Int(sqlite3_column_bytes(handle, column))
-        var value = value
-        return value.withUTF8 { utf8 in
-            let shared = min(count, utf8.count)
-            if shared > 0, let pointer, let base = utf8.baseAddress {
-                let order = memcmp(pointer, base, shared)
-                if order != 0 { return Int(order) }
-            }
-            return count - utf8.count
-        }
-    }
 }
 
 enum SQLiteValue {

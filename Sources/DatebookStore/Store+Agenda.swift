@@ -33,9 +33,7 @@ extension Store {
             values.append(.integer(Int64(to.timeIntervalSince1970.rounded(.up)) + Self.allDayEarliest))
         }
         var buffer = ReorderBuffer()
-        let read: (String, [SQLiteValue], String, (Event) throws -> Void) throws -> Void = tasks
-            ? { try self.stream(where: $0, $1, order: $2, $3) }
-            : { try self.streamSummaries(where: $0, $1, order: $2, $3) }
+        let read = tasks ? stream : streamSummaries
         try read(conditions.joined(separator: " AND "), values, "e.start_key, e.id") { event in
             let occurrence = Occurrence(event: event, calendar: calendar)
             if let from, occurrence.start < from { return }

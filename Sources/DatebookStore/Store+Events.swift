@@ -124,11 +124,10 @@ extension Store {
     }
 
     /// Like `stream` but reads only what a listing row shows, with task counts instead of tasks.
-    func streamSummaries(where condition: String, _ values: [SQLiteValue], order: String, indexedBy index: String? = nil,
-                         _ body: (Event) throws -> Void) throws {
+    func streamSummaries(where condition: String, _ values: [SQLiteValue], order: String, _ body: (Event) throws -> Void) throws {
         let query = try statement("""
             SELECT e.id, e.title, e.start_key, e.all_day, e.symbol, e.color, e.task_count, e.open_count
-            FROM events e \(index.map { "INDEXED BY \($0) " } ?? "")WHERE \(condition) ORDER BY \(order)
+            FROM events e WHERE \(condition) ORDER BY \(order)
             """)
         try wrap { try query.bind(values) }
         while try wrap({ try query.step() }) { try body(Self.summary(from: query)) }
