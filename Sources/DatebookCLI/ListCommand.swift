@@ -39,9 +39,7 @@ enum ListCommand: Command {
     static func printAgenda(store: Store, periods: [Period], _ context: Context) throws {
         let boundaries = PeriodBoundaries(now: context.now, calendar: context.calendar)
         var printedAny = false
-        var leads: [String: String] = [:]
-        var row: [UInt8] = []
-        row.reserveCapacity(128)
+        var rows = RowWriter(context)
         for period in periods {
             let range = boundaries.range(of: period)
             var first = true
@@ -51,7 +49,7 @@ enum ListCommand: Command {
                     first = false
                     printedAny = true
                 }
-                Rows.write(occurrence, context, leads: &leads, row: &row)
+                rows.write(occurrence)
             }
         }
         if !printedAny {

@@ -29,56 +29,40 @@ enum Rows {
 
     /// Everything of a row before the date: short id, emoji and the title cut and padded to its column.
     static func lead(_ event: Event, _ context: Context) -> String {
-        let title = TextWidth.fit(event.title, to: titleColumns)
-        var line = "  "
-        line.reserveCapacity(80)
-        line += context.style(event.shortID, "2")
-        line += "  "
-        line += emojiColumn[event.symbol] ?? "  "
-        line += " "
-        line += context.style(title, event.color.ansi)
-        line += "  "
-        return line
+        var bytes: [UInt8] = []
+        appendLead(event, context, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Writes a row to the output through `row`, a buffer the caller reuses, and reuses the lead of
-    /// an event already listed (recurring events repeat it): a listing writes thousands of rows and
-    /// builds no String per row.
-    static func write(_ occurrence: Occurrence, _ context: Context, leads: inout [String: String], row: inout [UInt8]) {
-        let event = occurrence.event
-        let lead: String
-        if let cached = leads[event.id] {
-            lead = cached
+    /// The 2-column emoji of each symbol as bytes, in `Symbol.allCases` order.
+    private static let emojiBytes: [Symbol: [UInt8]] = emojiColumn.mapValues { Array($0.utf8) }
+
+    static func appendLead(_ event: Event, _ context: Context, to row: inout [UInt8]) {
+        row.append(0x20)
+        row.append(0x20)
+        let id = event.id.utf8
+        if !context.colors, id.count >= EventID.shortLength, id.prefix(EventID.shortLength).allSatisfy({ $0 < 0x80 }) {
+            row.append(contentsOf: id.prefix(EventID.shortLength))
         } else {
-            lead = Self.lead(event, context)
-            if leads.count > 50_000 { leads.removeAll(keepingCapacity: true) }
-            leads[event.id] = lead
+            row.append(contentsOf: context.style(event.shortID, "2").utf8)
         }
-        row.removeAll(keepingCapacity: true)
-        row.append(contentsOf: lead.utf8)
-        let before = row.count
-        switch occurrence.instanceStart(in: context.timeZone) {
-        case .instant(let date): LocalTime(date, in: context.timeZone).appendListFormat(to: &row)
-        case let start: row.append(contentsOf: when(start, context).utf8)
+        row.append(0x20)
+        row.append(0x20)
+        row.append(contentsOf: emojiBytes[event.symbol] ?? [0x20, 0x20])
+        row.append(0x20)
+        if context.colors {
+            row.append(contentsOf: context.style(TextWidth.fit(event.title, to: titleColumns), event.color.ansi).utf8)
+        } else {
+            TextWidth.appendFit(event.title, to: titleColumns, into: &row)
         }
-        row.append(contentsOf: suffix(event, whenColumns: row.count - before, context).utf8)
-        context.out.write(bytes: row)
-    }
-
-    /// Badge column and line end after a date of `whenColumns` ASCII columns (instants print 20,
-    /// all-day dates 22: padded without measuring).
-    private static func suffix(_ event: Event, whenColumns: Int, _ context: Context) -> String {
-        let open = event.badge
-        let pad = TextWidth.spaces(22 - whenColumns)
-        if event.isComplete { return pad + "  " + context.style("✓", "32") + "\n" }
-        if open > 0 { return pad + "  " + String(open) + " left\n" }
-        return "\n"
+        row.append(0x20)
+        row.append(0x20)
     }
 
     /// One row as a String (`add` and `edit` print the row they saved).
     static func row(_ occurrence: Occurrence, _ context: Context) -> String {
-        let whenText = when(occurrence.instanceStart(in: context.timeZone), context)
-        return lead(occurrence.event, context) + whenText + suffix(occurrence.event, whenColumns: whenText.utf8.count, context)
+        var writer = RowWriter(context)
+        return writer.string(occurrence)
     }
 
     static func checkbox(_ status: TaskStatus) -> String {
@@ -90,3 +74,59 @@ enum Rows {
     }
 }
 
+
+/// Writes listing rows: each is built in one reused byte buffer and written once; the lead of an
+/// event already listed (recurring events repeat it) and the zone's offset are remembered. A
+/// listing writes thousands of rows and builds no String per row.
+struct RowWriter {
+    let context: Context
+    private var leads: [String: [UInt8]] = [:]
+    private var row: [UInt8] = []
+    private var offsets: ZoneOffsets
+
+    init(_ context: Context) {
+        self.context = context
+        offsets = ZoneOffsets(context.timeZone)
+        row.reserveCapacity(128)
+    }
+
+    mutating func write(_ occurrence: Occurrence) {
+        build(occurrence)
+        context.out.write(bytes: row)
+    }
+
+    mutating func string(_ occurrence: Occurrence) -> String {
+        build(occurrence)
+        return String(decoding: row, as: UTF8.self)
+    }
+
+    private mutating func build(_ occurrence: Occurrence) {
+        let event = occurrence.event
+        row.removeAll(keepingCapacity: true)
+        if let cached = leads[event.id] {
+            row.append(contentsOf: cached)
+        } else {
+            Rows.appendLead(event, context, to: &row)
+            if leads.count > 50_000 { leads.removeAll(keepingCapacity: true) }
+            leads[event.id] = row
+        }
+        let before = row.count
+        switch occurrence.instanceStart(in: context.timeZone) {
+        case .instant(let date): LocalTime(date, in: &offsets).appendListFormat(to: &row)
+        case let start: row.append(contentsOf: Rows.when(start, context).utf8)
+        }
+        // The badge column after a date of ASCII columns (instants print 20, all-day dates 22:
+        // padded without measuring), then the line end.
+        let open = event.badge
+        if event.isComplete || open > 0 {
+            row.append(contentsOf: repeatElement(0x20, count: 22 - (row.count - before) + 2))
+            if event.isComplete {
+                row.append(contentsOf: context.style("✓", "32").utf8)
+            } else {
+                row.append(contentsOf: String(open).utf8)
+                row.append(contentsOf: " left".utf8)
+            }
+        }
+        row.append(0x0A)
+    }
+}

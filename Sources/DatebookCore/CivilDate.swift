@@ -53,7 +53,16 @@ public struct LocalTime: Sendable, Equatable {
     public let dayNumber: Int
 
     public init(_ instant: Date, in timeZone: TimeZone) {
-        let seconds = Int(instant.timeIntervalSince1970.rounded(.down)) + timeZone.secondsFromGMT(for: instant)
+        self.init(instant, offset: timeZone.secondsFromGMT(for: instant))
+    }
+
+    /// The wall time of `instant` in a zone whose offset `offsets` remembers (many instants in order).
+    public init(_ instant: Date, in offsets: inout ZoneOffsets) {
+        self.init(instant, offset: offsets.secondsFromGMT(for: instant))
+    }
+
+    init(_ instant: Date, offset: Int) {
+        let seconds = Int(instant.timeIntervalSince1970.rounded(.down)) + offset
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let rest = seconds - days * 86_400
         let civil = CivilDate.civil(fromDays: days)
@@ -94,5 +103,25 @@ public struct LocalTime: Sendable, Equatable {
         digits(year, 4); bytes.append(45); digits(month, 2); bytes.append(45); digits(day, 2)
         bytes.append(32)
         digits(hour, 2); bytes.append(58); digits(minute, 2)
+    }
+}
+
+/// A zone's UTC offset, remembered until the zone's next transition. Each lookup through
+/// Foundation takes a lock and asks ICU; a listing converts thousands of instants, in order, that
+/// mostly share one offset.
+public struct ZoneOffsets {
+    public let timeZone: TimeZone
+    private var valid: Range<Date>?
+    private var offset = 0
+
+    public init(_ timeZone: TimeZone) { self.timeZone = timeZone }
+
+    public mutating func secondsFromGMT(for instant: Date) -> Int {
+        if let valid, valid.contains(instant) { return offset }
+        offset = timeZone.secondsFromGMT(for: instant)
+        // No transition lies in [instant, next): the offset holds for all of it.
+        let next = timeZone.nextDaylightSavingTimeTransition(after: instant) ?? .distantFuture
+        valid = next > instant ? instant ..< next : nil
+        return offset
     }
 }

@@ -81,6 +81,23 @@ public enum TextWidth {
         return text + spaces(columns - count)
     }
 
+    /// Appends `fit(text, to: columns)` to `bytes`; printable ASCII, the common case, is checked,
+    /// measured and copied in one pass without building a String.
+    public static func appendFit(_ text: String, to columns: Int, into bytes: inout [UInt8]) {
+        let ascii = text.utf8.withContiguousStorageIfAvailable { stored -> Bool in
+            guard stored.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return false }
+            if stored.count > columns {
+                bytes.append(contentsOf: stored.prefix(columns - 1))
+                bytes.append(contentsOf: "…".utf8)
+            } else {
+                bytes.append(contentsOf: stored)
+                bytes.append(contentsOf: repeatElement(0x20, count: columns - stored.count))
+            }
+            return true
+        }
+        if ascii != true { bytes.append(contentsOf: fit(text, to: columns).utf8) }
+    }
+
     /// `count` spaces; the short runs that pad every listed row are made once.
     public static func spaces(_ count: Int) -> String {
         count < spaceRuns.count ? spaceRuns[max(0, count)] : String(repeating: " ", count: count)

@@ -99,104 +99,14 @@ extension Store {
         let toKey = to.map { Int64($0.timeIntervalSince1970.rounded(.up)) + Self.allDayEarliest }
         let lower = fromKey ?? toKey.map { $0 - Self.openEndedReach } ?? Int64.min
         let upper = toKey ?? fromKey.map { $0 + Self.openEndedReach } ?? Int64.max
-        var pairs: [(id: String, key: Int64)] = []
-        // Each event once (`slot`: id → index in `list`); occurrences refer to it by index.
-        var list: [Event] = []
-        var slot: [String: Int] = [:]
-        func remember(_ event: Event) {
-            if let index = slot[event.id] {
-                list[index] = event
-            } else {
-                slot[event.id] = list.count
-                list.append(event)
-            }
-        }
-        try wrap {
-            let rows = try statement("SELECT event_id, start_key FROM occurrences WHERE start_key >= ? AND start_key < ?")
-            try rows.bind(.integer(lower), .integer(upper))
-            while try rows.step() { pairs.append((rows.text(0), rows.int64(1))) }
-        }
-        // Events whose materialised span does not cover the window (or that have none yet).
-        var uncovered: [(id: String, from: Int64, to: Int64)] = []
-        if tasks {
-            if !pairs.isEmpty {
-                try stream(where: "e.recurrence IS NOT NULL AND e.id IN (SELECT event_id FROM occurrences WHERE start_key >= ? AND start_key < ?)",
-                           [.integer(lower), .integer(upper)], order: "e.id") { remember($0) }
-            }
-            try wrap {
-                let rows = try statement("""
-                    SELECT e.id, s.from_key, s.to_key FROM events e LEFT JOIN recurrence_spans s ON s.event_id = e.id
-                    WHERE e.recurrence IS NOT NULL AND (s.event_id IS NULL OR s.from_key > ? OR s.to_key < ?)
-                    """)
-                try rows.bind(.integer(lower), .integer(upper))
-                while try rows.step() {
-                    let covered = rows.isNull(1) ? (Int64.max, Int64.max) : (rows.int64(1), rows.int64(2))
-                    uncovered.append((rows.text(0), covered.0, covered.1))
-                }
-            }
-        } else {
-            // Listings: one sequential pass over the covering index of recurring events picks the
-            // summaries of those that occur in the window or whose span falls short (cheaper than a
-            // random id lookup per occurring event); spans are read on their own, only the short ones.
-            let occurring = Set(pairs.lazy.map(\.id))
-            var short: [String: (from: Int64, to: Int64)] = [:]
-            var spanCount = 0
-            try wrap {
-                let rows = try statement("""
-                    SELECT event_id, from_key, to_key, from_key > ?1 OR to_key < ?2 FROM recurrence_spans
-                    """)
-                try rows.bind(.integer(lower), .integer(upper))
-                while try rows.step() {
-                    spanCount += 1
-                    if rows.int(3) != 0 { short[rows.text(0)] = (rows.int64(1), rows.int64(2)) }
-                }
-            }
-            var recurringCount = 0
-            try wrap {
-                let rows = try statement("""
-                    SELECT e.id, e.title, e.start_key, e.all_day, e.symbol, e.color, e.task_count, e.open_count
-                    FROM events e INDEXED BY events_recurring_listing WHERE e.recurrence IS NOT NULL
-                    """)
-                try rows.bind([])
-                while try rows.step() {
-                    recurringCount += 1
-                    let id = rows.text(0)
-                    let span = short[id]
-                    guard span != nil || occurring.contains(id) else { continue }
-                    remember(Self.summary(from: rows))
-                    if let span { uncovered.append((id, span.from, span.to)) }
-                }
-            }
-            // Spans exist only for recurring events (a save deletes an event's span before writing a
-            // new one, and deleting the event cascades), so equal counts mean every one has a span.
-            if recurringCount != spanCount {
-                // Some recurring events have no span yet (never materialised): find them.
-                let rows = try statement("""
-                    SELECT e.id FROM events e WHERE e.recurrence IS NOT NULL
-                        AND NOT EXISTS (SELECT 1 FROM recurrence_spans s WHERE s.event_id = e.id)
-                    """)
-                try wrap {
-                    try rows.bind([])
-                    while try rows.step() { uncovered.append((rows.text(0), Int64.max, Int64.max)) }
-                }
-            }
-        }
-        for (id, coveredFrom, coveredTo) in uncovered {
-            // Expansion needs the rule and zone, which a listing summary does not carry.
-            let cached = slot[id].flatMap { list[$0].taskCounts == nil ? list[$0] : nil }
-            guard let event = try cached ?? self.event(id: id), let recurrence = event.recurrence else { continue }
-            // Expanded in the event's own zone, which a summary does not keep.
-            let (keys, _) = RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone,
-                                                    recurrence: recurrence, window: lower..<upper)
-            remember(tasks ? event : Self.summary(of: event))
-            for key in keys where !(key >= coveredFrom && key < coveredTo) { pairs.append((id, key)) }
-        }
+        var found = tasks ? try materialisedEvents(lower, upper) : try materialisedSummaries(lower, upper)
+        try expandUncovered(into: &found, lower, upper, tasks: tasks)
+        let list = found.events
         // Sort light (start, event index) pairs; occurrences are built one at a time as they are
         // emitted: sorting or collecting Occurrence values copies whole events around.
         var starts: [(start: Date, index: Int)] = []
-        starts.reserveCapacity(pairs.count)
-        for (id, key) in pairs {
-            guard let index = slot[id] else { continue }
+        starts.reserveCapacity(found.keys.count)
+        for (index, key) in found.keys {
             let start = Self.start(key: key, allDay: list[index].start.isAllDay).resolved(in: calendar)
             if let from, start < from { continue }
             if let to, start >= to { continue }
@@ -209,6 +119,119 @@ extension Store {
             return x.title != y.title ? x.title < y.title : x.id < y.id
         }
         return SortedOccurrences(events: list, starts: starts)
+    }
+
+    /// Fully loaded recurring events with materialised occurrences in `[lower, upper)`, and the
+    /// events whose span does not cover that window (or that have none yet).
+    private func materialisedEvents(_ lower: Int64, _ upper: Int64) throws -> RecurringFound {
+        var found = RecurringFound()
+        var ids: [(id: String, key: Int64)] = []
+        try wrap {
+            let rows = try statement("SELECT event_id, start_key FROM occurrences WHERE start_key >= ? AND start_key < ?")
+            try rows.bind(.integer(lower), .integer(upper))
+            while try rows.step() { ids.append((rows.text(0), rows.int64(1))) }
+        }
+        if !ids.isEmpty {
+            try stream(where: "e.recurrence IS NOT NULL AND e.id IN (SELECT event_id FROM occurrences WHERE start_key >= ? AND start_key < ?)",
+                       [.integer(lower), .integer(upper)], order: "e.id") { found.remember($0) }
+        }
+        for (id, key) in ids { if let index = found.slot[id] { found.keys.append((index, key)) } }
+        try wrap {
+            let rows = try statement("""
+                SELECT e.id, s.from_key, s.to_key FROM events e LEFT JOIN recurrence_spans s ON s.event_id = e.id
+                WHERE e.recurrence IS NOT NULL AND (s.event_id IS NULL OR s.from_key > ? OR s.to_key < ?)
+                """)
+            try rows.bind(.integer(lower), .integer(upper))
+            while try rows.step() {
+                let covered = rows.isNull(1) ? (Int64.max, Int64.max) : (rows.int64(1), rows.int64(2))
+                found.uncovered.append((rows.text(0), covered.0, covered.1))
+            }
+        }
+        return found
+    }
+
+    /// The listing path: summaries of the recurring events with materialised occurrences in
+    /// `[lower, upper)`, from one pass over the covering index of recurring events that seeks each
+    /// one's occurrences in the `occurrences` primary key; no id is turned into a String per
+    /// occurrence, and the events come in index order, so a change of rowid starts the next one.
+    private func materialisedSummaries(_ lower: Int64, _ upper: Int64) throws -> RecurringFound {
+        var found = RecurringFound()
+        try wrap {
+            let rows = try statement("""
+                SELECT e.id, e.title, e.start_key, e.all_day, e.symbol, e.color, e.task_count, e.open_count, e.rowid, o.start_key
+                FROM events e INDEXED BY events_recurring_listing CROSS JOIN occurrences o
+                WHERE e.recurrence IS NOT NULL AND o.event_id = e.id AND o.start_key >= ? AND o.start_key < ?
+                """)
+            try rows.bind(.integer(lower), .integer(upper))
+            var previous: Int64? = nil
+            found.keys.reserveCapacity(4096)
+            while try rows.step() {
+                let rowid = rows.int64(8)
+                if rowid != previous {
+                    found.events.append(Self.summary(from: rows))
+                    previous = rowid
+                }
+                found.keys.append((found.events.count - 1, rows.int64(9)))
+            }
+            // Spans that fall short of the window: usually none, so SQLite filters them.
+            let short = try statement("SELECT event_id, from_key, to_key FROM recurrence_spans WHERE from_key > ? OR to_key < ?")
+            try short.bind(.integer(lower), .integer(upper))
+            while try short.step() { found.uncovered.append((short.text(0), short.int64(1), short.int64(2))) }
+            // Spans exist only for recurring events (a save deletes an event's span before writing a
+            // new one, and deleting the event cascades), so equal counts mean every one has a span.
+            let counts = try statement("""
+                SELECT (SELECT count(*) FROM recurrence_spans),
+                       (SELECT count(*) FROM events INDEXED BY events_recurring_listing WHERE recurrence IS NOT NULL)
+                """)
+            try counts.bind([])
+            guard try counts.step(), counts.int64(0) != counts.int64(1) else { return }
+            // Some recurring events have no span yet (never materialised): find them.
+            let missing = try statement("""
+                SELECT e.id FROM events e WHERE e.recurrence IS NOT NULL
+                    AND NOT EXISTS (SELECT 1 FROM recurrence_spans s WHERE s.event_id = e.id)
+                """)
+            try missing.bind([])
+            while try missing.step() { found.uncovered.append((missing.text(0), Int64.max, Int64.max)) }
+        }
+        return found
+    }
+
+    /// Expands, in their own zones, the events whose materialised span does not cover the window,
+    /// adding the occurrences the span does not hold.
+    private func expandUncovered(into found: inout RecurringFound, _ lower: Int64, _ upper: Int64, tasks: Bool) throws {
+        guard !found.uncovered.isEmpty else { return }
+        if found.slot.isEmpty {
+            for (index, event) in found.events.enumerated() { found.slot[event.id] = index }
+        }
+        for (id, coveredFrom, coveredTo) in found.uncovered {
+            // Expansion needs the rule and zone, which a listing summary does not carry.
+            let cached = found.slot[id].flatMap { tasks ? found.events[$0] : nil }
+            guard let event = try cached ?? self.event(id: id), let recurrence = event.recurrence else { continue }
+            let (keys, _) = RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone,
+                                                    recurrence: recurrence, window: lower..<upper)
+            let index = found.remember(tasks ? event : Self.summary(of: event))
+            for key in keys where !(key >= coveredFrom && key < coveredTo) { found.keys.append((index, key)) }
+        }
+    }
+}
+
+/// Recurring events found for a window: each event once, its occurrences by index.
+private struct RecurringFound {
+    var events: [Event] = []
+    var keys: [(index: Int, key: Int64)] = []
+    /// id → index in `events`; filled only where lookups by id are needed.
+    var slot: [String: Int] = [:]
+    var uncovered: [(id: String, from: Int64, to: Int64)] = []
+
+    @discardableResult
+    mutating func remember(_ event: Event) -> Int {
+        if let index = slot[event.id] {
+            events[index] = event
+            return index
+        }
+        slot[event.id] = events.count
+        events.append(event)
+        return events.count - 1
     }
 }
 

@@ -10,5 +10,8 @@ struct TextWidthFitTests {
         let composed = TextWidth.pad(TextWidth.truncate(TextWidth.clean(title), to: 34), to: 34)
         #expect(TextWidth.fit(title, to: 34) == composed)
         #expect(TextWidth.displayWidth(TextWidth.fit(title, to: 34)) == 34)
+        var bytes: [UInt8] = [0x2A]
+        TextWidth.appendFit(title, to: 34, into: &bytes)
+        #expect(bytes == [0x2A] + Array(composed.utf8))
     }
 }
