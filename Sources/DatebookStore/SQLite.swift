@@ -125,6 +125,12 @@ final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
+    /// Lends a text column's UTF-8 bytes (valid only inside `body`) without creating a String.
+    func withTextBytes<R>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        guard let pointer = sqlite3_column_text(handle, column) else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+        return body(UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column))))
+    }
+
     /// Compares a text column with `value` without creating a String.
     func textEquals(_ column: Int32, _ value: String) -> Bool {
         guard let pointer = sqlite3_column_text(handle, column) else { return value.isEmpty }

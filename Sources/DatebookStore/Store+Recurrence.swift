@@ -151,27 +151,32 @@ extension Store {
     }
 
     /// The listing path: summaries of the recurring events with materialised occurrences in
-    /// `[lower, upper)`, from one pass over the covering index of recurring events that seeks each
-    /// one's occurrences in the `occurrences` primary key; no id is turned into a String per
-    /// occurrence, and the events come in index order, so a change of rowid starts the next one.
+    /// `[lower, upper)`. One range scan of `occurrences_by_start` collects the keys by event id,
+    /// kept as bytes; one pass over the covering index of recurring events then matches them. Both
+    /// are sequential reads, and no id becomes a String unless its event occurs.
     private func materialisedSummaries(_ lower: Int64, _ upper: Int64) throws -> RecurringFound {
         var found = RecurringFound()
         try wrap {
-            let rows = try statement("""
-                SELECT e.id, e.title, e.start_key, e.all_day, e.symbol, e.color, e.task_count, e.open_count, e.rowid, o.start_key
-                FROM events e INDEXED BY events_recurring_listing CROSS JOIN occurrences o
-                WHERE e.recurrence IS NOT NULL AND o.event_id = e.id AND o.start_key >= ? AND o.start_key < ?
-                """)
-            try rows.bind(.integer(lower), .integer(upper))
-            var previous: Int64? = nil
-            found.keys.reserveCapacity(4096)
-            while try rows.step() {
-                let rowid = rows.int64(8)
-                if rowid != previous {
-                    found.events.append(Self.summary(from: rows))
-                    previous = rowid
+            var byID = KeysByID()
+            let occurrences = try statement("SELECT event_id, start_key FROM occurrences WHERE start_key >= ? AND start_key < ?")
+            try occurrences.bind(.integer(lower), .integer(upper))
+            while try occurrences.step() {
+                let key = occurrences.int64(1)
+                occurrences.withTextBytes(0) { byID.add(key, id: $0) }
+            }
+            if !byID.isEmpty {
+                let events = try statement("""
+                    SELECT e.id, e.title, e.start_key, e.all_day, e.symbol, e.color, e.task_count, e.open_count
+                    FROM events e INDEXED BY events_recurring_listing WHERE e.recurrence IS NOT NULL
+                    """)
+                try events.bind([])
+                found.keys.reserveCapacity(byID.count)
+                while try events.step() {
+                    guard let first = events.withTextBytes(0, { byID.first(id: $0) }) else { continue }
+                    found.events.append(Self.summary(from: events))
+                    let index = found.events.count - 1
+                    events.withTextBytes(0) { id in byID.forEachKey(id: id, from: first) { found.keys.append((index, $0)) } }
                 }
-                found.keys.append((found.events.count - 1, rows.int64(9)))
             }
             // Spans that fall short of the window: usually none, so SQLite filters them.
             let short = try statement("SELECT event_id, from_key, to_key FROM recurrence_spans WHERE from_key > ? OR to_key < ?")
@@ -268,5 +273,58 @@ struct RecurringMerge {
             try body(item)
             next += 1
         }
+    }
+}
+
+/// Occurrence keys grouped by their event's id, held as the id's UTF-8 bytes: a listing reads
+/// thousands of rows and makes no String of an id to match them with their events. Rows whose ids
+/// share a 64-bit FNV-1a hash form one chain; every match is confirmed on the bytes.
+struct KeysByID {
+    private var heads: [UInt64: Int] = [:]
+    private var keys: [Int64] = []
+    /// The previous row in the same chain, or -1.
+    private var next: [Int] = []
+    private var idRanges: [Range<Int>] = []
+    private var idBytes: [UInt8] = []
+
+    var count: Int { keys.count }
+    var isEmpty: Bool { keys.isEmpty }
+
+    mutating func add(_ key: Int64, id: UnsafeBufferPointer<UInt8>) {
+        let hash = Self.hash(id)
+        next.append(heads[hash] ?? -1)
+        heads[hash] = keys.count
+        keys.append(key)
+        idRanges.append(idBytes.count ..< idBytes.count + id.count)
+        idBytes.append(contentsOf: id)
+    }
+
+    /// The last row added for `id`, or nil when it has none.
+    func first(id: UnsafeBufferPointer<UInt8>) -> Int? {
+        var row = heads[Self.hash(id)] ?? -1
+        while row >= 0, !matches(row, id) { row = next[row] }
+        return row >= 0 ? row : nil
+    }
+
+    /// Every key of `id`, starting from the row `first(id:)` returned.
+    func forEachKey(id: UnsafeBufferPointer<UInt8>, from first: Int, _ body: (Int64) -> Void) {
+        var row = first
+        while row >= 0 {
+            if matches(row, id) { body(keys[row]) }
+            row = next[row]
+        }
+    }
+
+    private func matches(_ row: Int, _ id: UnsafeBufferPointer<UInt8>) -> Bool {
+        idBytes[idRanges[row]].elementsEqual(id)
+    }
+
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
     }
 }
