@@ -173,12 +173,18 @@ public enum EventID {
 
     /// A stable id derived from text (FNV-1a), used for the sample planner so runs are reproducible.
     public static func stable(_ text: String) -> String {
+        hex(fnv1a(text.utf8))
+    }
+
+    /// 64-bit FNV-1a of `bytes`: stable ids, and cheap hashing of ids in listings.
+    @inlinable
+    public static func fnv1a(_ bytes: some Sequence<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
+        for byte in bytes {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }
-        return hex(hash)
+        return hash
     }
 
     static func hex(_ value: UInt64) -> String {

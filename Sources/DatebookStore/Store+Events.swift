@@ -136,11 +136,14 @@ extension Store {
     /// A listing summary from columns id, title, start_key, all_day, symbol, color, task_count, open_count.
     static func summary(from row: SQLiteStatement) -> Event {
         var event = Event(id: row.text(0), title: row.text(1), start: start(key: row.int64(2), allDay: row.int(3) != 0),
-                          timeZone: "", symbol: Symbol(rawValue: row.text(4)) ?? .star,
-                          color: EventColor(rawValue: row.text(5)) ?? .primary)
+                          timeZone: "", symbol: row.withTextBytes(4) { Self.symbols.value($0) } ?? .star,
+                          color: row.withTextBytes(5) { Self.colors.value($0) } ?? .primary)
         event.taskCounts = TaskCounts(total: row.int(6), open: row.int(7))
         return event
     }
+
+    static let symbols = RawValueTable<Symbol>()
+    static let colors = RawValueTable<EventColor>()
 
     /// The listing form of a fully loaded event: counts instead of tasks, like `streamSummaries`.
     static func summary(of event: Event) -> Event {
@@ -176,5 +179,25 @@ extension Store {
     static func start(key: Int64, allDay: Bool) -> EventStart {
         if allDay { return .allDay(CalendarDate(dayNumber: Int(key / 86_400))) }
         return .instant(Date(timeIntervalSince1970: TimeInterval(key)))
+    }
+}
+
+/// Reads a String-backed enum straight from a column's bytes: listings read a symbol and a colour
+/// for every row, and a String plus Swift's string switch cost more than the rest of the row.
+struct RawValueTable<Value: CaseIterable & RawRepresentable & Sendable>: Sendable where Value.RawValue == String {
+    private let byHash: [UInt64: (value: Value, bytes: [UInt8])]
+
+    init() {
+        var table: [UInt64: (value: Value, bytes: [UInt8])] = [:]
+        for value in Value.allCases { table[EventID.fnv1a(value.rawValue.utf8)] = (value, Array(value.rawValue.utf8)) }
+        byHash = table
+    }
+
+    /// The case whose raw value is exactly `bytes`, or nil.
+    func value(_ bytes: UnsafeBufferPointer<UInt8>) -> Value? {
+        guard let entry = byHash[EventID.fnv1a(bytes)],
+              entry.bytes.withUnsafeBufferPointer({ $0.elementsEqual(bytes) })
+        else { return nil }
+        return entry.value
     }
 }

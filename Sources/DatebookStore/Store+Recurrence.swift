@@ -291,7 +291,7 @@ struct KeysByID {
     var isEmpty: Bool { keys.isEmpty }
 
     mutating func add(_ key: Int64, id: UnsafeBufferPointer<UInt8>) {
-        let hash = Self.hash(id)
+        let hash = EventID.fnv1a(id)
         next.append(heads[hash] ?? -1)
         heads[hash] = keys.count
         keys.append(key)
@@ -301,7 +301,7 @@ struct KeysByID {
 
     /// The last row added for `id`, or nil when it has none.
     func first(id: UnsafeBufferPointer<UInt8>) -> Int? {
-        var row = heads[Self.hash(id)] ?? -1
+        var row = heads[EventID.fnv1a(id)] ?? -1
         while row >= 0, !matches(row, id) { row = next[row] }
         return row >= 0 ? row : nil
     }
@@ -317,14 +317,5 @@ struct KeysByID {
 
     private func matches(_ row: Int, _ id: UnsafeBufferPointer<UInt8>) -> Bool {
         idBytes[idRanges[row]].elementsEqual(id)
-    }
-
-    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return hash
     }
 }

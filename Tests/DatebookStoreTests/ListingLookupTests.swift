@@ -1,3 +1,4 @@
+import DatebookCore
 @testable import DatebookStore
 import Testing
 
@@ -27,5 +28,23 @@ struct KeysByIDTests {
         #expect(keys(table, "") == [9])
         #expect(keys(table, "ab") == nil)
         #expect(keys(table, "abcde") == nil)
+    }
+}
+
+struct RawValueTableTests {
+    private func parse<T>(_ table: RawValueTable<T>, _ text: String) -> T? {
+        var text = text
+        return text.withUTF8 { table.value($0) }
+    }
+
+    @Test func everyCaseAndNothingElse() {
+        let symbols = RawValueTable<Symbol>()
+        for symbol in Symbol.allCases { #expect(parse(symbols, symbol.rawValue) == symbol) }
+        let colors = RawValueTable<EventColor>()
+        for color in EventColor.allCases { #expect(parse(colors, color.rawValue) == color) }
+        #expect(parse(symbols, "house") == nil)
+        #expect(parse(symbols, "house.fill ") == nil)
+        #expect(parse(symbols, "") == nil)
+        #expect(parse(colors, "Primary") == nil)
     }
 }
