@@ -188,7 +188,12 @@ public enum EventID {
     }
 
     static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        String(unsafeUninitializedCapacity: 16) { buffer in
+            for i in 0..<16 {
+                let digit = UInt8(truncatingIfNeeded: value >> (60 - 4 * i)) & 0xF
+                buffer[i] = digit < 10 ? 0x30 + digit : 0x57 + digit
+            }
+            return 16
+        }
     }
 }

@@ -25,7 +25,7 @@ public enum ICalRecurrence {
         var starts: [Date] = []
         var warning: String?
         var truncated = false
-        if let rrule, !rrule.trimmingCharacters(in: .whitespaces).isEmpty {
+        if let rrule, !rrule.trimmingWhitespace().isEmpty {
             let rule = ICalRuleText(rrule)
             if let refusal = rule.refusal {
                 warning = refusal

@@ -7,8 +7,29 @@ import Foundation
 /// quarter of a 100k-event import. Anything else returns nil and takes the libical path, so the
 /// result (and every warning) is the same either way; `ICalSimpleTodoTests` checks that.
 enum ICalSimpleTodo {
-    static let plain: Set<String> = ["UID", "SUMMARY", "STATUS", "RELATED-TO", "DTSTAMP", "CREATED",
-                                     "LAST-MODIFIED", "SEQUENCE", "PRIORITY"]
+    /// The properties a plain VTODO may have; the last ones are read past.
+    private enum Name: CaseIterable {
+        case begin, end, uid, summary, status, relatedTo, dtstamp, created, lastModified, sequence, priority
+
+        var text: String {
+            switch self {
+            case .begin: "BEGIN"
+            case .end: "END"
+            case .uid: "UID"
+            case .summary: "SUMMARY"
+            case .status: "STATUS"
+            case .relatedTo: "RELATED-TO"
+            case .dtstamp: "DTSTAMP"
+            case .created: "CREATED"
+            case .lastModified: "LAST-MODIFIED"
+            case .sequence: "SEQUENCE"
+            case .priority: "PRIORITY"
+            }
+        }
+    }
+
+    private static let names: [(bytes: [UInt8], name: Name)] = Name.allCases.map { (Array($0.text.utf8), $0) }
+    private static let vtodo = Array("VTODO".utf8)
 
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, chunk: ICalChunk) -> ICalTodo? {
         var uid: String?, summary: String?, status: String?, related: String?
@@ -24,18 +45,22 @@ enum ICalSimpleTodo {
             let first = bytes[lineStart]
             if first == 0x20 || first == 0x09 { return nil }  // folded: let libical unfold
             guard let colon = (lineStart..<contentEnd).first(where: { bytes[$0] == UInt8(ascii: ":") }) else { return nil }
-            let nameBytes = UnsafeBufferPointer(rebasing: bytes[lineStart..<colon])
-            if nameBytes.contains(UInt8(ascii: ";")) { return nil }  // parameters
-            let name = String(decoding: nameBytes, as: UTF8.self).uppercased()
-            guard let value = String(validating: UnsafeBufferPointer(rebasing: bytes[(colon + 1)..<contentEnd]), as: UTF8.self)
-            else { return nil }
+            // Parameters (`;`) or any other property: libical's path.
+            guard let name = name(UnsafeBufferPointer(rebasing: bytes[lineStart..<colon])) else { return nil }
+            let valueBytes = UnsafeBufferPointer(rebasing: bytes[(colon + 1)..<contentEnd])
             switch name {
-            case "BEGIN", "END": if value.uppercased() != "VTODO" { return nil }
-            case "UID": uid = value
-            case "SUMMARY": summary = unescape(value)
-            case "STATUS": status = value.uppercased()
-            case "RELATED-TO": related = value
-            default: if !plain.contains(name) { return nil }
+            case .begin, .end: if !equalsIgnoringCase(valueBytes, vtodo) { return nil }
+            case .uid, .summary, .status, .relatedTo:
+                guard let value = text(valueBytes) else { return nil }
+                switch name {
+                case .uid: uid = value
+                case .summary: summary = unescape(value)
+                case .status: status = value.uppercased()
+                default: related = value
+                }
+            default:
+                // Read past, but a value that is not UTF-8 goes to libical like everything odd.
+                guard valueBytes.allSatisfy({ $0 < 0x80 }) || String(validating: valueBytes, as: UTF8.self) != nil else { return nil }
             }
         }
         // Missing or escaped values keep libical's exact behaviour (and its warnings).
@@ -45,6 +70,21 @@ enum ICalSimpleTodo {
               summary.map({ !$0.isEmpty }) ?? true, status.map({ !$0.isEmpty }) ?? true else { return nil }
         return ICalTodo(uid: uid, summary: summary, status: ICalTaskStatus(icalStatus: status), rawStatus: status,
                         relatedTo: related, due: nil, sourceLine: chunk.line)
+    }
+
+    private static func name(_ bytes: UnsafeBufferPointer<UInt8>) -> Name? {
+        names.first { $0.bytes.count == bytes.count && equalsIgnoringCase(bytes, $0.bytes) }?.name
+    }
+
+    /// ASCII case-insensitive equality with `upper`, an upper-case ASCII word.
+    private static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ upper: [UInt8]) -> Bool {
+        bytes.count == upper.count && zip(bytes, upper).allSatisfy { ($0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0) == $1 }
+    }
+
+    /// The bytes as a String, or nil when they are not UTF-8; ASCII (nearly every value) skips the
+    /// slower validating initialiser.
+    static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        bytes.allSatisfy({ $0 < 0x80 }) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
     }
 
     /// TEXT unescaping (RFC 5545 3.3.11).

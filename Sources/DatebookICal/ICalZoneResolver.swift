@@ -67,7 +67,9 @@ final class ICalZoneResolver {
 
     /// An IANA zone for a TZID without consulting the file (names, prefixes, Windows table).
     static func ianaZone(for tzid: String) -> TimeZone? {
-        let trimmed = tzid.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+        let quoteOrSpace: (UInt8?) -> Bool = { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: " ") }
+        let trimmed = quoteOrSpace(tzid.utf8.first) || quoteOrSpace(tzid.utf8.last)
+            ? tzid.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) : tzid
         if let zone = knownZone(trimmed) { return zone }
         if trimmed.hasPrefix("/") || trimmed.contains("/") {
             let parts = trimmed.split(separator: "/")

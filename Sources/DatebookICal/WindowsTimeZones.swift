@@ -4,7 +4,7 @@ import Foundation
 /// following CLDR's windowsZones.xml "001" (territory-neutral) entries.
 enum WindowsTimeZones {
     static func iana(for windowsName: String) -> String? {
-        table[windowsName.trimmingCharacters(in: .whitespaces)]
+        table[windowsName.trimmingWhitespace()]
     }
 
     static let table: [String: String] = [

@@ -72,11 +72,8 @@ extension Store {
 
     /// Saves imported events and their UIDs in one transaction; `progress(done)` after each batch.
     public func saveImport(_ result: ICSImport, calendar: String, progress: (Int) -> Void = { _ in }) throws {
-        // In id order the primary-key B-trees of events and tasks grow at their right edge instead
-        // of splitting pages all over the file.
-        let ordered = result.events.sorted { $0.id < $1.id }
         try transaction {
-            try writeMany(ordered, progress: progress) { try saveSources(result.uids, calendar: calendar) }
+            try writeMany(Self.inIDOrder(result.events), progress: progress) { try saveSources(result.uids, calendar: calendar) }
         }
         progress(result.events.count)
     }

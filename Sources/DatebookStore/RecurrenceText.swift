@@ -22,7 +22,7 @@ public struct RecurrenceText: Sendable, Equatable {
 
     /// Reads the stored text; unreadable date lines are ignored.
     public init(_ text: String) {
-        var lines = text.split(whereSeparator: \.isNewline).map { String($0).trimmingCharacters(in: .whitespaces) }
+        var lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
         var rule: String?
         if let first = lines.first, !first.uppercased().hasPrefix("RDATE"), !first.uppercased().hasPrefix("EXDATE") {
             let value = first.uppercased().hasPrefix("RRULE:") ? String(first.dropFirst(6)) : first

@@ -12,9 +12,15 @@ extension Store {
     /// Smaller batches are written row by row with the indexes in place.
     static let bulkThreshold = 5_000
 
+    /// `events` in id order, so the primary-key B-trees of events and tasks grow at their right edge
+    /// instead of splitting pages all over the file. Sorting the indices moves integers, not events.
+    static func inIDOrder(_ events: [Event]) -> LazyMapCollection<[Int], Event> {
+        events.indices.sorted { events[$0].id < events[$1].id }.lazy.map { events[$0] }
+    }
+
     /// Writes events already sorted by id, in the current transaction; `progress(done)` every 5,000.
     /// `then` runs before the indexes come back (more rows for the same tables).
-    func writeMany(_ ordered: [Event], progress: (Int) -> Void = { _ in }, then: () throws -> Void = {}) throws {
+    func writeMany(_ ordered: some Collection<Event>, progress: (Int) -> Void = { _ in }, then: () throws -> Void = {}) throws {
         let existing = ordered.count >= Self.bulkThreshold ? try eventCount() : Int.max
         let deferred = existing <= ordered.count ? try dropSecondaryIndexes() : []
         // Into an empty store every id is new: no tasks or occurrences to delete first.

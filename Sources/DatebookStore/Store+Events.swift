@@ -9,9 +9,7 @@ extension Store {
 
     /// Inserts or replaces events (with their tasks) in one transaction.
     public func save(_ events: [Event]) throws {
-        // In id order, inserts into the id and task indexes append instead of landing on random pages.
-        let ordered = events.count > 64 ? events.sorted { $0.id < $1.id } : events
-        try transaction { try writeMany(ordered) }
+        try transaction { try writeMany(Self.inIDOrder(events)) }
     }
 
     public func save(_ event: Event) throws { try save([event]) }
