@@ -92,7 +92,15 @@ final class SQLiteStatement {
             switch value {
             case .null: rc = sqlite3_bind_null(handle, index)
             case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
-            case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, datebook_sqlite_transient())
+            case .text(var v):
+                // The byte count, not -1: no strlen, and a NUL inside the text does not cut it short.
+                rc = v.withUTF8 { utf8 in
+                    utf8.withMemoryRebound(to: CChar.self) { chars in
+                        // Empty text needs a real pointer: a nil one binds NULL.
+                        guard let base = chars.baseAddress, !chars.isEmpty else { return sqlite3_bind_text(handle, index, "", 0, datebook_sqlite_transient()) }
+                        return sqlite3_bind_text(handle, index, base, Int32(chars.count), datebook_sqlite_transient())
+                    }
+                }
             }
             try connection.check(rc)
         }

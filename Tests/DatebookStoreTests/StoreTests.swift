@@ -117,6 +117,19 @@ struct StoreQueryTests {
         #expect(try store.db.integer("SELECT count(*) FROM tasks") == 0)
     }
 
+    /// Text is bound by its byte count: an empty note stays empty (not NULL) and a NUL inside a
+    /// title does not cut it short.
+    @Test func textRoundTripsExactly() throws {
+        let store = try Store(path: temporaryDirectory() + "/text.sqlite3")
+        var saved = event("nul", .instant(Date(timeIntervalSince1970: 1_800_000_000)))
+        saved.title = "before\u{0}after ünï ✈️"
+        saved.notes = ""
+        try store.save(saved)
+        let loaded = try #require(try store.event(id: "nul"))
+        #expect(loaded.title == saved.title)
+        #expect(loaded.notes == "")
+    }
+
     @Test func windowQueryUsesTheStartIndex() throws {
         let store = try Store(path: temporaryDirectory() + "/plan.sqlite3")
         let plan = try store.db.prepare("EXPLAIN QUERY PLAN " + Store.selectSQL(where: "e.start_key >= 1 AND e.start_key < 2", order: "e.start_key, e.id"))
