@@ -25,8 +25,19 @@ extension Store {
         let deferred = existing <= ordered.count ? try dropSecondaryIndexes() : []
         // Into an empty store every id is new: no tasks or occurrences to delete first.
         let fresh = existing == 0
+        // Large batches expand their recurring events on another thread meanwhile.
+        let expansions = ordered.count >= Self.bulkThreshold ? OccurrenceExpansions(ordered.compactMap { event in
+            event.recurrence.map { OccurrenceExpansions.Job(start: event.start, timeZone: event.timeZone, recurrence: $0,
+                                                            window: horizonKeys(for: event)) }
+        }) : nil
+        var recurring = 0
         for (n, event) in ordered.enumerated() {
-            try write(event, fresh: fresh)
+            var expanded: [Int64]?
+            if let expansions, event.recurrence != nil {
+                expanded = expansions.keys(recurring)
+                recurring += 1
+            }
+            try write(event, fresh: fresh, expanded: expanded)
             if n % 5_000 == 4_999 { progress(n + 1) }
         }
         try then()

@@ -16,7 +16,7 @@ extension Store {
 
     /// Inserts or replaces one event with its tasks and occurrences. `fresh`: the caller knows the
     /// id is not stored yet (a bulk load into an empty store), so nothing needs deleting first.
-    func write(_ event: Event, fresh: Bool = false) throws {
+    func write(_ event: Event, fresh: Bool = false, expanded: [Int64]? = nil) throws {
         let (startKey, allDay) = Self.key(event.start)
         let end = event.end.map(Self.key)
         try wrap {
@@ -42,7 +42,7 @@ extension Store {
                 try insertTask.bind(.text(event.id), .int(position), .text(task.id), .text(task.text), .text(task.status.rawValue)).run()
             }
         }
-        try writeOccurrences(event, fresh: fresh)
+        try writeOccurrences(event, fresh: fresh, expanded: expanded)
     }
 
     /// Deletes an event and its tasks; false when there was no such event.

@@ -25,8 +25,9 @@ extension Store {
         return start ..< start + 92 * 86_400
     }
 
-    /// Replaces the materialised occurrences of `event` (none when it does not recur).
-    func writeOccurrences(_ event: Event, fresh: Bool = false) throws {
+    /// Replaces the materialised occurrences of `event` (none when it does not recur). `expanded`:
+    /// its keys for `horizonKeys(for:)`, when a bulk load expanded them already.
+    func writeOccurrences(_ event: Event, fresh: Bool = false, expanded: [Int64]? = nil) throws {
         // Take the state out while changing it, so the set is not copied on every insert.
         var rows = try occurrenceRows ?? OccurrenceRows(
             before: wrap { try db.integer("SELECT EXISTS (SELECT 1 FROM recurrence_spans)") } != 0)
@@ -42,8 +43,8 @@ extension Store {
         }
         guard let recurrence = event.recurrence else { return }
         let window = horizonKeys(for: event)
-        let (keys, _) = RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone,
-                                                recurrence: recurrence, window: window)
+        let keys = expanded ?? RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone,
+                                                       recurrence: recurrence, window: window).keys
         try wrap {
             let insert = try statement("INSERT OR IGNORE INTO occurrences (event_id, start_key) VALUES (?, ?)")
             for key in keys { try insert.bind(.text(event.id), .integer(key)).run() }

@@ -28,6 +28,9 @@ struct BulkLoadTests {
         try store.forEachOccurrence(from: base, to: base.addingTimeInterval(120 * 86_400), calendar: calendar) {
             seen.append("\($0.event.id) \($0.start) \($0.event.badge)")
         }
+        // The materialised rows themselves (bulk saves expand them on another thread).
+        let materialised = try store.db.prepare("SELECT event_id, start_key FROM occurrences ORDER BY event_id, start_key")
+        while try materialised.step() { seen.append("row \(materialised.text(0)) \(materialised.int64(1))") }
         var indexes: [String] = []
         let rows = try store.db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name")
         while try rows.step() { indexes.append(rows.text(0) + " " + rows.text(1)) }
