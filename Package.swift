@@ -1,6 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Release links with lld and packs the relative relocations (DT_RELR, glibc ≥ 2.36): the 1.8 MB
+// relocation table becomes 33 kB, read at every start and resident in the daemon.
+// docs/performance.md ("Linking") has the figures.
+let releaseLink: [LinkerSetting] = [
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(configuration: .release)),
+]
+
 let package = Package(
     name: "datebook",
     products: [
@@ -54,12 +61,9 @@ let package = Package(
         .executableTarget(
             name: "datebook",
             dependencies: ["DatebookCLI"],
-            // Release links with lld and packs the relative relocations (DT_RELR, glibc ≥ 2.36): the
-            // 1.8 MB relocation table becomes 33 kB, read at every start and resident in the daemon.
-            // docs/performance.md ("Linking") has the figures.
-            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(configuration: .release))]
+            linkerSettings: releaseLink
         ),
-        .executableTarget(name: "datebook-bench", dependencies: ["DatebookDelivery"], path: "bench/swift"),
+        .executableTarget(name: "datebook-bench", dependencies: ["DatebookDelivery"], path: "bench/swift", linkerSettings: releaseLink),
         .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"]),
         .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),
         .testTarget(
