@@ -34,7 +34,7 @@ enum Rows {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The 2-column emoji of each symbol as bytes, in `Symbol.allCases` order.
+    /// `emojiColumn` as bytes.
     private static let emojiBytes: [Symbol: [UInt8]] = emojiColumn.mapValues { Array($0.utf8) }
 
     static func appendLead(_ event: Event, _ context: Context, to row: inout [UInt8]) {
@@ -73,7 +73,6 @@ enum Rows {
         }
     }
 }
-
 
 /// Writes listing rows: each is built in one reused byte buffer and written once; the lead of an
 /// event already listed (recurring events repeat it) and the zone's offset are remembered. A
