@@ -58,6 +58,8 @@ enum FeedCommand: Command {
             }
             location = XDGPaths.expand(source, context.environment)
             if !location.hasPrefix("/") { location = FileManager.default.currentDirectoryPath + "/" + location }
+            // `./work.ics` is stored as `/cwd/work.ics`; `..` stays, as a symlink may sit before it.
+            location = "/" + location.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
         }
         var every = 30 * 60
         if let text = arguments.value("--every") {
