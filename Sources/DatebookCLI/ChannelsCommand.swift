@@ -30,11 +30,16 @@ enum ChannelsCommand: Command {
         return delivery.report(items, delivery.deliver(items))
     }
 
+    /// Why nothing is delivered without a config, and where the config goes.
+    static func noChannels(_ context: Context) -> String {
+        "No channels configured. Without a config datebook prints to stdout only;\n"
+            + "see etc/config.example.json5 and put yours at \(context.configPath).\n"
+    }
+
     static func list(_ context: Context) -> Int32 {
         let channels = context.config.channels
         guard !channels.isEmpty else {
-            context.out.write("No channels configured. Without a config datebook prints to stdout only;\n"
-                              + "see etc/config.example.json5 and put yours at \(context.configPath).\n")
+            context.out.write(noChannels(context))
             return ExitCode.ok
         }
         for channel in channels {

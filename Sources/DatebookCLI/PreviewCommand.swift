@@ -17,7 +17,10 @@ enum PreviewCommand: Command {
         let scheduler = SchedulerFactory.make(context, store: store)
         let until = context.calendar.date(byAdding: .day, value: days, to: context.now) ?? context.now
         let items = try scheduler.upcoming(now: context.now, until: until, render: true)
-        if items.isEmpty { context.out.write("Nothing to send in the next \(days) day\(days == 1 ? "" : "s").\n") }
+        if items.isEmpty {
+            context.out.write("Nothing to send in the next \(days) day\(days == 1 ? "" : "s").\n"
+                              + (context.config.channels.isEmpty ? ChannelsCommand.noChannels(context) : ""))
+        }
         for item in items {
             context.out.write(LocalTime(item.entry.nextAttemptAt, in: context.timeZone).listFormat + "  "
                               + item.summary + " to " + item.entry.channel + "\n")

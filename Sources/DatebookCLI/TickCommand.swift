@@ -19,7 +19,12 @@ enum TickCommand: Command {
         let store = try context.openStore()
         let scheduler = SchedulerFactory.make(context, store: store, log: SchedulerFactory.logger(context))
         guard !arguments.has("--dry-run") else {
-            for item in try scheduler.dryRun(now: context.now) {
+            let items = try scheduler.dryRun(now: context.now)
+            if items.isEmpty {
+                context.out.write("Nothing due at \(ISOInstant.format(context.now, in: context.timeZone)).\n"
+                                  + (context.config.channels.isEmpty ? ChannelsCommand.noChannels(context) : ""))
+            }
+            for item in items {
                 context.out.write("== \(item.summary) to \(item.entry.channel), due \(ISOInstant.format(item.entry.dueAt, in: context.timeZone)): ")
                 switch item.prepared {
                 case .ready(_, let step)?: context.out.write("would send\n" + step.dryRun + "\n")

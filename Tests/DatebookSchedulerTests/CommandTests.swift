@@ -57,4 +57,22 @@ import Testing
         #expect(status.contains("failed  alert 'Dentist' (1h before) to team: channel unavailable: slack 'team'"))
         #expect(!status.contains("s3cr3t"))
     }
+
+    /// With nothing to send, `preview` and `tick --dry-run` say so, and say why when no channel is set.
+    @Test func nothingToSendIsSaidWithTheReason() throws {
+        let sink = try Sink()
+        let sandbox = try ProcessSandbox(sink: sink, channels: ["hook": "/hook"], lead: "1h")
+        let (preview, _, _) = try output(sandbox, ["--now", "2026-12-01T08:00:00Z", "preview"])
+        #expect(preview == "Nothing to send in the next 1 day.\n")
+        let (dry, _, dryCode) = try output(sandbox, ["--now", "2026-12-01T08:00:00Z", "tick", "--dry-run"])
+        #expect(dryCode == 0)
+        #expect(dry == "Nothing due at 2026-12-01T09:00:00+01:00.\n")
+
+        try "{ timeZone: \"Europe/Berlin\" }".write(toFile: sandbox.config, atomically: true, encoding: .utf8)
+        let (bare, _, _) = try output(sandbox, ["--now", "2026-12-01T08:00:00Z", "tick", "--dry-run"])
+        #expect(bare.hasPrefix("Nothing due at 2026-12-01T09:00:00+01:00.\nNo channels configured."))
+        #expect(bare.contains(sandbox.config))
+        let (empty, _, _) = try output(sandbox, ["--now", "2026-12-01T08:00:00Z", "preview", "--days", "3"])
+        #expect(empty.hasPrefix("Nothing to send in the next 3 days.\nNo channels configured."))
+    }
 }
