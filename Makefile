@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: setup build demo test smoke bench clean-bench
+.PHONY: setup build demo test smoke bench clean-bench symbol-order
 
 # The Swift runtime and Foundation linked into the binary: it starts in about two thirds of the
 # time (no Swift libraries to load and bind) and runs where no Swift toolchain is installed.
@@ -35,6 +35,11 @@ bench: build
 	python3 -m pip install --quiet apprise || echo "bench: apprise not installed; its rows are skipped"
 	python3 bench/delivery.py
 	/usr/bin/python3 bench/scheduler.py
+
+# Re-profiles the common paths and rewrites scripts/symbol-order.txt (the release link's function
+# order); commit the result.
+symbol-order: setup
+	bash scripts/symbol-order.sh
 
 clean-bench:
 	rm -rf bench/data bench/out

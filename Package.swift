@@ -1,11 +1,16 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
-// Release links with lld and packs the relative relocations (DT_RELR, glibc ≥ 2.36): the 1.8 MB
-// relocation table becomes 33 kB, read at every start and resident in the daemon.
-// docs/performance.md ("Linking") has the figures.
+// Release links with lld, packs the relative relocations (DT_RELR, glibc ≥ 2.36: the 1.8 MB
+// relocation table becomes 33 kB, read at every start and resident in the daemon) and lays out
+// first the functions that datebook's common paths run (scripts/symbol-order.txt, made by
+// scripts/symbol-order.sh; names it no longer finds are skipped). docs/performance.md ("Linking").
+let symbolOrder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("scripts/symbol-order.txt").path
 let releaseLink: [LinkerSetting] = [
-    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(configuration: .release)),
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                  "-Xlinker", "--symbol-ordering-file=" + symbolOrder, "-Xlinker", "--no-warn-symbol-ordering"],
+                 .when(configuration: .release)),
 ]
 
 let package = Package(
@@ -94,3 +99,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Each function in its own section in release builds, so the symbol order can place datebook's own
+// hot functions one by one instead of whole files (the toolchain's libraries are built that way).
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
+}
