@@ -27,16 +27,10 @@ enum Rows {
     /// The 2-column emoji of each symbol, computed once.
     static let emojiColumn: [Symbol: String] = Dictionary(uniqueKeysWithValues: Symbol.allCases.map { ($0, TextWidth.pad($0.emoji, to: 2)) })
 
-    /// Everything of a row before the date: short id, emoji and the title cut and padded to its column.
-    static func lead(_ event: Event, _ context: Context) -> String {
-        var bytes: [UInt8] = []
-        appendLead(event, context, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     /// `emojiColumn` as bytes.
     private static let emojiBytes: [Symbol: [UInt8]] = emojiColumn.mapValues { Array($0.utf8) }
 
+    /// Everything of a row before the date: short id, emoji and the title cut and padded to its column.
     static func appendLead(_ event: Event, _ context: Context, to row: inout [UInt8]) {
         row.append(0x20)
         row.append(0x20)

@@ -75,10 +75,9 @@ public enum TextWidth {
     /// `text` cleaned, cut and padded to exactly `columns` display columns (a listing's title column);
     /// printable ASCII, the common case, is measured once instead of three times.
     public static func fit(_ text: String, to columns: Int) -> String {
-        guard isASCII(text) else { return pad(truncate(clean(text), to: columns), to: columns) }
-        let count = text.utf8.count
-        if count > columns { return String(text.prefix(columns - 1)) + "…" }
-        return text + spaces(columns - count)
+        var bytes: [UInt8] = []
+        appendFit(text, to: columns, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends `fit(text, to: columns)` to `bytes`; printable ASCII, the common case, is checked,
@@ -95,7 +94,7 @@ public enum TextWidth {
             }
             return true
         }
-        if ascii != true { bytes.append(contentsOf: fit(text, to: columns).utf8) }
+        if ascii != true { bytes.append(contentsOf: pad(truncate(clean(text), to: columns), to: columns).utf8) }
     }
 
     /// `count` spaces; the short runs that pad every listed row are made once.

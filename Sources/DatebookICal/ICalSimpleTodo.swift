@@ -8,27 +8,12 @@ import Foundation
 /// result (and every warning) is the same either way; `ICalSimpleTodoTests` checks that.
 enum ICalSimpleTodo {
     /// The properties a plain VTODO may have; the last ones are read past.
-    private enum Name: CaseIterable {
-        case begin, end, uid, summary, status, relatedTo, dtstamp, created, lastModified, sequence, priority
-
-        var text: String {
-            switch self {
-            case .begin: "BEGIN"
-            case .end: "END"
-            case .uid: "UID"
-            case .summary: "SUMMARY"
-            case .status: "STATUS"
-            case .relatedTo: "RELATED-TO"
-            case .dtstamp: "DTSTAMP"
-            case .created: "CREATED"
-            case .lastModified: "LAST-MODIFIED"
-            case .sequence: "SEQUENCE"
-            case .priority: "PRIORITY"
-            }
-        }
+    private enum Name: String, CaseIterable {
+        case begin = "BEGIN", end = "END", uid = "UID", summary = "SUMMARY", status = "STATUS", relatedTo = "RELATED-TO"
+        case dtstamp = "DTSTAMP", created = "CREATED", lastModified = "LAST-MODIFIED", sequence = "SEQUENCE", priority = "PRIORITY"
     }
 
-    private static let names: [(bytes: [UInt8], name: Name)] = Name.allCases.map { (Array($0.text.utf8), $0) }
+    private static let names: [(bytes: [UInt8], name: Name)] = Name.allCases.map { (Array($0.rawValue.utf8), $0) }
     private static let vtodo = Array("VTODO".utf8)
 
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, chunk: ICalChunk) -> ICalTodo? {
