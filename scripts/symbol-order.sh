@@ -59,4 +59,7 @@ profile preview preview
 python3 scripts/symbol-order-extract.py release/datebook "$work"/cg.run "$work"/cg.version "$work"/cg.list \
   "$work"/cg.next30 "$work"/cg.tick "$work"/cg.digest "$work"/cg.add "$work"/cg.show "$work"/cg.export \
   "$work"/cg.import "$work"/cg.status "$work"/cg.preview > scripts/symbol-order.txt
-echo "symbol-order: $(wc -l < scripts/symbol-order.txt) functions; $(grep -c '"path": "/hook"' "$work/requests.jsonl" || true) alerts reached the sink"
+echo "symbol-order: $(wc -l < scripts/symbol-order.txt) functions; $(grep -c '"path": "/hook"' "$work/requests.jsonl" || true) requests reached the sink"
+# SwiftPM does not see the file as an input of the link: relink now.
+rm -f "$bin"
+out=$(swift build -c release --static-swift-stdlib --product datebook 2>&1) || { echo "$out" >&2; exit 1; }
