@@ -102,7 +102,12 @@ struct RowWriter {
         } else {
             Rows.appendLead(event, context, to: &row)
             if leads.count > 50_000 { leads.removeAll(keepingCapacity: true) }
-            leads[id] = row
+            // A copy of exactly the lead's bytes. Storing `row` (or a view of it) shares its buffer:
+            // the next row then allocates a new one, a little larger each time, and every cached
+            // lead kept its own (1M-event `list`: 176 MB instead of 26 MB).
+            leads[id] = [UInt8](unsafeUninitializedCapacity: row.count) { buffer, count in
+                count = buffer.initialize(fromContentsOf: row)
+            }
         }
         let before = row.count
         switch occurrence.instanceStart(in: context.timeZone) {
