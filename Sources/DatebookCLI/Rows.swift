@@ -25,10 +25,11 @@ enum Rows {
     }
 
     /// The 2-column emoji of each symbol, computed once.
-    static let emojiColumn: [Symbol: String] = Dictionary(uniqueKeysWithValues: Symbol.allCases.map { ($0, TextWidth.pad($0.emoji, to: 2)) })
 
-    /// `emojiColumn` as bytes.
-    private static let emojiBytes: [Symbol: [UInt8]] = emojiColumn.mapValues { Array($0.utf8) }
+    /// The 2-column emoji of each symbol, as bytes, computed once.
+    private static let emojiBytes: [Symbol: [UInt8]] = Dictionary(uniqueKeysWithValues: Symbol.allCases.map {
+        ($0, Array(TextWidth.pad($0.emoji, to: 2).utf8))
+    })
 
     /// Everything of a row before the date: short id, emoji and the title cut and padded to its column.
     static func appendLead(_ event: Event, _ context: Context, to row: inout [UInt8]) {

@@ -69,7 +69,7 @@ public enum TextWidth {
     public static func pad(_ text: String, to columns: Int) -> String {
         let w = displayWidth(text)
         guard w < columns else { return text }
-        return text + spaces(columns - w)
+        return text + String(repeating: " ", count: columns - w)
     }
 
     /// `text` cleaned, cut and padded to exactly `columns` display columns (a listing's title column);
@@ -97,12 +97,6 @@ public enum TextWidth {
         if ascii != true { bytes.append(contentsOf: pad(truncate(clean(text), to: columns), to: columns).utf8) }
     }
 
-    /// `count` spaces; the short runs that pad every listed row are made once.
-    public static func spaces(_ count: Int) -> String {
-        count < spaceRuns.count ? spaceRuns[max(0, count)] : String(repeating: " ", count: count)
-    }
-
-    private static let spaceRuns = (0...80).map { String(repeating: " ", count: $0) }
 
     /// Replaces control characters (including newlines and ANSI escapes) with spaces so
     /// event text can never break a layout or inject terminal escapes.

@@ -159,6 +159,8 @@ extension Store {
         var found = RecurringFound()
         try wrap {
             var byID = KeysByID()
+            // Recurring events, counted by the pass below when it runs.
+            var recurringCount: Int64?
             let occurrences = try statement("SELECT event_id, start_key FROM occurrences WHERE start_key >= ? AND start_key < ?")
             try occurrences.bind(.integer(lower), .integer(upper))
             while try occurrences.step() {
@@ -172,7 +174,9 @@ extension Store {
                     """)
                 try events.bind([])
                 found.keys.reserveCapacity(byID.count)
+                recurringCount = 0
                 while try events.step() {
+                    recurringCount? += 1
                     guard let first = events.withTextBytes(0, { byID.first(id: $0) }) else { continue }
                     found.events.append(Self.summary(from: events))
                     let index = found.events.count - 1
@@ -185,12 +189,14 @@ extension Store {
             while try short.step() { found.uncovered.append((short.text(0), short.int64(1), short.int64(2))) }
             // Spans exist only for recurring events (a save deletes an event's span before writing a
             // new one, and deleting the event cascades), so equal counts mean every one has a span.
-            let counts = try statement("""
-                SELECT (SELECT count(*) FROM recurrence_spans),
-                       (SELECT count(*) FROM events INDEXED BY events_recurring_listing WHERE recurrence IS NOT NULL)
-                """)
-            try counts.bind([])
-            guard try counts.step(), counts.int64(0) != counts.int64(1) else { return }
+            func count(_ sql: String) throws -> Int64 {
+                let query = try statement(sql)
+                try query.bind([])
+                return try query.step() ? query.int64(0) : 0
+            }
+            let recurring = try recurringCount
+                ?? count("SELECT count(*) FROM events INDEXED BY events_recurring_listing WHERE recurrence IS NOT NULL")
+            guard try count("SELECT count(*) FROM recurrence_spans") != recurring else { return }
             // Some recurring events have no span yet (never materialised): find them.
             let missing = try statement("""
                 SELECT e.id FROM events e WHERE e.recurrence IS NOT NULL
