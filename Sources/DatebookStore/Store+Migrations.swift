@@ -3,7 +3,7 @@ import Foundation
 
 extension Store {
     /// The newest schema this build knows.
-    public static let schemaVersion = 5
+    public static let schemaVersion = 6
 
     /// Each entry upgrades the schema from version `index` to `index + 1`; append, never edit.
     static let migrations: [String] = [
@@ -81,6 +81,53 @@ extension Store {
         DROP INDEX events_recurring;
         CREATE INDEX events_recurring_listing ON events(id, title, start_key, all_day, symbol, color, task_count, open_count)
             WHERE recurrence IS NOT NULL;
+        """,
+        // A CHECK of `x IN (three or more values)` makes SQLite build a temporary B-tree of the values
+        // every time the statement runs: per task row it cost more than the insert itself (a 100k-event
+        // import spent over a second on it). The same rule as comparisons costs nothing; the tables are
+        // rebuilt because SQLite cannot alter a constraint in place.
+        """
+        CREATE TABLE tasks_v6 (
+            event_id TEXT NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            id TEXT NOT NULL,
+            text TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status = 'todo' OR status = 'doing' OR status = 'done'),
+            PRIMARY KEY (event_id, position)
+        ) WITHOUT ROWID;
+        INSERT INTO tasks_v6 (event_id, position, id, text, status) SELECT event_id, position, id, text, status FROM tasks;
+        DROP TABLE tasks;
+        ALTER TABLE tasks_v6 RENAME TO tasks;
+        CREATE INDEX tasks_by_status ON tasks(status, event_id);
+        CREATE TABLE deliveries_v6 (
+            key TEXT PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind = 'alert' OR kind = 'digest'),
+            event_id TEXT,
+            occurrence_start INTEGER,
+            lead TEXT,
+            digest TEXT,
+            digest_date TEXT,
+            channel TEXT NOT NULL,
+            due_at INTEGER NOT NULL,
+            state TEXT NOT NULL CHECK (state = 'pending' OR state = 'sending' OR state = 'sent' OR state = 'sent-late'
+                                       OR state = 'skipped' OR state = 'cancelled' OR state = 'failed'),
+            reason TEXT,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at INTEGER NOT NULL,
+            first_attempt_at INTEGER,
+            claimed_until INTEGER,
+            claimed_by TEXT,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        INSERT INTO deliveries_v6 SELECT key, kind, event_id, occurrence_start, lead, digest, digest_date, channel, due_at,
+            state, reason, attempts, next_attempt_at, first_attempt_at, claimed_until, claimed_by, created_at, updated_at
+            FROM deliveries;
+        DROP TABLE deliveries;
+        ALTER TABLE deliveries_v6 RENAME TO deliveries;
+        CREATE INDEX deliveries_due ON deliveries(state, next_attempt_at);
+        CREATE INDEX deliveries_by_event ON deliveries(event_id, state);
+        CREATE INDEX deliveries_by_update ON deliveries(updated_at);
         """,
     ]
 

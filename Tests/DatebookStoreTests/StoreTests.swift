@@ -188,6 +188,41 @@ struct StoreUpgradeTests {
         #expect(try store.userVersion() == Store.schemaVersion)
         #expect(try store.event(id: "e1")?.title == "Kept")
     }
+
+    /// Schema 6 rebuilds tasks and deliveries with the same rules written as comparisons: rows,
+    /// indexes and the rules themselves survive, and the inserts no longer build a temporary B-tree.
+    @Test func schemaSixKeepsTasksDeliveriesAndTheirRules() throws {
+        let path = temporaryDirectory() + "/v5.sqlite3"
+        do {
+            let raw = try SQLiteConnection(path: path, flags: 0x6)
+            try raw.execute(Store.migrations[0..<5].joined(separator: ";\n") + "; PRAGMA user_version = 5")
+            try raw.execute("""
+                INSERT INTO events (id, title, start_key, all_day, time_zone, symbol, color) VALUES ('e1', 'Kept', 0, 0, 'UTC', 'star.fill', 'red');
+                INSERT INTO tasks VALUES ('e1', 0, 't0', 'first', 'todo'), ('e1', 1, 't1', 'second', 'done');
+                INSERT INTO deliveries (key, kind, event_id, channel, due_at, state, next_attempt_at, created_at, updated_at)
+                    VALUES ('k1', 'alert', 'e1', 'desk', 5, 'sent-late', 5, 1, 2);
+                """)
+        }
+        let store = try Store(path: path)
+        #expect(try store.userVersion() == 6)
+        #expect(try store.event(id: "e1")?.tasks.map(\.text) == ["first", "second"])
+        #expect(try store.tasks(statuses: [.done]).map(\.task.text) == ["second"])
+        let raw = try SQLiteConnection(path: path, flags: 0x2)
+        #expect(try raw.integer("SELECT count(*) FROM deliveries WHERE state = 'sent-late' AND kind = 'alert'") == 1)
+        #expect(try raw.integer("SELECT count(*) FROM sqlite_master WHERE name IN ('tasks_by_status', 'deliveries_due', 'deliveries_by_event', 'deliveries_by_update')") == 4)
+        #expect(throws: SQLiteError.self) { try raw.execute("INSERT INTO tasks VALUES ('e1', 2, 't2', 'x', 'later')") }
+        #expect(throws: SQLiteError.self) {
+            try raw.execute("UPDATE deliveries SET state = 'lost' WHERE key = 'k1'")
+        }
+        for insert in ["INSERT INTO tasks VALUES (?, ?, ?, ?, ?)",
+                       "INSERT INTO deliveries (key, kind, channel, due_at, state, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"] {
+            let plan = try raw.prepare("EXPLAIN " + insert)
+            var opcodes: [String] = []
+            while try plan.step() { opcodes.append(plan.text(1)) }
+            #expect(opcodes.contains("Insert") || opcodes.contains("IdxInsert"))
+            #expect(!opcodes.contains("OpenEphemeral"), "\(insert) builds a temporary B-tree per run")
+        }
+    }
 }
 
 struct StoreSummaryTests {
