@@ -26,6 +26,11 @@ struct ICalComponentReader {
 
     /// The date value of a DTSTART-like property, or nil when it holds no usable time.
     func dateValue(_ property: OpaquePointer, _ time: icaltimetype, notes: inout Notes) -> ICalDateValue? {
+        dateValue(time, tzid: Libical.tzid(property), notes: &notes)
+    }
+
+    /// The date value of a libical time with the property's TZID parameter, if any.
+    func dateValue(_ time: icaltimetype, tzid: String?, notes: inout Notes) -> ICalDateValue? {
         guard icaltime_is_null_time(time) == 0, icaltime_is_valid_time(time) != 0 else { return nil }
         if time.is_date != 0 {
             return .date(year: Int(time.year), month: Int(time.month), day: Int(time.day))
@@ -35,7 +40,7 @@ struct ICalComponentReader {
             utc.zone = nil
             return .utc(Date(timeIntervalSince1970: TimeInterval(icaltime_as_timet(utc))))
         }
-        if let tzid = Libical.tzid(property) {
+        if let tzid {
             let (value, warning) = resolver.value(tzid: tzid, local: Libical.local(time))
             notes.add(warning)
             return value
@@ -114,7 +119,7 @@ struct ICalComponentReader {
     /// VALARM triggers as lead times in seconds before start.
     func alarms(_ component: LibicalComponent, start: ICalDateValue, end: ICalDateValue?, notes: inout Notes) -> [Int] {
         let startInstant = start.resolve(in: defaultTimeZone)
-        let length = end.map { Int($0.resolve(in: defaultTimeZone).timeIntervalSince(startInstant)) } ?? 0
+        let length = length(start: start, end: end)
         return component.children(ICAL_VALARM_COMPONENT).compactMap { alarm in
             guard let property = icalcomponent_get_first_property(alarm, ICAL_TRIGGER_PROPERTY) else {
                 notes.add("a VALARM has no TRIGGER; ignored")
@@ -127,12 +132,20 @@ struct ICalComponentReader {
                 let at = Date(timeIntervalSince1970: TimeInterval(icaltime_as_timet(utc)))
                 return Int(startInstant.timeIntervalSince(at).rounded())
             }
-            let offset = Libical.seconds(trigger.duration)
-            if let related = icalproperty_get_first_parameter(property, ICAL_RELATED_PARAMETER),
-               icalparameter_get_related(related) == ICAL_RELATED_END {
-                return -(offset + length)
-            }
-            return -offset
+            let related = icalproperty_get_first_parameter(property, ICAL_RELATED_PARAMETER)
+            return Self.lead(trigger.duration, relatedToEnd: related.map { icalparameter_get_related($0) == ICAL_RELATED_END } ?? false,
+                             length: length)
         }
+    }
+
+    /// Seconds from start to end (0 without an end), for triggers related to the end.
+    func length(start: ICalDateValue, end: ICalDateValue?) -> Int {
+        end.map { Int($0.resolve(in: defaultTimeZone).timeIntervalSince(start.resolve(in: defaultTimeZone))) } ?? 0
+    }
+
+    /// The lead time of a duration TRIGGER: seconds before start, or before end with `RELATED=END`.
+    static func lead(_ trigger: icaldurationtype, relatedToEnd: Bool, length: Int) -> Int {
+        let offset = Libical.seconds(trigger)
+        return relatedToEnd ? -(offset + length) : -offset
     }
 }

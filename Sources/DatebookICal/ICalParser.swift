@@ -13,9 +13,12 @@ public enum ICalParser {
         try parse(data: data, fileName: fileName, defaultTimeZone: defaultTimeZone, workers: nil)
     }
 
-    /// `workers`: how many threads read components (nil: one per core for large files).
-    static func parse(data: Data, fileName: String, defaultTimeZone: TimeZone, workers: Int?) throws -> ICalDocument {
-        var parts = try parseParts(data: data, fileName: fileName, defaultTimeZone: defaultTimeZone, workers: workers)
+    /// `workers`: how many threads read components (nil: one per core for large files); `fastPaths`
+    /// false sends every component through libical's parser (tests compare the two).
+    static func parse(data: Data, fileName: String, defaultTimeZone: TimeZone, workers: Int?,
+                      fastPaths: Bool = true) throws -> ICalDocument {
+        var parts = try parseParts(data: data, fileName: fileName, defaultTimeZone: defaultTimeZone, workers: workers,
+                                   fastPaths: fastPaths)
         var document = parts.removeFirst()
         for part in parts {
             document.events += part.events
@@ -29,13 +32,18 @@ public enum ICalParser {
     /// components need not be copied into one document; the first part holds the file-level warnings.
     public static func parseParts(data: Data, fileName: String, defaultTimeZone: TimeZone,
                                   workers: Int? = nil) throws -> [ICalDocument] {
+        try parseParts(data: data, fileName: fileName, defaultTimeZone: defaultTimeZone, workers: workers, fastPaths: true)
+    }
+
+    static func parseParts(data: Data, fileName: String, defaultTimeZone: TimeZone,
+                           workers: Int?, fastPaths: Bool) throws -> [ICalDocument] {
         try data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             let start = ICalSniffer.contentStart(bytes)
             try ICalSniffer.check(bytes, start: start, fileName: fileName)
             let scan = ICalChunkScanner.scan(bytes, from: start)
             var first = Session(bytes: bytes, fileName: fileName,
-                                resolver: ICalZoneResolver(defaultTimeZone: defaultTimeZone))
+                                resolver: ICalZoneResolver(defaultTimeZone: defaultTimeZone), fastPaths: fastPaths)
             for (name, line) in scan.unterminated {
                 first.warn(line: line, uid: nil, "BEGIN:\(name) has no END:\(name); the component was skipped")
             }
@@ -50,7 +58,7 @@ public enum ICalParser {
             // Components are independent once the file's time zones are known: each worker reads a
             // contiguous slice with its own libical trees and zone resolver.
             let parts = Parts(count: slices.count)
-            let job = Job(bytes: bytes, fileName: fileName, defaultTimeZone: defaultTimeZone,
+            let job = Job(bytes: bytes, fileName: fileName, defaultTimeZone: defaultTimeZone, fastPaths: fastPaths,
                           zones: scan.chunks.filter { $0.name == "VTIMEZONE" }, items: items)
             DispatchQueue.concurrentPerform(iterations: slices.count) { n in
                 parts.set(n, job.read(slices[n]))
@@ -74,12 +82,14 @@ private struct Job: @unchecked Sendable {
     let bytes: UnsafeBufferPointer<UInt8>
     let fileName: String
     let defaultTimeZone: TimeZone
+    let fastPaths: Bool
     let zones: [ICalChunk]
     let items: [ICalChunk]
 
     /// Reads `items[range]`; the zone warnings were already given by the first session.
     func read(_ range: Range<Int>) -> ICalDocument {
-        var session = Session(bytes: bytes, fileName: fileName, resolver: ICalZoneResolver(defaultTimeZone: defaultTimeZone))
+        var session = Session(bytes: bytes, fileName: fileName, resolver: ICalZoneResolver(defaultTimeZone: defaultTimeZone),
+                              fastPaths: fastPaths)
         for chunk in zones { session.readTimeZone(chunk) }
         session.document = ICalDocument()
         session.read(items[range])
@@ -112,13 +122,16 @@ private struct Session {
     let bytes: UnsafeBufferPointer<UInt8>
     let fileName: String
     let resolver: ICalZoneResolver
+    /// Plain VEVENTs and VTODOs skip libical's component parser (``ICalSimpleEvent``, ``ICalSimpleTodo``).
+    let fastPaths: Bool
     var document = ICalDocument()
     private var buffer: [UInt8] = []
 
-    init(bytes: UnsafeBufferPointer<UInt8>, fileName: String, resolver: ICalZoneResolver) {
+    init(bytes: UnsafeBufferPointer<UInt8>, fileName: String, resolver: ICalZoneResolver, fastPaths: Bool) {
         self.bytes = bytes
         self.fileName = fileName
         self.resolver = resolver
+        self.fastPaths = fastPaths
     }
 
     var reader: ICalComponentReader { ICalComponentReader(fileName: fileName, resolver: resolver) }
@@ -160,6 +173,11 @@ private struct Session {
     }
 
     mutating func readEvent(_ chunk: ICalChunk) {
+        if fastPaths, let read = ICalSimpleEvent.parse(bytes, chunk: chunk, reader: reader) {
+            document.events.append(read.event)
+            for message in read.notes { warn(line: chunk.line, uid: read.event.uid, message) }
+            return
+        }
         guard let (component, rules) = parse(chunk) else {
             warn(line: chunk.line, uid: nil, "VEVENT could not be parsed; skipped")
             return
@@ -195,7 +213,7 @@ private struct Session {
     }
 
     mutating func readTodo(_ chunk: ICalChunk) {
-        if let todo = ICalSimpleTodo.parse(bytes, chunk: chunk) {
+        if fastPaths, let todo = ICalSimpleTodo.parse(bytes, chunk: chunk) {
             document.todos.append(todo)
             return
         }

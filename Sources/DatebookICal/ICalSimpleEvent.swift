@@ -1,0 +1,240 @@
+import CICal
+import Foundation
+
+/// Reads the common, plain VEVENT without building a libical component tree.
+///
+/// libical's component parser costs about 70,000 instructions for a ten-line VEVENT with two
+/// alarms: it looks every property and parameter name up by `strcasecmp` over its tables and builds
+/// a tree that is read once and freed. A plain VEVENT is split into lines here instead, and its
+/// values still go through libical's own value parsers (`icaltime_from_string`,
+/// `icaldurationtype_from_string`) and the reader the libical path uses, so times, zones, durations
+/// and alarm leads come out the same.
+///
+/// "Plain" means: no folded or escaped-beyond-TEXT values in the properties read, no RDATE, EXDATE,
+/// RECURRENCE-ID, no parameters but `TZID=`/`VALUE=DATE` on DTSTART/DTEND and `RELATED=` on
+/// TRIGGER, no nested component but VALARMs with a duration TRIGGER, each property at most once.
+/// Anything else returns nil and takes the libical path with its warnings; properties the reader
+/// never uses are skipped exactly as ``ICalChunkScanner/prepare(_:chunk:into:)`` skips them.
+/// `ICalSimpleEventTests` parses every fixture both ways and compares.
+enum ICalSimpleEvent {
+    struct Read {
+        var event: ICalEvent
+        /// Warnings about the event (an unknown TZID), for the caller to give with file, line and UID.
+        var notes: [String]
+    }
+
+    private enum Name: String, CaseIterable {
+        case begin = "BEGIN", end = "END", uid = "UID", summary = "SUMMARY", description = "DESCRIPTION"
+        case location = "LOCATION", url = "URL", status = "STATUS", dtstart = "DTSTART", dtend = "DTEND"
+        case duration = "DURATION", rrule = "RRULE", trigger = "TRIGGER", action = "ACTION"
+    }
+
+    private static let names: [(bytes: [UInt8], name: Name)] = Name.allCases.map { (Array($0.rawValue.utf8), $0) }
+    /// The reader's other properties: their presence needs libical.
+    private static let otherUsed: [[UInt8]] = ICalChunkScanner.usedProperties
+        .filter { Name(rawValue: $0) == nil }.map { Array($0.utf8) }
+    private static let vevent = Array("VEVENT".utf8), valarm = Array("VALARM".utf8)
+    private static let statuses = ["TENTATIVE", "CONFIRMED", "CANCELLED"].map { Array($0.utf8) }
+
+    /// The raw lines of the properties read, as byte ranges of the file.
+    private struct Lines {
+        var texts: [Name: Range<Int>] = [:]
+        var start: (params: Range<Int>, value: Range<Int>)?
+        var end: (params: Range<Int>, value: Range<Int>)?
+        var triggers: [(params: Range<Int>, value: Range<Int>)] = []
+    }
+
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, chunk: ICalChunk, reader: ICalComponentReader) -> Read? {
+        guard let lines = split(bytes, chunk.range) else { return nil }
+        var scratch = [CChar]()
+        var notes = ICalComponentReader.Notes()
+        var plain = true
+        /// The property's value, nil when absent or empty; `plain` turns false when it needs libical.
+        func text(_ name: Name) -> String? {
+            guard let range = lines.texts[name] else { return nil }
+            let value = UnsafeBufferPointer(rebasing: bytes[range])
+            switch name {
+            case .summary, .description, .location:
+                guard !value.isEmpty, let text = textValue(value) else { plain = false; return nil }
+                return text
+            case .status:
+                // libical knows these; it upper-cases them, and anything else is an X-value.
+                guard statuses.contains(where: { $0.elementsEqual(value) }) else { plain = false; return nil }
+                return String(decoding: value, as: UTF8.self)
+            default:
+                // UID, URL and RRULE are taken as written: no escapes, ASCII, not empty.
+                guard !value.isEmpty, value.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "\\") }) else { plain = false; return nil }
+                return String(decoding: value, as: UTF8.self)
+            }
+        }
+        let uid = text(.uid), summary = text(.summary), description = text(.description), location = text(.location)
+        let url = text(.url), rrule = text(.rrule), status = text(.status)
+        guard plain, let uid, let startLine = lines.start,
+              let start = date(bytes, startLine, reader: reader, scratch: &scratch, notes: &notes) else { return nil }
+        var end: ICalDateValue?
+        if let endLine = lines.end {
+            guard lines.texts[.duration] == nil,
+                  let value = date(bytes, endLine, reader: reader, scratch: &scratch, notes: &notes) else { return nil }
+            end = value
+        } else if let range = lines.texts[.duration] {
+            guard let duration = duration(bytes, range, scratch: &scratch) else { return nil }
+            end = ICalComponentReader.add(duration, to: start, defaultTimeZone: reader.defaultTimeZone)
+        }
+        var alarms: [Int] = []
+        if !lines.triggers.isEmpty {
+            let length = reader.length(start: start, end: end)
+            for trigger in lines.triggers {
+                let related = UnsafeBufferPointer(rebasing: bytes[trigger.params])
+                let toEnd: Bool
+                if related.isEmpty { toEnd = false }
+                else if related.elementsEqual(";RELATED=END".utf8) { toEnd = true }
+                else if related.elementsEqual(";RELATED=START".utf8) { toEnd = false }
+                else { return nil }
+                guard let duration = duration(bytes, trigger.value, scratch: &scratch) else { return nil }
+                alarms.append(ICalComponentReader.lead(duration, relatedToEnd: toEnd, length: length))
+            }
+        }
+        let event = ICalEvent(uid: uid, summary: summary, description: description, location: location, url: url,
+                              start: start, end: end, rrule: rrule, alarms: alarms, sourceLine: chunk.line,
+                              status: status)
+        return Read(event: event, notes: notes.messages)
+    }
+
+    /// The chunk's lines sorted by property, or nil when it is not plain.
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Lines? {
+        var lines = Lines()
+        var depth = 0
+        var alarmHasTrigger = false
+        var skipping = false
+        var lineStart = range.lowerBound
+        while lineStart < range.upperBound {
+            var lineEnd = lineStart
+            while lineEnd < range.upperBound, bytes[lineEnd] != 0x0A { lineEnd += 1 }
+            var contentEnd = lineEnd
+            if contentEnd > lineStart, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+            defer { lineStart = lineEnd + 1 }
+            guard contentEnd > lineStart else { skipping = false; continue }
+            if bytes[lineStart] == 0x20 || bytes[lineStart] == 0x09 {
+                // Continues the line before: fine for a skipped property, libical's job otherwise.
+                if skipping { continue }
+                return nil
+            }
+            var nameEnd = lineStart
+            while nameEnd < contentEnd, bytes[nameEnd] != UInt8(ascii: ":"), bytes[nameEnd] != UInt8(ascii: ";") { nameEnd += 1 }
+            let nameBytes = UnsafeBufferPointer(rebasing: bytes[lineStart..<nameEnd])
+            guard let name = name(nameBytes) else {
+                if otherUsed.contains(where: { equalsIgnoringCase(nameBytes, $0) }) { return nil }
+                skipping = true
+                continue
+            }
+            skipping = false
+            // Parameters run to the first colon; a quoted one (which may hold a colon) is libical's.
+            var colon = nameEnd
+            while colon < contentEnd, bytes[colon] != UInt8(ascii: ":") {
+                if bytes[colon] == UInt8(ascii: "\"") { return nil }
+                colon += 1
+            }
+            guard colon < contentEnd else { return nil }
+            let params = nameEnd..<colon
+            let value = min(colon + 1, contentEnd)..<contentEnd
+            let valueBytes = UnsafeBufferPointer(rebasing: bytes[value])
+            switch (name, depth) {
+            case (.begin, 0), (.begin, 1), (.end, 1), (.end, 2):
+                guard params.isEmpty else { return nil }
+                let expected = depth == 0 || name == .end && depth == 1 ? vevent : valarm
+                guard equalsIgnoringCase(valueBytes, expected) else { return nil }
+                if name == .begin {
+                    depth += 1
+                    alarmHasTrigger = false
+                } else {
+                    if depth == 2, !alarmHasTrigger { return nil }
+                    depth -= 1
+                    if depth == 0, lineEnd + 1 < range.upperBound { return nil }
+                }
+            case (.trigger, 2):
+                guard !alarmHasTrigger else { return nil }
+                alarmHasTrigger = true
+                lines.triggers.append((params, value))
+            case (_, 2):
+                // The reader reads nothing else of an alarm; RRULE here is not the event's.
+                guard name != .begin, name != .end else { return nil }
+            case (.dtstart, 1), (.dtend, 1):
+                guard (name == .dtstart ? lines.start : lines.end) == nil else { return nil }
+                if name == .dtstart { lines.start = (params, value) } else { lines.end = (params, value) }
+            case (.uid, 1), (.summary, 1), (.description, 1), (.location, 1), (.url, 1), (.status, 1), (.duration, 1), (.rrule, 1):
+                guard params.isEmpty, lines.texts[name] == nil else { return nil }
+                lines.texts[name] = value
+            default:
+                return nil
+            }
+        }
+        return depth == 0 && lines.texts[.uid] != nil ? lines : nil
+    }
+
+    /// A DTSTART/DTEND: `TZID=` or `VALUE=DATE` (with an 8-digit date) and nothing else.
+    private static func date(_ bytes: UnsafeBufferPointer<UInt8>, _ line: (params: Range<Int>, value: Range<Int>),
+                             reader: ICalComponentReader, scratch: inout [CChar],
+                             notes: inout ICalComponentReader.Notes) -> ICalDateValue? {
+        let params = UnsafeBufferPointer(rebasing: bytes[line.params])
+        let value = UnsafeBufferPointer(rebasing: bytes[line.value])
+        var tzid: String?
+        if params.isEmpty {
+            guard value.count == 15 || value.count == 16 else { return nil }
+        } else if params.elementsEqual(";VALUE=DATE".utf8) {
+            guard value.count == 8 else { return nil }
+        } else {
+            let prefix = Array(";TZID=".utf8)
+            guard params.count > prefix.count, params.starts(with: prefix), value.count == 15,
+                  !params.dropFirst(prefix.count).contains(where: { $0 == UInt8(ascii: ";") || $0 >= 0x80 }) else { return nil }
+            tzid = String(decoding: params.dropFirst(prefix.count), as: UTF8.self)
+        }
+        guard value.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "T") || $0 == UInt8(ascii: "Z") }) else { return nil }
+        let time = cString(value, &scratch) { icaltime_from_string($0) }
+        guard (time.is_date != 0) == (value.count == 8), (1...12).contains(time.month), (1...31).contains(time.day),
+              time.hour < 24, time.minute < 60, time.second < 60 else { return nil }
+        return reader.dateValue(time, tzid: tzid, notes: &notes)
+    }
+
+    /// A DURATION or TRIGGER value; nil when libical calls it bad.
+    private static func duration(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, scratch: inout [CChar]) -> icaldurationtype? {
+        let value = UnsafeBufferPointer(rebasing: bytes[range])
+        guard !value.isEmpty, value.allSatisfy({ $0 < 0x80 }) else { return nil }
+        let duration = cString(value, &scratch) { icaldurationtype_from_string($0) }
+        return icaldurationtype_is_bad_duration(duration) == 0 ? duration : nil
+    }
+
+    private static func cString<R>(_ value: UnsafeBufferPointer<UInt8>, _ scratch: inout [CChar],
+                                   _ body: (UnsafePointer<CChar>) -> R) -> R {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: value.lazy.map { CChar(bitPattern: $0) })
+        scratch.append(0)
+        return scratch.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+
+    /// A TEXT value as libical's getters give it, escapes undone; nil when it needs libical (an
+    /// escape TEXT does not define, bytes that are not UTF-8).
+    private static func textValue(_ value: UnsafeBufferPointer<UInt8>) -> String? {
+        let backslash = UInt8(ascii: "\\")
+        if value.contains(backslash) {
+            var index = 0
+            while index < value.count {
+                if value[index] == backslash {
+                    guard index + 1 < value.count, [UInt8(ascii: ","), UInt8(ascii: ";"), backslash, UInt8(ascii: "n"),
+                                                     UInt8(ascii: "N")].contains(value[index + 1]) else { return nil }
+                    index += 1
+                }
+                index += 1
+            }
+        }
+        return ICalSimpleTodo.text(value).map(ICalSimpleTodo.unescape)
+    }
+
+    private static func name(_ bytes: UnsafeBufferPointer<UInt8>) -> Name? {
+        names.first { $0.bytes.count == bytes.count && equalsIgnoringCase(bytes, $0.bytes) }?.name
+    }
+
+    /// ASCII case-insensitive equality with `upper`, an upper-case ASCII word.
+    private static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ upper: [UInt8]) -> Bool {
+        bytes.count == upper.count && zip(bytes, upper).allSatisfy { ($0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0) == $1 }
+    }
+}

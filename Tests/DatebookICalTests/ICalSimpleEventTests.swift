@@ -1,0 +1,134 @@
+@testable import DatebookICal
+import Foundation
+import Testing
+
+/// The plain-VEVENT fast path must read exactly what libical's component parser reads, warnings
+/// included, and must step aside for everything it does not handle.
+struct ICalSimpleEventTests {
+    static let zone = "America/New_York"
+
+    /// The document both ways: fast paths on, and every component through libical.
+    func bothWays(_ data: Data, name: String = "t.ics") throws -> (fast: ICalDocument, libical: ICalDocument) {
+        let zone = TestSupport.zone(Self.zone)
+        return (try ICalParser.parse(data: data, fileName: name, defaultTimeZone: zone, workers: 1, fastPaths: true),
+                try ICalParser.parse(data: data, fileName: name, defaultTimeZone: zone, workers: 1, fastPaths: false))
+    }
+
+    func calendar(_ body: String, lf: Bool = false) -> String {
+        let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\n" + body + "END:VCALENDAR\r\n"
+        return lf ? text.replacingOccurrences(of: "\r\n", with: "\n") : text
+    }
+
+    /// Whether the fast path takes this VEVENT on its own.
+    func takesFastPath(_ vevent: String) -> Bool {
+        let bytes = Array(vevent.utf8)
+        let reader = ICalComponentReader(fileName: "t.ics", resolver: ICalZoneResolver(defaultTimeZone: TestSupport.zone(Self.zone)))
+        return bytes.withUnsafeBufferPointer {
+            ICalSimpleEvent.parse($0, chunk: ICalChunk(name: "VEVENT", line: 1, range: 0..<bytes.count), reader: reader)
+        } != nil
+    }
+
+    @Test func everyFixtureReadsTheSameBothWays() throws {
+        let directory = TestSupport.directory.appendingPathComponent("Fixtures")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".ics") }.sorted()
+        #expect(names.count >= 10)
+        var compared = 0, fastOnes = 0
+        for name in names {
+            do {
+                let data = try TestSupport.data(name)
+                let (fast, libical) = try bothWays(data, name: name)
+                #expect(fast == libical, "\(name) differs")
+                compared += fast.events.count
+                let bytes = [UInt8](data)
+                for chunk in ICalChunkScanner.scan(bytes.withUnsafeBufferPointer { $0 }, from: 0).chunks where chunk.name == "VEVENT" {
+                    fastOnes += bytes.withUnsafeBufferPointer { buffer in
+                        let reader = ICalComponentReader(fileName: name, resolver: ICalZoneResolver(defaultTimeZone: TestSupport.zone(Self.zone)))
+                        return ICalSimpleEvent.parse(buffer, chunk: chunk, reader: reader) == nil ? 0 : 1
+                    }
+                }
+            } catch let error as ICalError {
+                // Refused files (empty, HTML, JSON) are refused before any component is read.
+                #expect(name.hasPrefix("not-ical") || name == "empty.ics", "\(name): \(error)")
+            }
+        }
+        #expect(compared >= 20)
+        #expect(fastOnes >= 10, "the fixtures should exercise both paths")
+    }
+
+    @Test(arguments: [
+        "DTSTART;TZID=Europe/Berlin:20270418T121500\r\nDURATION:PT1H\r\nRRULE:FREQ=WEEKLY",
+        "DTSTART;TZID=America/New_York:20270314T023000\r\nDTEND;TZID=America/New_York:20270314T040000",
+        "DTSTART:20270418T121500Z\r\nDTEND:20270418T131500Z",
+        "DTSTART:20270418T121500\r\nDURATION:P1W",
+        "DTSTART;VALUE=DATE:20271231\r\nDTEND;VALUE=DATE:20280101",
+        "DTSTART;VALUE=DATE:20270228\r\nDURATION:P2D",
+        "DTSTART;TZID=Europe/Berlin:20271031T013000\r\nDURATION:P1DT2H30M",
+        "DTSTART;TZID=W. Europe Standard Time:20270601T090000\r\nDURATION:PT45M",
+        "DTSTART;TZID=Mars/Olympus_Mons:20270601T090000\r\nDURATION:PT45M",
+        "dtstart:20270601T090000Z\r\nsummary:lower-case names\r\nduration:PT5M\r\nbegin:valarm\r\ntrigger:-PT5M\r\nend:valarm",
+        "DTSTART:20270418T121500Z\r\nSUMMARY:Cake\\, candles\\; a \\\\ card\\nsoon\r\nLOCATION:Ünïcødé ✓\r\nDESCRIPTION:a\\Nb",
+        "DTSTART:20270418T121500Z\r\nURL:https://example.org/a?b=c;d\r\nSTATUS:CANCELLED",
+        "DTSTART:20270418T121500Z\r\nSTATUS:TENTATIVE\r\nX-ALT-DESC;FMTTYPE=text/html:<p>\r\n folded <b>skipped</b>\r\nATTENDEE;CN=\"A, B\":mailto:a@example.org",
+        "DTSTART:20270418T121500Z\r\nDURATION:PT1H\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Reminder\r\nTRIGGER:-P1D\r\nEND:VALARM\r\nBEGIN:VALARM\r\nACTION:AUDIO\r\nTRIGGER;RELATED=END:PT10M\r\nEND:VALARM",
+        "DTSTART;VALUE=DATE:20270418\r\nBEGIN:VALARM\r\nTRIGGER;RELATED=START:-PT15H\r\nDURATION:PT5M\r\nREPEAT:2\r\nEND:VALARM",
+    ])
+    func plainEventsTakeTheFastPathAndMatchLibical(lines: String) throws {
+        let vevent = "BEGIN:VEVENT\r\nUID:e1@example.org\r\nDTSTAMP:20260101T000000Z\r\n\(lines)\r\nEND:VEVENT\r\n"
+        #expect(takesFastPath(vevent))
+        for lf in [false, true] {
+            let (fast, libical) = try bothWays(Data(calendar(vevent, lf: lf).utf8))
+            #expect(fast.events.count == 1)
+            #expect(fast == libical)
+        }
+    }
+
+    @Test(arguments: [
+        "DTSTART:20270418T121500Z\r\nRDATE:20270501T121500Z",
+        "DTSTART:20270418T121500Z\r\nEXDATE:20270501T121500Z\r\nRRULE:FREQ=DAILY",
+        "DTSTART:20270418T121500Z\r\nRECURRENCE-ID:20270418T121500Z",
+        "DTSTART:20270418T121500Z\r\nSUMMARY:folded\r\n  summary",
+        "DTSTART;TZID=\"Europe/Berlin\":20270418T121500",
+        "DTSTART;TZID=Europe/Berlin;VALUE=DATE-TIME:20270418T121500",
+        "DTSTART:20270418",
+        "DTSTART;VALUE=DATE:20270418T121500",
+        "DTSTART:20271318T121500Z",
+        "DTSTART:20270418T246000Z",
+        "dtstart;tzid=Asia/Tokyo:20270601T090000",
+        "DTSTART:20270418T121500Z\r\nSUMMARY:",
+        "DTSTART:20270418T121500Z\r\nSUMMARY;LANGUAGE=de:Kuchen",
+        "DTSTART:20270418T121500Z\r\nSUMMARY:odd \\escape",
+        "DTSTART:20270418T121500Z\r\nSTATUS:confirmed",
+        "DTSTART:20270418T121500Z\r\nSTATUS:MAYBE",
+        "DTSTART:20270418T121500Z\r\nDTEND:20270418T131500Z\r\nDURATION:PT1H",
+        "DTSTART:20270418T121500Z\r\nDURATION:1H",
+        "DTSTART:20270418T121500Z\r\nRRULE:FREQ=DAILY\r\nRRULE:FREQ=WEEKLY",
+        "DTSTART:20270418T121500Z\r\nSUMMARY:one\r\nSUMMARY:two",
+        "DTSTART:20270418T121500Z\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\nEND:VALARM",
+        "DTSTART:20270418T121500Z\r\nBEGIN:VALARM\r\nTRIGGER;VALUE=DATE-TIME:20270418T110000Z\r\nEND:VALARM",
+        "DTSTART:20270418T121500Z\r\nBEGIN:X-THING\r\nEND:X-THING",
+        "SUMMARY:no start",
+    ])
+    func anythingElseTakesTheLibicalPathWithTheSameResult(lines: String) throws {
+        let vevent = "BEGIN:VEVENT\r\nUID:e1@example.org\r\n\(lines)\r\nEND:VEVENT\r\n"
+        #expect(!takesFastPath(vevent))
+        let (fast, libical) = try bothWays(Data(calendar(vevent).utf8))
+        #expect(fast == libical)
+    }
+
+    @Test func anEventWithoutUIDIsLeftToLibical() throws {
+        let vevent = "BEGIN:VEVENT\r\nDTSTART:20270418T121500Z\r\nEND:VEVENT\r\n"
+        #expect(!takesFastPath(vevent))
+        let (fast, libical) = try bothWays(Data(calendar(vevent).utf8))
+        #expect(fast == libical)
+        #expect(fast.warnings.count == 1)
+    }
+
+    /// An unknown TZID warns once with the event's line and UID, the same words both ways.
+    @Test func zoneWarningsAreTheSame() throws {
+        let vevent = "BEGIN:VEVENT\r\nUID:z1\r\nDTSTART;TZID=Nowhere/Special:20270601T090000\r\nDTEND;TZID=Nowhere/Special:20270601T100000\r\nEND:VEVENT\r\n"
+        #expect(takesFastPath(vevent))
+        let (fast, libical) = try bothWays(Data(calendar(vevent).utf8))
+        #expect(fast.warnings == libical.warnings)
+        #expect(fast.warnings.map(\.description) == ["t.ics:4: UID z1: unknown TZID 'Nowhere/Special' (no such zone and no VTIMEZONE in the file); time read in America/New_York instead; use an IANA name such as Europe/Berlin"])
+    }
+}
