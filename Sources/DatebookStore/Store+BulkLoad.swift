@@ -8,6 +8,11 @@ import Foundation
 /// store that holds no more events than the batch drops the planner tables' secondary indexes,
 /// writes the rows, and re-creates each index from its own `CREATE INDEX` text in `sqlite_master`
 /// — all inside the caller's transaction, so a failure rolls the indexes back with the rows.
+///
+/// The same batch also suspends the triggers on `events`. A row trigger makes SQLite keep a
+/// statement journal for every insert (a copy of each page the statement touches, so the trigger
+/// can fail and undo it); for 100k events that cost about two seconds. Their effect is replayed in
+/// one statement afterwards, which is why only triggers whose replay is known are suspended.
 extension Store {
     /// Smaller batches are written row by row with the indexes in place.
     static let bulkThreshold = 5_000
@@ -23,6 +28,7 @@ extension Store {
     func writeMany(_ ordered: some Collection<Event>, progress: (Int) -> Void = { _ in }, then: () throws -> Void = {}) throws {
         let existing = ordered.count >= Self.bulkThreshold ? try eventCount() : Int.max
         let deferred = existing <= ordered.count ? try dropSecondaryIndexes() : []
+        let suspended = ordered.count >= Self.bulkThreshold ? try suspendEventTriggers() : nil
         // Into an empty store every id is new: no tasks or occurrences to delete first.
         let fresh = existing == 0
         // Large batches expand their recurring events on another thread meanwhile.
@@ -42,6 +48,25 @@ extension Store {
         }
         try then()
         for sql in deferred { try wrap { try db.execute(sql) } }
+        if let suspended {
+            try wrap {
+                for sql in suspended { try db.execute(sql) }
+                try db.execute(Self.alertLeadSetsCatchUp)
+            }
+        }
+    }
+
+    /// Drops the triggers on `events` when they are exactly the ones `alertLeadSetsCatchUp` replays;
+    /// returns their `CREATE TRIGGER` statements (nil, and nothing dropped, otherwise).
+    private func suspendEventTriggers() throws -> [String]? {
+        try wrap {
+            var triggers: [(name: String, sql: String)] = []
+            let rows = try db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events' ORDER BY name")
+            while try rows.step() { triggers.append((rows.text(0), rows.text(1))) }
+            guard Set(triggers.map(\.name)) == Self.alertLeadSetsTriggers else { return nil }
+            for trigger in triggers { try db.execute("DROP TRIGGER \"\(trigger.name)\"") }
+            return triggers.map(\.sql)
+        }
     }
 
     /// Drops the secondary indexes of the planner tables; returns their `CREATE INDEX` statements.

@@ -40,6 +40,11 @@ extension Store {
         CREATE TABLE scheduler_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
         """
 
+    /// What the `events_alert_sets_*` triggers do, for all events at once: a bulk load suspends the
+    /// triggers (see Store+BulkLoad.swift) and runs this instead.
+    static let alertLeadSetsCatchUp = "INSERT OR IGNORE INTO alert_lead_sets SELECT DISTINCT alerts FROM events WHERE alerts > ''"
+    static let alertLeadSetsTriggers: Set<String> = ["events_alert_sets_insert", "events_alert_sets_update"]
+
     static let ledgerColumns = """
         key, kind, event_id, occurrence_start, lead, digest, digest_date, channel, due_at, state, reason,
         attempts, next_attempt_at, first_attempt_at, claimed_until, claimed_by, updated_at

@@ -17,6 +17,8 @@ struct BulkLoadTests {
                               timeZone: "Europe/Berlin", symbol: .star, color: .red,
                               tasks: (0..<(n % 4)).map { EventTask(id: "t\($0)", text: "\(taskText) \($0)", status: $0 == 0 ? .done : .todo) })
             if n % 10 == 0 { event.recurrence = "FREQ=WEEKLY;COUNT=20" }
+            // A few distinct lead lists: the ledger's `alert_lead_sets` must list each.
+            if n % 3 == 0 { event.alerts = [LeadTime(days: n % 2), LeadTime(seconds: 3_600 * (n % 5))] }
             return event
         }
     }
@@ -31,8 +33,10 @@ struct BulkLoadTests {
         // The materialised rows themselves (bulk saves expand them on another thread).
         let materialised = try store.db.prepare("SELECT event_id, start_key FROM occurrences ORDER BY event_id, start_key")
         while try materialised.step() { seen.append("row \(materialised.text(0)) \(materialised.int64(1))") }
+        // Triggers suspended by the bulk load are back, and the lead sets they keep are complete.
+        for set in try store.distinctEventAlerts().sorted() { seen.append("lead set \(set)") }
         var indexes: [String] = []
-        let rows = try store.db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name")
+        let rows = try store.db.prepare("SELECT name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') ORDER BY name")
         while try rows.step() { indexes.append(rows.text(0) + " " + rows.text(1)) }
         return (all, seen, indexes)
     }
@@ -57,8 +61,15 @@ struct BulkLoadTests {
         #expect(expected.occurrences.count > batch.count / 10, "recurring events are materialised")
         #expect(got.events == expected.events)
         #expect(got.occurrences == expected.occurrences)
-        #expect(got.indexes == expected.indexes, "every index comes back with its own definition")
+        #expect(got.indexes == expected.indexes, "every index and trigger comes back with its own definition")
+        #expect(got.occurrences.filter { $0.hasPrefix("lead set") }.count == 10)
+        #expect(got.indexes.filter { $0.hasPrefix("events_alert_sets_") }.count == 2)
         #expect(try bulk.integrityCheck() == "ok")
+        // The triggers work again after the load.
+        var later = batch[0]
+        later.alerts = [LeadTime(days: 9)]
+        try bulk.save([later])
+        #expect(try bulk.distinctEventAlerts().contains("9d"))
     }
 
     @Test func bulkSaveOverExistingEventsReplacesTheirTasksAndKeepsTheRest() throws {
