@@ -45,16 +45,17 @@ extension PlannerICS {
 }
 
 extension Store {
-    /// Records which iCalendar UID (and calendar) each event came from.
-    public func saveSources(_ uids: [String: String], calendar: String) throws {
+    /// Records which iCalendar UID (and calendar) each of `events` came from, in their order (a bulk
+    /// load passes them in id order: the primary key then grows at its right edge).
+    public func saveSources(_ uids: [String: String], calendar: String, of events: some Sequence<Event>) throws {
         let insert = try statement("""
             INSERT INTO event_sources (event_id, calendar, uid) VALUES (?, ?, ?)
             ON CONFLICT(event_id) DO UPDATE SET calendar = excluded.calendar, uid = excluded.uid
             """)
-        // In id order, like the events: the primary key grows at its right edge.
         try wrap {
-            for (id, uid) in uids.sorted(by: { $0.key < $1.key }) {
-                try insert.bind(.text(id), .text(calendar), .text(uid)).run()
+            for event in events {
+                guard let uid = uids[event.id] else { continue }
+                try insert.bind(.text(event.id), .text(calendar), .text(uid)).run()
             }
         }
     }
@@ -73,7 +74,8 @@ extension Store {
     /// Saves imported events and their UIDs in one transaction; `progress(done)` after each batch.
     public func saveImport(_ result: ICSImport, calendar: String, progress: (Int) -> Void = { _ in }) throws {
         try transaction {
-            try writeMany(Self.inIDOrder(result.events), progress: progress) { try saveSources(result.uids, calendar: calendar) }
+            let ordered = Self.inIDOrder(result.events)
+            try writeMany(ordered, progress: progress) { try saveSources(result.uids, calendar: calendar, of: ordered) }
         }
         progress(result.events.count)
     }

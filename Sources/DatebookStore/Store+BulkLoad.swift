@@ -18,9 +18,38 @@ extension Store {
     static let bulkThreshold = 5_000
 
     /// `events` in id order, so the primary-key B-trees of events and tasks grow at their right edge
-    /// instead of splitting pages all over the file. Sorting the indices moves integers, not events.
+    /// instead of splitting pages all over the file. Ids of 16 lower-case hex digits (all that
+    /// datebook makes) sort as the numbers they spell, which is their text order too.
     static func inIDOrder(_ events: [Event]) -> LazyMapCollection<[Int], Event> {
-        events.indices.sorted { events[$0].id < events[$1].id }.lazy.map { events[$0] }
+        var keys: [(key: UInt64, index: Int)] = []
+        keys.reserveCapacity(events.count)
+        for (index, event) in events.enumerated() {
+            guard let key = hexKey(event.id) else {
+                return events.indices.sorted { events[$0].id < events[$1].id }.lazy.map { events[$0] }
+            }
+            keys.append((key, index))
+        }
+        keys.sort { $0.key < $1.key }
+        return keys.map(\.index).lazy.map { events[$0] }
+    }
+
+    /// The number a 16-digit lower-case hex id spells; nil for any other id.
+    static func hexKey(_ id: String) -> UInt64? {
+        let utf8 = id.utf8
+        guard utf8.count == 16 else { return nil }
+        return utf8.withContiguousStorageIfAvailable { bytes -> UInt64? in
+            var key: UInt64 = 0
+            for byte in bytes {
+                let digit: UInt8
+                switch byte {
+                case 0x30...0x39: digit = byte - 0x30
+                case 0x61...0x66: digit = byte - 0x61 + 10
+                default: return nil
+                }
+                key = key << 4 | UInt64(digit)
+            }
+            return key
+        } ?? nil
     }
 
     /// Writes events already sorted by id, in the current transaction; `progress(done)` every 5,000.

@@ -94,3 +94,22 @@ struct BulkLoadTests {
         #expect(try snapshot(store).indexes == snapshot(reference).indexes)
     }
 }
+
+struct BulkOrderTests {
+    func event(_ id: String) -> Event {
+        Event(id: id, title: id, start: .instant(Date(timeIntervalSince1970: 0)), timeZone: "UTC", symbol: .star, color: .red)
+    }
+
+    @Test func hexIdsSortAsTheirTextSorts() {
+        #expect(Store.hexKey("00000000000000ff") == 255)
+        #expect(Store.hexKey("ffffffffffffffff") == UInt64.max)
+        #expect(Store.hexKey("00000000000000FF") == nil)
+        #expect(Store.hexKey("0000000000000ff") == nil)
+        #expect(Store.hexKey("keep000000000000") == nil)
+        let ids = (0..<500).map { EventID.stable("order \($0)") } + ["0000000000000000", "ffffffffffffffff", "8000000000000000"]
+        #expect(Store.inIDOrder(ids.map(event)).map(\.id) == ids.sorted())
+        // One id that is not 16 hex digits: the text order still holds.
+        let mixed = ids + ["keep000000000000", "Tasks", "a"]
+        #expect(Store.inIDOrder(mixed.map(event)).map(\.id) == mixed.sorted())
+    }
+}
