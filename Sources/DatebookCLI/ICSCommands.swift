@@ -19,19 +19,17 @@ enum ICSCommands {
 
     /// Imports iCalendar bytes; `bytes` is emptied once read, so the file's memory is free while saving.
     static func importICS(_ bytes: inout [UInt8], name: String, _ context: Context) throws -> Int32 {
-        let t0 = Date(); func tr(_ l: String) { FileHandle.standardError.write("T \(l) \(Int(Date().timeIntervalSince(t0)*1000))\n".data(using: .utf8)!) }
         let store = try context.openStore()
         // An empty store (the common first import) needs no per-event lookups.
         let empty = try store.eventCount() == 0
         let options = PlannerICS.Options(calendar: "import", timeZone: context.timeZone,
-                                         today: CalendarDate(context.now, in: context.timeZone),
+                                         today: CalendarDate(context.now, in: context.timeZone), mayHaveStored: !empty,
                                          existing: { empty ? nil : try? store.event(id: $0) })
-        let result = try read(&bytes, name: name, options: options, context, tr)
-        tr("converted")
+        let result = try read(&bytes, name: name, options: options, context)
         for warning in result.warnings { context.err.write("datebook: warning: " + warning + "\n") }
         let progress = ProgressBar(total: result.events.count, context: context)
         try store.saveImport(result, calendar: "import") { progress.show($0) }
-        progress.finish(); tr("saved")
+        progress.finish()
         let skipped = result.warnings.isEmpty ? "" : " (\(result.warnings.count) warning\(result.warnings.count == 1 ? "" : "s"))"
         context.out.write("imported \(result.events.count) event\(result.events.count == 1 ? "" : "s") from \(name)\(skipped)\n")
         return ExitCode.ok
@@ -41,7 +39,7 @@ enum ICSCommands {
 extension ICSCommands {
     /// Parses the bytes in place (a copy would cost as much memory as the file), frees them, then
     /// converts; the parsed document is gone when this returns, before anything is saved.
-    static func read(_ bytes: inout [UInt8], name: String, options: PlannerICS.Options, _ context: Context, _ tr: (String) -> Void = { _ in }) throws -> ICSImport {
+    static func read(_ bytes: inout [UInt8], name: String, options: PlannerICS.Options, _ context: Context) throws -> ICSImport {
         let parts: [ICalDocument]
         do {
             parts = try bytes.withUnsafeBufferPointer { buffer in
@@ -54,9 +52,7 @@ extension ICSCommands {
         } catch let error as ICalError {
             throw CLIError.data(error.description)
         }
-        tr("parsed")
         bytes = []
-        tr("freed")
         return PlannerICS.convert(parts, fileName: name, options: options)
     }
 }

@@ -75,8 +75,16 @@ struct ICalChunkScanner {
             end -= 1
         }
         let nameBytes = UnsafeBufferPointer(rebasing: b[(s + keyword.count)..<end])
+        // The common names without making and upper-casing a new string per line.
+        for (upper, name) in commonNames where upper.count == nameBytes.count
+            && zip(nameBytes, upper).allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0) == $1 }) {
+            return (isBegin, name)
+        }
         return (isBegin, String(decoding: nameBytes, as: UTF8.self).uppercased())
     }
+
+    private static let commonNames: [([UInt8], String)] = ["VEVENT", "VTODO", "VALARM", "VCALENDAR", "VTIMEZONE", "STANDARD", "DAYLIGHT"]
+        .map { (Array($0.utf8), $0) }
 }
 
 extension ICalChunkScanner {

@@ -30,11 +30,15 @@ public enum PlannerICS {
         /// The stored event with this id, if any: re-imports keep its symbol, colour and (without
         /// VTODOs of their own) its tasks.
         public var existing: (String) -> Event?
+        /// False when the caller knows `existing` finds nothing (an empty store): no call per event.
+        public var mayHaveStored: Bool
 
-        public init(calendar: String, timeZone: TimeZone, today: CalendarDate, existing: @escaping (String) -> Event?) {
+        public init(calendar: String, timeZone: TimeZone, today: CalendarDate, mayHaveStored: Bool = true,
+                    existing: @escaping (String) -> Event?) {
             self.calendar = calendar
             self.timeZone = timeZone
             self.today = today
+            self.mayHaveStored = mayHaveStored
             self.existing = existing
         }
     }
@@ -51,8 +55,12 @@ public enum PlannerICS {
     }
 
     /// Converts consecutive parts of one parsed file (`ICalParser.parseParts`) as one document.
+    ///
+    /// What each component becomes on its own (ids, events, task ids, rule problems) is worked out
+    /// for all parts at once, one thread each; joining them — stored events, overrides, duplicates,
+    /// tasks — then runs in file order.
     public static func convert(_ parts: [ICalDocument], fileName: String, options: Options) -> ICSImport {
-        let events = parts.lazy.flatMap(\.events)
+        var converted = Converted.all(parts, calendar: options.calendar, timeZone: options.timeZone)
         let count = parts.reduce(0) { $0 + $1.events.count }
         var result = ICSImport(events: [], uids: [:], warnings: parts.flatMap(\.warnings).map(\.description))
         var index: [String: Int] = [:]
@@ -70,36 +78,102 @@ public enum PlannerICS {
             }
             result.uids[event.id] = uid
         }
-        for item in events where item.recurrenceID == nil {
-            if item.isCancelled { continue }
-            let id = eventID(uid: item.uid, options: options)
-            let stored = options.existing(id)
-            var event = makeEvent(item, id: id, stored: stored, options: options)
-            if let rule = event.recurrence, let problem = RecurrenceExpander.problem(rule: rule) {
-                result.warnings.append("\(fileName):\(item.sourceLine): UID \(item.uid): \(problem)")
+        /// The converted event with what the store already knows of it (symbol, colour, tasks).
+        func final(_ made: Event) -> Event {
+            var event = made
+            if options.mayHaveStored, let stored = options.existing(event.id) {
+                event.symbol = stored.symbol
+                event.color = stored.color
+                event.tasks = stored.tasks
             }
-            event.tasks = stored?.tasks ?? []
-            add(event, uid: item.uid)
-            masters[item.uid] = index[event.id]
+            return event
         }
-        for item in events {
-            guard let recurrenceID = item.recurrenceID else { continue }
-            if let at = masters[item.uid] {
-                var text = RecurrenceText(result.events[at].recurrence ?? "")
-                text.exdates.append(recurrenceID)
-                result.events[at].recurrence = text.text
+        // Each converted event is taken out (not copied): an event is a dozen strings to retain and release.
+        for (p, part) in parts.enumerated() {
+            for (n, item) in part.events.enumerated() where item.recurrenceID == nil {
+                guard let made = converted[p].take(n) else { continue }
+                if let problem = converted[p].problems[n] {
+                    result.warnings.append("\(fileName):\(item.sourceLine): UID \(item.uid): \(problem)")
+                }
+                add(final(made), uid: item.uid)
+                masters[item.uid] = index[made.id]
             }
-            if item.isCancelled { continue }
-            let key = item.uid + "#" + RecurrenceText.format(recurrenceID)
-            let id = eventID(uid: key, options: options)
-            let stored = options.existing(id)
-            var event = makeEvent(item, id: id, stored: stored, options: options)
-            event.recurrence = nil
-            event.tasks = stored?.tasks ?? []
-            add(event, uid: key)
         }
-        attachTodos(parts.lazy.flatMap(\.todos), to: &result, index: &index, masters: masters, options: options, fileName: fileName)
+        for (p, part) in parts.enumerated() {
+            for (n, item) in part.events.enumerated() {
+                guard let recurrenceID = item.recurrenceID else { continue }
+                if let at = masters[item.uid] {
+                    var text = RecurrenceText(result.events[at].recurrence ?? "")
+                    text.exdates.append(recurrenceID)
+                    result.events[at].recurrence = text.text
+                }
+                guard let made = converted[p].take(n) else { continue }
+                add(final(made), uid: item.uid + "#" + RecurrenceText.format(recurrenceID))
+            }
+        }
+        attachTodos(zip(parts, converted).lazy.flatMap { part, done in zip(part.todos, done.taskIDs) }, to: &result,
+                    index: &index, masters: masters, options: options, fileName: fileName)
         return result
+    }
+
+    /// One part's components converted on their own: events (nil for a cancelled one) with the
+    /// problem of their rule, and task ids, in the part's order.
+    private struct Converted: Sendable {
+        var events: [Event?] = []
+        var problems: [String?] = []
+        var taskIDs: [String] = []
+
+        mutating func take(_ n: Int) -> Event? {
+            defer { events[n] = nil }
+            return events[n]
+        }
+
+        init(_ part: ICalDocument, calendar: String, timeZone: TimeZone) {
+            let options = Options(calendar: calendar, timeZone: timeZone, today: CalendarDate(year: 1970, month: 1, day: 1),
+                                  existing: { _ in nil })
+            events.reserveCapacity(part.events.count)
+            problems.reserveCapacity(part.events.count)
+            for item in part.events {
+                guard !item.isCancelled else {
+                    events.append(nil)
+                    problems.append(nil)
+                    continue
+                }
+                if let recurrenceID = item.recurrenceID {
+                    var event = makeEvent(item, id: eventID(uid: item.uid + "#" + RecurrenceText.format(recurrenceID), options: options),
+                                          stored: nil, options: options)
+                    event.recurrence = nil
+                    events.append(event)
+                    problems.append(nil)
+                } else {
+                    let event = makeEvent(item, id: eventID(uid: item.uid, options: options), stored: nil, options: options)
+                    events.append(event)
+                    problems.append(event.recurrence.flatMap { RecurrenceExpander.problem(rule: $0) })
+                }
+            }
+            taskIDs = part.todos.map { taskID($0.uid) }
+        }
+
+        static func all(_ parts: [ICalDocument], calendar: String, timeZone: TimeZone) -> [Converted] {
+            guard parts.count > 1 else { return parts.map { Converted($0, calendar: calendar, timeZone: timeZone) } }
+            let results = Results(count: parts.count)
+            DispatchQueue.concurrentPerform(iterations: parts.count) { n in
+                results.set(n, Converted(parts[n], calendar: calendar, timeZone: timeZone))
+            }
+            return results.all
+        }
+    }
+
+    private final class Results: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: [Converted?]
+        init(count: Int) { stored = Array(repeating: nil, count: count) }
+        func set(_ n: Int, _ value: Converted) {
+            lock.lock()
+            stored[n] = value
+            lock.unlock()
+        }
+        var all: [Converted] { stored.map { $0 ?? Converted(ICalDocument(), calendar: "", timeZone: .current) } }
     }
 
     static func eventID(uid: String, options: Options) -> String {
@@ -152,10 +226,10 @@ public enum PlannerICS {
 
     /// VTODOs become tasks of the event named by RELATED-TO, else of a per-calendar "Tasks" event.
     /// `masters`: UID → index of the event made from it (spares hashing each RELATED-TO into an id).
-    static func attachTodos(_ todos: some Sequence<ICalTodo>, to result: inout ICSImport, index: inout [String: Int],
+    static func attachTodos(_ todos: some Sequence<(ICalTodo, String)>, to result: inout ICSImport, index: inout [String: Int],
                             masters: [String: Int], options: Options, fileName: String) {
         var cleared = Set<Int>()
-        for todo in todos {
+        for (todo, taskID) in todos {
             var at = todo.relatedTo.flatMap { related in
                 masters[related] ?? index[eventID(uid: related, options: options)]
             }
@@ -178,7 +252,7 @@ public enum PlannerICS {
             guard let at else { continue }
             if cleared.insert(at).inserted { result.events[at].tasks = [] }
             let status = TaskStatus(rawValue: todo.status.rawValue) ?? .todo
-            result.events[at].tasks.append(EventTask(id: taskID(todo.uid), text: todo.summary ?? "(no text)", status: status))
+            result.events[at].tasks.append(EventTask(id: taskID, text: todo.summary ?? "(no text)", status: status))
         }
     }
 
