@@ -123,7 +123,7 @@ enum ICalSimpleEvent {
             while nameEnd < contentEnd, bytes[nameEnd] != UInt8(ascii: ":"), bytes[nameEnd] != UInt8(ascii: ";") { nameEnd += 1 }
             let nameBytes = UnsafeBufferPointer(rebasing: bytes[lineStart..<nameEnd])
             guard let name = name(nameBytes) else {
-                if otherUsed.contains(where: { equalsIgnoringCase(nameBytes, $0) }) { return nil }
+                if otherUsed.contains(where: { ICalSimpleTodo.equalsIgnoringCase(nameBytes, $0) }) { return nil }
                 skipping = true
                 continue
             }
@@ -142,7 +142,7 @@ enum ICalSimpleEvent {
             case (.begin, 0), (.begin, 1), (.end, 1), (.end, 2):
                 guard params.isEmpty else { return nil }
                 let expected = depth == 0 || name == .end && depth == 1 ? vevent : valarm
-                guard equalsIgnoringCase(valueBytes, expected) else { return nil }
+                guard ICalSimpleTodo.equalsIgnoringCase(valueBytes, expected) else { return nil }
                 if name == .begin {
                     depth += 1
                     alarmHasTrigger = false
@@ -230,11 +230,6 @@ enum ICalSimpleEvent {
     }
 
     private static func name(_ bytes: UnsafeBufferPointer<UInt8>) -> Name? {
-        names.first { $0.bytes.count == bytes.count && equalsIgnoringCase(bytes, $0.bytes) }?.name
-    }
-
-    /// ASCII case-insensitive equality with `upper`, an upper-case ASCII word.
-    private static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ upper: [UInt8]) -> Bool {
-        bytes.count == upper.count && zip(bytes, upper).allSatisfy { ($0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0) == $1 }
+        names.first { $0.bytes.count == bytes.count && ICalSimpleTodo.equalsIgnoringCase(bytes, $0.bytes) }?.name
     }
 }

@@ -61,8 +61,9 @@ enum ICalSimpleTodo {
         names.first { $0.bytes.count == bytes.count && equalsIgnoringCase(bytes, $0.bytes) }?.name
     }
 
-    /// ASCII case-insensitive equality with `upper`, an upper-case ASCII word.
-    private static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ upper: [UInt8]) -> Bool {
+    /// ASCII case-insensitive equality with `upper`, an upper-case ASCII word (also used by
+    /// ``ICalSimpleEvent``).
+    static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ upper: [UInt8]) -> Bool {
         bytes.count == upper.count && zip(bytes, upper).allSatisfy { ($0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0) == $1 }
     }
 
