@@ -189,8 +189,8 @@ enum ICalSimpleEvent {
             tzid = String(decoding: params.dropFirst(prefix.count), as: UTF8.self)
         }
         guard value.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "T") || $0 == UInt8(ascii: "Z") }) else { return nil }
-        let time = cString(value, &scratch) { icaltime_from_string($0) }
-        guard (time.is_date != 0) == (value.count == 8), (1...12).contains(time.month), (1...31).contains(time.day),
+        guard let time = cString(value, &scratch, { icaltime_from_string($0) }),
+              (time.is_date != 0) == (value.count == 8), (1...12).contains(time.month), (1...31).contains(time.day),
               time.hour < 24, time.minute < 60, time.second < 60 else { return nil }
         return reader.dateValue(time, tzid: tzid, notes: &notes)
     }
@@ -199,16 +199,16 @@ enum ICalSimpleEvent {
     private static func duration(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, scratch: inout [CChar]) -> icaldurationtype? {
         let value = UnsafeBufferPointer(rebasing: bytes[range])
         guard !value.isEmpty, value.allSatisfy({ $0 < 0x80 }) else { return nil }
-        let duration = cString(value, &scratch) { icaldurationtype_from_string($0) }
+        guard let duration = cString(value, &scratch, { icaldurationtype_from_string($0) }) else { return nil }
         return icaldurationtype_is_bad_duration(duration) == 0 ? duration : nil
     }
 
     private static func cString<R>(_ value: UnsafeBufferPointer<UInt8>, _ scratch: inout [CChar],
-                                   _ body: (UnsafePointer<CChar>) -> R) -> R {
+                                   _ body: (UnsafePointer<CChar>) -> R) -> R? {
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: value.lazy.map { CChar(bitPattern: $0) })
         scratch.append(0)
-        return scratch.withUnsafeBufferPointer { body($0.baseAddress!) }
+        return scratch.withUnsafeBufferPointer { $0.baseAddress.map(body) }
     }
 
     /// A TEXT value as libical's getters give it, escapes undone; nil when it needs libical (an
