@@ -73,7 +73,7 @@ extension Store {
 
     /// Saves imported events and their UIDs in one transaction; `progress(done)` after each batch.
     public func saveImport(_ result: ICSImport, calendar: String, progress: (Int) -> Void = { _ in }) throws {
-        try transaction {
+        try bulkTransaction(count: result.events.count) {
             let ordered = Self.inIDOrder(result.events)
             try writeMany(ordered, progress: progress) { try saveSources(result.uids, calendar: calendar, of: ordered) }
         }

@@ -9,7 +9,7 @@ extension Store {
 
     /// Inserts or replaces events (with their tasks) in one transaction.
     public func save(_ events: [Event]) throws {
-        try transaction { try writeMany(Self.inIDOrder(events)) }
+        try bulkTransaction(count: events.count) { try writeMany(Self.inIDOrder(events)) }
     }
 
     public func save(_ event: Event) throws { try save([event]) }

@@ -65,6 +65,9 @@ struct BulkLoadTests {
         #expect(got.occurrences.filter { $0.hasPrefix("lead set") }.count == 10)
         #expect(got.indexes.filter { $0.hasPrefix("events_alert_sets_") }.count == 2)
         #expect(try bulk.integrityCheck() == "ok")
+        // Loaded without SQLite's foreign-key checks: every row has its event, and checks are back on.
+        #expect(try !bulk.db.prepare("PRAGMA foreign_key_check").step())
+        #expect(try bulk.db.integer("PRAGMA foreign_keys") == 1)
         // The triggers work again after the load.
         var later = batch[0]
         later.alerts = [LeadTime(days: 9)]
