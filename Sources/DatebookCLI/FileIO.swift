@@ -11,8 +11,37 @@ enum FileInput {
             throw CLIError.data("\(path): no such file")
         }
         guard !isDirectory.boolValue else { throw CLIError.data("\(path): is a directory, expected a file") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError.data("\(path): cannot read (permissions?)") }
-        return (Array(data), path)
+        guard let bytes = readWhole(path) else { throw CLIError.data("\(path): cannot read (permissions?)") }
+        return (bytes, path)
+    }
+
+    /// The file's bytes read straight into the array (a `Data` first, then an array, copied 80 MB
+    /// twice for a large calendar and held both at once).
+    private static func readWhole(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        var failed = false
+        var bytes = [UInt8](unsafeUninitializedCapacity: max(0, Int(info.st_size))) { buffer, initialized in
+            while initialized < buffer.count {
+                let n = Foundation.read(fd, buffer.baseAddress?.advanced(by: initialized), buffer.count - initialized)
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else { failed = n < 0; break }
+                initialized += n
+            }
+        }
+        guard !failed else { return nil }
+        // A file that grew while being read (or reports no size, like a pipe): read on to its end.
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { return nil }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk[..<n])
+        }
     }
 }
 

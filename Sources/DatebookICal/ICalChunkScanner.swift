@@ -33,10 +33,11 @@ struct ICalChunkScanner {
         var lineStart = start
         var index = start
         let count = bytes.count
+        guard let base = bytes.baseAddress else { return result }
         // Lines before `start` (a BOM has none) are not counted.
         while lineStart < count {
-            index = lineStart
-            while index < count && bytes[index] != 0x0A { index += 1 }
+            // memchr looks at many bytes per step: this pass is serial, before the parse workers start.
+            index = memchr(base + lineStart, 0x0A, count - lineStart).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? count
             let lineEnd = index  // position of LF or count
             let next = min(count, lineEnd + 1)
             if let (isBegin, name) = boundary(bytes, lineStart, lineEnd) {
