@@ -38,7 +38,7 @@ enum ICSCommands {
 
 extension ICSCommands {
     /// Parses the bytes in place (a copy would cost as much memory as the file), frees them, then
-    /// converts; the parsed document is gone when this returns, before anything is saved.
+    /// converts; the parsed document is then freed on another thread while the caller saves.
     static func read(_ bytes: inout [UInt8], name: String, options: PlannerICS.Options, _ context: Context) throws -> ICSImport {
         let parts: [ICalDocument]
         do {
@@ -53,7 +53,9 @@ extension ICSCommands {
             throw CLIError.data(error.description)
         }
         bytes = []
-        return PlannerICS.convert(parts, fileName: name, options: options)
+        let result = PlannerICS.convert(parts, fileName: name, options: options)
+        BackgroundRelease.release(consume parts)
+        return result
     }
 }
 

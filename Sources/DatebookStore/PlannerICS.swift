@@ -88,39 +88,50 @@ public enum PlannerICS {
             }
             return event
         }
-        // Each converted event is taken out (not copied): an event is a dozen strings to retain and release.
-        for (p, part) in parts.enumerated() {
-            for (n, item) in part.events.enumerated() where item.recurrenceID == nil {
+        // The join reads only what the parts' threads made (no parsed component is copied) and
+        // takes each converted event out instead of copying it: an event is a dozen strings.
+        for p in converted.indices {
+            for n in converted[p].components.indices where converted[p].components[n].recurrenceID == nil {
                 guard let made = converted[p].take(n) else { continue }
-                if let problem = converted[p].problems[n] {
-                    result.warnings.append("\(fileName):\(item.sourceLine): UID \(item.uid): \(problem)")
+                let component = converted[p].components[n]
+                if let problem = component.problem {
+                    result.warnings.append("\(fileName):\(component.line): UID \(component.uid): \(problem)")
                 }
-                add(final(made), uid: item.uid)
-                masters[item.uid] = index[made.id]
+                add(final(made), uid: component.uid)
+                masters[component.uid] = index[made.id]
             }
         }
-        for (p, part) in parts.enumerated() {
-            for (n, item) in part.events.enumerated() {
-                guard let recurrenceID = item.recurrenceID else { continue }
-                if let at = masters[item.uid] {
+        for p in converted.indices {
+            for n in converted[p].components.indices {
+                let component = converted[p].components[n]
+                guard let recurrenceID = component.recurrenceID else { continue }
+                if let at = masters[component.uid] {
                     var text = RecurrenceText(result.events[at].recurrence ?? "")
                     text.exdates.append(recurrenceID)
                     result.events[at].recurrence = text.text
                 }
                 guard let made = converted[p].take(n) else { continue }
-                add(final(made), uid: item.uid + "#" + RecurrenceText.format(recurrenceID))
+                add(final(made), uid: component.uid + "#" + RecurrenceText.format(recurrenceID))
             }
         }
         attachTodos(zip(parts, converted).lazy.flatMap { part, done in zip(part.todos, done.taskIDs) }, to: &result,
                     index: &index, masters: masters, options: options, fileName: fileName)
+        BackgroundRelease.release(consume converted)
         return result
     }
 
-    /// One part's components converted on their own: events (nil for a cancelled one) with the
-    /// problem of their rule, and task ids, in the part's order.
+    /// One part's components converted on their own, in the part's order: per VEVENT the event
+    /// (nil for a cancelled one) and what the join needs of the component; per VTODO its task id.
     private struct Converted: Sendable {
+        struct Component: Sendable {
+            var uid: String
+            var recurrenceID: ICalDateValue?
+            var line: Int
+            var problem: String?
+        }
+
         var events: [Event?] = []
-        var problems: [String?] = []
+        var components: [Component] = []
         var taskIDs: [String] = []
 
         mutating func take(_ n: Int) -> Event? {
@@ -132,24 +143,22 @@ public enum PlannerICS {
             let options = Options(calendar: calendar, timeZone: timeZone, today: CalendarDate(year: 1970, month: 1, day: 1),
                                   existing: { _ in nil })
             events.reserveCapacity(part.events.count)
-            problems.reserveCapacity(part.events.count)
+            components.reserveCapacity(part.events.count)
             for item in part.events {
-                guard !item.isCancelled else {
+                var component = Component(uid: item.uid, recurrenceID: item.recurrenceID, line: item.sourceLine)
+                if item.isCancelled {
                     events.append(nil)
-                    problems.append(nil)
-                    continue
-                }
-                if let recurrenceID = item.recurrenceID {
+                } else if let recurrenceID = item.recurrenceID {
                     var event = makeEvent(item, id: eventID(uid: item.uid + "#" + RecurrenceText.format(recurrenceID), options: options),
                                           stored: nil, options: options)
                     event.recurrence = nil
                     events.append(event)
-                    problems.append(nil)
                 } else {
                     let event = makeEvent(item, id: eventID(uid: item.uid, options: options), stored: nil, options: options)
                     events.append(event)
-                    problems.append(event.recurrence.flatMap { RecurrenceExpander.problem(rule: $0) })
+                    component.problem = event.recurrence.flatMap { RecurrenceExpander.problem(rule: $0) }
                 }
+                components.append(component)
             }
             taskIDs = part.todos.map { taskID($0.uid) }
         }
