@@ -48,14 +48,17 @@ extension Store {
     /// Records which iCalendar UID (and calendar) each of `events` came from, in their order (a bulk
     /// load passes them in id order: the primary key then grows at its right edge).
     public func saveSources(_ uids: [String: String], calendar: String, of events: some Sequence<Event>) throws {
-        let insert = try statement("""
+        let insert = try statement(literal: """
             INSERT INTO event_sources (event_id, calendar, uid) VALUES (?, ?, ?)
             ON CONFLICT(event_id) DO UPDATE SET calendar = excluded.calendar, uid = excluded.uid
-            """)
+            """).reset()
         try wrap {
+            try insert.set(2, calendar)
             for event in events {
                 guard let uid = uids[event.id] else { continue }
-                try insert.bind(.text(event.id), .text(calendar), .text(uid)).run()
+                try insert.set(1, event.id)
+                try insert.set(3, uid)
+                try insert.run()
             }
         }
     }

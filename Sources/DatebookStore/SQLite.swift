@@ -88,23 +88,48 @@ final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
         for (n, value) in values.enumerated() {
             let index = Int32(n + 1)
-            let rc: Int32
             switch value {
-            case .null: rc = sqlite3_bind_null(handle, index)
-            case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
-            case .text(var v):
-                // The byte count, not -1: no strlen, and a NUL inside the text does not cut it short.
-                rc = v.withUTF8 { utf8 in
-                    utf8.withMemoryRebound(to: CChar.self) { chars in
-                        // Empty text needs a real pointer: a nil one binds NULL.
-                        guard let base = chars.baseAddress, !chars.isEmpty else { return sqlite3_bind_text(handle, index, "", 0, datebook_sqlite_transient()) }
-                        return sqlite3_bind_text(handle, index, base, Int32(chars.count), datebook_sqlite_transient())
-                    }
-                }
+            case .null: try set(index, nil as String?)
+            case .integer(let v): try set(index, v)
+            case .text(let v): try set(index, v)
             }
-            try connection.check(rc)
         }
         return self
+    }
+
+    /// Resets the statement for new values, bound one by one with `set` (no array of values per
+    /// row on the bulk write path); parameters not set again keep their values.
+    @discardableResult
+    func reset() -> SQLiteStatement {
+        sqlite3_reset(handle)
+        return self
+    }
+
+    func set(_ index: Int32, _ value: Int64) throws {
+        try connection.check(sqlite3_bind_int64(handle, index, value))
+    }
+
+    func set(_ index: Int32, _ value: String) throws {
+        var value = value
+        // The byte count, not -1: no strlen, and a NUL inside the text does not cut it short.
+        let rc = value.withUTF8 { utf8 in
+            utf8.withMemoryRebound(to: CChar.self) { chars in
+                // Empty text needs a real pointer: a nil one binds NULL.
+                guard let base = chars.baseAddress, !chars.isEmpty else { return sqlite3_bind_text(handle, index, "", 0, datebook_sqlite_transient()) }
+                return sqlite3_bind_text(handle, index, base, Int32(chars.count), datebook_sqlite_transient())
+            }
+        }
+        try connection.check(rc)
+    }
+
+    func set(_ index: Int32, _ value: Int64?) throws {
+        guard let value else { return try connection.check(sqlite3_bind_null(handle, index)) }
+        try set(index, value)
+    }
+
+    func set(_ index: Int32, _ value: String?) throws {
+        guard let value else { return try connection.check(sqlite3_bind_null(handle, index)) }
+        try set(index, value)
     }
 
     /// Steps once; true when a row is available.

@@ -20,8 +20,9 @@ extension Store {
         let (startKey, allDay) = Self.key(event.start)
         let end = event.end.map(Self.key)
         try wrap {
-            if !fresh { try statement("DELETE FROM tasks WHERE event_id = ?").bind(.text(event.id)).run() }
-            try statement("""
+            if !fresh { try statement(literal: "DELETE FROM tasks WHERE event_id = ?").bind(.text(event.id)).run() }
+            // Values are set one by one: this runs once per event of a 100k-event import.
+            let insert = try statement(literal: """
                 INSERT INTO events (id, title, start_key, all_day, end_key, end_all_day, time_zone, symbol, color,
                                     notes, alerts, recurrence, task_count, open_count)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -30,16 +31,31 @@ extension Store {
                     time_zone = excluded.time_zone, symbol = excluded.symbol, color = excluded.color,
                     notes = excluded.notes, alerts = excluded.alerts, recurrence = excluded.recurrence,
                     task_count = excluded.task_count, open_count = excluded.open_count
-                """).bind(
-                    .text(event.id), .text(event.title), .integer(startKey), .int(allDay ? 1 : 0),
-                    end.map { .integer($0.0) } ?? .null, end.map { .int($0.1 ? 1 : 0) } ?? .null,
-                    .text(event.timeZone), .text(event.symbol.rawValue), .text(event.color.rawValue),
-                    .text(event.notes), .text(event.alerts.map(\.description).joined(separator: " ")),
-                    .optional(event.recurrence), .int(event.tasks.count), .int(event.badge)
-                ).run()
-            let insertTask = try statement("INSERT INTO tasks (event_id, position, id, text, status) VALUES (?, ?, ?, ?, ?)")
+                """).reset()
+            try insert.set(1, event.id)
+            try insert.set(2, event.title)
+            try insert.set(3, startKey)
+            try insert.set(4, allDay ? 1 : 0)
+            try insert.set(5, end.map(\.0))
+            try insert.set(6, end.map { $0.1 ? 1 : 0 })
+            try insert.set(7, event.timeZone)
+            try insert.set(8, event.symbol.rawValue)
+            try insert.set(9, event.color.rawValue)
+            try insert.set(10, event.notes)
+            try insert.set(11, event.alerts.isEmpty ? "" : event.alerts.map(\.description).joined(separator: " "))
+            try insert.set(12, event.recurrence)
+            try insert.set(13, Int64(event.tasks.count))
+            try insert.set(14, Int64(event.badge))
+            try insert.run()
+            let insertTask = try statement(literal: "INSERT INTO tasks (event_id, position, id, text, status) VALUES (?, ?, ?, ?, ?)")
             for (position, task) in event.tasks.enumerated() {
-                try insertTask.bind(.text(event.id), .int(position), .text(task.id), .text(task.text), .text(task.status.rawValue)).run()
+                insertTask.reset()
+                try insertTask.set(1, event.id)
+                try insertTask.set(2, Int64(position))
+                try insertTask.set(3, task.id)
+                try insertTask.set(4, task.text)
+                try insertTask.set(5, task.status.rawValue)
+                try insertTask.run()
             }
         }
         try writeOccurrences(event, fresh: fresh, expanded: expanded)

@@ -37,8 +37,8 @@ extension Store {
         if event.recurrence != nil { rows.written.insert(event.id) }
         if !fresh {
             try wrap {
-                try statement("DELETE FROM occurrences WHERE event_id = ?").bind(.text(event.id)).run()
-                try statement("DELETE FROM recurrence_spans WHERE event_id = ?").bind(.text(event.id)).run()
+                try statement(literal: "DELETE FROM occurrences WHERE event_id = ?").bind(.text(event.id)).run()
+                try statement(literal: "DELETE FROM recurrence_spans WHERE event_id = ?").bind(.text(event.id)).run()
             }
         }
         guard let recurrence = event.recurrence else { return }
@@ -46,13 +46,18 @@ extension Store {
         let keys = expanded ?? RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone,
                                                        recurrence: recurrence, window: window).keys
         try wrap {
-            let insert = try statement("INSERT OR IGNORE INTO occurrences (event_id, start_key) VALUES (?, ?)")
-            for key in keys { try insert.bind(.text(event.id), .integer(key)).run() }
+            let insert = try statement(literal: "INSERT OR IGNORE INTO occurrences (event_id, start_key) VALUES (?, ?)")
+            for key in keys {
+                insert.reset()
+                try insert.set(1, event.id)
+                try insert.set(2, key)
+                try insert.run()
+            }
             // A span starting at or before the event's first start covers everything before it too.
             let (startKey, _) = Self.key(event.start)
             let from = window.lowerBound <= startKey ? Int64.min : window.lowerBound
             let to = keys.count >= RecurrenceExpander.cap ? (keys.last ?? window.upperBound) : window.upperBound
-            try statement("INSERT INTO recurrence_spans (event_id, from_key, to_key) VALUES (?, ?, ?)")
+            try statement(literal: "INSERT INTO recurrence_spans (event_id, from_key, to_key) VALUES (?, ?, ?)")
                 .bind(.text(event.id), .integer(from), .integer(to)).run()
         }
     }

@@ -10,6 +10,8 @@ public final class Store {
     public let path: String
     let db: SQLiteConnection
     private var statements: [String: SQLiteStatement] = [:]
+    /// Statements of literal SQL, by the literal's address (see `statement(literal:)`).
+    private var literalStatements: [UInt: SQLiteStatement] = [:]
     /// Where recurring events' occurrences are materialised when saved (see Store+Recurrence.swift).
     public var recurrenceHorizon: DateInterval?
     /// Which occurrence rows may exist in this transaction; nil until checked (spares bulk imports
@@ -93,6 +95,18 @@ public final class Store {
         if let cached = statements[sql] { return cached }
         let prepared = try wrap { try db.prepare(sql) }
         statements[sql] = prepared
+        return prepared
+    }
+
+    /// A cached prepared statement for SQL written as a literal, found by the literal's address:
+    /// the write path of a bulk load asks for its statements once per row, and hashing a 600-byte
+    /// SQL text each time cost more than some of the inserts.
+    func statement(literal sql: StaticString) throws -> SQLiteStatement {
+        let key = UInt(bitPattern: sql.utf8Start)
+        if let cached = literalStatements[key] { return cached }
+        let text = sql.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+        let prepared = try wrap { try db.prepare(text) }
+        literalStatements[key] = prepared
         return prepared
     }
 
