@@ -27,6 +27,26 @@ enum ICalSimpleEvent {
         case begin = "BEGIN", end = "END", uid = "UID", summary = "SUMMARY", description = "DESCRIPTION"
         case location = "LOCATION", url = "URL", status = "STATUS", dtstart = "DTSTART", dtend = "DTEND"
         case duration = "DURATION", rrule = "RRULE", trigger = "TRIGGER", action = "ACTION"
+
+        /// A small index for `Lines` (an enum with String raw values has no integer of its own).
+        var slot: Int {
+            switch self {
+            case .begin: 0
+            case .end: 1
+            case .uid: 2
+            case .summary: 3
+            case .description: 4
+            case .location: 5
+            case .url: 6
+            case .status: 7
+            case .dtstart: 8
+            case .dtend: 9
+            case .duration: 10
+            case .rrule: 11
+            case .trigger: 12
+            case .action: 13
+            }
+        }
     }
 
     private static let names: [(bytes: [UInt8], name: Name)] = Name.allCases.map { (Array($0.rawValue.utf8), $0) }
@@ -38,7 +58,12 @@ enum ICalSimpleEvent {
 
     /// The raw lines of the properties read, as byte ranges of the file.
     private struct Lines {
-        var texts: [Name: Range<Int>] = [:]
+        /// Value ranges by property, indexed by `Name.slot` (a dictionary cost more than the lines).
+        var values = [Range<Int>?](repeating: nil, count: Name.allCases.count)
+        subscript(_ name: Name) -> Range<Int>? {
+            get { values[name.slot] }
+            set { values[name.slot] = newValue }
+        }
         var start: (params: Range<Int>, value: Range<Int>)?
         var end: (params: Range<Int>, value: Range<Int>)?
         var triggers: [(params: Range<Int>, value: Range<Int>)] = []
@@ -51,7 +76,7 @@ enum ICalSimpleEvent {
         var plain = true
         /// The property's value, nil when absent or empty; `plain` turns false when it needs libical.
         func text(_ name: Name) -> String? {
-            guard let range = lines.texts[name] else { return nil }
+            guard let range = lines[name] else { return nil }
             let value = UnsafeBufferPointer(rebasing: bytes[range])
             switch name {
             case .summary, .description, .location:
@@ -73,10 +98,10 @@ enum ICalSimpleEvent {
               let start = date(bytes, startLine, reader: reader, scratch: &scratch, notes: &notes) else { return nil }
         var end: ICalDateValue?
         if let endLine = lines.end {
-            guard lines.texts[.duration] == nil,
+            guard lines[.duration] == nil,
                   let value = date(bytes, endLine, reader: reader, scratch: &scratch, notes: &notes) else { return nil }
             end = value
-        } else if let range = lines.texts[.duration] {
+        } else if let range = lines[.duration] {
             guard let duration = duration(bytes, range, scratch: &scratch) else { return nil }
             end = ICalComponentReader.add(duration, to: start, defaultTimeZone: reader.defaultTimeZone)
         }
@@ -162,13 +187,13 @@ enum ICalSimpleEvent {
                 guard (name == .dtstart ? lines.start : lines.end) == nil else { return nil }
                 if name == .dtstart { lines.start = (params, value) } else { lines.end = (params, value) }
             case (.uid, 1), (.summary, 1), (.description, 1), (.location, 1), (.url, 1), (.status, 1), (.duration, 1), (.rrule, 1):
-                guard params.isEmpty, lines.texts[name] == nil else { return nil }
-                lines.texts[name] = value
+                guard params.isEmpty, lines[name] == nil else { return nil }
+                lines[name] = value
             default:
                 return nil
             }
         }
-        return depth == 0 && lines.texts[.uid] != nil ? lines : nil
+        return depth == 0 && lines[.uid] != nil ? lines : nil
     }
 
     /// A DTSTART/DTEND: `TZID=` or `VALUE=DATE` (with an 8-digit date) and nothing else.

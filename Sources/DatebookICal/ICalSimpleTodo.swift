@@ -20,16 +20,17 @@ enum ICalSimpleTodo {
         var uid: String?, summary: String?, status: String?, related: String?
         var lineStart = chunk.range.lowerBound
         let end = chunk.range.upperBound
+        guard let base = bytes.baseAddress else { return nil }
         while lineStart < end {
-            var lineEnd = lineStart
-            while lineEnd < end, bytes[lineEnd] != 0x0A { lineEnd += 1 }
+            let lineEnd = memchr(base + lineStart, 0x0A, end - lineStart).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? end
             var contentEnd = lineEnd
             if contentEnd > lineStart, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
             defer { lineStart = lineEnd + 1 }
             guard contentEnd > lineStart else { continue }
             let first = bytes[lineStart]
             if first == 0x20 || first == 0x09 { return nil }  // folded: let libical unfold
-            guard let colon = (lineStart..<contentEnd).first(where: { bytes[$0] == UInt8(ascii: ":") }) else { return nil }
+            guard let colon = memchr(base + lineStart, Int32(UInt8(ascii: ":")), contentEnd - lineStart)
+                .map({ UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base }) else { return nil }
             // Parameters (`;`) or any other property: libical's path.
             guard let name = name(UnsafeBufferPointer(rebasing: bytes[lineStart..<colon])) else { return nil }
             let valueBytes = UnsafeBufferPointer(rebasing: bytes[(colon + 1)..<contentEnd])
@@ -37,21 +38,22 @@ enum ICalSimpleTodo {
             case .begin, .end: if !equalsIgnoringCase(valueBytes, vtodo) { return nil }
             case .uid, .summary, .status, .relatedTo:
                 guard let value = text(valueBytes) else { return nil }
+                // An escaped UID or RELATED-TO keeps libical's exact unescaping (and its warnings).
+                let escaped = valueBytes.contains(UInt8(ascii: "\\"))
                 switch name {
-                case .uid: uid = value
-                case .summary: summary = unescape(value)
+                case .uid: if escaped { return nil } else { uid = value }
+                case .summary: summary = escaped ? unescape(value) : value
                 case .status: status = value.uppercased()
-                default: related = value
+                default: if escaped { return nil } else { related = value }
                 }
             default:
                 // Read past, but a value that is not UTF-8 goes to libical like everything odd.
                 guard valueBytes.allSatisfy({ $0 < 0x80 }) || String(validating: valueBytes, as: UTF8.self) != nil else { return nil }
             }
         }
-        // Missing or escaped values keep libical's exact behaviour (and its warnings).
-        let backslash = UInt8(ascii: "\\")
-        guard let uid, !uid.isEmpty, !uid.utf8.contains(backslash),
-              related.map({ !$0.utf8.contains(backslash) && !$0.isEmpty }) ?? true,
+        // Missing values keep libical's exact behaviour (and its warnings).
+        guard let uid, !uid.isEmpty,
+              related.map({ !$0.isEmpty }) ?? true,
               summary.map({ !$0.isEmpty }) ?? true, status.map({ !$0.isEmpty }) ?? true else { return nil }
         return ICalTodo(uid: uid, summary: summary, status: ICalTaskStatus(icalStatus: status), rawStatus: status,
                         relatedTo: related, due: nil, sourceLine: chunk.line)
