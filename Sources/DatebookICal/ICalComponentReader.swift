@@ -93,7 +93,8 @@ struct ICalComponentReader {
             let moved = base.addingTimeInterval(TimeInterval(days * 86_400 + seconds))
             return .floating(ICalLocalDateTime.of(moved, in: utc))
         case let .zoned(instant, tzid):
-            let moved = (calendar.date(byAdding: .day, value: days, to: instant) ?? instant)
+            // No calendar arithmetic for the common PT1H: adding zero days is the same instant.
+            let moved = (days == 0 ? instant : calendar.date(byAdding: .day, value: days, to: instant) ?? instant)
                 .addingTimeInterval(TimeInterval(seconds))
             return .zoned(moved, tzid: tzid)
         case let .utc(instant):
