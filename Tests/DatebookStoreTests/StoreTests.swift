@@ -204,7 +204,7 @@ struct StoreUpgradeTests {
                 """)
         }
         let store = try Store(path: path)
-        #expect(try store.userVersion() == 6)
+        #expect(try store.userVersion() == Store.schemaVersion)
         #expect(try store.event(id: "e1")?.tasks.map(\.text) == ["first", "second"])
         #expect(try store.tasks(statuses: [.done]).map(\.task.text) == ["second"])
         let raw = try SQLiteConnection(path: path, flags: 0x2)
@@ -214,6 +214,11 @@ struct StoreUpgradeTests {
         #expect(throws: SQLiteError.self) {
             try raw.execute("UPDATE deliveries SET state = 'lost' WHERE key = 'k1'")
         }
+        // Schema 7: a feed's sources are still found through the (shorter) calendar index.
+        let plan = try raw.prepare("EXPLAIN QUERY PLAN SELECT event_id FROM event_sources WHERE calendar = ?")
+        var details: [String] = []
+        while try plan.step() { details.append(plan.text(3)) }
+        #expect(details.contains { $0.contains("INDEX event_sources_by_calendar") }, "\(details)")
         for insert in ["INSERT INTO tasks VALUES (?, ?, ?, ?, ?)",
                        "INSERT INTO deliveries (key, kind, channel, due_at, state, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"] {
             let plan = try raw.prepare("EXPLAIN " + insert)
