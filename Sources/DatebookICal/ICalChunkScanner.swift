@@ -66,7 +66,7 @@ struct ICalChunkScanner {
         let first = b[s] | 0x20
         guard first == UInt8(ascii: "b") || first == UInt8(ascii: "e") else { return nil }
         let isBegin = first == UInt8(ascii: "b")
-        let keyword: [UInt8] = isBegin ? Array("begin:".utf8) : Array("end:".utf8)
+        let keyword = isBegin ? beginKeyword : endKeyword
         guard e - s > keyword.count else { return nil }
         for (k, expected) in keyword.enumerated() where (b[s + k] | 0x20) != expected {
             return nil
@@ -84,6 +84,7 @@ struct ICalChunkScanner {
         return (isBegin, String(decoding: nameBytes, as: UTF8.self).uppercased())
     }
 
+    private static let beginKeyword = Array("begin:".utf8), endKeyword = Array("end:".utf8)
     private static let commonNames: [([UInt8], String)] = ["VEVENT", "VTODO", "VALARM", "VCALENDAR", "VTIMEZONE", "STANDARD", "DAYLIGHT"]
         .map { (Array($0.utf8), $0) }
 }
