@@ -48,19 +48,16 @@ extension Store {
     /// Records which iCalendar UID (and calendar) each of `events` came from, in their order (a bulk
     /// load passes them in id order: the primary key then grows at its right edge).
     public func saveSources(_ uids: [String: String], calendar: String, of events: some Sequence<Event>) throws {
-        let insert = try statement(literal: """
-            INSERT INTO event_sources (event_id, calendar, uid) VALUES (?, ?, ?)
-            ON CONFLICT(event_id) DO UPDATE SET calendar = excluded.calendar, uid = excluded.uid
-            """).reset()
-        try wrap {
-            try insert.set(2, calendar)
-            for event in events {
-                guard let uid = uids[event.id] else { continue }
-                try insert.set(1, event.id)
-                try insert.set(3, uid)
-                try insert.run()
-            }
+        let rows = RowBatch("INSERT INTO event_sources (event_id, calendar, uid) VALUES", columns: 3,
+                            tail: "ON CONFLICT(event_id) DO UPDATE SET calendar = excluded.calendar, uid = excluded.uid")
+        for event in events {
+            guard let uid = uids[event.id] else { continue }
+            rows.append(.text(event.id))
+            rows.append(.text(calendar))
+            rows.append(.text(uid))
+            try rows.endRow(in: self)
         }
+        try rows.flush(in: self)
     }
 
     /// Event id → iCalendar UID for every event that came from iCalendar.

@@ -83,6 +83,8 @@ extension Store {
             event.recurrence.map { OccurrenceExpansions.Job(start: event.start, timeZone: event.timeZone, recurrence: $0,
                                                             window: horizonKeys(for: event)) }
         }) : nil
+        // Into an empty store, rows go in sixteen per statement run.
+        let batches = fresh ? BulkInserts() : nil
         var recurring = 0
         for (n, event) in ordered.enumerated() {
             var expanded: [Int64]?
@@ -90,9 +92,10 @@ extension Store {
                 expanded = expansions.keys(recurring)
                 recurring += 1
             }
-            try write(event, fresh: fresh, expanded: expanded)
+            try write(event, fresh: fresh, expanded: expanded, batches: batches)
             if n % 5_000 == 4_999 { progress(n + 1) }
         }
+        try batches?.flush(in: self)
         try then()
         for sql in deferred { try wrap { try db.execute(sql) } }
         if let suspended {

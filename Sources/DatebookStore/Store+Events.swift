@@ -16,12 +16,34 @@ extension Store {
 
     /// Inserts or replaces one event with its tasks and occurrences. `fresh`: the caller knows the
     /// id is not stored yet (a bulk load into an empty store), so nothing needs deleting first.
-    func write(_ event: Event, fresh: Bool = false, expanded: [Int64]? = nil) throws {
+    func write(_ event: Event, fresh: Bool = false, expanded: [Int64]? = nil, batches: BulkInserts? = nil) throws {
         let (startKey, allDay) = Self.key(event.start)
         let end = event.end.map(Self.key)
+        let alerts = event.alerts.isEmpty ? "" : event.alerts.map(\.description).joined(separator: " ")
+        if let batches {
+            // A bulk load into an empty store: rows go in sixteen per statement run (RowBatch).
+            for value: SQLiteValue in [.text(event.id), .text(event.title), .integer(startKey), .int(allDay ? 1 : 0),
+                                       end.map { .integer($0.0) } ?? .null, end.map { .int($0.1 ? 1 : 0) } ?? .null,
+                                       .text(event.timeZone), .text(event.symbol.rawValue), .text(event.color.rawValue),
+                                       .text(event.notes), .text(alerts), .optional(event.recurrence),
+                                       .int(event.tasks.count), .int(event.badge)] {
+                batches.events.append(value)
+            }
+            try batches.events.endRow(in: self)
+            for (position, task) in event.tasks.enumerated() {
+                batches.tasks.append(.text(event.id))
+                batches.tasks.append(.int(position))
+                batches.tasks.append(.text(task.id))
+                batches.tasks.append(.text(task.text))
+                batches.tasks.append(.text(task.status.rawValue))
+                try batches.tasks.endRow(in: self)
+            }
+            try writeOccurrences(event, fresh: fresh, expanded: expanded, batches: batches)
+            return
+        }
         try wrap {
             if !fresh { try statement(literal: "DELETE FROM tasks WHERE event_id = ?").bind(.text(event.id)).run() }
-            // Values are set one by one: this runs once per event of a 100k-event import.
+            // Values are set one by one: this runs once per event of a large save.
             let insert = try statement(literal: """
                 INSERT INTO events (id, title, start_key, all_day, end_key, end_all_day, time_zone, symbol, color,
                                     notes, alerts, recurrence, task_count, open_count)
@@ -42,7 +64,7 @@ extension Store {
             try insert.set(8, event.symbol.rawValue)
             try insert.set(9, event.color.rawValue)
             try insert.set(10, event.notes)
-            try insert.set(11, event.alerts.isEmpty ? "" : event.alerts.map(\.description).joined(separator: " "))
+            try insert.set(11, alerts)
             try insert.set(12, event.recurrence)
             try insert.set(13, Int64(event.tasks.count))
             try insert.set(14, Int64(event.badge))

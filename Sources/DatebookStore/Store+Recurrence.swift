@@ -27,7 +27,7 @@ extension Store {
 
     /// Replaces the materialised occurrences of `event` (none when it does not recur). `expanded`:
     /// its keys for `horizonKeys(for:)`, when a bulk load expanded them already.
-    func writeOccurrences(_ event: Event, fresh: Bool = false, expanded: [Int64]? = nil) throws {
+    func writeOccurrences(_ event: Event, fresh: Bool = false, expanded: [Int64]? = nil, batches: BulkInserts? = nil) throws {
         // Take the state out while changing it, so the set is not copied on every insert.
         var rows = try occurrenceRows ?? OccurrenceRows(
             before: wrap { try db.integer("SELECT EXISTS (SELECT 1 FROM recurrence_spans)") } != 0)
@@ -45,6 +45,20 @@ extension Store {
         let window = horizonKeys(for: event)
         let keys = expanded ?? RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone,
                                                        recurrence: recurrence, window: window).keys
+        // A span starting at or before the event's first start covers everything before it too.
+        let (startKey, _) = Self.key(event.start)
+        let from = window.lowerBound <= startKey ? Int64.min : window.lowerBound
+        let to = keys.count >= RecurrenceExpander.cap ? (keys.last ?? window.upperBound) : window.upperBound
+        if let batches {
+            for key in keys {
+                batches.occurrences.append(.text(event.id))
+                batches.occurrences.append(.integer(key))
+                try batches.occurrences.endRow(in: self)
+            }
+            for value: SQLiteValue in [.text(event.id), .integer(from), .integer(to)] { batches.spans.append(value) }
+            try batches.spans.endRow(in: self)
+            return
+        }
         try wrap {
             let insert = try statement(literal: "INSERT OR IGNORE INTO occurrences (event_id, start_key) VALUES (?, ?)")
             for key in keys {
@@ -53,10 +67,6 @@ extension Store {
                 try insert.set(2, key)
                 try insert.run()
             }
-            // A span starting at or before the event's first start covers everything before it too.
-            let (startKey, _) = Self.key(event.start)
-            let from = window.lowerBound <= startKey ? Int64.min : window.lowerBound
-            let to = keys.count >= RecurrenceExpander.cap ? (keys.last ?? window.upperBound) : window.upperBound
             try statement(literal: "INSERT INTO recurrence_spans (event_id, from_key, to_key) VALUES (?, ?, ?)")
                 .bind(.text(event.id), .integer(from), .integer(to)).run()
         }

@@ -1,0 +1,96 @@
+import Foundation
+
+/// Rows of one table inserted `RowBatch.size` at a time by one `VALUES (…), (…)` statement.
+///
+/// Every run of an INSERT opens the table's cursors, checks the schema cookie and the transaction,
+/// and closes them again: for a task row that was about a third of its cost (300k rows in C:
+/// 0.62–0.80 s one per run, 0.43–0.50 s sixteen per run). A bulk load into an empty store collects
+/// its rows here; the rows of a batch go in in the order they were added.
+final class RowBatch {
+    static let size = 16
+
+    private let head: String
+    private let tail: String
+    private let columns: Int
+    /// Batches holding the rows these rows refer to: flushed first, so a foreign key always finds
+    /// its parent.
+    private let parents: [RowBatch]
+    private var values: [SQLiteValue] = []
+    private var full: SQLiteStatement?
+
+    /// `head`: `INSERT INTO t (a, b) VALUES`; `tail`: what follows the values (`ON CONFLICT …`).
+    init(_ head: String, columns: Int, tail: String = "", parents: [RowBatch] = []) {
+        self.head = head
+        self.tail = tail
+        self.columns = columns
+        self.parents = parents
+        values.reserveCapacity(columns * Self.size)
+    }
+
+    /// Adds one value of the current row; `endRow` closes the row.
+    func append(_ value: SQLiteValue) {
+        values.append(value)
+    }
+
+    /// Closes a row; inserts the batch when it is full.
+    func endRow(in store: Store) throws {
+        if values.count == columns * Self.size { try flush(in: store) }
+    }
+
+    /// Inserts the rows collected so far (the parents' first).
+    func flush(in store: Store) throws {
+        for parent in parents { try parent.flush(in: store) }
+        let rows = values.count / columns
+        guard rows > 0 else { return }
+        let statement: SQLiteStatement
+        if rows == Self.size, let full {
+            statement = full
+        } else {
+            statement = try store.statement(sql(rows: rows))
+            if rows == Self.size { full = statement }
+        }
+        statement.reset()
+        for (n, value) in values.enumerated() {
+            switch value {
+            case .null: try statement.set(Int32(n + 1), nil as String?)
+            case .integer(let v): try statement.set(Int32(n + 1), v)
+            case .text(let v): try statement.set(Int32(n + 1), v)
+            }
+        }
+        values.removeAll(keepingCapacity: true)
+        try store.wrap { try statement.run() }
+    }
+
+    private func sql(rows: Int) -> String {
+        let row = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
+        return head + " " + Array(repeating: row, count: rows).joined(separator: ", ") + (tail.isEmpty ? "" : " " + tail)
+    }
+}
+
+/// The batches of a bulk load into an empty store, parents before children.
+struct BulkInserts {
+    let events: RowBatch
+    let tasks: RowBatch
+    let occurrences: RowBatch
+    let spans: RowBatch
+
+    init() {
+        events = RowBatch("""
+            INSERT INTO events (id, title, start_key, all_day, end_key, end_all_day, time_zone, symbol, color,
+                                notes, alerts, recurrence, task_count, open_count) VALUES
+            """, columns: 14, tail: """
+            ON CONFLICT(id) DO UPDATE SET title = excluded.title, start_key = excluded.start_key,
+                all_day = excluded.all_day, end_key = excluded.end_key, end_all_day = excluded.end_all_day,
+                time_zone = excluded.time_zone, symbol = excluded.symbol, color = excluded.color,
+                notes = excluded.notes, alerts = excluded.alerts, recurrence = excluded.recurrence,
+                task_count = excluded.task_count, open_count = excluded.open_count
+            """)
+        tasks = RowBatch("INSERT INTO tasks (event_id, position, id, text, status) VALUES", columns: 5, parents: [events])
+        occurrences = RowBatch("INSERT OR IGNORE INTO occurrences (event_id, start_key) VALUES", columns: 2, parents: [events])
+        spans = RowBatch("INSERT INTO recurrence_spans (event_id, from_key, to_key) VALUES", columns: 3, parents: [events])
+    }
+
+    func flush(in store: Store) throws {
+        for batch in [events, tasks, occurrences, spans] { try batch.flush(in: store) }
+    }
+}
