@@ -69,53 +69,54 @@ public enum PlannerICS {
         masters.reserveCapacity(count)
         result.uids.reserveCapacity(count + 1)
         result.events.reserveCapacity(count + 1)
-        func add(_ event: Event, uid: String) {
-            if let at = index[event.id] {
+        // Events are moved, never copied, through the join: an event is a dozen strings to retain.
+        func add(_ event: consuming Event, uid: String) {
+            let id = event.id
+            if let at = index[id] {
                 result.events[at] = event
             } else {
-                index[event.id] = result.events.count
+                index[id] = result.events.count
                 result.events.append(event)
             }
-            result.uids[event.id] = uid
+            result.uids[id] = uid
         }
         /// The converted event with what the store already knows of it (symbol, colour, tasks).
-        func final(_ made: Event) -> Event {
+        func final(_ made: consuming Event) -> Event {
+            guard options.mayHaveStored, let stored = options.existing(made.id) else { return made }
             var event = made
-            if options.mayHaveStored, let stored = options.existing(event.id) {
-                event.symbol = stored.symbol
-                event.color = stored.color
-                event.tasks = stored.tasks
-            }
+            event.symbol = stored.symbol
+            event.color = stored.color
+            event.tasks = stored.tasks
             return event
         }
-        // The join reads only what the parts' threads made (no parsed component is copied) and
-        // takes each converted event out instead of copying it: an event is a dozen strings.
+        // The join reads only what the parts' threads made (no parsed component is copied).
         for p in converted.indices {
             for n in converted[p].components.indices where converted[p].components[n].recurrenceID == nil {
                 guard let made = converted[p].take(n) else { continue }
-                let component = converted[p].components[n]
-                if let problem = component.problem {
-                    result.warnings.append("\(fileName):\(component.line): UID \(component.uid): \(problem)")
+                let uid = converted[p].components[n].uid
+                if let problem = converted[p].components[n].problem {
+                    result.warnings.append("\(fileName):\(converted[p].components[n].line): UID \(uid): \(problem)")
                 }
-                add(final(made), uid: component.uid)
-                masters[component.uid] = index[made.id]
+                let id = made.id
+                add(final(made), uid: uid)
+                masters[uid] = index[id]
             }
         }
         for p in converted.indices {
             for n in converted[p].components.indices {
-                let component = converted[p].components[n]
-                guard let recurrenceID = component.recurrenceID else { continue }
-                if let at = masters[component.uid] {
+                guard let recurrenceID = converted[p].components[n].recurrenceID else { continue }
+                let uid = converted[p].components[n].uid
+                if let at = masters[uid] {
                     var text = RecurrenceText(result.events[at].recurrence ?? "")
                     text.exdates.append(recurrenceID)
                     result.events[at].recurrence = text.text
                 }
                 guard let made = converted[p].take(n) else { continue }
-                add(final(made), uid: component.uid + "#" + RecurrenceText.format(recurrenceID))
+                add(final(made), uid: uid + "#" + RecurrenceText.format(recurrenceID))
             }
         }
-        attachTodos(zip(parts, converted).lazy.flatMap { part, done in zip(part.todos, done.taskIDs) }, to: &result,
-                    index: &index, masters: masters, options: options, fileName: fileName)
+        attachTodos(parts, taskIDs: converted.map(\.taskIDs), to: &result, index: &index, masters: masters,
+                    options: options, fileName: fileName)
         BackgroundRelease.release(consume converted)
         return result
     }
@@ -135,8 +136,9 @@ public enum PlannerICS {
         var taskIDs: [String] = []
 
         mutating func take(_ n: Int) -> Event? {
-            defer { events[n] = nil }
-            return events[n]
+            var taken: Event?
+            swap(&taken, &events[n])
+            return taken
         }
 
         init(_ part: ICalDocument, calendar: String, timeZone: TimeZone) {
@@ -235,10 +237,10 @@ public enum PlannerICS {
 
     /// VTODOs become tasks of the event named by RELATED-TO, else of a per-calendar "Tasks" event.
     /// `masters`: UID → index of the event made from it (spares hashing each RELATED-TO into an id).
-    static func attachTodos(_ todos: some Sequence<(ICalTodo, String)>, to result: inout ICSImport, index: inout [String: Int],
-                            masters: [String: Int], options: Options, fileName: String) {
+    static func attachTodos(_ parts: [ICalDocument], taskIDs: [[String]], to result: inout ICSImport,
+                            index: inout [String: Int], masters: [String: Int], options: Options, fileName: String) {
         var cleared = Set<Int>()
-        for (todo, taskID) in todos {
+        func attach(_ todo: borrowing ICalTodo, taskID: String) {
             var at = todo.relatedTo.flatMap { related in
                 masters[related] ?? index[eventID(uid: related, options: options)]
             }
@@ -258,10 +260,14 @@ public enum PlannerICS {
                 }
                 at = index[id]
             }
-            guard let at else { continue }
+            guard let at else { return }
             if cleared.insert(at).inserted { result.events[at].tasks = [] }
             let status = TaskStatus(rawValue: todo.status.rawValue) ?? .todo
             result.events[at].tasks.append(EventTask(id: taskID, text: todo.summary ?? "(no text)", status: status))
+        }
+        // By index: iterating the todos would copy each one (its strings retained and released).
+        for p in parts.indices {
+            for n in parts[p].todos.indices { attach(parts[p].todos[n], taskID: taskIDs[p][n]) }
         }
     }
 
