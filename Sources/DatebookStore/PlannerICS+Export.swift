@@ -45,14 +45,14 @@ extension PlannerICS {
 }
 
 extension Store {
-    /// Records which iCalendar UID (and calendar) each of `events` came from, in their order (a bulk
-    /// load passes them in id order: the primary key then grows at its right edge).
-    public func saveSources(_ uids: [String: String], calendar: String, of events: some Sequence<Event>) throws {
+    /// Records which iCalendar UID (and calendar) each of the events `ids` came from, in that order
+    /// (a bulk load passes them in id order: the primary key then grows at its right edge).
+    public func saveSources(_ uids: [String: String], calendar: String, ids: some Sequence<String>) throws {
         let rows = RowBatch("INSERT INTO event_sources (event_id, calendar, uid) VALUES", columns: 3,
                             tail: "ON CONFLICT(event_id) DO UPDATE SET calendar = excluded.calendar, uid = excluded.uid")
-        for event in events {
-            guard let uid = uids[event.id] else { continue }
-            rows.append(.text(event.id))
+        for id in ids {
+            guard let uid = uids[id] else { continue }
+            rows.append(.text(id))
             rows.append(.text(calendar))
             rows.append(.text(uid))
             try rows.endRow(in: self)
@@ -74,8 +74,9 @@ extension Store {
     /// Saves imported events and their UIDs in one transaction; `progress(done)` after each batch.
     public func saveImport(_ result: ICSImport, calendar: String, progress: (Int) -> Void = { _ in }) throws {
         try bulkTransaction(count: result.events.count) {
-            let ordered = Self.inIDOrder(result.events)
-            try writeMany(ordered, progress: progress) { try saveSources(result.uids, calendar: calendar, of: ordered) }
+            try writeMany(result.events, progress: progress) { order in
+                try saveSources(result.uids, calendar: calendar, ids: order.lazy.map { result.events[$0].id })
+            }
         }
         progress(result.events.count)
     }

@@ -17,20 +17,20 @@ extension Store {
     /// Smaller batches are written row by row with the indexes in place.
     static let bulkThreshold = 5_000
 
-    /// `events` in id order, so the primary-key B-trees of events and tasks grow at their right edge
+    /// The indices of `events` in id order, so the primary-key B-trees of events and tasks grow at their right edge
     /// instead of splitting pages all over the file. Ids of 16 lower-case hex digits (all that
     /// datebook makes) sort as the numbers they spell, which is their text order too.
-    static func inIDOrder(_ events: [Event]) -> LazyMapCollection<[Int], Event> {
+    static func idOrder(_ events: [Event]) -> [Int] {
         var keys: [(key: UInt64, index: Int)] = []
         keys.reserveCapacity(events.count)
-        for (index, event) in events.enumerated() {
-            guard let key = hexKey(event.id) else {
-                return events.indices.sorted { events[$0].id < events[$1].id }.lazy.map { events[$0] }
+        for index in events.indices {
+            guard let key = hexKey(events[index].id) else {
+                return events.indices.sorted { events[$0].id < events[$1].id }
             }
             keys.append((key, index))
         }
         keys.sort { $0.key < $1.key }
-        return keys.map(\.index).lazy.map { events[$0] }
+        return keys.map(\.index)
     }
 
     /// The number a 16-digit lower-case hex id spells; nil for any other id.
@@ -70,33 +70,39 @@ extension Store {
         return try result.get()
     }
 
-    /// Writes events already sorted by id, in the current transaction; `progress(done)` every 5,000.
-    /// `then` runs before the indexes come back (more rows for the same tables).
-    func writeMany(_ ordered: some Collection<Event>, progress: (Int) -> Void = { _ in }, then: () throws -> Void = {}) throws {
-        let existing = ordered.count >= Self.bulkThreshold ? try eventCount() : Int.max
-        let deferred = existing <= ordered.count ? try dropSecondaryIndexes() : []
-        let suspended = ordered.count >= Self.bulkThreshold ? try suspendEventTriggers() : nil
+    /// Writes `events` in id order, in the current transaction; `progress(done)` every 5,000.
+    /// `then(order)` (the events' indices in that order) runs before the indexes come back (more
+    /// rows for the same tables).
+    func writeMany(_ events: [Event], progress: (Int) -> Void = { _ in }, then: ([Int]) throws -> Void = { _ in }) throws {
+        let order = Self.idOrder(events)
+        let existing = events.count >= Self.bulkThreshold ? try eventCount() : Int.max
+        let deferred = existing <= events.count ? try dropSecondaryIndexes() : []
+        let suspended = events.count >= Self.bulkThreshold ? try suspendEventTriggers() : nil
         // Into an empty store every id is new: no tasks or occurrences to delete first.
         let fresh = existing == 0
         // Large batches expand their recurring events on another thread meanwhile.
-        let expansions = ordered.count >= Self.bulkThreshold ? OccurrenceExpansions(ordered.compactMap { event in
-            event.recurrence.map { OccurrenceExpansions.Job(start: event.start, timeZone: event.timeZone, recurrence: $0,
-                                                            window: horizonKeys(for: event)) }
+        let expansions = events.count >= Self.bulkThreshold ? OccurrenceExpansions(order.compactMap { index in
+            let event = events[index]
+            return event.recurrence.map { OccurrenceExpansions.Job(start: event.start, timeZone: event.timeZone, recurrence: $0,
+                                                                   window: horizonKeys(for: event)) }
         }) : nil
         // Into an empty store, rows go in sixteen per statement run.
         let batches = fresh ? BulkInserts() : nil
         var recurring = 0
-        for (n, event) in ordered.enumerated() {
-            var expanded: [Int64]?
-            if let expansions, event.recurrence != nil {
-                expanded = expansions.keys(recurring)
-                recurring += 1
+        // Through the buffer: each event is read in place, not copied (a dozen strings each).
+        try events.withUnsafeBufferPointer { buffer in
+            for (n, index) in order.enumerated() {
+                var expanded: [Int64]?
+                if let expansions, buffer[index].recurrence != nil {
+                    expanded = expansions.keys(recurring)
+                    recurring += 1
+                }
+                try write(buffer[index], fresh: fresh, expanded: expanded, batches: batches)
+                if n % 5_000 == 4_999 { progress(n + 1) }
             }
-            try write(event, fresh: fresh, expanded: expanded, batches: batches)
-            if n % 5_000 == 4_999 { progress(n + 1) }
         }
         try batches?.flush(in: self)
-        try then()
+        try then(order)
         for sql in deferred { try wrap { try db.execute(sql) } }
         if let suspended {
             try wrap {

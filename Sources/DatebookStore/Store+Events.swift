@@ -9,7 +9,7 @@ extension Store {
 
     /// Inserts or replaces events (with their tasks) in one transaction.
     public func save(_ events: [Event]) throws {
-        try bulkTransaction(count: events.count) { try writeMany(Self.inIDOrder(events)) }
+        try bulkTransaction(count: events.count) { try writeMany(events) }
     }
 
     public func save(_ event: Event) throws { try save([event]) }

@@ -138,7 +138,7 @@ extension Store {
         try transaction {
             try deleteFeedEvents(calendar: feed.calendar)
             for event in result.events { try write(event) }
-            try saveSources(result.uids, calendar: feed.calendar, of: result.events)
+            try saveSources(result.uids, calendar: feed.calendar, ids: result.events.lazy.map(\.id))
             try wrap {
                 try statement("""
                     UPDATE feeds SET etag = ?, last_modified = ?, last_checked = ?, last_success = ?, last_error = NULL,

@@ -110,9 +110,11 @@ struct BulkOrderTests {
         #expect(Store.hexKey("0000000000000ff") == nil)
         #expect(Store.hexKey("keep000000000000") == nil)
         let ids = (0..<500).map { EventID.stable("order \($0)") } + ["0000000000000000", "ffffffffffffffff", "8000000000000000"]
-        #expect(Store.inIDOrder(ids.map(event)).map(\.id) == ids.sorted())
+        let events = ids.map(event)
+        #expect(Store.idOrder(events).map { events[$0].id } == ids.sorted())
         // One id that is not 16 hex digits: the text order still holds.
         let mixed = ids + ["keep000000000000", "Tasks", "a"]
-        #expect(Store.inIDOrder(mixed.map(event)).map(\.id) == mixed.sorted())
+        let mixedEvents = mixed.map(event)
+        #expect(Store.idOrder(mixedEvents).map { mixedEvents[$0].id } == mixed.sorted())
     }
 }
