@@ -27,7 +27,8 @@ let package = Package(
         ),
         .systemLibrary(
             name: "CCurl",
-            pkgConfig: "libcurl",
+            // No pkgConfig: it would add -lcurl. libcurl is opened on first use (see shim.h); its
+            // headers are in /usr/include, and the runtime library comes with the -dev package.
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .systemLibrary(

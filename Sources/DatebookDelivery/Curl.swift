@@ -4,7 +4,7 @@ import Foundation
 /// Process-wide libcurl initialisation, run exactly once (Swift globals are lazily
 /// initialised under `swift_once`, which is thread-safe).
 enum CurlGlobal {
-    private static let initialised: Bool = curl_global_init(datebook_CURL_GLOBAL_ALL) == CURLE_OK
+    private static let initialised: Bool = datebook_curl_global_init(datebook_CURL_GLOBAL_ALL) == CURLE_OK
 
     /// Call before creating any handle; returns false when libcurl could not start.
     @discardableResult
@@ -12,7 +12,7 @@ enum CurlGlobal {
 
     /// Human-readable text for a libcurl result code.
     static func describe(_ code: CURLcode) -> String {
-        guard let text = curl_easy_strerror(code) else { return "curl error \(code.rawValue)" }
+        guard let text = datebook_curl_easy_strerror(code) else { return "curl error \(code.rawValue)" }
         return String(cString: text)
     }
 }
@@ -26,7 +26,7 @@ public enum DeliveryRuntime {
 
     /// libcurl's version text, e.g. `libcurl/7.88.1 OpenSSL/3.0.x …`, for `datebook --version`.
     public static var curlVersion: String {
-        guard let text = curl_version() else { return "libcurl" }
+        guard let text = datebook_curl_version() else { return "libcurl" }
         return String(cString: text)
     }
 }
@@ -37,11 +37,11 @@ final class CurlStringList {
 
     init(_ items: [String]) {
         for item in items {
-            if let next = curl_slist_append(pointer, item) { pointer = next }
+            if let next = datebook_curl_slist_append(pointer, item) { pointer = next }
         }
     }
 
-    deinit { curl_slist_free_all(pointer) }
+    deinit { datebook_curl_slist_free_all(pointer) }
 }
 
 /// Owns one libcurl easy handle and frees it in `deinit`.
@@ -55,7 +55,7 @@ final class CurlEasy {
 
     init?() {
         CurlGlobal.ensureInitialised()
-        guard let handle = curl_easy_init() else { return nil }
+        guard let handle = datebook_curl_easy_init() else { return nil }
         self.handle = handle
         let size = Int(datebook_CURL_ERROR_SIZE) + 1
         errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
@@ -66,14 +66,14 @@ final class CurlEasy {
     /// Returns every option to its default (`curl_easy_reset`) so the handle can carry another
     /// transfer; live connections, the DNS cache and TLS sessions survive, which is why reuse is cheap.
     func reset() {
-        curl_easy_reset(handle)
+        datebook_curl_easy_reset(handle)
         errorBuffer[0] = 0
         lists.removeAll(keepingCapacity: true)
         _ = datebook_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
     }
 
     deinit {
-        curl_easy_cleanup(handle)
+        datebook_curl_easy_cleanup(handle)
         errorBuffer.deallocate()
     }
 
@@ -131,12 +131,12 @@ final class CurlMulti {
 
     init?(maxHostConnections: Int, maxTotalConnections: Int) {
         CurlGlobal.ensureInitialised()
-        guard let handle = curl_multi_init() else { return nil }
+        guard let handle = datebook_curl_multi_init() else { return nil }
         self.handle = handle
         _ = datebook_curl_multi_setopt_long(handle, CURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections)
         _ = datebook_curl_multi_setopt_long(handle, CURLMOPT_MAX_TOTAL_CONNECTIONS, maxTotalConnections)
         _ = datebook_curl_multi_setopt_long(handle, CURLMOPT_MAXCONNECTS, max(maxTotalConnections, 8))
     }
 
-    deinit { curl_multi_cleanup(handle) }
+    deinit { datebook_curl_multi_cleanup(handle) }
 }

@@ -10,7 +10,10 @@ import Foundation
 /// destination only holds up its own result, never the `onCompletion` of the others.
 /// Calls to `perform` are serialised; run them off the main thread.
 public final class HTTPClient: @unchecked Sendable {
-    private let multi: CurlMulti?
+    /// Made by the first `perform` (under `lock`): making it loads libcurl, which a client that
+    /// never sends (`preview`, dry runs) does not need.
+    private lazy var multi: CurlMulti? = CurlMulti(maxHostConnections: limits.host, maxTotalConnections: limits.total)
+    private let limits: (host: Int, total: Int)
     private let lock = NSLock()
     private let userAgent: String
     private let maxHostConnections: Int
@@ -24,7 +27,7 @@ public final class HTTPClient: @unchecked Sendable {
     ///     (`CURLMOPT_MAX_HOST_CONNECTIONS`); extra transfers wait for a free one.
     ///   - maxTotalConnections: cap over all hosts.
     public init(maxHostConnections: Int = 6, maxTotalConnections: Int = 32, userAgent: String = "datebook") {
-        multi = CurlMulti(maxHostConnections: maxHostConnections, maxTotalConnections: maxTotalConnections)
+        limits = (maxHostConnections, maxTotalConnections)
         self.userAgent = userAgent
         // As for libcurl, 0 means no cap.
         self.maxHostConnections = maxHostConnections > 0 ? maxHostConnections : Int.max
@@ -67,7 +70,7 @@ public final class HTTPClient: @unchecked Sendable {
                 let index = waiting.next(where: { runningPerHost[$0, default: 0] < maxHostConnections })
             {
                 guard let transfer = makeTransfer(for: requests[index]),
-                    curl_multi_add_handle(multi.handle, transfer.easy.handle) == CURLM_OK
+                    datebook_curl_multi_add_handle(multi.handle, transfer.easy.handle) == CURLM_OK
                 else {
                     results[index] = setupFailure(index)
                     onCompletion(index, setupFailure(index))
@@ -80,15 +83,15 @@ public final class HTTPClient: @unchecked Sendable {
         admit()
         var stillRunning: Int32 = 0
         while !running.isEmpty {
-            let status = curl_multi_perform(multi.handle, &stillRunning)
+            let status = datebook_curl_multi_perform(multi.handle, &stillRunning)
             var queued: Int32 = 0
             var finishedAny = false
-            while let message = curl_multi_info_read(multi.handle, &queued) {
+            while let message = datebook_curl_multi_info_read(multi.handle, &queued) {
                 guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
                     let entry = running.removeValue(forKey: handle)
                 else { continue }
                 let code = message.pointee.data.result
-                curl_multi_remove_handle(multi.handle, handle)
+                datebook_curl_multi_remove_handle(multi.handle, handle)
                 runningPerHost[waiting.host(of: entry.index), default: 1] -= 1
                 let result = entry.transfer.finish(code)
                 idle.append(entry.transfer)
@@ -102,11 +105,11 @@ public final class HTTPClient: @unchecked Sendable {
                 continue  // new transfers start on the next curl_multi_perform, without waiting
             }
             if stillRunning == 0 { break }
-            _ = curl_multi_poll(multi.handle, nil, 0, 200, nil)
+            _ = datebook_curl_multi_poll(multi.handle, nil, 0, 200, nil)
         }
         // Anything left after a multi-level failure is reported as failed, not dropped.
         for (handle, entry) in running {
-            curl_multi_remove_handle(multi.handle, handle)
+            datebook_curl_multi_remove_handle(multi.handle, handle)
             results[entry.index] = setupFailure(entry.index)
             onCompletion(entry.index, setupFailure(entry.index))
         }

@@ -93,7 +93,7 @@ public struct SMTPClient: Sendable {
         easy.set(CURLOPT_MAIL_FROM, "<\(message.from.cleanAddress)>")
         easy.set(CURLOPT_MAIL_RCPT, list: message.to.map { "<\($0.cleanAddress)>" })
         transfer.installUpload(data)
-        let code = withExtendedLifetime(transfer) { curl_easy_perform(easy.handle) }
+        let code = withExtendedLifetime(transfer) { datebook_curl_easy_perform(easy.handle) }
         let reply = easy.long(CURLINFO_RESPONSE_CODE)
         guard code == CURLE_OK else {
             // The handle is dropped, and with it a session in an unknown state.
