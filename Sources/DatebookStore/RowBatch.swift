@@ -75,16 +75,7 @@ struct BulkInserts {
     let spans: RowBatch
 
     init() {
-        events = RowBatch("""
-            INSERT INTO events (id, title, start_key, all_day, end_key, end_all_day, time_zone, symbol, color,
-                                notes, alerts, recurrence, task_count, open_count) VALUES
-            """, columns: 14, tail: """
-            ON CONFLICT(id) DO UPDATE SET title = excluded.title, start_key = excluded.start_key,
-                all_day = excluded.all_day, end_key = excluded.end_key, end_all_day = excluded.end_all_day,
-                time_zone = excluded.time_zone, symbol = excluded.symbol, color = excluded.color,
-                notes = excluded.notes, alerts = excluded.alerts, recurrence = excluded.recurrence,
-                task_count = excluded.task_count, open_count = excluded.open_count
-            """)
+        events = RowBatch(Store.eventsInsert, columns: 14, tail: Store.eventsUpsert)
         tasks = RowBatch("INSERT INTO tasks (event_id, position, id, text, status) VALUES", columns: 5, parents: [events])
         occurrences = RowBatch("INSERT OR IGNORE INTO occurrences (event_id, start_key) VALUES", columns: 2, parents: [events])
         spans = RowBatch("INSERT INTO recurrence_spans (event_id, from_key, to_key) VALUES", columns: 3, parents: [events])

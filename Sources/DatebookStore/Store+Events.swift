@@ -44,16 +44,8 @@ extension Store {
         try wrap {
             if !fresh { try statement(literal: "DELETE FROM tasks WHERE event_id = ?").bind(.text(event.id)).run() }
             // Values are set one by one: this runs once per event of a large save.
-            let insert = try statement(literal: """
-                INSERT INTO events (id, title, start_key, all_day, end_key, end_all_day, time_zone, symbol, color,
-                                    notes, alerts, recurrence, task_count, open_count)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET title = excluded.title, start_key = excluded.start_key,
-                    all_day = excluded.all_day, end_key = excluded.end_key, end_all_day = excluded.end_all_day,
-                    time_zone = excluded.time_zone, symbol = excluded.symbol, color = excluded.color,
-                    notes = excluded.notes, alerts = excluded.alerts, recurrence = excluded.recurrence,
-                    task_count = excluded.task_count, open_count = excluded.open_count
-                """).reset()
+            let insert = try statement(key: "events.upsert", Self.eventsInsert + " (" + Array(repeating: "?", count: 14)
+                .joined(separator: ", ") + ") " + Self.eventsUpsert).reset()
             try insert.set(1, event.id)
             try insert.set(2, event.title)
             try insert.set(3, startKey)
@@ -82,6 +74,20 @@ extension Store {
         }
         try writeOccurrences(event, fresh: fresh, expanded: expanded)
     }
+
+    /// The insert of an events row, up to `VALUES`, and what follows the values: an event saved
+    /// again replaces its row (shared by the one-row statement and `RowBatch`).
+    static let eventsInsert = """
+        INSERT INTO events (id, title, start_key, all_day, end_key, end_all_day, time_zone, symbol, color,
+                            notes, alerts, recurrence, task_count, open_count) VALUES
+        """
+    static let eventsUpsert = """
+        ON CONFLICT(id) DO UPDATE SET title = excluded.title, start_key = excluded.start_key,
+            all_day = excluded.all_day, end_key = excluded.end_key, end_all_day = excluded.end_all_day,
+            time_zone = excluded.time_zone, symbol = excluded.symbol, color = excluded.color,
+            notes = excluded.notes, alerts = excluded.alerts, recurrence = excluded.recurrence,
+            task_count = excluded.task_count, open_count = excluded.open_count
+        """
 
     /// Deletes an event and its tasks; false when there was no such event.
     @discardableResult

@@ -102,11 +102,15 @@ public final class Store {
     /// the write path of a bulk load asks for its statements once per row, and hashing a 600-byte
     /// SQL text each time cost more than some of the inserts.
     func statement(literal sql: StaticString) throws -> SQLiteStatement {
-        let key = UInt(bitPattern: sql.utf8Start)
-        if let cached = literalStatements[key] { return cached }
-        let text = sql.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
-        let prepared = try wrap { try db.prepare(text) }
-        literalStatements[key] = prepared
+        try statement(key: sql, sql.withUTF8Buffer { String(decoding: $0, as: UTF8.self) })
+    }
+
+    /// A cached prepared statement found by `key`'s address; `sql` is made only the first time.
+    func statement(key: StaticString, _ sql: @autoclosure () -> String) throws -> SQLiteStatement {
+        let address = UInt(bitPattern: key.utf8Start)
+        if let cached = literalStatements[address] { return cached }
+        let prepared = try wrap { try db.prepare(sql()) }
+        literalStatements[address] = prepared
         return prepared
     }
 
