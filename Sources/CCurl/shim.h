@@ -45,7 +45,7 @@ struct datebook_curl_state {
 };
 
 static inline void datebook_curl_open(struct datebook_curl_state *state) {
-    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    void *library = dlopen("libcurl.so.4", RTLD_LAZY | RTLD_LOCAL);
     if (!library) {
         const char *why = dlerror();
         snprintf(state->error, sizeof state->error, "%s", why ? why : "libcurl.so.4 not found");
