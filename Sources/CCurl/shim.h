@@ -52,30 +52,30 @@ static inline void datebook_curl_open(struct datebook_curl_state *state) {
         return;
     }
     struct datebook_curl_api api;
-#define DATEBOOK_CURL_SYMBOL(field, name) \
-    if (!(*(void **)&api.field = dlsym(library, name))) { \
-        snprintf(state->error, sizeof state->error, "libcurl.so.4 has no %s", name); \
+#define DATEBOOK_CURL_SYMBOL(field) \
+    if (!(*(void **)&api.field = dlsym(library, "curl_" #field))) { \
+        snprintf(state->error, sizeof state->error, "libcurl.so.4 has no %s", "curl_" #field); \
         return; \
     }
-    DATEBOOK_CURL_SYMBOL(global_init, "curl_global_init")
-    DATEBOOK_CURL_SYMBOL(version, "curl_version")
-    DATEBOOK_CURL_SYMBOL(easy_strerror, "curl_easy_strerror")
-    DATEBOOK_CURL_SYMBOL(easy_init, "curl_easy_init")
-    DATEBOOK_CURL_SYMBOL(easy_cleanup, "curl_easy_cleanup")
-    DATEBOOK_CURL_SYMBOL(easy_reset, "curl_easy_reset")
-    DATEBOOK_CURL_SYMBOL(easy_perform, "curl_easy_perform")
-    DATEBOOK_CURL_SYMBOL(easy_setopt, "curl_easy_setopt")
-    DATEBOOK_CURL_SYMBOL(easy_getinfo, "curl_easy_getinfo")
-    DATEBOOK_CURL_SYMBOL(slist_append, "curl_slist_append")
-    DATEBOOK_CURL_SYMBOL(slist_free_all, "curl_slist_free_all")
-    DATEBOOK_CURL_SYMBOL(multi_init, "curl_multi_init")
-    DATEBOOK_CURL_SYMBOL(multi_cleanup, "curl_multi_cleanup")
-    DATEBOOK_CURL_SYMBOL(multi_add_handle, "curl_multi_add_handle")
-    DATEBOOK_CURL_SYMBOL(multi_remove_handle, "curl_multi_remove_handle")
-    DATEBOOK_CURL_SYMBOL(multi_perform, "curl_multi_perform")
-    DATEBOOK_CURL_SYMBOL(multi_poll, "curl_multi_poll")
-    DATEBOOK_CURL_SYMBOL(multi_info_read, "curl_multi_info_read")
-    DATEBOOK_CURL_SYMBOL(multi_setopt, "curl_multi_setopt")
+    DATEBOOK_CURL_SYMBOL(global_init)
+    DATEBOOK_CURL_SYMBOL(version)
+    DATEBOOK_CURL_SYMBOL(easy_strerror)
+    DATEBOOK_CURL_SYMBOL(easy_init)
+    DATEBOOK_CURL_SYMBOL(easy_cleanup)
+    DATEBOOK_CURL_SYMBOL(easy_reset)
+    DATEBOOK_CURL_SYMBOL(easy_perform)
+    DATEBOOK_CURL_SYMBOL(easy_setopt)
+    DATEBOOK_CURL_SYMBOL(easy_getinfo)
+    DATEBOOK_CURL_SYMBOL(slist_append)
+    DATEBOOK_CURL_SYMBOL(slist_free_all)
+    DATEBOOK_CURL_SYMBOL(multi_init)
+    DATEBOOK_CURL_SYMBOL(multi_cleanup)
+    DATEBOOK_CURL_SYMBOL(multi_add_handle)
+    DATEBOOK_CURL_SYMBOL(multi_remove_handle)
+    DATEBOOK_CURL_SYMBOL(multi_perform)
+    DATEBOOK_CURL_SYMBOL(multi_poll)
+    DATEBOOK_CURL_SYMBOL(multi_info_read)
+    DATEBOOK_CURL_SYMBOL(multi_setopt)
 #undef DATEBOOK_CURL_SYMBOL
     state->api = api;
     state->loaded = 1;

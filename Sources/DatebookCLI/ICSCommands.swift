@@ -23,7 +23,7 @@ enum ICSCommands {
         // An empty store (the common first import) needs no per-event lookups.
         let empty = try store.eventCount() == 0
         let options = PlannerICS.Options(calendar: "import", timeZone: context.timeZone,
-                                         today: CalendarDate(context.now, in: context.timeZone), mayHaveStored: !empty,
+                                         today: CalendarDate(context.now, in: context.timeZone),
                                          existing: { empty ? nil : try? store.event(id: $0) })
         let result = try read(&bytes, name: name, options: options, context)
         for warning in result.warnings { context.err.write("datebook: warning: " + warning + "\n") }

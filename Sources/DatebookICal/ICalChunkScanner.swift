@@ -33,11 +33,10 @@ struct ICalChunkScanner {
         var lineStart = start
         var index = start
         let count = bytes.count
-        guard let base = bytes.baseAddress else { return result }
         // Lines before `start` (a BOM has none) are not counted.
         while lineStart < count {
-            // memchr looks at many bytes per step: this pass is serial, before the parse workers start.
-            index = memchr(base + lineStart, 0x0A, count - lineStart).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? count
+            // By memchr: this pass is serial, before the parse workers start.
+            index = ICalBytes.first(0x0A, in: bytes, from: lineStart, to: count)
             let lineEnd = index  // position of LF or count
             let next = min(count, lineEnd + 1)
             if let (isBegin, name) = boundary(bytes, lineStart, lineEnd) {
@@ -77,16 +76,12 @@ struct ICalChunkScanner {
         }
         let nameBytes = UnsafeBufferPointer(rebasing: b[(s + keyword.count)..<end])
         // The common names without making and upper-casing a new string per line.
-        for (upper, name) in commonNames where upper.count == nameBytes.count
-            && zip(nameBytes, upper).allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0) == $1 }) {
-            return (isBegin, name)
-        }
-        return (isBegin, String(decoding: nameBytes, as: UTF8.self).uppercased())
+        return (isBegin, ICalBytes.match(nameBytes, in: commonNames) ?? String(decoding: nameBytes, as: UTF8.self).uppercased())
     }
 
     private static let beginKeyword = Array("begin:".utf8), endKeyword = Array("end:".utf8)
-    private static let commonNames: [([UInt8], String)] = ["VEVENT", "VTODO", "VALARM", "VCALENDAR", "VTIMEZONE", "STANDARD", "DAYLIGHT"]
-        .map { (Array($0.utf8), $0) }
+    private static let commonNames: [(bytes: [UInt8], name: String)] = ["VEVENT", "VTODO", "VALARM", "VCALENDAR", "VTIMEZONE",
+                                                                         "STANDARD", "DAYLIGHT"].map { (Array($0.utf8), $0) }
 }
 
 extension ICalChunkScanner {

@@ -133,8 +133,7 @@ enum ICalSimpleEvent {
         var skipping = false
         var lineStart = range.lowerBound
         while lineStart < range.upperBound {
-            var lineEnd = lineStart
-            while lineEnd < range.upperBound, bytes[lineEnd] != 0x0A { lineEnd += 1 }
+            let lineEnd = ICalBytes.first(0x0A, in: bytes, from: lineStart, to: range.upperBound)
             var contentEnd = lineEnd
             if contentEnd > lineStart, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
             defer { lineStart = lineEnd + 1 }
@@ -147,8 +146,8 @@ enum ICalSimpleEvent {
             var nameEnd = lineStart
             while nameEnd < contentEnd, bytes[nameEnd] != UInt8(ascii: ":"), bytes[nameEnd] != UInt8(ascii: ";") { nameEnd += 1 }
             let nameBytes = UnsafeBufferPointer(rebasing: bytes[lineStart..<nameEnd])
-            guard let name = name(nameBytes) else {
-                if otherUsed.contains(where: { ICalSimpleTodo.equalsIgnoringCase(nameBytes, $0) }) { return nil }
+            guard let name = ICalBytes.match(nameBytes, in: names) else {
+                if otherUsed.contains(where: { ICalBytes.equalsIgnoringCase(nameBytes, $0) }) { return nil }
                 skipping = true
                 continue
             }
@@ -167,7 +166,7 @@ enum ICalSimpleEvent {
             case (.begin, 0), (.begin, 1), (.end, 1), (.end, 2):
                 guard params.isEmpty else { return nil }
                 let expected = depth == 0 || name == .end && depth == 1 ? vevent : valarm
-                guard ICalSimpleTodo.equalsIgnoringCase(valueBytes, expected) else { return nil }
+                guard ICalBytes.equalsIgnoringCase(valueBytes, expected) else { return nil }
                 if name == .begin {
                     depth += 1
                     alarmHasTrigger = false
@@ -251,10 +250,6 @@ enum ICalSimpleEvent {
                 index += 1
             }
         }
-        return ICalSimpleTodo.text(value).map(ICalSimpleTodo.unescape)
-    }
-
-    private static func name(_ bytes: UnsafeBufferPointer<UInt8>) -> Name? {
-        names.first { $0.bytes.count == bytes.count && ICalSimpleTodo.equalsIgnoringCase(bytes, $0.bytes) }?.name
+        return ICalBytes.text(value).map(ICalBytes.unescape)
     }
 }

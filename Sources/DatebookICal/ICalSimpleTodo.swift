@@ -20,35 +20,34 @@ enum ICalSimpleTodo {
         var uid: String?, summary: String?, status: String?, related: String?
         var lineStart = chunk.range.lowerBound
         let end = chunk.range.upperBound
-        guard let base = bytes.baseAddress else { return nil }
         while lineStart < end {
-            let lineEnd = memchr(base + lineStart, 0x0A, end - lineStart).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? end
+            let lineEnd = ICalBytes.first(0x0A, in: bytes, from: lineStart, to: end)
             var contentEnd = lineEnd
             if contentEnd > lineStart, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
             defer { lineStart = lineEnd + 1 }
             guard contentEnd > lineStart else { continue }
             let first = bytes[lineStart]
             if first == 0x20 || first == 0x09 { return nil }  // folded: let libical unfold
-            guard let colon = memchr(base + lineStart, Int32(UInt8(ascii: ":")), contentEnd - lineStart)
-                .map({ UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base }) else { return nil }
-            // Parameters (`;`) or any other property: libical's path.
-            guard let name = name(UnsafeBufferPointer(rebasing: bytes[lineStart..<colon])) else { return nil }
+            let colon = ICalBytes.first(UInt8(ascii: ":"), in: bytes, from: lineStart, to: contentEnd)
+            // No value, parameters (`;`) or any other property: libical's path.
+            guard colon < contentEnd,
+                  let name = ICalBytes.match(UnsafeBufferPointer(rebasing: bytes[lineStart..<colon]), in: names) else { return nil }
             let valueBytes = UnsafeBufferPointer(rebasing: bytes[(colon + 1)..<contentEnd])
             switch name {
-            case .begin, .end: if !equalsIgnoringCase(valueBytes, vtodo) { return nil }
+            case .begin, .end: if !ICalBytes.equalsIgnoringCase(valueBytes, vtodo) { return nil }
             case .uid, .summary, .status, .relatedTo:
-                guard let value = text(valueBytes) else { return nil }
+                guard let value = ICalBytes.text(valueBytes) else { return nil }
                 // An escaped UID or RELATED-TO keeps libical's exact unescaping (and its warnings).
                 let escaped = valueBytes.contains(UInt8(ascii: "\\"))
                 switch name {
                 case .uid: if escaped { return nil } else { uid = value }
-                case .summary: summary = escaped ? unescape(value) : value
+                case .summary: summary = escaped ? ICalBytes.unescape(value) : value
                 case .status: status = value.uppercased()
                 default: if escaped { return nil } else { related = value }
                 }
             default:
                 // Read past, but a value that is not UTF-8 goes to libical like everything odd.
-                guard valueBytes.allSatisfy({ $0 < 0x80 }) || String(validating: valueBytes, as: UTF8.self) != nil else { return nil }
+                guard ICalBytes.isUTF8(valueBytes) else { return nil }
             }
         }
         // Missing values keep libical's exact behaviour (and its warnings).
@@ -57,43 +56,5 @@ enum ICalSimpleTodo {
               summary.map({ !$0.isEmpty }) ?? true, status.map({ !$0.isEmpty }) ?? true else { return nil }
         return ICalTodo(uid: uid, summary: summary, status: ICalTaskStatus(icalStatus: status), rawStatus: status,
                         relatedTo: related, due: nil, sourceLine: chunk.line)
-    }
-
-    private static func name(_ bytes: UnsafeBufferPointer<UInt8>) -> Name? {
-        names.first { $0.bytes.count == bytes.count && equalsIgnoringCase(bytes, $0.bytes) }?.name
-    }
-
-    /// ASCII case-insensitive equality with `upper`, an upper-case ASCII word (also used by
-    /// ``ICalSimpleEvent``).
-    static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ upper: [UInt8]) -> Bool {
-        bytes.count == upper.count && zip(bytes, upper).allSatisfy { ($0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0) == $1 }
-    }
-
-    /// The bytes as a String, or nil when they are not UTF-8; ASCII (nearly every value) skips the
-    /// slower validating initialiser.
-    static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        bytes.allSatisfy({ $0 < 0x80 }) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
-    }
-
-    /// TEXT unescaping (RFC 5545 3.3.11).
-    static func unescape(_ text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "\\")) else { return text }
-        var out = ""
-        var escaped = false
-        for character in text {
-            if escaped {
-                switch character {
-                case "n", "N": out.append("\n")
-                default: out.append(character)
-                }
-                escaped = false
-            } else if character == "\\" {
-                escaped = true
-            } else {
-                out.append(character)
-            }
-        }
-        if escaped { out.append("\\") }
-        return out
     }
 }

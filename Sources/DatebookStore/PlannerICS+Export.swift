@@ -52,10 +52,7 @@ extension Store {
                             tail: "ON CONFLICT(event_id) DO UPDATE SET calendar = excluded.calendar, uid = excluded.uid")
         for id in ids {
             guard let uid = uids[id] else { continue }
-            rows.append(.text(id))
-            rows.append(.text(calendar))
-            rows.append(.text(uid))
-            try rows.endRow(in: self)
+            try rows.add([.text(id), .text(calendar), .text(uid)], in: self)
         }
         try rows.flush(in: self)
     }

@@ -30,15 +30,11 @@ public enum PlannerICS {
         /// The stored event with this id, if any: re-imports keep its symbol, colour and (without
         /// VTODOs of their own) its tasks.
         public var existing: (String) -> Event?
-        /// False when the caller knows `existing` finds nothing (an empty store): no call per event.
-        public var mayHaveStored: Bool
 
-        public init(calendar: String, timeZone: TimeZone, today: CalendarDate, mayHaveStored: Bool = true,
-                    existing: @escaping (String) -> Event?) {
+        public init(calendar: String, timeZone: TimeZone, today: CalendarDate, existing: @escaping (String) -> Event?) {
             self.calendar = calendar
             self.timeZone = timeZone
             self.today = today
-            self.mayHaveStored = mayHaveStored
             self.existing = existing
         }
     }
@@ -82,7 +78,7 @@ public enum PlannerICS {
         }
         /// The converted event with what the store already knows of it (symbol, colour, tasks).
         func final(_ made: consuming Event) -> Event {
-            guard options.mayHaveStored, let stored = options.existing(made.id) else { return made }
+            guard let stored = options.existing(made.id) else { return made }
             var event = made
             event.symbol = stored.symbol
             event.color = stored.color
@@ -152,11 +148,11 @@ public enum PlannerICS {
                     events.append(nil)
                 } else if let recurrenceID = item.recurrenceID {
                     var event = makeEvent(item, id: eventID(uid: item.uid + "#" + RecurrenceText.format(recurrenceID), options: options),
-                                          stored: nil, options: options)
+                                          options: options)
                     event.recurrence = nil
                     events.append(event)
                 } else {
-                    let event = makeEvent(item, id: eventID(uid: item.uid, options: options), stored: nil, options: options)
+                    let event = makeEvent(item, id: eventID(uid: item.uid, options: options), options: options)
                     events.append(event)
                     component.problem = event.recurrence.flatMap { RecurrenceExpander.problem(rule: $0) }
                 }
@@ -202,7 +198,9 @@ public enum PlannerICS {
     private static let symbols = Symbol.allCases
     private static let colors = EventColor.allCases
 
-    static func makeEvent(_ item: ICalEvent, id: String, stored: Event?, options: Options) -> Event {
+    /// The event `item` becomes on its own; what a stored copy keeps (symbol, colour, tasks) is
+    /// applied by the join.
+    static func makeEvent(_ item: ICalEvent, id: String, options: Options) -> Event {
         let seed = Int(truncatingIfNeeded: UInt64(id, radix: 16) ?? 0)
         var notes = item.description ?? ""
         for extra in [item.location.map { "Location: " + $0 }, item.url] {
@@ -225,8 +223,8 @@ public enum PlannerICS {
             id: id, title: item.summary.flatMap { $0.isEmpty ? nil : $0 } ?? "(no title)",
             start: eventStart(item.start, options.timeZone), end: item.end.map { eventStart($0, options.timeZone) },
             timeZone: zone,
-            symbol: stored?.symbol ?? symbols[abs(seed % symbols.count)],
-            color: stored?.color ?? colors[abs(seed / 7 % colors.count)],
+            symbol: symbols[abs(seed % symbols.count)],
+            color: colors[abs(seed / 7 % colors.count)],
             notes: notes, tasks: [], alerts: alerts, recurrence: recurrence)
     }
 

@@ -27,13 +27,9 @@ final class RowBatch {
         values.reserveCapacity(columns * Self.size)
     }
 
-    /// Adds one value of the current row; `endRow` closes the row.
-    func append(_ value: SQLiteValue) {
-        values.append(value)
-    }
-
-    /// Closes a row; inserts the batch when it is full.
-    func endRow(in store: Store) throws {
+    /// Adds one row (its values in column order); inserts the batch when it is full.
+    func add(_ row: [SQLiteValue], in store: Store) throws {
+        values.append(contentsOf: row)
         if values.count == columns * Self.size { try flush(in: store) }
     }
 
@@ -46,22 +42,15 @@ final class RowBatch {
         if rows == Self.size, let full {
             statement = full
         } else {
-            statement = try store.statement(sql(rows: rows))
+            statement = try store.statement(Self.sql(head, columns: columns, rows: rows, tail: tail))
             if rows == Self.size { full = statement }
         }
-        statement.reset()
-        for (n, value) in values.enumerated() {
-            switch value {
-            case .null: try statement.set(Int32(n + 1), nil as String?)
-            case .integer(let v): try statement.set(Int32(n + 1), v)
-            case .text(let v): try statement.set(Int32(n + 1), v)
-            }
-        }
+        try store.wrap { try statement.bind(values).run() }
         values.removeAll(keepingCapacity: true)
-        try store.wrap { try statement.run() }
     }
 
-    private func sql(rows: Int) -> String {
+    /// `head (?, …), (?, …) tail` for `rows` rows of `columns` values.
+    static func sql(_ head: String, columns: Int, rows: Int, tail: String = "") -> String {
         let row = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
         return head + " " + Array(repeating: row, count: rows).joined(separator: ", ") + (tail.isEmpty ? "" : " " + tail)
     }

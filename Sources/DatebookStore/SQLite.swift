@@ -89,7 +89,7 @@ final class SQLiteStatement {
         for (n, value) in values.enumerated() {
             let index = Int32(n + 1)
             switch value {
-            case .null: try set(index, nil as String?)
+            case .null: try setNull(index)
             case .integer(let v): try set(index, v)
             case .text(let v): try set(index, v)
             }
@@ -97,19 +97,11 @@ final class SQLiteStatement {
         return self
     }
 
-    /// Resets the statement for new values, bound one by one with `set` (no array of values per
-    /// row on the bulk write path); parameters not set again keep their values.
-    @discardableResult
-    func reset() -> SQLiteStatement {
-        sqlite3_reset(handle)
-        return self
-    }
-
-    func set(_ index: Int32, _ value: Int64) throws {
+    private func set(_ index: Int32, _ value: Int64) throws {
         try connection.check(sqlite3_bind_int64(handle, index, value))
     }
 
-    func set(_ index: Int32, _ value: String) throws {
+    private func set(_ index: Int32, _ value: String) throws {
         var value = value
         // The byte count, not -1: no strlen, and a NUL inside the text does not cut it short.
         let rc = value.withUTF8 { utf8 in
@@ -122,14 +114,8 @@ final class SQLiteStatement {
         try connection.check(rc)
     }
 
-    func set(_ index: Int32, _ value: Int64?) throws {
-        guard let value else { return try connection.check(sqlite3_bind_null(handle, index)) }
-        try set(index, value)
-    }
-
-    func set(_ index: Int32, _ value: String?) throws {
-        guard let value else { return try connection.check(sqlite3_bind_null(handle, index)) }
-        try set(index, value)
+    private func setNull(_ index: Int32) throws {
+        try connection.check(sqlite3_bind_null(handle, index))
     }
 
     /// Steps once; true when a row is available.

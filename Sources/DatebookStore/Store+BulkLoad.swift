@@ -17,9 +17,9 @@ extension Store {
     /// Smaller batches are written row by row with the indexes in place.
     static let bulkThreshold = 5_000
 
-    /// The indices of `events` in id order, so the primary-key B-trees of events and tasks grow at their right edge
-    /// instead of splitting pages all over the file. Ids of 16 lower-case hex digits (all that
-    /// datebook makes) sort as the numbers they spell, which is their text order too.
+    /// The indices of `events` in id order, so the primary-key B-trees of events and tasks grow at
+    /// their right edge instead of splitting pages all over the file. Ids of 16 lower-case hex
+    /// digits (all that datebook makes) sort as the numbers they spell, which is their text order.
     static func idOrder(_ events: [Event]) -> [Int] {
         var keys: [(key: UInt64, index: Int)] = []
         keys.reserveCapacity(events.count)
@@ -115,28 +115,32 @@ extension Store {
     /// Drops the triggers on `events` when they are exactly the ones `alertLeadSetsCatchUp` replays;
     /// returns their `CREATE TRIGGER` statements (nil, and nothing dropped, otherwise).
     private func suspendEventTriggers() throws -> [String]? {
-        try wrap {
-            var triggers: [(name: String, sql: String)] = []
-            let rows = try db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events' ORDER BY name")
-            while try rows.step() { triggers.append((rows.text(0), rows.text(1))) }
-            guard Set(triggers.map(\.name)) == Self.alertLeadSetsTriggers else { return nil }
-            for trigger in triggers { try db.execute("DROP TRIGGER \"\(trigger.name)\"") }
-            return triggers.map(\.sql)
-        }
+        let triggers = try schemaObjects("type = 'trigger' AND tbl_name = 'events'")
+        guard Set(triggers.map(\.name)) == Self.alertLeadSetsTriggers else { return nil }
+        return try drop(triggers, kind: "TRIGGER")
     }
 
     /// Drops the secondary indexes of the planner tables; returns their `CREATE INDEX` statements.
     private func dropSecondaryIndexes() throws -> [String] {
-        var indexes: [(name: String, sql: String)] = []
+        // Automatic primary-key indexes have no SQL text and stay.
+        try drop(schemaObjects("""
+            type = 'index' AND sql IS NOT NULL AND tbl_name IN ('events', 'tasks', 'occurrences', 'event_sources')
+            """), kind: "INDEX")
+    }
+
+    /// Name and `CREATE` text of the schema objects matching `condition`, by name.
+    private func schemaObjects(_ condition: String) throws -> [(name: String, sql: String)] {
         try wrap {
-            // Automatic primary-key indexes have no SQL text and stay.
-            let rows = try db.prepare("""
-                SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
-                    AND tbl_name IN ('events', 'tasks', 'occurrences', 'event_sources') ORDER BY name
-                """)
-            while try rows.step() { indexes.append((rows.text(0), rows.text(1))) }
-            for index in indexes { try db.execute("DROP INDEX \"\(index.name)\"") }
+            var found: [(name: String, sql: String)] = []
+            let rows = try db.prepare("SELECT name, sql FROM sqlite_master WHERE \(condition) ORDER BY name")
+            while try rows.step() { found.append((rows.text(0), rows.text(1))) }
+            return found
         }
-        return indexes.map(\.sql)
+    }
+
+    /// Drops `objects` (`kind`: INDEX or TRIGGER); returns their `CREATE` statements.
+    private func drop(_ objects: [(name: String, sql: String)], kind: String) throws -> [String] {
+        try wrap { for object in objects { try db.execute("DROP \(kind) \"\(object.name)\"") } }
+        return objects.map(\.sql)
     }
 }

@@ -17,62 +17,41 @@ extension Store {
     /// Inserts or replaces one event with its tasks and occurrences. `fresh`: the caller knows the
     /// id is not stored yet (a bulk load into an empty store), so nothing needs deleting first.
     func write(_ event: Event, fresh: Bool = false, expanded: [Int64]? = nil, batches: BulkInserts? = nil) throws {
-        let (startKey, allDay) = Self.key(event.start)
-        let end = event.end.map(Self.key)
-        let alerts = event.alerts.isEmpty ? "" : event.alerts.map(\.description).joined(separator: " ")
         if let batches {
             // A bulk load into an empty store: rows go in sixteen per statement run (RowBatch).
-            for value: SQLiteValue in [.text(event.id), .text(event.title), .integer(startKey), .int(allDay ? 1 : 0),
-                                       end.map { .integer($0.0) } ?? .null, end.map { .int($0.1 ? 1 : 0) } ?? .null,
-                                       .text(event.timeZone), .text(event.symbol.rawValue), .text(event.color.rawValue),
-                                       .text(event.notes), .text(alerts), .optional(event.recurrence),
-                                       .int(event.tasks.count), .int(event.badge)] {
-                batches.events.append(value)
-            }
-            try batches.events.endRow(in: self)
+            try batches.events.add(Self.eventRow(event), in: self)
             for (position, task) in event.tasks.enumerated() {
-                batches.tasks.append(.text(event.id))
-                batches.tasks.append(.int(position))
-                batches.tasks.append(.text(task.id))
-                batches.tasks.append(.text(task.text))
-                batches.tasks.append(.text(task.status.rawValue))
-                try batches.tasks.endRow(in: self)
+                try batches.tasks.add(Self.taskRow(event.id, position, task), in: self)
             }
             try writeOccurrences(event, fresh: fresh, expanded: expanded, batches: batches)
             return
         }
         try wrap {
             if !fresh { try statement(literal: "DELETE FROM tasks WHERE event_id = ?").bind(.text(event.id)).run() }
-            // Values are set one by one: this runs once per event of a large save.
-            let insert = try statement(key: "events.upsert", Self.eventsInsert + " (" + Array(repeating: "?", count: 14)
-                .joined(separator: ", ") + ") " + Self.eventsUpsert).reset()
-            try insert.set(1, event.id)
-            try insert.set(2, event.title)
-            try insert.set(3, startKey)
-            try insert.set(4, allDay ? 1 : 0)
-            try insert.set(5, end.map(\.0))
-            try insert.set(6, end.map { $0.1 ? 1 : 0 })
-            try insert.set(7, event.timeZone)
-            try insert.set(8, event.symbol.rawValue)
-            try insert.set(9, event.color.rawValue)
-            try insert.set(10, event.notes)
-            try insert.set(11, alerts)
-            try insert.set(12, event.recurrence)
-            try insert.set(13, Int64(event.tasks.count))
-            try insert.set(14, Int64(event.badge))
-            try insert.run()
+            try statement(key: "events.upsert", RowBatch.sql(Self.eventsInsert, columns: 14, rows: 1, tail: Self.eventsUpsert))
+                .bind(Self.eventRow(event)).run()
             let insertTask = try statement(literal: "INSERT INTO tasks (event_id, position, id, text, status) VALUES (?, ?, ?, ?, ?)")
             for (position, task) in event.tasks.enumerated() {
-                insertTask.reset()
-                try insertTask.set(1, event.id)
-                try insertTask.set(2, Int64(position))
-                try insertTask.set(3, task.id)
-                try insertTask.set(4, task.text)
-                try insertTask.set(5, task.status.rawValue)
-                try insertTask.run()
+                try insertTask.bind(Self.taskRow(event.id, position, task)).run()
             }
         }
         try writeOccurrences(event, fresh: fresh, expanded: expanded)
+    }
+
+    /// The values of an events row, in the column order of `eventsInsert`.
+    static func eventRow(_ event: Event) -> [SQLiteValue] {
+        let (startKey, allDay) = key(event.start)
+        let end = event.end.map(key)
+        return [.text(event.id), .text(event.title), .integer(startKey), .int(allDay ? 1 : 0),
+                end.map { .integer($0.0) } ?? .null, end.map { .int($0.1 ? 1 : 0) } ?? .null,
+                .text(event.timeZone), .text(event.symbol.rawValue), .text(event.color.rawValue),
+                .text(event.notes), .text(event.alerts.map(\.description).joined(separator: " ")),
+                .optional(event.recurrence), .int(event.tasks.count), .int(event.badge)]
+    }
+
+    /// The values of a tasks row (event_id, position, id, text, status).
+    static func taskRow(_ eventID: String, _ position: Int, _ task: EventTask) -> [SQLiteValue] {
+        [.text(eventID), .int(position), .text(task.id), .text(task.text), .text(task.status.rawValue)]
     }
 
     /// The insert of an events row, up to `VALUES`, and what follows the values: an event saved

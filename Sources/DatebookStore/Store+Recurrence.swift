@@ -49,26 +49,16 @@ extension Store {
         let (startKey, _) = Self.key(event.start)
         let from = window.lowerBound <= startKey ? Int64.min : window.lowerBound
         let to = keys.count >= RecurrenceExpander.cap ? (keys.last ?? window.upperBound) : window.upperBound
+        let span: [SQLiteValue] = [.text(event.id), .integer(from), .integer(to)]
         if let batches {
-            for key in keys {
-                batches.occurrences.append(.text(event.id))
-                batches.occurrences.append(.integer(key))
-                try batches.occurrences.endRow(in: self)
-            }
-            for value: SQLiteValue in [.text(event.id), .integer(from), .integer(to)] { batches.spans.append(value) }
-            try batches.spans.endRow(in: self)
+            for key in keys { try batches.occurrences.add([.text(event.id), .integer(key)], in: self) }
+            try batches.spans.add(span, in: self)
             return
         }
         try wrap {
             let insert = try statement(literal: "INSERT OR IGNORE INTO occurrences (event_id, start_key) VALUES (?, ?)")
-            for key in keys {
-                insert.reset()
-                try insert.set(1, event.id)
-                try insert.set(2, key)
-                try insert.run()
-            }
-            try statement(literal: "INSERT INTO recurrence_spans (event_id, from_key, to_key) VALUES (?, ?, ?)")
-                .bind(.text(event.id), .integer(from), .integer(to)).run()
+            for key in keys { try insert.bind(.text(event.id), .integer(key)).run() }
+            try statement(literal: "INSERT INTO recurrence_spans (event_id, from_key, to_key) VALUES (?, ?, ?)").bind(span).run()
         }
     }
 

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Byte-level helpers of the chunk scanner and the plain-component paths (``ICalSimpleTodo``,
+/// ``ICalSimpleEvent``), which read lines without building Strings for what they skip.
+enum ICalBytes {
+    /// The index of the first `byte` in `bytes[from..<to]`, or `to`. `memchr` looks at many bytes
+    /// per step, where a Swift loop looks at one.
+    static func first(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Int {
+        guard from < to, let base = bytes.baseAddress else { return to }
+        return memchr(base + from, Int32(byte), to - from).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? to
+    }
+
+    /// ASCII case-insensitive equality with `upper`, an upper-case ASCII word.
+    static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ upper: [UInt8]) -> Bool {
+        bytes.count == upper.count && zip(bytes, upper).allSatisfy { ($0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0) == $1 }
+    }
+
+    /// The entry of `table` whose upper-case word `bytes` spells, ignoring ASCII case.
+    static func match<Name>(_ bytes: UnsafeBufferPointer<UInt8>, in table: [(bytes: [UInt8], name: Name)]) -> Name? {
+        table.first { $0.bytes.count == bytes.count && equalsIgnoringCase(bytes, $0.bytes) }?.name
+    }
+
+    /// True when the bytes are UTF-8; ASCII (nearly every value) skips the validating initialiser.
+    static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.allSatisfy({ $0 < 0x80 }) || String(validating: bytes, as: UTF8.self) != nil
+    }
+
+    /// The bytes as a String, or nil when they are not UTF-8; ASCII skips the validating initialiser.
+    static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        bytes.allSatisfy({ $0 < 0x80 }) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
+    }
+
+    /// TEXT unescaping (RFC 5545 3.3.11).
+    static func unescape(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "\\")) else { return text }
+        var out = ""
+        var escaped = false
+        for character in text {
+            if escaped {
+                switch character {
+                case "n", "N": out.append("\n")
+                default: out.append(character)
+                }
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else {
+                out.append(character)
+            }
+        }
+        if escaped { out.append("\\") }
+        return out
+    }
+}
