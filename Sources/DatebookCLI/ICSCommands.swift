@@ -32,6 +32,8 @@ enum ICSCommands {
         progress.finish()
         let skipped = result.warnings.isEmpty ? "" : " (\(result.warnings.count) warning\(result.warnings.count == 1 ? "" : "s"))"
         context.out.write("imported \(result.events.count) event\(result.events.count == 1 ? "" : "s") from \(name)\(skipped)\n")
+        // Freeing 100k events is a quarter of a second; let it overlap the store's closing.
+        BackgroundRelease.release(consume result)
         return ExitCode.ok
     }
 }

@@ -68,11 +68,39 @@ struct BulkLoadTests {
         // Loaded without SQLite's foreign-key checks: every row has its event, and checks are back on.
         #expect(try !bulk.db.prepare("PRAGMA foreign_key_check").step())
         #expect(try bulk.db.integer("PRAGMA foreign_keys") == 1)
+        // Written through a rollback journal (no other connection was open), and back in WAL mode.
+        // Pages that went through the WAL would still be in it: the store stays open.
+        #expect(try journalMode(bulk) == "wal")
+        #expect(walBytes(bulk) < 64 * 1024)
+        #expect(!FileManager.default.fileExists(atPath: bulk.path + "-journal"))
         // The triggers work again after the load.
         var later = batch[0]
         later.alerts = [LeadTime(days: 9)]
         try bulk.save([later])
         #expect(try bulk.distinctEventAlerts().contains("9d"))
+    }
+
+    func walBytes(_ store: Store) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: store.path + "-wal"))?[.size] as? Int) ?? 0
+    }
+
+    func journalMode(_ store: Store) throws -> String {
+        let row = try store.db.prepare("PRAGMA journal_mode")
+        return try row.step() ? row.text(0) : ""
+    }
+
+    /// With another connection open SQLite refuses to leave WAL mode; the load then stays in WAL,
+    /// and the other connection sees all of it.
+    @Test func bulkSaveWithTheStoreOpenElsewhereStaysInWALMode() throws {
+        let bulk = try store("shared")
+        let other = try Store(path: bulk.path, readOnly: true)
+        #expect(try other.eventCount() == 0)
+        let batch = events(Store.bulkThreshold)
+        try bulk.save(batch)
+        #expect(try journalMode(bulk) == "wal")
+        #expect(walBytes(bulk) > 64 * 1024, "the rows went through the WAL")
+        #expect(try other.eventCount() == batch.count)
+        #expect(try bulk.integrityCheck() == "ok")
     }
 
     @Test func bulkSaveOverExistingEventsReplacesTheirTasksAndKeepsTheRest() throws {
