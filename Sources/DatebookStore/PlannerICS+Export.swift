@@ -45,17 +45,16 @@ extension PlannerICS {
 }
 
 extension Store {
-    /// Records which iCalendar UID (and calendar) each of the events `ids` came from, in that order
-    /// (a bulk load passes them in id order: the primary key then grows at its right edge).
-    public func saveSources(_ uids: [String: String], calendar: String, ids: some Sequence<String>) throws {
-        let rows = RowBatch("INSERT INTO event_sources (event_id, calendar, uid) VALUES", columns: 3,
-                            tail: "ON CONFLICT(event_id) DO UPDATE SET calendar = excluded.calendar, uid = excluded.uid")
-        for id in ids {
-            guard let uid = uids[id] else { continue }
-            try rows.add([.text(id), .text(calendar), .text(uid)], in: self)
+    /// Records which iCalendar UID (and calendar) each event came from: `rows` of (event id, UID).
+    func saveSources(calendar: String, ids rows: some Sequence<(String, String)>) throws {
+        try wrap {
+            let insert = try statement(key: "sources.upsert", BulkRows.sql(BulkRows.Table.sources.head, columns: 3, rows: 1,
+                                                                         tail: Self.sourcesUpsert))
+            for (id, uid) in rows { try insert.bind(.text(id), .text(calendar), .text(uid)).run() }
         }
-        try rows.flush(in: self)
     }
+
+    static let sourcesUpsert = "ON CONFLICT(event_id) DO UPDATE SET calendar = excluded.calendar, uid = excluded.uid"
 
     /// Event id → iCalendar UID for every event that came from iCalendar.
     public func sourceUIDs() throws -> [String: String] {
@@ -71,9 +70,7 @@ extension Store {
     /// Saves imported events and their UIDs in one transaction; `progress(done)` after each batch.
     public func saveImport(_ result: ICSImport, calendar: String, progress: (Int) -> Void = { _ in }) throws {
         try bulkTransaction(count: result.events.count) {
-            try writeMany(result.events, progress: progress) { order in
-                try saveSources(result.uids, calendar: calendar, ids: order.lazy.map { result.events[$0].id })
-            }
+            try writeMany(result.events, sources: (calendar, { result.uids[result.events[$0].id] }), progress: progress)
         }
         progress(result.events.count)
     }

@@ -67,7 +67,7 @@ final class SQLiteConnection {
 /// Owns one prepared statement; values are bound with SQLITE_TRANSIENT so SQLite copies them.
 final class SQLiteStatement {
     let handle: OpaquePointer
-    private let connection: SQLiteConnection
+    let connection: SQLiteConnection
 
     init(handle: OpaquePointer, connection: SQLiteConnection) {
         self.handle = handle

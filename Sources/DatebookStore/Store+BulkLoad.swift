@@ -82,38 +82,47 @@ extension Store {
     }
 
     /// Writes `events` in id order, in the current transaction; `progress(done)` every 5,000.
-    /// `then(order)` (the events' indices in that order) runs before the indexes come back (more
-    /// rows for the same tables).
-    func writeMany(_ events: [Event], progress: (Int) -> Void = { _ in }, then: ([Int]) throws -> Void = { _ in }) throws {
+    /// `sources`: the `event_sources` row of an event (by index in `events`), if it has one.
+    func writeMany(_ events: [Event], sources: (calendar: String, uid: (Int) -> String?)? = nil,
+                   progress: (Int) -> Void = { _ in }) throws {
         let order = Self.idOrder(events)
         let existing = events.count >= Self.bulkThreshold ? try eventCount() : Int.max
         let deferred = existing <= events.count ? try dropSecondaryIndexes() : []
         let suspended = events.count >= Self.bulkThreshold ? try suspendEventTriggers() : nil
-        // Into an empty store every id is new: no tasks or occurrences to delete first.
-        let fresh = existing == 0
         // Large batches expand their recurring events on another thread meanwhile.
+        var windows: [Range<Int64>] = []
         let expansions = events.count >= Self.bulkThreshold ? OccurrenceExpansions(order.compactMap { index in
             let event = events[index]
-            return event.recurrence.map { OccurrenceExpansions.Job(start: event.start, timeZone: event.timeZone, recurrence: $0,
-                                                                   window: horizonKeys(for: event)) }
+            return event.recurrence.map { recurrence in
+                windows.append(horizonKeys(for: event))
+                return OccurrenceExpansions.Job(start: event.start, timeZone: event.timeZone, recurrence: recurrence,
+                                                window: windows[windows.count - 1])
+            }
         }) : nil
-        // Into an empty store, rows go in sixteen per statement run.
-        let batches = fresh ? BulkInserts() : nil
-        var recurring = 0
-        // Through the buffer: each event is read in place, not copied (a dozen strings each).
-        try events.withUnsafeBufferPointer { buffer in
-            for (n, index) in order.enumerated() {
-                var expanded: [Int64]?
-                if let expansions, buffer[index].recurrence != nil {
-                    expanded = expansions.keys(recurring)
-                    recurring += 1
+        if existing == 0 {
+            // Into an empty store every id is new: nothing to delete first, and rows go in in bulk.
+            try writeNew(BulkRows.Source(events: events, order: order, windows: windows, expansions: expansions,
+                                         sources: sources), progress: progress)
+        } else {
+            var recurring = 0
+            // Through the buffer: each event is read in place, not copied (a dozen strings each).
+            try events.withUnsafeBufferPointer { buffer in
+                for (n, index) in order.enumerated() {
+                    var expanded: [Int64]?
+                    if let expansions, buffer[index].recurrence != nil {
+                        expanded = expansions.keys(recurring)
+                        recurring += 1
+                    }
+                    try write(buffer[index], expanded: expanded)
+                    if n % 5_000 == 4_999 { progress(n + 1) }
                 }
-                try write(buffer[index], fresh: fresh, expanded: expanded, batches: batches)
-                if n % 5_000 == 4_999 { progress(n + 1) }
+            }
+            if let sources {
+                try saveSources(calendar: sources.calendar, ids: order.lazy.compactMap { index in
+                    sources.uid(index).map { (events[index].id, $0) }
+                })
             }
         }
-        try batches?.flush(in: self)
-        try then(order)
         for sql in deferred { try wrap { try db.execute(sql) } }
         if let suspended {
             try wrap {
@@ -121,6 +130,29 @@ extension Store {
                 try db.execute(Self.alertLeadSetsCatchUp)
             }
         }
+    }
+
+    /// Inserts the rows of events no stored row has (`BulkRows`: made on a helper thread).
+    private func writeNew(_ source: BulkRows.Source, progress: (Int) -> Void) throws {
+        let rows = BulkRows(source)
+        var inserter = BulkInserter(store: self)
+        var done = 0
+        do {
+            while let chunk = rows.next() {
+                try inserter.insert(chunk)
+                done += chunk.events
+                if done / 5_000 != (done - chunk.events) / 5_000 { progress(done) }
+            }
+        } catch {
+            rows.cancel()
+            throw error
+        }
+        // Later saves in this transaction must know which events have occurrence rows.
+        var occurrences = occurrenceRows ?? OccurrenceRows(before: false)
+        for index in source.order where source.events[index].recurrence != nil {
+            occurrences.written.insert(source.events[index].id)
+        }
+        occurrenceRows = occurrences
     }
 
     /// Drops the triggers on `events` when they are exactly the ones `alertLeadSetsCatchUp` replays;

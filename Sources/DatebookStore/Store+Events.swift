@@ -16,19 +16,10 @@ extension Store {
 
     /// Inserts or replaces one event with its tasks and occurrences. `fresh`: the caller knows the
     /// id is not stored yet (a bulk load into an empty store), so nothing needs deleting first.
-    func write(_ event: Event, fresh: Bool = false, expanded: [Int64]? = nil, batches: BulkInserts? = nil) throws {
-        if let batches {
-            // A bulk load into an empty store: rows go in sixteen per statement run (RowBatch).
-            try batches.events.add(Self.eventRow(event), in: self)
-            for (position, task) in event.tasks.enumerated() {
-                try batches.tasks.add(Self.taskRow(event.id, position, task), in: self)
-            }
-            try writeOccurrences(event, fresh: fresh, expanded: expanded, batches: batches)
-            return
-        }
+    func write(_ event: Event, fresh: Bool = false, expanded: [Int64]? = nil) throws {
         try wrap {
             if !fresh { try statement(literal: "DELETE FROM tasks WHERE event_id = ?").bind(.text(event.id)).run() }
-            try statement(key: "events.upsert", RowBatch.sql(Self.eventsInsert, columns: 14, rows: 1, tail: Self.eventsUpsert))
+            try statement(key: "events.upsert", BulkRows.sql(Self.eventsInsert, columns: 14, rows: 1, tail: Self.eventsUpsert))
                 .bind(Self.eventRow(event)).run()
             let insertTask = try statement(literal: "INSERT INTO tasks (event_id, position, id, text, status) VALUES (?, ?, ?, ?, ?)")
             for (position, task) in event.tasks.enumerated() {
@@ -40,22 +31,51 @@ extension Store {
 
     /// The values of an events row, in the column order of `eventsInsert`.
     static func eventRow(_ event: Event) -> [SQLiteValue] {
+        var row = ValueList()
+        eventRow(event, into: &row)
+        return row.values
+    }
+
+    static func eventRow(_ event: Event, into row: inout some RowSink) {
         let (startKey, allDay) = key(event.start)
-        let end = event.end.map(key)
-        return [.text(event.id), .text(event.title), .integer(startKey), .int(allDay ? 1 : 0),
-                end.map { .integer($0.0) } ?? .null, end.map { .int($0.1 ? 1 : 0) } ?? .null,
-                .text(event.timeZone), .text(event.symbol.rawValue), .text(event.color.rawValue),
-                .text(event.notes), .text(event.alerts.map(\.description).joined(separator: " ")),
-                .optional(event.recurrence), .int(event.tasks.count), .int(event.badge)]
+        row.text(event.id)
+        row.text(event.title)
+        row.integer(startKey)
+        row.int(allDay ? 1 : 0)
+        if let end = event.end.map(key) {
+            row.integer(end.0)
+            row.int(end.1 ? 1 : 0)
+        } else {
+            row.null()
+            row.null()
+        }
+        row.text(event.timeZone)
+        row.text(event.symbol.rawValue)
+        row.text(event.color.rawValue)
+        row.text(event.notes)
+        row.text(event.alerts.isEmpty ? "" : event.alerts.map(\.description).joined(separator: " "))
+        row.optional(event.recurrence)
+        row.int(event.tasks.count)
+        row.int(event.badge)
     }
 
     /// The values of a tasks row (event_id, position, id, text, status).
     static func taskRow(_ eventID: String, _ position: Int, _ task: EventTask) -> [SQLiteValue] {
-        [.text(eventID), .int(position), .text(task.id), .text(task.text), .text(task.status.rawValue)]
+        var row = ValueList()
+        taskRow(eventID, position, task, into: &row)
+        return row.values
+    }
+
+    static func taskRow(_ eventID: String, _ position: Int, _ task: EventTask, into row: inout some RowSink) {
+        row.text(eventID)
+        row.int(position)
+        row.text(task.id)
+        row.text(task.text)
+        row.text(task.status.rawValue)
     }
 
     /// The insert of an events row, up to `VALUES`, and what follows the values: an event saved
-    /// again replaces its row (shared by the one-row statement and `RowBatch`).
+    /// again replaces its row (shared by the one-row statement and `BulkRows`).
     static let eventsInsert = """
         INSERT INTO events (id, title, start_key, all_day, end_key, end_all_day, time_zone, symbol, color,
                             notes, alerts, recurrence, task_count, open_count) VALUES

@@ -138,7 +138,9 @@ extension Store {
         try transaction {
             try deleteFeedEvents(calendar: feed.calendar)
             for event in result.events { try write(event) }
-            try saveSources(result.uids, calendar: feed.calendar, ids: result.events.lazy.map(\.id))
+            try saveSources(calendar: feed.calendar, ids: result.events.lazy.compactMap { event in
+                result.uids[event.id].map { (event.id, $0) }
+            })
             try wrap {
                 try statement("""
                     UPDATE feeds SET etag = ?, last_modified = ?, last_checked = ?, last_success = ?, last_error = NULL,

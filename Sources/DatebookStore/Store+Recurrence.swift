@@ -27,7 +27,7 @@ extension Store {
 
     /// Replaces the materialised occurrences of `event` (none when it does not recur). `expanded`:
     /// its keys for `horizonKeys(for:)`, when a bulk load expanded them already.
-    func writeOccurrences(_ event: Event, fresh: Bool = false, expanded: [Int64]? = nil, batches: BulkInserts? = nil) throws {
+    func writeOccurrences(_ event: Event, fresh: Bool = false, expanded: [Int64]? = nil) throws {
         // Take the state out while changing it, so the set is not copied on every insert.
         var rows = try occurrenceRows ?? OccurrenceRows(
             before: wrap { try db.integer("SELECT EXISTS (SELECT 1 FROM recurrence_spans)") } != 0)
@@ -45,21 +45,22 @@ extension Store {
         let window = horizonKeys(for: event)
         let keys = expanded ?? RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone,
                                                        recurrence: recurrence, window: window).keys
-        // A span starting at or before the event's first start covers everything before it too.
-        let (startKey, _) = Self.key(event.start)
-        let from = window.lowerBound <= startKey ? Int64.min : window.lowerBound
-        let to = keys.count >= RecurrenceExpander.cap ? (keys.last ?? window.upperBound) : window.upperBound
-        let span: [SQLiteValue] = [.text(event.id), .integer(from), .integer(to)]
-        if let batches {
-            for key in keys { try batches.occurrences.add([.text(event.id), .integer(key)], in: self) }
-            try batches.spans.add(span, in: self)
-            return
-        }
         try wrap {
             let insert = try statement(literal: "INSERT OR IGNORE INTO occurrences (event_id, start_key) VALUES (?, ?)")
             for key in keys { try insert.bind(.text(event.id), .integer(key)).run() }
-            try statement(literal: "INSERT INTO recurrence_spans (event_id, from_key, to_key) VALUES (?, ?, ?)").bind(span).run()
+            var span = ValueList()
+            Self.spanRow(event, window: window, keys: keys, into: &span)
+            try statement(literal: "INSERT INTO recurrence_spans (event_id, from_key, to_key) VALUES (?, ?, ?)").bind(span.values).run()
         }
+    }
+
+    /// The `recurrence_spans` row of `event`, whose occurrences in `window` are `keys`.
+    static func spanRow(_ event: Event, window: Range<Int64>, keys: [Int64], into row: inout some RowSink) {
+        // A span starting at or before the event's first start covers everything before it too.
+        let (startKey, _) = key(event.start)
+        row.text(event.id)
+        row.integer(window.lowerBound <= startKey ? Int64.min : window.lowerBound)
+        row.integer(keys.count >= RecurrenceExpander.cap ? (keys.last ?? window.upperBound) : window.upperBound)
     }
 
     /// Re-materialises every recurring event for the current `recurrenceHorizon` (one transaction);

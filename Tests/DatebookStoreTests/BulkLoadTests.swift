@@ -103,6 +103,24 @@ struct BulkLoadTests {
         #expect(try bulk.integrityCheck() == "ok")
     }
 
+    /// The writer fails part-way (two events with one id give two rows for one task key): the error
+    /// comes back, the helper thread making rows stops, and the store is as it was.
+    @Test func failedBulkSaveLeavesTheStoreAsItWas() throws {
+        let store = try store("failed")
+        let before = try snapshot(store)
+        var batch = events(Store.bulkThreshold * 2)
+        batch.append(batch[4_001])
+        #expect(batch[4_001].tasks.count == 1)
+        #expect(throws: StoreError.self) { try store.save(batch) }
+        let after = try snapshot(store)
+        #expect(after.events.isEmpty)
+        #expect(after.indexes == before.indexes)
+        #expect(try journalMode(store) == "wal")
+        #expect(try store.db.integer("PRAGMA foreign_keys") == 1)
+        try store.save(Array(batch.dropLast()))
+        #expect(try store.eventCount() == batch.count - 1)
+    }
+
     @Test func bulkSaveOverExistingEventsReplacesTheirTasksAndKeepsTheRest() throws {
         let store = try store("update")
         let old = events(20, taskText: "old")

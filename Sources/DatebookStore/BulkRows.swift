@@ -1,0 +1,255 @@
+import CSQLite
+import DatebookCore
+import Foundation
+
+/// Receives the values of one row in column order: `Store.eventRow`, `taskRow`, … write each
+/// table's values once, for whichever sink a path uses.
+protocol RowSink {
+    mutating func text(_ value: borrowing String)
+    mutating func integer(_ value: Int64)
+    mutating func null()
+}
+
+extension RowSink {
+    mutating func int(_ value: Int) { integer(Int64(value)) }
+    mutating func optional(_ value: String?) {
+        if let value { text(value) } else { null() }
+    }
+}
+
+/// The values of one row for `SQLiteStatement.bind` (the row-by-row path).
+struct ValueList: RowSink {
+    var values: [SQLiteValue] = []
+    mutating func text(_ value: borrowing String) { values.append(.text(copy value)) }
+    mutating func integer(_ value: Int64) { values.append(.integer(value)) }
+    mutating func null() { values.append(.null) }
+}
+
+/// The rows of a bulk load into an empty store: made on a helper thread, inserted by the writer.
+///
+/// Making a row — reading the event's strings, its alert list, its badge — cost about as much as
+/// SQLite's insert of it, and both ran on the one thread every row must pass through. Now a helper
+/// thread copies the values of `chunkSize` events at a time into one byte buffer (`Chunk`) while
+/// the writer binds the previous chunk straight from it (`SQLITE_STATIC`: no allocation and no copy
+/// per value) and inserts `rowsPerStatement` rows per statement run. Each run of an INSERT opens
+/// the table's cursors and checks the schema again; for a task row that was about a third of its
+/// cost. A chunk's events go in before their tasks, occurrences, spans and sources, so every row
+/// finds its event even with foreign keys checked. The queue is guarded by `condition`.
+final class BulkRows: @unchecked Sendable {
+    static let rowsPerStatement = 16
+    static let chunkSize = 256
+    /// Chunks made ahead of the writer, at most.
+    static let ahead = 4
+
+    /// `head (?, …), (?, …) tail` for `rows` rows of `columns` values.
+    static func sql(_ head: String, columns: Int, rows: Int, tail: String = "") -> String {
+        let row = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
+        return head + " " + Array(repeating: row, count: rows).joined(separator: ", ") + (tail.isEmpty ? "" : " " + tail)
+    }
+
+    /// The tables in insert order (parents first), with the SQL around their values.
+    enum Table: Int, CaseIterable {
+        case events, tasks, occurrences, spans, sources
+
+        var columns: Int { [14, 5, 2, 3, 3][rawValue] }
+
+        var head: String {
+            switch self {
+            case .events: Store.eventsInsert
+            case .tasks: "INSERT INTO tasks (event_id, position, id, text, status) VALUES"
+            case .occurrences: "INSERT OR IGNORE INTO occurrences (event_id, start_key) VALUES"
+            case .spans: "INSERT INTO recurrence_spans (event_id, from_key, to_key) VALUES"
+            case .sources: "INSERT INTO event_sources (event_id, calendar, uid) VALUES"
+            }
+        }
+
+        var tail: String {
+            switch self {
+            case .events: Store.eventsUpsert
+            case .sources: Store.sourcesUpsert
+            default: ""
+            }
+        }
+    }
+
+    /// One value of a chunk: text is a range of the chunk's bytes.
+    enum Value {
+        case null
+        case integer(Int64)
+        case text(start: Int32, count: Int32)
+    }
+
+    /// The rows of up to `chunkSize` events, table by table.
+    struct Chunk: RowSink {
+        var bytes: [UInt8] = []
+        var values: [[Value]] = Array(repeating: [], count: Table.allCases.count)
+        var events = 0
+        /// The table `RowSink` calls go to.
+        var table = Table.events
+
+        mutating func text(_ value: borrowing String) {
+            let start = bytes.count
+            bytes.append(contentsOf: value.utf8)
+            values[table.rawValue].append(.text(start: Int32(start), count: Int32(bytes.count - start)))
+        }
+        mutating func integer(_ value: Int64) { values[table.rawValue].append(.integer(value)) }
+        mutating func null() { values[table.rawValue].append(.null) }
+    }
+
+    /// What the helper thread needs to make the rows of the events in `order`.
+    struct Source: @unchecked Sendable {
+        let events: [Event]
+        let order: [Int]
+        /// Per recurring event in `order`, the window its occurrences are materialised for.
+        let windows: [Range<Int64>]
+        let expansions: OccurrenceExpansions?
+        /// The `event_sources` row of an event (by index), if it has one.
+        let sources: (calendar: String, uid: (Int) -> String?)?
+    }
+
+    private let condition = NSCondition()
+    /// Guarded by `condition`.
+    private var ready: [Chunk] = []
+    private var finished = false
+    private var cancelled = false
+
+    init(_ source: Source) {
+        DispatchQueue.global(qos: .userInitiated).async { [self] in make(source) }
+    }
+
+    /// Stops the helper (the writer failed); chunks it made are dropped.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next chunk, in order; nil after the last.
+    func next() -> Chunk? {
+        condition.lock()
+        defer { condition.unlock() }
+        while ready.isEmpty && !finished { condition.wait() }
+        guard !ready.isEmpty else { return nil }
+        let chunk = ready.removeFirst()
+        condition.broadcast()
+        return chunk
+    }
+
+    private func make(_ source: Source) {
+        var chunk = Chunk()
+        var recurring = 0
+        for index in source.order {
+            let event = source.events[index]
+            chunk.table = .events
+            Store.eventRow(event, into: &chunk)
+            chunk.table = .tasks
+            for (position, task) in event.tasks.enumerated() { Store.taskRow(event.id, position, task, into: &chunk) }
+            if let recurrence = event.recurrence {
+                let window = source.windows[recurring]
+                let keys = source.expansions?.keys(recurring)
+                    ?? RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone, recurrence: recurrence, window: window).keys
+                recurring += 1
+                chunk.table = .occurrences
+                for key in keys {
+                    chunk.text(event.id)
+                    chunk.integer(key)
+                }
+                chunk.table = .spans
+                Store.spanRow(event, window: window, keys: keys, into: &chunk)
+            }
+            if let sources = source.sources, let uid = sources.uid(index) {
+                chunk.table = .sources
+                chunk.text(event.id)
+                chunk.text(sources.calendar)
+                chunk.text(uid)
+            }
+            chunk.events += 1
+            if chunk.events == Self.chunkSize {
+                guard hand(chunk) else { return }
+                chunk = Chunk()
+            }
+        }
+        if chunk.events > 0 { _ = hand(chunk) }
+        condition.lock()
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Queues `chunk` for the writer, waiting while `ahead` are queued; false once cancelled.
+    private func hand(_ chunk: Chunk) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while ready.count >= Self.ahead && !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        ready.append(chunk)
+        condition.broadcast()
+        return true
+    }
+}
+
+/// The writer's side: statements for 1…`rowsPerStatement` rows of each table, bound from chunks.
+struct BulkInserter {
+    private let store: Store
+    private var statements: [[SQLiteStatement?]]
+
+    init(store: Store) {
+        self.store = store
+        statements = Array(repeating: Array(repeating: nil, count: BulkRows.rowsPerStatement + 1),
+                           count: BulkRows.Table.allCases.count)
+    }
+
+    /// Inserts the chunk's rows, table by table.
+    mutating func insert(_ chunk: BulkRows.Chunk) throws {
+        try chunk.bytes.withUnsafeBufferPointer { bytes in
+            for table in BulkRows.Table.allCases {
+                let values = chunk.values[table.rawValue]
+                let rows = values.count / table.columns
+                var row = 0
+                while row < rows {
+                    let count = min(BulkRows.rowsPerStatement, rows - row)
+                    let statement = try self.statement(table, rows: count)
+                    try statement.bind(values[row * table.columns ..< (row + count) * table.columns], bytes: bytes)
+                    try store.wrap { try statement.run() }
+                    row += count
+                }
+            }
+        }
+    }
+
+    private mutating func statement(_ table: BulkRows.Table, rows: Int) throws -> SQLiteStatement {
+        if let cached = statements[table.rawValue][rows] { return cached }
+        let prepared = try store.wrap {
+            try store.db.prepare(BulkRows.sql(table.head, columns: table.columns, rows: rows, tail: table.tail))
+        }
+        statements[table.rawValue][rows] = prepared
+        return prepared
+    }
+}
+
+extension SQLiteStatement {
+    /// Binds chunk values to parameters 1…n; text points into `bytes`, which must outlive the run.
+    func bind(_ values: ArraySlice<BulkRows.Value>, bytes: UnsafeBufferPointer<UInt8>) throws {
+        sqlite3_reset(handle)
+        var index: Int32 = 1
+        for value in values {
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(handle, index)
+            case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
+            case .text(let start, let count):
+                // Empty text needs a real pointer (a nil one binds NULL); SQLite copies its no bytes.
+                if count == 0 {
+                    rc = sqlite3_bind_text(handle, index, "", 0, datebook_sqlite_transient())
+                } else {
+                    // A nil destructor is SQLITE_STATIC: SQLite reads the bytes in place.
+                    let base = UnsafeRawPointer(bytes.baseAddress! + Int(start)).assumingMemoryBound(to: CChar.self)
+                    rc = sqlite3_bind_text(handle, index, base, count, nil)
+                }
+            }
+            try connection.check(rc)
+            index += 1
+        }
+    }
+}
