@@ -178,10 +178,18 @@ public enum EventID {
         return hex(text.withUTF8 { fnv1a($0) })
     }
 
-    /// 64-bit FNV-1a of `bytes`: stable ids, and cheap hashing of ids in listings.
+    /// The number a `stable` id spells: `stable(a + b)` is `hex(stableKey(b, after: stableKey(a)))`.
+    public static func stableKey(_ text: String, after hash: UInt64 = fnv1aBasis) -> UInt64 {
+        var text = text
+        return text.withUTF8 { fnv1a($0, from: hash) }
+    }
+
+    public static let fnv1aBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    /// 64-bit FNV-1a of `bytes` (continuing `hash`): stable ids, and cheap hashing of ids in listings.
     @inlinable
-    public static func fnv1a(_ bytes: some Sequence<UInt8>) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    public static func fnv1a(_ bytes: some Sequence<UInt8>, from hash: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
+        var hash = hash
         for byte in bytes {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3

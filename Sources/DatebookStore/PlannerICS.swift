@@ -59,19 +59,15 @@ public enum PlannerICS {
         var converted = Converted.all(parts, calendar: options.calendar, timeZone: options.timeZone)
         let count = parts.reduce(0) { $0 + $1.events.count }
         var result = ICSImport(events: [], uids: [:], warnings: parts.flatMap(\.warnings).map(\.description))
-        var index: [String: Int] = [:]
-        var masters: [String: Int] = [:]
-        index.reserveCapacity(count + 1)
-        masters.reserveCapacity(count)
+        var index = JoinIndex(capacity: count + 1)
         result.uids.reserveCapacity(count + 1)
         result.events.reserveCapacity(count + 1)
         // Events are moved, never copied, through the join: an event is a dozen strings to retain.
         func add(_ event: consuming Event, uid: String) {
             let id = event.id
-            if let at = index[id] {
+            if let at = index.insert(id, at: result.events.count) {
                 result.events[at] = event
             } else {
-                index[id] = result.events.count
                 result.events.append(event)
             }
             result.uids[id] = uid
@@ -93,16 +89,14 @@ public enum PlannerICS {
                 if let problem = converted[p].components[n].problem {
                     result.warnings.append("\(fileName):\(converted[p].components[n].line): UID \(uid): \(problem)")
                 }
-                let id = made.id
                 add(final(made), uid: uid)
-                masters[uid] = index[id]
             }
         }
         for p in converted.indices {
             for n in converted[p].components.indices {
                 guard let recurrenceID = converted[p].components[n].recurrenceID else { continue }
                 let uid = converted[p].components[n].uid
-                if let at = masters[uid] {
+                if let master = converted[p].components[n].masterID, let at = index[master] {
                     var text = RecurrenceText(result.events[at].recurrence ?? "")
                     text.exdates.append(recurrenceID)
                     result.events[at].recurrence = text.text
@@ -111,8 +105,7 @@ public enum PlannerICS {
                 add(final(made), uid: uid + "#" + RecurrenceText.format(recurrenceID))
             }
         }
-        attachTodos(parts, taskIDs: converted.map(\.taskIDs), to: &result, index: &index, masters: masters,
-                    options: options, fileName: fileName)
+        attachTodos(parts, taskIDs: converted.map(\.taskIDs), to: &result, index: &index, options: options, fileName: fileName)
         BackgroundRelease.release(consume converted)
         return result
     }
@@ -125,6 +118,8 @@ public enum PlannerICS {
             var recurrenceID: ICalDateValue?
             var line: Int
             var problem: String?
+            /// An override's master event id.
+            var masterID: String?
         }
 
         var events: [Event?] = []
@@ -147,6 +142,7 @@ public enum PlannerICS {
                 if item.isCancelled {
                     events.append(nil)
                 } else if let recurrenceID = item.recurrenceID {
+                    component.masterID = eventID(uid: item.uid, options: options)
                     var event = makeEvent(item, id: eventID(uid: item.uid + "#" + RecurrenceText.format(recurrenceID), options: options),
                                           options: options)
                     event.recurrence = nil
@@ -156,6 +152,8 @@ public enum PlannerICS {
                     events.append(event)
                     component.problem = event.recurrence.flatMap { RecurrenceExpander.problem(rule: $0) }
                 }
+                // A cancelled override still adds its EXDATE to the master.
+                if item.isCancelled, item.recurrenceID != nil { component.masterID = eventID(uid: item.uid, options: options) }
                 components.append(component)
             }
             taskIDs = part.todos.map { taskID($0.uid) }
@@ -170,6 +168,38 @@ public enum PlannerICS {
             return results.all
         }
     }
+
+    /// Positions of joined events by the number their id spells. Every id `eventID` makes is 16
+    /// lower-case hex digits (`Store.hexKey`); hashing that number costs a fraction of hashing the
+    /// text, and a RELATED-TO is looked up by `eventKey` without making its id's text at all.
+    struct JoinIndex {
+        private var positions: [UInt64: Int] = [:]
+
+        init(capacity: Int) { positions.reserveCapacity(capacity) }
+
+        /// Any other id (none today) is hashed instead.
+        static func key(_ id: String) -> UInt64 { Store.hexKey(id) ?? EventID.stableKey(id) }
+
+        subscript(id: String) -> Int? { positions[Self.key(id)] }
+        subscript(key key: UInt64) -> Int? { positions[key] }
+
+        /// Records `id` at `position` unless it is there already; returns the earlier position.
+        mutating func insert(_ id: String, at position: Int) -> Int? {
+            let key = Self.key(id)
+            if let earlier = positions[key] { return earlier }
+            positions[key] = position
+            return nil
+        }
+    }
+
+    /// `JoinIndex.key(eventID(uid:options:))`, without making the id's text.
+    static func eventKey(uid: String, options: Options, calendarKey: UInt64) -> UInt64 {
+        if options.calendar == "import", let id = datebookID(uid) { return JoinIndex.key(id) }
+        return EventID.stableKey(uid, after: calendarKey)
+    }
+
+    /// What `eventKey` continues from: the hash of `calendar + "\0"`.
+    static func calendarKey(_ options: Options) -> UInt64 { EventID.stableKey(options.calendar + "\u{0}") }
 
     private final class Results: @unchecked Sendable {
         private let lock = NSLock()
@@ -234,14 +264,12 @@ public enum PlannerICS {
     }
 
     /// VTODOs become tasks of the event named by RELATED-TO, else of a per-calendar "Tasks" event.
-    /// `masters`: UID → index of the event made from it (spares hashing each RELATED-TO into an id).
     static func attachTodos(_ parts: [ICalDocument], taskIDs: [[String]], to result: inout ICSImport,
-                            index: inout [String: Int], masters: [String: Int], options: Options, fileName: String) {
+                            index: inout JoinIndex, options: Options, fileName: String) {
         var cleared = Set<Int>()
+        let calendarKey = calendarKey(options)
         func attach(_ todo: borrowing ICalTodo, taskID: String) {
-            var at = todo.relatedTo.flatMap { related in
-                masters[related] ?? index[eventID(uid: related, options: options)]
-            }
+            var at = todo.relatedTo.flatMap { index[key: eventKey(uid: $0, options: options, calendarKey: calendarKey)] }
             if at == nil {
                 if let related = todo.relatedTo {
                     result.warnings.append("\(fileName):\(todo.sourceLine): UID \(todo.uid): RELATED-TO \(related) "
@@ -250,7 +278,7 @@ public enum PlannerICS {
                 let id = EventID.stable(options.calendar + "\u{0}tasks")
                 if index[id] == nil {
                     let stored = options.existing(id)
-                    index[id] = result.events.count
+                    _ = index.insert(id, at: result.events.count)
                     result.events.append(Event(id: id, title: "Tasks", start: stored?.start ?? .allDay(options.today),
                                                timeZone: options.timeZone.identifier, symbol: stored?.symbol ?? .star,
                                                color: stored?.color ?? .primary))
@@ -263,9 +291,11 @@ public enum PlannerICS {
             let status = TaskStatus(rawValue: todo.status.rawValue) ?? .todo
             result.events[at].tasks.append(EventTask(id: taskID, text: todo.summary ?? "(no text)", status: status))
         }
-        // By index: iterating the todos would copy each one (its strings retained and released).
+        // Through the buffer: iterating the todos would copy each one (its strings retained and released).
         for p in parts.indices {
-            for n in parts[p].todos.indices { attach(parts[p].todos[n], taskID: taskIDs[p][n]) }
+            parts[p].todos.withUnsafeBufferPointer { todos in
+                for n in todos.indices { attach(todos[n], taskID: taskIDs[p][n]) }
+            }
         }
     }
 

@@ -59,3 +59,20 @@ struct ConvertPartsTests {
         #expect(single.events.first { $0.title == "Weekly 0" }?.tasks.map(\.status) == [.doing])
     }
 }
+
+/// The join finds events by the number their id spells, and a RELATED-TO by the number its
+/// event's id would spell; the two must agree for every kind of UID.
+struct JoinKeyTests {
+    @Test(arguments: ["import", "feed:work"])
+    func relatedToKeysAreTheKeysOfTheIdsEventIDMakes(calendar: String) {
+        let options = PlannerICS.Options(calendar: calendar, timeZone: TimeZone(identifier: "UTC")!,
+                                         today: CalendarDate(year: 2026, month: 1, day: 1), existing: { _ in nil })
+        let calendarKey = PlannerICS.calendarKey(options)
+        for uid in ["a", "040000008200E00074C5B7101A82E008@outlook", "0123456789abcdef@datebook", "0123456789ABCDEF@datebook",
+                    "x@datebook", "ünïcødé@example.org", ""] {
+            let id = PlannerICS.eventID(uid: uid, options: options)
+            #expect(Store.hexKey(id) != nil, "\(uid): ids are 16 hex digits")
+            #expect(PlannerICS.eventKey(uid: uid, options: options, calendarKey: calendarKey) == PlannerICS.JoinIndex.key(id), "\(uid)")
+        }
+    }
+}
