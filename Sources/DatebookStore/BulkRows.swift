@@ -87,6 +87,16 @@ final class BulkRows: @unchecked Sendable {
         /// The table `RowSink` calls go to.
         var table = Table.events
 
+        init() {}
+
+        /// An empty chunk with room for as much as `previous` held.
+        init(reserving previous: borrowing Chunk) {
+            bytes.reserveCapacity(previous.bytes.count + previous.bytes.count / 4)
+            for table in values.indices {
+                values[table].reserveCapacity(previous.values[table].count + previous.values[table].count / 4)
+            }
+        }
+
         mutating func text(_ value: borrowing String) {
             let start = bytes.count
             bytes.append(contentsOf: value.utf8)
@@ -137,10 +147,19 @@ final class BulkRows: @unchecked Sendable {
     }
 
     private func make(_ source: Source) {
+        source.events.withUnsafeBufferPointer { events in make(source, events) }
+        condition.lock()
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// `events`: read in place, not copied (a copy retains a dozen strings).
+    private func make(_ source: Source, _ events: UnsafeBufferPointer<Event>) {
         var chunk = Chunk()
         var recurring = 0
         for index in source.order {
-            let event = source.events[index]
+            let event = events[index]
             chunk.table = .events
             Store.eventRow(event, into: &chunk)
             chunk.table = .tasks
@@ -166,15 +185,12 @@ final class BulkRows: @unchecked Sendable {
             }
             chunk.events += 1
             if chunk.events == Self.chunkSize {
+                let next = Chunk(reserving: chunk)
                 guard hand(chunk) else { return }
-                chunk = Chunk()
+                chunk = next
             }
         }
         if chunk.events > 0 { _ = hand(chunk) }
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
     }
 
     /// Queues `chunk` for the writer, waiting while `ahead` are queued; false once cancelled.

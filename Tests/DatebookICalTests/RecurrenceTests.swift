@@ -30,6 +30,19 @@ import Testing
         #expect(utcHours.count == 2)
     }
 
+    /// A window ending at or before DTSTART holds no occurrence (the expander does not ask libical);
+    /// one that reaches DTSTART starts there.
+    @Test func windowBeforeTheFirstStartHoldsNothing() throws {
+        let doc = try TestSupport.parse("dst.ics", zone: "UTC")
+        let event = try #require(doc.events.first { $0.uid == "berlin-weekly" })
+        let first = try #require(expand(event, zone: "UTC").starts.first)
+        let before = try expand(event, zone: "UTC", window: DateInterval(start: first.addingTimeInterval(-30 * 86_400), end: first))
+        #expect(before.starts.isEmpty && !before.truncated && before.warning == nil)
+        let reaching = try expand(event, zone: "UTC", window: DateInterval(start: first.addingTimeInterval(-30 * 86_400),
+                                                                            end: first.addingTimeInterval(8 * 86_400)))
+        #expect(reaching.starts == [first, first.addingTimeInterval(7 * 86_400)])
+    }
+
     @Test func untilInUTCIncludesTheLastLocalInstance() throws {
         let doc = try TestSupport.parse("dst.ics", zone: "UTC")
         let event = try #require(doc.events.first { $0.uid == "ny-weekly" })
