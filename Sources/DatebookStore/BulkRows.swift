@@ -255,13 +255,13 @@ extension SQLiteStatement {
             case .null: rc = sqlite3_bind_null(handle, index)
             case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
             case .text(let start, let count):
-                // Empty text needs a real pointer (a nil one binds NULL); SQLite copies its no bytes.
-                if count == 0 {
-                    rc = sqlite3_bind_text(handle, index, "", 0, datebook_sqlite_transient())
-                } else {
+                if count > 0, let base = bytes.baseAddress {
                     // A nil destructor is SQLITE_STATIC: SQLite reads the bytes in place.
-                    let base = UnsafeRawPointer(bytes.baseAddress! + Int(start)).assumingMemoryBound(to: CChar.self)
-                    rc = sqlite3_bind_text(handle, index, base, count, nil)
+                    let text = UnsafeRawPointer(base + Int(start)).assumingMemoryBound(to: CChar.self)
+                    rc = sqlite3_bind_text(handle, index, text, count, nil)
+                } else {
+                    // Empty text needs a real pointer (a nil one binds NULL); SQLite copies its no bytes.
+                    rc = sqlite3_bind_text(handle, index, "", 0, datebook_sqlite_transient())
                 }
             }
             try connection.check(rc)
