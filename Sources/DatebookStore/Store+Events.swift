@@ -14,11 +14,11 @@ extension Store {
 
     public func save(_ event: Event) throws { try save([event]) }
 
-    /// Inserts or replaces one event with its tasks and occurrences. `fresh`: the caller knows the
-    /// id is not stored yet (a bulk load into an empty store), so nothing needs deleting first.
-    func write(_ event: Event, fresh: Bool = false, expanded: [Int64]? = nil) throws {
+    /// Inserts or replaces one event with its tasks and occurrences (a bulk load into an empty store
+    /// takes `BulkRows` instead). `expanded`: its occurrence keys, when already expanded.
+    func write(_ event: Event, expanded: [Int64]? = nil) throws {
         try wrap {
-            if !fresh { try statement(literal: "DELETE FROM tasks WHERE event_id = ?").bind(.text(event.id)).run() }
+            try statement(literal: "DELETE FROM tasks WHERE event_id = ?").bind(.text(event.id)).run()
             try statement(key: "events.upsert", BulkRows.sql(Self.eventsInsert, columns: 14, rows: 1, tail: Self.eventsUpsert))
                 .bind(Self.eventRow(event)).run()
             let insertTask = try statement(literal: "INSERT INTO tasks (event_id, position, id, text, status) VALUES (?, ?, ?, ?, ?)")
@@ -26,7 +26,7 @@ extension Store {
                 try insertTask.bind(Self.taskRow(event.id, position, task)).run()
             }
         }
-        try writeOccurrences(event, fresh: fresh, expanded: expanded)
+        try writeOccurrences(event, expanded: expanded)
     }
 
     /// The values of an events row, in the column order of `eventsInsert`.

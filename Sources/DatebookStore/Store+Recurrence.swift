@@ -27,7 +27,7 @@ extension Store {
 
     /// Replaces the materialised occurrences of `event` (none when it does not recur). `expanded`:
     /// its keys for `horizonKeys(for:)`, when a bulk load expanded them already.
-    func writeOccurrences(_ event: Event, fresh: Bool = false, expanded: [Int64]? = nil) throws {
+    func writeOccurrences(_ event: Event, expanded: [Int64]? = nil) throws {
         // Take the state out while changing it, so the set is not copied on every insert.
         var rows = try occurrenceRows ?? OccurrenceRows(
             before: wrap { try db.integer("SELECT EXISTS (SELECT 1 FROM recurrence_spans)") } != 0)
@@ -35,11 +35,9 @@ extension Store {
         defer { occurrenceRows = rows }
         if event.recurrence == nil, !rows.before, !rows.written.contains(event.id) { return }
         if event.recurrence != nil { rows.written.insert(event.id) }
-        if !fresh {
-            try wrap {
-                try statement(literal: "DELETE FROM occurrences WHERE event_id = ?").bind(.text(event.id)).run()
-                try statement(literal: "DELETE FROM recurrence_spans WHERE event_id = ?").bind(.text(event.id)).run()
-            }
+        try wrap {
+            try statement(literal: "DELETE FROM occurrences WHERE event_id = ?").bind(.text(event.id)).run()
+            try statement(literal: "DELETE FROM recurrence_spans WHERE event_id = ?").bind(.text(event.id)).run()
         }
         guard let recurrence = event.recurrence else { return }
         let window = horizonKeys(for: event)
