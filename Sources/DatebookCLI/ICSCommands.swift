@@ -24,7 +24,7 @@ enum ICSCommands {
         let empty = try store.eventCount() == 0
         let options = PlannerICS.Options(calendar: "import", timeZone: context.timeZone,
                                          today: CalendarDate(context.now, in: context.timeZone),
-                                         existing: { empty ? nil : try? store.event(id: $0) })
+                                         existing: { empty ? nil : try? store.event(id: $0) }, store: store)
         let result = try read(&bytes, name: name, options: options, context)
         for warning in result.warnings { context.err.write("datebook: warning: " + warning + "\n") }
         let progress = ProgressBar(total: result.events.count, context: context)

@@ -110,8 +110,8 @@ final class BulkRows: @unchecked Sendable {
     struct Source: @unchecked Sendable {
         let events: [Event]
         let order: [Int]
-        /// Per recurring event in `order`, the window its occurrences are materialised for.
-        let windows: [Range<Int64>]
+        /// The store's `recurrenceHorizon`: what occurrences are materialised for.
+        let horizon: DateInterval?
         let expansions: OccurrenceExpansions?
         /// The `event_sources` row of an event (by index), if it has one.
         let sources: (calendar: String, uid: (Int) -> String?)?
@@ -157,25 +157,21 @@ final class BulkRows: @unchecked Sendable {
     /// `events`: read in place, not copied (a copy retains a dozen strings).
     private func make(_ source: Source, _ events: UnsafeBufferPointer<Event>) {
         var chunk = Chunk()
-        var recurring = 0
         for index in source.order {
             let event = events[index]
             chunk.table = .events
             Store.eventRow(event, into: &chunk)
             chunk.table = .tasks
             for (position, task) in event.tasks.enumerated() { Store.taskRow(event.id, position, task, into: &chunk) }
-            if let recurrence = event.recurrence {
-                let window = source.windows[recurring]
-                let keys = source.expansions?.keys(recurring)
-                    ?? RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone, recurrence: recurrence, window: window).keys
-                recurring += 1
+            if let job = OccurrenceExpansions.Job(event, horizon: source.horizon) {
+                let keys = source.expansions?.keys(job, at: index) ?? job.keys
                 chunk.table = .occurrences
                 for key in keys {
                     chunk.text(event.id)
                     chunk.integer(key)
                 }
                 chunk.table = .spans
-                Store.spanRow(event, window: window, keys: keys, into: &chunk)
+                Store.spanRow(event, window: job.window, keys: keys, into: &chunk)
             }
             if let sources = source.sources, let uid = sources.uid(index) {
                 chunk.table = .sources

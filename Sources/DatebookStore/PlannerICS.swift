@@ -9,6 +9,9 @@ public struct ICSImport: Sendable {
     public var uids: [String: String]
     /// `file:line: UID x: message` lines for components that were skipped or changed.
     public var warnings: [String]
+    /// Recurring events submitted for expansion by their index in `events`, when the decoder was
+    /// told the store they go to (`Options.store`).
+    var expansions: OccurrenceExpansions?
 }
 
 /// Converts between iCalendar and planner events (the planner side of `DatebookICal`).
@@ -30,12 +33,17 @@ public enum PlannerICS {
         /// The stored event with this id, if any: re-imports keep its symbol, colour and (without
         /// VTODOs of their own) its tasks.
         public var existing: (String) -> Event?
+        /// The store the events will be saved into, if known: the join then submits each recurring
+        /// event for expansion for that store's horizon, on another thread (`OccurrenceExpansions`).
+        public var store: Store?
 
-        public init(calendar: String, timeZone: TimeZone, today: CalendarDate, existing: @escaping (String) -> Event?) {
+        public init(calendar: String, timeZone: TimeZone, today: CalendarDate, existing: @escaping (String) -> Event?,
+                    store: Store? = nil) {
             self.calendar = calendar
             self.timeZone = timeZone
             self.today = today
             self.existing = existing
+            self.store = store
         }
     }
 
@@ -62,15 +70,27 @@ public enum PlannerICS {
         var index = JoinIndex(capacity: count + 1)
         result.uids.reserveCapacity(count + 1)
         result.events.reserveCapacity(count + 1)
+        let horizon = options.store?.recurrenceHorizon
+        let expansions = options.store.map { _ in OccurrenceExpansions() }
+        /// Expands the event at `position` meanwhile, if it recurs and the store is known.
+        func expand(at position: Int) {
+            if let expansions, let job = OccurrenceExpansions.Job(result.events[position], horizon: horizon) {
+                expansions.submit(job, at: position)
+            }
+        }
         // Events are moved, never copied, through the join: an event is a dozen strings to retain.
         func add(_ event: consuming Event, uid: String) {
             let id = event.id
+            let position: Int
             if let at = index.insert(id, at: result.events.count) {
+                position = at
                 result.events[at] = event
             } else {
+                position = result.events.count
                 result.events.append(event)
             }
             result.uids[id] = uid
+            expand(at: position)
         }
         /// The converted event with what the store already knows of it (symbol, colour, tasks).
         func final(_ made: consuming Event) -> Event {
@@ -100,11 +120,15 @@ public enum PlannerICS {
                     var text = RecurrenceText(result.events[at].recurrence ?? "")
                     text.exdates.append(recurrenceID)
                     result.events[at].recurrence = text.text
+                    expand(at: at)
                 }
                 guard let made = converted[p].take(n) else { continue }
                 add(final(made), uid: uid + "#" + RecurrenceText.format(recurrenceID))
             }
         }
+        // Tasks change no event's occurrences.
+        expansions?.close()
+        result.expansions = expansions
         attachTodos(parts, taskIDs: converted.map(\.taskIDs), to: &result, index: &index, options: options, fileName: fileName)
         BackgroundRelease.release(consume converted)
         return result

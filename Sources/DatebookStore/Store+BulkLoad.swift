@@ -83,37 +83,36 @@ extension Store {
 
     /// Writes `events` in id order, in the current transaction; `progress(done)` every 5,000.
     /// `sources`: the `event_sources` row of an event (by index in `events`), if it has one.
+    /// `expansions`: recurring events already submitted for expansion by their index (an import
+    /// does so while it joins); large batches submit the rest here.
     func writeMany(_ events: [Event], sources: (calendar: String, uid: (Int) -> String?)? = nil,
-                   progress: (Int) -> Void = { _ in }) throws {
+                   expansions given: OccurrenceExpansions? = nil, progress: (Int) -> Void = { _ in }) throws {
         let order = Self.idOrder(events)
         let existing = events.count >= Self.bulkThreshold ? try eventCount() : Int.max
         let deferred = existing <= events.count ? try dropSecondaryIndexes() : []
         let suspended = events.count >= Self.bulkThreshold ? try suspendEventTriggers() : nil
+        let horizon = recurrenceHorizon
         // Large batches expand their recurring events on another thread meanwhile.
-        var windows: [Range<Int64>] = []
-        let expansions = events.count >= Self.bulkThreshold ? OccurrenceExpansions(order.compactMap { index in
-            let event = events[index]
-            return event.recurrence.map { recurrence in
-                windows.append(horizonKeys(for: event))
-                return OccurrenceExpansions.Job(start: event.start, timeZone: event.timeZone, recurrence: recurrence,
-                                                window: windows[windows.count - 1])
+        var expansions = given
+        if expansions == nil, events.count >= Self.bulkThreshold {
+            let made = OccurrenceExpansions()
+            for index in order {
+                if let job = OccurrenceExpansions.Job(events[index], horizon: horizon) {
+                    made.submit(job, at: index)
+                }
             }
-        }) : nil
+            made.close()
+            expansions = made
+        }
         if existing == 0 {
             // Into an empty store every id is new: nothing to delete first, and rows go in in bulk.
-            try writeNew(BulkRows.Source(events: events, order: order, windows: windows, expansions: expansions,
+            try writeNew(BulkRows.Source(events: events, order: order, horizon: horizon, expansions: expansions,
                                          sources: sources), progress: progress)
         } else {
-            var recurring = 0
             // Through the buffer: each event is read in place, not copied (a dozen strings each).
             try events.withUnsafeBufferPointer { buffer in
                 for (n, index) in order.enumerated() {
-                    var expanded: [Int64]?
-                    if let expansions, buffer[index].recurrence != nil {
-                        expanded = expansions.keys(recurring)
-                        recurring += 1
-                    }
-                    try write(buffer[index], expanded: expanded)
+                    try write(buffer[index], expanded: expansions?.keys(for: buffer[index], at: index, horizon: horizon))
                     if n % 5_000 == 4_999 { progress(n + 1) }
                 }
             }

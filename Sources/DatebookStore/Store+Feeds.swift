@@ -137,7 +137,9 @@ extension Store {
                                   now: Date) throws {
         try transaction {
             try deleteFeedEvents(calendar: feed.calendar)
-            for event in result.events { try write(event) }
+            for (index, event) in result.events.enumerated() {
+                try write(event, expanded: result.expansions?.keys(for: event, at: index, horizon: recurrenceHorizon))
+            }
             try saveSources(calendar: feed.calendar, ids: result.events.lazy.compactMap { event in
                 result.uids[event.id].map { (event.id, $0) }
             })

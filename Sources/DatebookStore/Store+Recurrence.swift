@@ -16,12 +16,17 @@ extension Store {
     static let openEndedReach: Int64 = 366 * 86_400
 
     /// Default materialisation window when no horizon is set: the first 92 days from the start.
-    func horizonKeys(for event: Event) -> Range<Int64> {
-        if let horizon = recurrenceHorizon {
+    func horizonKeys(for event: borrowing Event) -> Range<Int64> {
+        Self.horizonKeys(for: event, horizon: recurrenceHorizon)
+    }
+
+    /// `horizonKeys(for:)` for a store whose `recurrenceHorizon` is `horizon`.
+    static func horizonKeys(for event: borrowing Event, horizon: DateInterval?) -> Range<Int64> {
+        if let horizon {
             return Int64(horizon.start.timeIntervalSince1970) - Self.allDayLatest
                 ..< Int64(horizon.end.timeIntervalSince1970) + Self.allDayEarliest
         }
-        let (start, _) = Self.key(event.start)
+        let (start, _) = key(event.start)
         return start ..< start + 92 * 86_400
     }
 
