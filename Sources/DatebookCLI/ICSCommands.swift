@@ -40,7 +40,7 @@ enum ICSCommands {
 
 extension ICSCommands {
     /// Parses the bytes in place (a copy would cost as much memory as the file), frees them, then
-    /// converts; the parsed document is then freed on another thread while the caller saves.
+    /// converts (which frees the parsed document on another thread as it goes).
     static func read(_ bytes: inout [UInt8], name: String, options: PlannerICS.Options, _ context: Context) throws -> ICSImport {
         let parts: [ICalDocument]
         do {
@@ -55,9 +55,7 @@ extension ICSCommands {
             throw CLIError.data(error.description)
         }
         bytes = []
-        let result = PlannerICS.convert(parts, fileName: name, options: options)
-        BackgroundRelease.release(consume parts)
-        return result
+        return PlannerICS.convert(parts, fileName: name, options: options)
     }
 }
 

@@ -92,6 +92,14 @@ private struct Job: @unchecked Sendable {
                               fastPaths: fastPaths)
         for chunk in zones { session.readTimeZone(chunk) }
         session.document = ICalDocument()
+        // Sized once: grown by doubling, the arrays' last copy came as the parse ended, when memory
+        // is fullest (the import's peak RSS was 9 MB higher).
+        var events = 0, todos = 0
+        for chunk in items[range] {
+            if chunk.name == "VEVENT" { events += 1 } else if chunk.name == "VTODO" { todos += 1 }
+        }
+        session.document.events.reserveCapacity(events)
+        session.document.todos.reserveCapacity(todos)
         session.read(items[range])
         return session.document
     }

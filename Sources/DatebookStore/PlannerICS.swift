@@ -63,10 +63,19 @@ public enum PlannerICS {
     /// What each component becomes on its own (ids, events, task ids, rule problems) is worked out
     /// for all parts at once, one thread each; joining them — stored events, overrides, duplicates,
     /// tasks — then runs in file order.
-    public static func convert(_ parts: [ICalDocument], fileName: String, options: Options) -> ICSImport {
+    ///
+    /// The parts are freed as soon as nothing needs them: their VEVENTs once converted (before the
+    /// join grows the result), the rest once the tasks are attached; both on another thread.
+    public static func convert(_ parts: consuming [ICalDocument], fileName: String, options: Options) -> ICSImport {
         var converted = Converted.all(parts, calendar: options.calendar, timeZone: options.timeZone)
         let count = parts.reduce(0) { $0 + $1.events.count }
         var result = ICSImport(events: [], uids: [:], warnings: parts.flatMap(\.warnings).map(\.description))
+        var components: [[ICalEvent]] = []
+        for p in parts.indices {
+            components.append([])
+            swap(&components[p], &parts[p].events)
+        }
+        BackgroundRelease.release(consume components)
         var index = JoinIndex(capacity: count + 1)
         result.uids.reserveCapacity(count + 1)
         result.events.reserveCapacity(count + 1)
@@ -131,6 +140,7 @@ public enum PlannerICS {
         result.expansions = expansions
         attachTodos(parts, taskIDs: converted.map(\.taskIDs), to: &result, index: &index, options: options, fileName: fileName)
         BackgroundRelease.release(consume converted)
+        BackgroundRelease.release(consume parts)
         return result
     }
 
