@@ -15,6 +15,18 @@ enum FileInput {
         return (bytes, path)
     }
 
+    /// Gives the whole pages inside `range` of a buffer at `base` back to the system
+    /// (`MADV_DONTNEED`): they read as zeros afterwards. Only for bytes that will never be read
+    /// again, in a buffer that is about to be freed (an import's file while it is parsed). Pages
+    /// partly outside `range` are kept, so neighbouring bytes and the allocator's own header stay.
+    static func release(_ range: Range<Int>, of base: UnsafeRawPointer) {
+        let page = UInt(max(4_096, sysconf(Int32(_SC_PAGESIZE))))
+        let start = (UInt(bitPattern: base + range.lowerBound) + page - 1) / page * page
+        let end = UInt(bitPattern: base + range.upperBound) / page * page
+        guard end > start, let pointer = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        _ = madvise(pointer, Int(end - start), MADV_DONTNEED)
+    }
+
     /// The file's bytes read straight into the array (a `Data` first, then an array, copied 80 MB
     /// twice for a large calendar and held both at once).
     private static func readWhole(_ path: String) -> [UInt8]? {

@@ -30,13 +30,21 @@ public enum ICalParser {
 
     /// Like `parse`, as consecutive parts in file order (one per worker), so a large file's
     /// components need not be copied into one document; the first part holds the file-level warnings.
+    ///
+    /// `consumed`, when given, is called from the workers with byte ranges of `data` that the
+    /// parse will not read again, every few thousand components: a caller that owns the
+    /// bytes and drops them afterwards can give those pages back while the parse still runs.
     public static func parseParts(data: Data, fileName: String, defaultTimeZone: TimeZone,
-                                  workers: Int? = nil) throws -> [ICalDocument] {
-        try parseParts(data: data, fileName: fileName, defaultTimeZone: defaultTimeZone, workers: workers, fastPaths: true)
+                                  workers: Int? = nil,
+                                  consumed: (@Sendable (Range<Int>) -> Void)? = nil) throws -> [ICalDocument] {
+        try parseParts(data: data, fileName: fileName, defaultTimeZone: defaultTimeZone, workers: workers, fastPaths: true,
+                       consumed: consumed)
     }
 
+    /// `releaseBatch`: components read between two `consumed` calls.
     static func parseParts(data: Data, fileName: String, defaultTimeZone: TimeZone,
-                           workers: Int?, fastPaths: Bool) throws -> [ICalDocument] {
+                           workers: Int?, fastPaths: Bool,
+                           consumed: (@Sendable (Range<Int>) -> Void)? = nil, releaseBatch: Int = 4_096) throws -> [ICalDocument] {
         try data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             let start = ICalSniffer.contentStart(bytes)
@@ -59,7 +67,8 @@ public enum ICalParser {
             // contiguous slice with its own libical trees and zone resolver.
             let parts = Parts(count: slices.count)
             let job = Job(bytes: bytes, fileName: fileName, defaultTimeZone: defaultTimeZone, fastPaths: fastPaths,
-                          zones: scan.chunks.filter { $0.name == "VTIMEZONE" }, items: items)
+                          zones: scan.chunks.filter { $0.name == "VTIMEZONE" }, items: items, consumed: consumed,
+                          releaseBatch: releaseBatch)
             DispatchQueue.concurrentPerform(iterations: slices.count) { n in
                 parts.set(n, job.read(slices[n]))
             }
@@ -85,8 +94,13 @@ private struct Job: @unchecked Sendable {
     let fastPaths: Bool
     let zones: [ICalChunk]
     let items: [ICalChunk]
+    let consumed: (@Sendable (Range<Int>) -> Void)?
+    let releaseBatch: Int
 
     /// Reads `items[range]`; the zone warnings were already given by the first session.
+    ///
+    /// Every worker reads all VTIMEZONEs first, wherever they sit, so no byte before the end of
+    /// the last one is reported consumed; each worker reports only bytes of its own slice.
     func read(_ range: Range<Int>) -> ICalDocument {
         var session = Session(bytes: bytes, fileName: fileName, resolver: ICalZoneResolver(defaultTimeZone: defaultTimeZone),
                               fastPaths: fastPaths)
@@ -100,7 +114,20 @@ private struct Job: @unchecked Sendable {
         }
         session.document.events.reserveCapacity(events)
         session.document.todos.reserveCapacity(todos)
-        session.read(items[range])
+        guard let consumed, let first = items[range].first else {
+            session.read(items[range])
+            return session.document
+        }
+        var released = max(first.range.lowerBound, zones.map(\.range.upperBound).max() ?? 0)
+        for start in stride(from: range.lowerBound, to: range.upperBound, by: releaseBatch) {
+            let batch = items[start ..< min(range.upperBound, start + releaseBatch)]
+            session.read(batch)
+            let end = batch.last?.range.upperBound ?? released
+            if end > released {
+                consumed(released ..< end)
+                released = end
+            }
+        }
         return session.document
     }
 }

@@ -130,4 +130,36 @@ struct ICalImportTests {
         #expect(sandbox.run(["list"]).code == 0)
         #expect(Date().timeIntervalSince(started) < 5)
     }
+
+    /// A file large enough for several parse workers, whose pages are given back as they are
+    /// parsed: every event and task arrives intact, with the file's own zone defined first (the
+    /// rest of the file is given back as it goes) or last (nothing before it may be).
+    @Test(arguments: [true, false])
+    func aLargeFileImportsWholeWhileItsPagesAreGivenBack(zoneFirst: Bool) throws {
+        let sandbox = Sandbox.october()
+        let zone = "BEGIN:VTIMEZONE\r\nTZID:Late Office\r\nBEGIN:STANDARD\r\nDTSTART:19700101T000000\r\n"
+            + "TZOFFSETFROM:+0500\r\nTZOFFSETTO:+0500\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n"
+        var text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\n" + (zoneFirst ? zone : "")
+        for n in 0..<6_000 {
+            text += "BEGIN:VEVENT\r\nUID:big\(n)\r\nSUMMARY:Event \(n) " + String(repeating: "x", count: n % 300) + "\r\n"
+                + "DTSTART;TZID=Late Office:20261\(n % 2)\(10 + n % 18)T090000\r\nEND:VEVENT\r\n"
+            if n % 3 == 0 { text += "BEGIN:VTODO\r\nUID:t\(n)\r\nSUMMARY:Task \(n)\r\nRELATED-TO:big\(n)\r\nEND:VTODO\r\n" }
+        }
+        text += (zoneFirst ? "" : zone) + "END:VCALENDAR\r\n"
+        let path = sandbox.home + "/big.ics"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let run = sandbox.run(["import", path])
+        #expect(run.code == 0)
+        #expect(run.out == "imported 6000 events from \(path) (6000 warnings)\n")
+        #expect(!run.err.contains("not a known zone name; the time is read in") && run.err.contains("'Late Office'"))
+        let events = try sandbox.exportedEvents()
+        #expect(events.count == 6_000)
+        let titles = Set(events.compactMap { $0["title"] as? String })
+        #expect((0..<6_000).allSatisfy { titles.contains("Event \($0) " + String(repeating: "x", count: $0 % 300)) })
+        #expect(events.reduce(0) { $0 + (($1["tasks"] as? [Any])?.count ?? 0) } == 2_000)
+        // 09:00 at the file's UTC+5 is 04:00 UTC.
+        let starts = Set(events.compactMap { ($0["start"] as? String)?.suffix(10) })
+        #expect(starts == ["T04:00:00Z"], "\(starts)")
+    }
+
 }

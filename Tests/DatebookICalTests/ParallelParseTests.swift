@@ -74,6 +74,54 @@ struct ParallelParseTests {
         #expect(parts[0].warnings.first?.message.contains("no END:VEVENT") == true, "file-level warnings come first")
     }
 
+    /// Byte ranges reported consumed are never read again: scribbling over each one as it is
+    /// reported leaves the document unchanged, with a zone defined in the middle of the file too
+    /// (every worker reads every VTIMEZONE first).
+    @Test(arguments: [2, 3, 4])
+    func consumedBytesAreNotReadAgain(workers: Int) throws {
+        let zone = "BEGIN:VTIMEZONE" + Self.text.components(separatedBy: "BEGIN:VTIMEZONE")[1]
+            .components(separatedBy: "END:VTIMEZONE\r\n")[0] + "END:VTIMEZONE\r\n"
+        let halves = Self.text.components(separatedBy: "BEGIN:VEVENT\r\nUID:e600\r\n")
+        try #require(halves.count == 2)
+        let head = halves[0] + zone.replacingOccurrences(of: "My Office Time", with: "Late Zone")
+        let text = head + "BEGIN:VEVENT\r\nUID:e600\r\n"
+            + halves[1].replacingOccurrences(of: "TZID=My Office Time", with: "TZID=Late Zone")
+        let bytes = Array(text.utf8)
+        let lastZoneEnd = head.utf8.count
+        let timeZone = TimeZone(identifier: "America/New_York") ?? .current
+        let expected = try ICalParser.parseParts(data: Data(bytes), fileName: "big.ics", defaultTimeZone: timeZone, workers: workers)
+        let late = expected.flatMap(\.warnings).filter { $0.message.contains("'Late Zone'") }
+        #expect(!late.isEmpty && late.allSatisfy { $0.message.contains("follows the file's VTIMEZONE") }, "the late zone is read")
+
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 16)
+        defer { buffer.deallocate() }
+        bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        let address = UInt(bitPattern: buffer.baseAddress)
+        let reported = Reported()
+        let scribble: @Sendable (Range<Int>) -> Void = { range in
+            reported.add(range)
+            let start = UnsafeMutableRawPointer(bitPattern: address + UInt(range.lowerBound))
+            start?.initializeMemory(as: UInt8.self, repeating: 0x41, count: range.count)
+        }
+        let view = Data(bytesNoCopy: try #require(buffer.baseAddress), count: bytes.count, deallocator: .none)
+        let parts = try ICalParser.parseParts(data: view, fileName: "big.ics", defaultTimeZone: timeZone, workers: workers,
+                                              fastPaths: true, consumed: scribble, releaseBatch: 7)
+        #expect(parts == expected)
+        let ranges = reported.ranges.sorted { $0.lowerBound < $1.lowerBound }
+        #expect(ranges.count > 50, "released as the parse goes")
+        #expect((ranges.first?.lowerBound ?? 0) >= lastZoneEnd, "nothing before the end of the last zone")
+        #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound <= $1.lowerBound }, "no range twice")
+        let released = ranges.reduce(0) { $0 + $1.count }
+        #expect(released > (bytes.count - lastZoneEnd) * 8 / 10)
+    }
+
+    final class Reported: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: [Range<Int>] = []
+        func add(_ range: Range<Int>) { lock.withLock { stored.append(range) } }
+        var ranges: [Range<Int>] { lock.withLock { stored } }
+    }
+
     @Test func largeFilesUseSeveralWorkersSmallOnesOne() {
         #expect(ICalParser.slices(100).count == 1)
         let large = ICalParser.slices(10_000)
