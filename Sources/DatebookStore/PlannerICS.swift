@@ -138,7 +138,7 @@ public enum PlannerICS {
         // Tasks change no event's occurrences.
         expansions?.close()
         result.expansions = expansions
-        attachTodos(parts, taskIDs: converted.map(\.taskIDs), to: &result, index: &index, options: options, fileName: fileName)
+        attachTodos(parts, todos: converted.map(\.todos), to: &result, index: &index, options: options, fileName: fileName)
         BackgroundRelease.release(consume converted)
         BackgroundRelease.release(consume parts)
         return result
@@ -158,7 +158,12 @@ public enum PlannerICS {
 
         var events: [Event?] = []
         var components: [Component] = []
-        var taskIDs: [String] = []
+        /// Per VTODO: its task id, and the join key of the event its RELATED-TO names.
+        struct Todo: Sendable {
+            var taskID: String
+            var relatedKey: UInt64?
+        }
+        var todos: [Todo] = []
 
         mutating func take(_ n: Int) -> Event? {
             var taken: Event?
@@ -190,7 +195,11 @@ public enum PlannerICS {
                 if item.isCancelled, item.recurrenceID != nil { component.masterID = eventID(uid: item.uid, options: options) }
                 components.append(component)
             }
-            taskIDs = part.todos.map { taskID($0.uid) }
+            let calendarKey = calendarKey(options)
+            todos = part.todos.map { todo in
+                Todo(taskID: taskID(todo.uid),
+                     relatedKey: todo.relatedTo.map { eventKey(uid: $0, options: options, calendarKey: calendarKey) })
+            }
         }
 
         static func all(_ parts: [ICalDocument], calendar: String, timeZone: TimeZone) -> [Converted] {
@@ -298,12 +307,13 @@ public enum PlannerICS {
     }
 
     /// VTODOs become tasks of the event named by RELATED-TO, else of a per-calendar "Tasks" event.
-    static func attachTodos(_ parts: [ICalDocument], taskIDs: [[String]], to result: inout ICSImport,
+    /// `todos`: per part and VTODO, what the parts' threads worked out (task id, RELATED-TO key).
+    private static func attachTodos(_ parts: [ICalDocument], todos made: [[Converted.Todo]], to result: inout ICSImport,
                             index: inout JoinIndex, options: Options, fileName: String) {
-        var cleared = Set<Int>()
-        let calendarKey = calendarKey(options)
-        func attach(_ todo: borrowing ICalTodo, taskID: String) {
-            var at = todo.relatedTo.flatMap { index[key: eventKey(uid: $0, options: options, calendarKey: calendarKey)] }
+        // Events whose stored tasks were replaced by this file's (the "Tasks" event may come last).
+        var cleared = [Bool](repeating: false, count: result.events.count + 1)
+        func attach(_ todo: borrowing ICalTodo, _ made: borrowing Converted.Todo) {
+            var at = made.relatedKey.flatMap { index[key: $0] }
             if at == nil {
                 if let related = todo.relatedTo {
                     result.warnings.append("\(fileName):\(todo.sourceLine): UID \(todo.uid): RELATED-TO \(related) "
@@ -321,14 +331,24 @@ public enum PlannerICS {
                 at = index[id]
             }
             guard let at else { return }
-            if cleared.insert(at).inserted { result.events[at].tasks = [] }
-            let status = TaskStatus(rawValue: todo.status.rawValue) ?? .todo
-            result.events[at].tasks.append(EventTask(id: taskID, text: todo.summary ?? "(no text)", status: status))
+            if at >= cleared.count { cleared += Array(repeating: false, count: at + 1 - cleared.count) }
+            if !cleared[at] {
+                cleared[at] = true
+                result.events[at].tasks = []
+            }
+            let status: TaskStatus = switch todo.status {
+            case .todo: .todo
+            case .doing: .doing
+            case .done: .done
+            }
+            result.events[at].tasks.append(EventTask(id: made.taskID, text: todo.summary ?? "(no text)", status: status))
         }
-        // Through the buffer: iterating the todos would copy each one (its strings retained and released).
+        // Through the buffers: iterating the todos would copy each one (its strings retained and released).
         for p in parts.indices {
             parts[p].todos.withUnsafeBufferPointer { todos in
-                for n in todos.indices { attach(todos[n], taskID: taskIDs[p][n]) }
+                made[p].withUnsafeBufferPointer { made in
+                    for n in todos.indices { attach(todos[n], made[n]) }
+                }
             }
         }
     }
