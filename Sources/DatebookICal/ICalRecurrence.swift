@@ -188,7 +188,7 @@ protocol OccurrenceSteps: AnyObject {
 ///
 /// libical 3.0's iterator works through ICU calendars: about 20k instructions a step, which made
 /// expansion half a second of a 100k-event import. These rules (most weekly meetings) need only
-/// DTSTART's wall-clock time plus a multiple of the step, and `RecurrenceTests` checks that the
+/// DTSTART's wall-clock time plus a multiple of the step, and `DayStepsTests` checks that the
 /// two walks agree across DST changes, all-day starts, intervals, COUNT and UNTIL.
 final class DaySteps: OccurrenceSteps {
     private let start: icaltimetype

@@ -9,7 +9,7 @@ import Foundation
 /// and touches no SQLite. In a 100k-event import it was about half a second, and it shared a core
 /// with the thread making rows while the writer waited on both. So an import submits each
 /// recurring event as the join places it (`PlannerICS.Options.store`), when the other core is
-/// otherwise idle, and `writeMany` submits whatever was not submitted yet.
+/// otherwise idle; `writeMany` submits a large batch's events itself when no one did.
 ///
 /// Jobs are keyed by the event's position in the batch. A result is used only for the very job the
 /// writer asks about — same start, zone, rule and window — so a job made stale by a later override

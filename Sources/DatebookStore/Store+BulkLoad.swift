@@ -83,8 +83,9 @@ extension Store {
 
     /// Writes `events` in id order, in the current transaction; `progress(done)` every 5,000.
     /// `sources`: the `event_sources` row of an event (by index in `events`), if it has one.
-    /// `expansions`: recurring events already submitted for expansion by their index (an import
-    /// does so while it joins); large batches submit the rest here.
+    /// `expansions`: recurring events submitted for expansion by their index (an import does so
+    /// while it joins); without it a large batch submits its own. An event not submitted is
+    /// expanded where its row is made.
     func writeMany(_ events: [Event], sources: (calendar: String, uid: (Int) -> String?)? = nil,
                    expansions given: OccurrenceExpansions? = nil, progress: (Int) -> Void = { _ in }) throws {
         let order = Self.idOrder(events)
