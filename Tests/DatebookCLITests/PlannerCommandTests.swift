@@ -11,6 +11,16 @@ struct DemoTests {
         #expect(run.err.contains("sample planner (9 events)"))
     }
 
+    /// `tasks` across events, grouped by status with counts: the sample planner's tasks, all of
+    /// them and the open ones (a wide title, an all-day event and one in the past among them).
+    @Test func tasksAcrossEventsMatchGoldenFiles() {
+        let sandbox = Sandbox()
+        sandbox.run(["demo"])
+        snapshots.expect(sandbox.run(["tasks"]).out, named: "demo-tasks.txt")
+        snapshots.expect(sandbox.run(["tasks", "--status", "open"]).out, named: "demo-tasks-open.txt")
+        #expect(sandbox.run(["tasks", "--status", "doing"]).out.hasPrefix("Doing ("))
+    }
+
     @Test func demoInNewYorkMatchesGoldenFile() {
         var sandbox = Sandbox()
         sandbox.tz = "America/New_York"
