@@ -57,16 +57,23 @@ extension Store {
         return Agenda(occurrences: occurrences, boundaries: boundaries, periods: periods)
     }
 
-    /// Tasks with the given statuses, each with its event, ordered by status then event start.
-    public func tasks(statuses: [TaskStatus]) throws -> [(task: EventTask, event: Event)] {
-        let marks = statuses.map { _ in "?" }.joined(separator: ", ")
-        var result: [(EventTask, Event)] = []
-        let wanted = Set(statuses)
-        try stream(where: "e.id IN (SELECT event_id FROM tasks WHERE status IN (\(marks)))",
-                   statuses.map { .text($0.rawValue) }, order: "e.start_key, e.id") { event in
-            for task in event.tasks where wanted.contains(task.status) { result.append((task, event)) }
+    /// Each event with a task of one of `statuses`, by start, with all its tasks (`datebook tasks`
+    /// streams them instead of holding 100k events at once). The events are read in start order
+    /// from `events_by_start`, filtered by their task counts where those tell (no sort of wide rows).
+    public func forEachEvent(withTaskIn statuses: Set<TaskStatus>, _ body: (Event) throws -> Void) throws {
+        guard !statuses.isEmpty else { return }
+        let condition: String
+        var values: [SQLiteValue] = []
+        switch statuses {
+        case Set(TaskStatus.allCases): condition = "e.task_count > 0"
+        case [.todo, .doing]: condition = "e.open_count > 0"
+        case [.done]: condition = "e.task_count > e.open_count"
+        default:
+            condition = "EXISTS (SELECT 1 FROM tasks x WHERE x.event_id = e.id AND x.status IN ("
+                + statuses.map { _ in "?" }.joined(separator: ", ") + "))"
+            values = statuses.sorted { $0.rawValue < $1.rawValue }.map { .text($0.rawValue) }
         }
-        return result
+        try stream(where: condition, values, order: "e.start_key, e.id", body)
     }
 }
 

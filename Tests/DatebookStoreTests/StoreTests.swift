@@ -165,13 +165,29 @@ struct StoreQueryTests {
         #expect(seen.count == 7 * 7)
     }
 
-    @Test func tasksByStatusListsEachTaskWithItsEvent() throws {
+    /// `datebook tasks` reads the events with a task of the statuses asked for, by start, once.
+    /// Every set of statuses takes its own filter (task counts, or the tasks themselves).
+    @Test func eventsWithATaskOfTheStatusesComeByStartWithAllTheirTasks() throws {
         let store = try Store(path: temporaryDirectory() + "/t.sqlite3")
-        try store.save([event("a", .instant(Date(timeIntervalSince1970: 100)), tasks: [.todo, .done]),
-                        event("b", .instant(Date(timeIntervalSince1970: 50)), tasks: [.doing, .todo])])
-        let open = try store.tasks(statuses: [.todo, .doing])
-        #expect(open.map { "\($0.event.id):\($0.task.id)" } == ["b:t0", "b:t1", "a:t0"])
-        #expect(try store.tasks(statuses: [.done]).map(\.event.id) == ["a"])
+        try store.save([event("a", .instant(Date(timeIntervalSince1970: 100)), tasks: [.todo, .done, .todo]),
+                        event("b", .instant(Date(timeIntervalSince1970: 50)), tasks: [.doing, .todo]),
+                        event("c", .instant(Date(timeIntervalSince1970: 10)), tasks: []),
+                        event("d", .allDay(CalendarDate(year: 1970, month: 1, day: 1)), tasks: [.done, .done])])
+        func events(_ statuses: Set<TaskStatus>) throws -> [String] {
+            var seen: [String] = []
+            try store.forEachEvent(withTaskIn: statuses) {
+                seen.append("\($0.id):\($0.tasks.map(\.status.rawValue).joined(separator: ","))")
+            }
+            return seen
+        }
+        let a = "a:todo,done,todo", b = "b:doing,todo", d = "d:done,done"
+        #expect(try events([.todo, .doing, .done]) == [d, b, a])
+        #expect(try events([.todo, .doing]) == [b, a])
+        #expect(try events([.done]) == [d, a])
+        #expect(try events([.todo]) == [b, a])
+        #expect(try events([.doing]) == [b])
+        #expect(try events([.doing, .done]) == [d, b, a])
+        #expect(try events([]) == [])
     }
 }
 
@@ -198,7 +214,8 @@ struct StoreUpgradeTests {
             let raw = try SQLiteConnection(path: path, flags: 0x6)
             try raw.execute(Store.migrations[0..<5].joined(separator: ";\n") + "; PRAGMA user_version = 5")
             try raw.execute("""
-                INSERT INTO events (id, title, start_key, all_day, time_zone, symbol, color) VALUES ('e1', 'Kept', 0, 0, 'UTC', 'star.fill', 'red');
+                INSERT INTO events (id, title, start_key, all_day, time_zone, symbol, color, task_count, open_count)
+                    VALUES ('e1', 'Kept', 0, 0, 'UTC', 'star.fill', 'red', 2, 1);
                 INSERT INTO tasks VALUES ('e1', 0, 't0', 'first', 'todo'), ('e1', 1, 't1', 'second', 'done');
                 INSERT INTO deliveries (key, kind, event_id, channel, due_at, state, next_attempt_at, created_at, updated_at)
                     VALUES ('k1', 'alert', 'e1', 'desk', 5, 'sent-late', 5, 1, 2);
@@ -207,7 +224,9 @@ struct StoreUpgradeTests {
         let store = try Store(path: path)
         #expect(try store.userVersion() == Store.schemaVersion)
         #expect(try store.event(id: "e1")?.tasks.map(\.text) == ["first", "second"])
-        #expect(try store.tasks(statuses: [.done]).map(\.task.text) == ["second"])
+        var done: [String] = []
+        try store.forEachEvent(withTaskIn: [.done]) { done += $0.tasks.filter { $0.status == .done }.map(\.text) }
+        #expect(done == ["second"])
         let raw = try SQLiteConnection(path: path, flags: 0x2)
         #expect(try raw.integer("SELECT count(*) FROM deliveries WHERE state = 'sent-late' AND kind = 'alert'") == 1)
         #expect(try raw.integer("SELECT count(*) FROM sqlite_master WHERE name IN ('deliveries_due', 'deliveries_by_event', 'deliveries_by_update')") == 3)
