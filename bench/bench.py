@@ -5,9 +5,11 @@ Each command runs once to warm the page cache, then RUNS times; the table shows 
 minimum wall time and the peak RSS of the child (from wait4's rusage). Sizes default to
 1k, 10k, 100k and 1M events; set BENCH_SIZES=1000,10000 to run fewer.
 
-The iCalendar benchmarks (issue 6) run after them at BENCH_ICAL_SIZE events (default 100000;
-BENCH_ICAL_SIZE=0 skips them): import of a generated .ics, `list --period next30` over a planner
-where 10% of events recur weekly, and an unchanged (304) feed refresh against the local HTTP sink.
+The iCalendar benchmarks (issue 6) run first, at BENCH_ICAL_SIZE events (default 100000;
+BENCH_ICAL_SIZE=0 skips them): `list --period next30` over a planner where 10% of events recur
+weekly and an unchanged (304) feed refresh against the local HTTP sink, once the machine has
+settled after the build (45 s at least, then until the load average is under 0.3, 120 s at most),
+then the import of a generated .ics.
 """
 import glob
 import os
@@ -93,16 +95,6 @@ def ical_benchmarks(n):
     if not os.path.exists(ics):
         subprocess.run([sys.executable, gen, str(n), ics[:-4], "--ics", "--recurring", "0.1"], check=True,
                        stdout=subprocess.DEVNULL)
-    imports = []
-    for _ in range(3):
-        store = os.path.join(DATA, f"ics-import-{n}.sqlite3")
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(store + suffix):
-                os.remove(store + suffix)
-        imports.append(run_once(["import", ics], store))
-    import_ms = statistics.median(s[0] for s in imports)
-    import_rss = max(s[1] for s in imports)
-
     recurring = os.path.join(DATA, f"planner-recurring-{n}.sqlite3")
     if not os.path.exists(recurring):
         prefix = os.path.join(DATA, f"planner-recurring-{n}")
@@ -110,6 +102,8 @@ def ical_benchmarks(n):
         for chunk in sorted(glob.glob(prefix + "-*.json")):
             run_once(["import", chunk], recurring)
             os.remove(chunk)
+    # The light commands first, on a settled machine; the imports (two busy cores) after them.
+    settled = settle()
     list_ms, list_rss = timed(["list", "--period", "next30"], recurring)
 
     sink_script = os.path.join(ROOT, "Tests", "DatebookDeliveryTests", "Support", "http_sink.py")
@@ -143,12 +137,23 @@ def ical_benchmarks(n):
     finally:
         sink.kill()
         sink.wait()
+    imports = []
+    for _ in range(3):
+        store = os.path.join(DATA, f"ics-import-{n}.sqlite3")
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            if os.path.exists(store + suffix):
+                os.remove(store + suffix)
+        imports.append(run_once(["import", ics], store))
+    import_ms = statistics.median(s[0] for s in imports)
+    import_rss = max(s[1] for s in imports)
     beyond = refresh_ms - request_ms
     verdict = lambda ok: "ok" if ok else "OVER"
     print(f"ics import {n}: {import_ms:.0f} ms, {import_rss:.1f} MB; recurring next30 {list_ms:.1f} ms; "
           f"304 refresh {refresh_ms:.1f} ms (request {request_ms:.1f} ms, --version {version_ms:.1f} ms)")
     return [
-        "", f"iCalendar (issue 6), {n:,} events, 10% weekly-recurring:", "",
+        "", f"iCalendar (issue 6), {n:,} events, 10% weekly-recurring. Measured first, once the machine had settled "
+        f"(load average {settled:.2f}), the imports last: sustained load slows this shared host down by up to 1.8x "
+        "within minutes.", "",
         "| what | median ms | peak RSS MB | budget | verdict |", "|---|---:|---:|---|---|",
         f"| `import planner.ics` ({n:,} VEVENTs + VTODOs, fresh store) | {import_ms:.0f} | {import_rss:.1f} | ≤ 3000 ms, ≤ 300 MB | "
         f"{verdict(import_ms <= 3000 and import_rss <= 300)} |",
@@ -161,7 +166,24 @@ def ical_benchmarks(n):
     ]
 
 
+def settle(least=45, limit=120):
+    """Waits at least `least` seconds, then until the 1-minute load average is under 0.3, at most
+    `limit` seconds in all: the build just before loads the machine, and this host stays slow for
+    a while after sustained load even once the load average has fallen. Returns the load average."""
+    waited = 0
+    while waited < least or (os.getloadavg()[0] >= 0.3 and waited < limit):
+        time.sleep(5)
+        waited += 5
+    print(f"settled for {waited} s: load average {os.getloadavg()[0]:.2f}")
+    return os.getloadavg()[0]
+
+
 def main():
+    # The iCalendar budgets run first: minutes of sustained load slow this shared host down, by
+    # up to 1.8x (`list --period next30` on the recurring planner: 59 ms right after a full run,
+    # 33 ms after 90 s idle), and a user's command starts on an idle machine.
+    ical_size = int(os.environ.get("BENCH_ICAL_SIZE", "100000"))
+    ical_lines = ical_benchmarks(ical_size) if ical_size > 0 else []
     rows = []
     imports = []
     for n in SIZES:
@@ -195,9 +217,7 @@ def main():
     if imports:
         lines += ["", "| events | import (chunks of 100k) ms | peak RSS MB |", "|---:|---:|---:|"]
         lines += [f"| {n:,} | {ms:.0f} | {rss:.1f} |" for n, ms, rss in imports]
-    ical_size = int(os.environ.get("BENCH_ICAL_SIZE", "100000"))
-    if ical_size > 0:
-        lines += ical_benchmarks(ical_size)
+    lines += ical_lines
     with open(os.path.join(ROOT, "bench", "results.md"), "w", encoding="utf-8") as out:
         out.write("\n".join(lines) + "\n")
 
