@@ -307,9 +307,7 @@ struct KeysByID {
     var isEmpty: Bool { keys.isEmpty }
 
     mutating func add(_ key: Int64, id: UnsafeBufferPointer<UInt8>) {
-        let hash = EventID.fnv1a(id)
-        next.append(heads[hash] ?? -1)
-        heads[hash] = keys.count
+        next.append(heads.updateValue(keys.count, forKey: EventID.fnv1a(id)) ?? -1)
         keys.append(key)
         idRanges.append(idBytes.count ..< idBytes.count + id.count)
         idBytes.append(contentsOf: id)
@@ -332,6 +330,11 @@ struct KeysByID {
     }
 
     private func matches(_ row: Int, _ id: UnsafeBufferPointer<UInt8>) -> Bool {
-        idBytes[idRanges[row]].elementsEqual(id)
+        let range = idRanges[row]
+        guard range.count == id.count else { return false }
+        return idBytes.withUnsafeBufferPointer { bytes in
+            guard let stored = bytes.baseAddress, let wanted = id.baseAddress else { return range.isEmpty }
+            return memcmp(stored + range.lowerBound, wanted, range.count) == 0
+        }
     }
 }
