@@ -123,7 +123,13 @@ struct RowWriter {
             if event.isComplete {
                 row.append(contentsOf: context.style("✓", "32").utf8)
             } else {
-                row.append(contentsOf: String(open).utf8)
+                // The count's digits straight into the row (no String per row).
+                var divisor = 1
+                while divisor <= open / 10 { divisor *= 10 }
+                while divisor > 0 {
+                    row.append(UInt8(48 + open / divisor % 10))
+                    divisor /= 10
+                }
                 row.append(contentsOf: " left".utf8)
             }
         }
