@@ -225,20 +225,28 @@ extension Store {
 
 /// Reads a String-backed enum straight from a column's bytes: listings read a symbol and a colour
 /// for every row, and a String plus Swift's string switch cost more than the rest of the row.
+///
+/// The cases are few (a few dozen symbols, a dozen colours): their FNV hashes are scanned in a
+/// plain array, cheaper than a Dictionary's seeded hashing, and a hit is confirmed with memcmp.
 struct RawValueTable<Value: CaseIterable & RawRepresentable & Sendable>: Sendable where Value.RawValue == String {
-    private let byHash: [UInt64: (value: Value, bytes: [UInt8])]
+    private let hashes: [UInt64]
+    private let entries: [(value: Value, bytes: [UInt8])]
 
     init() {
-        var table: [UInt64: (value: Value, bytes: [UInt8])] = [:]
-        for value in Value.allCases { table[EventID.fnv1a(value.rawValue.utf8)] = (value, Array(value.rawValue.utf8)) }
-        byHash = table
+        entries = Value.allCases.map { ($0, Array($0.rawValue.utf8)) }
+        hashes = entries.map { EventID.fnv1a($0.bytes) }
     }
 
     /// The case whose raw value is exactly `bytes`, or nil.
     func value(_ bytes: UnsafeBufferPointer<UInt8>) -> Value? {
-        guard let entry = byHash[EventID.fnv1a(bytes)],
-              entry.bytes.withUnsafeBufferPointer({ $0.elementsEqual(bytes) })
-        else { return nil }
-        return entry.value
+        let hash = EventID.fnv1a(bytes)
+        guard let index = hashes.firstIndex(of: hash) else { return nil }
+        let entry = entries[index]
+        guard entry.bytes.count == bytes.count else { return nil }
+        let same = entry.bytes.withUnsafeBufferPointer { stored in
+            guard let stored = stored.baseAddress, let wanted = bytes.baseAddress else { return bytes.isEmpty }
+            return memcmp(stored, wanted, bytes.count) == 0
+        }
+        return same ? entry.value : nil
     }
 }
