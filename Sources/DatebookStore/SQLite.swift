@@ -152,13 +152,8 @@ final class SQLiteStatement {
 
     /// Compares a text column with `value` without creating a String.
     func textEquals(_ column: Int32, _ value: String) -> Bool {
-        guard let pointer = sqlite3_column_text(handle, column) else { return value.isEmpty }
-        let count = Int(sqlite3_column_bytes(handle, column))
         var value = value
-        return value.withUTF8 { utf8 in
-            guard utf8.count == count, let base = utf8.baseAddress else { return utf8.count == count }
-            return memcmp(base, pointer, count) == 0
-        }
+        return withTextBytes(column) { column in value.withUTF8 { $0.sameBytes(as: column) } }
     }
 
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
@@ -171,4 +166,14 @@ enum SQLiteValue {
 
     static func int(_ v: Int) -> SQLiteValue { .integer(Int64(v)) }
     static func optional(_ v: String?) -> SQLiteValue { v.map(SQLiteValue.text) ?? .null }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether both buffers hold the same bytes (a length check, then memcmp): ids and column
+    /// values are matched this way without making Strings of them.
+    func sameBytes(as other: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard count == other.count else { return false }
+        guard let base = baseAddress, let otherBase = other.baseAddress else { return true }
+        return memcmp(base, otherBase, count) == 0
+    }
 }

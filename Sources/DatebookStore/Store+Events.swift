@@ -242,11 +242,6 @@ struct RawValueTable<Value: CaseIterable & RawRepresentable & Sendable>: Sendabl
         let hash = EventID.fnv1a(bytes)
         guard let index = hashes.firstIndex(of: hash) else { return nil }
         let entry = entries[index]
-        guard entry.bytes.count == bytes.count else { return nil }
-        let same = entry.bytes.withUnsafeBufferPointer { stored in
-            guard let stored = stored.baseAddress, let wanted = bytes.baseAddress else { return bytes.isEmpty }
-            return memcmp(stored, wanted, bytes.count) == 0
-        }
-        return same ? entry.value : nil
+        return entry.bytes.withUnsafeBufferPointer { $0.sameBytes(as: bytes) } ? entry.value : nil
     }
 }

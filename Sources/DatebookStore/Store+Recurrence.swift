@@ -330,11 +330,6 @@ struct KeysByID {
     }
 
     private func matches(_ row: Int, _ id: UnsafeBufferPointer<UInt8>) -> Bool {
-        let range = idRanges[row]
-        guard range.count == id.count else { return false }
-        return idBytes.withUnsafeBufferPointer { bytes in
-            guard let stored = bytes.baseAddress, let wanted = id.baseAddress else { return range.isEmpty }
-            return memcmp(stored + range.lowerBound, wanted, range.count) == 0
-        }
+        idBytes.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: $0[idRanges[row]]).sameBytes(as: id) }
     }
 }
