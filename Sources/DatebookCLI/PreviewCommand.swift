@@ -24,13 +24,9 @@ enum PreviewCommand: Command {
         for item in items {
             context.out.write(LocalTime(item.entry.nextAttemptAt, in: context.timeZone).listFormat + "  "
                               + item.summary + " to " + item.entry.channel + "\n")
-            switch item.prepared {
-            case .unavailable(_, let reason)?: context.out.write("  (will fail: \(reason))\n")
-            case .obsolete(let reason)?: context.out.write("  (will be cancelled: \(reason))\n")
-            default: break
-            }
+            if let outcome = item.outcome { context.out.write("  (\(outcome))\n") }
             if let message = item.prepared?.message {
-                let body = message.kind == .alert ? message.title + "\n" + message.text : message.text
+                let body = message.kind == .alert ? message.displayTitle + "\n" + message.text : message.text
                 for line in body.split(separator: "\n", omittingEmptySubsequences: false) { context.out.write("    " + line + "\n") }
             }
             context.out.write("\n")

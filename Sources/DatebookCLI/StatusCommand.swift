@@ -31,6 +31,7 @@ enum StatusCommand: Command {
             var line = "  " + LocalTime(item.entry.nextAttemptAt, in: context.timeZone).listFormat + "  "
                 + item.summary + " to " + item.entry.channel
             if item.entry.state == .sending { line += " (sending)" }
+            if let outcome = item.outcome { line += " (\(outcome))" }
             if item.entry.attempts > 0, item.entry.state == .pending { line += " (retry after \(item.entry.attempts) attempts: \(item.entry.reason ?? ""))" }
             out += line + "\n"
         }

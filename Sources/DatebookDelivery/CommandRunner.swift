@@ -55,7 +55,7 @@ public struct CommandRunner: Sendable {
     /// `DATEBOOK_*` variables describing a message, for commands that prefer the environment.
     public static func environment(for message: OutgoingMessage) -> [String: String] {
         var values = [
-            "DATEBOOK_KIND": message.kind.rawValue, "DATEBOOK_TITLE": message.title,
+            "DATEBOOK_KIND": message.kind.rawValue, "DATEBOOK_TITLE": message.displayTitle,
             "DATEBOOK_BODY": message.text, "DATEBOOK_MARKDOWN": message.markdown,
             "DATEBOOK_IDEMPOTENCY_KEY": message.idempotencyKey,
         ]
@@ -73,7 +73,7 @@ public struct CommandRunner: Sendable {
     /// argument; every argument stays exactly one argv entry whatever the text contains.
     public static func expand(_ argv: [String], with message: OutgoingMessage) -> [String] {
         let values = [
-            "{{title}}": message.title, "{{body}}": message.text, "{{markdown}}": message.markdown,
+            "{{title}}": message.displayTitle, "{{body}}": message.text, "{{markdown}}": message.markdown,
             "{{url}}": message.url ?? "", "{{start}}": message.event?.start ?? "",
         ]
         return argv.map { argument in

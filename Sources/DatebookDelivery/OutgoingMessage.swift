@@ -46,6 +46,7 @@ public struct OutgoingMessage: Sendable, Equatable {
     /// Stable key derived from data (event id, occurrence, lead time, channel); sent as
     /// `Idempotency-Key` and used for the email Message-ID.
     public var idempotencyKey: String
+    /// Without the event's emoji (`event.symbol`): channels add it once (`displayTitle`).
     public var title: String
     public var text: String
     public var markdown: String
@@ -65,6 +66,13 @@ public struct OutgoingMessage: Sendable, Equatable {
         self.html = html
         self.url = url
         self.event = event
+    }
+
+    /// The title as people see it: the event's emoji, then `title` (which carries no emoji of
+    /// its own), e.g. `🎭 in 1 hour: Pagliacci`. Every channel shows this one form.
+    public var displayTitle: String {
+        guard let symbol = event?.symbol, !symbol.isEmpty else { return title }
+        return symbol + " " + title
     }
 
     /// `colorHex` as a 24-bit integer (Discord embed color), nil when not `#RRGGBB`.

@@ -45,7 +45,8 @@ public enum AlertMessage {
         return OutgoingMessage(
             kind: .alert,
             idempotencyKey: key(eventID: event.id, occurrenceStart: occurrence.start, lead: lead ?? LeadTime(), channel: channel),
-            title: prefix + event.symbol.emoji + " " + title,
+            // The emoji travels in `event.symbol`; each channel puts it in front once (`displayTitle`).
+            title: prefix + title,
             text: text, markdown: markdown, html: html,
             event: OutgoingMessage.Event(
                 id: event.id, title: title, start: start, allDay: event.start.isAllDay, timeZone: event.timeZone,

@@ -11,6 +11,18 @@ public struct ScheduledDelivery {
     public var summary: String
     /// The message and channel step, when asked for.
     public var prepared: PreparedDelivery?
+
+    /// What will happen instead of a send, for `preview` and `status`: `will be cancelled: all
+    /// tasks done`, `will fail: …`; nil when it will be sent.
+    public var outcome: String? {
+        switch (entry.state, prepared) {
+        case (.cancelled, _): "will be cancelled: " + (entry.reason ?? "no longer due")
+        case (.failed, _): "will fail: " + (entry.reason ?? "channel unavailable")
+        case (_, .obsolete(let reason)?): "will be cancelled: " + reason
+        case (_, .unavailable(_, let reason)?): "will fail: " + reason
+        default: nil
+        }
+    }
 }
 
 extension Scheduler {
@@ -30,19 +42,32 @@ extension Scheduler {
 
     /// Everything scheduled in `(now, until]` plus pending ledger rows (retries, quiet-hours
     /// deferrals), by the time each will go out. With `render` the message and step are built too.
+    ///
+    /// Each entry's state is what a pass will make of it as the store stands now: `cancelled` (with
+    /// the reason) for an alert whose tasks are all done under `alerts.cancelWhenDone`, or whose
+    /// event was deleted or moved, exactly as `tick` decides it; such an entry is not rendered.
     public func upcoming(now: Date, until: Date, render: Bool) throws -> [ScheduledDelivery] {
         var found: [ScheduledDelivery] = []
         var keys = Set<String>()
-        for entry in try store.openDeliveries() {
+        func add(_ entry: LedgerEntry, _ summary: String) throws {
+            let prepared: PreparedDelivery?
+            if entry.state == .cancelled || entry.state == .failed {
+                prepared = .obsolete(reason: entry.reason ?? entry.state.rawValue)
+            } else {
+                prepared = render ? try prepare(entry, now: now) : nil
+            }
+            found.append(ScheduledDelivery(entry: entry, summary: summary, prepared: prepared))
+        }
+        for var entry in try store.openDeliveries() {
             keys.insert(entry.key)
-            found.append(ScheduledDelivery(entry: entry, summary: describe(entry),
-                                           prepared: render ? try prepare(entry, now: now) : nil))
+            if entry.state == .pending, let (state, reason) = try obsolete(entry) {
+                (entry.state, entry.reason) = (state, reason)
+            }
+            try add(entry, describe(entry))
         }
         for planned in try planner.deliveries(from: now, through: until) where !keys.contains(planned.key) {
             guard try store.delivery(key: planned.key) == nil else { continue }
-            let entry = planned.entry(state: .pending)
-            found.append(ScheduledDelivery(entry: entry, summary: planned.summary,
-                                           prepared: render ? try prepare(entry, now: now) : nil))
+            try add(classify(planned, now: now), planned.summary)
         }
         return found.sorted { ($0.entry.nextAttemptAt, $0.entry.key) < ($1.entry.nextAttemptAt, $1.entry.key) }
     }

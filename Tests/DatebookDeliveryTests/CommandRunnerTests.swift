@@ -20,7 +20,7 @@ import Testing
         let result = try CommandRunner().run(argv, environment: CommandRunner.environment(for: message))
         #expect(result.succeeded)
         let lines = String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").map(String.init)
-        #expect(lines == [message.title] + injections)
+        #expect(lines == ["🎂 " + message.title] + injections)
         #expect(!FileManager.default.fileExists(atPath: canary))
     }
 
@@ -29,7 +29,7 @@ import Testing
             ["sh", "-c", "printf '%s' \"$DATEBOOK_TITLE\"; printf 'oops' >&2; exit 3"],
             environment: CommandRunner.environment(for: Fixtures.canary))
         #expect(result.termination == .exited(3))
-        #expect(String(decoding: result.stdout, as: UTF8.self) == Fixtures.canaryTitle)
+        #expect(String(decoding: result.stdout, as: UTF8.self) == "🎂 " + Fixtures.canaryTitle)
         #expect(String(decoding: result.stderr, as: UTF8.self) == "oops")
         #expect(!result.succeeded)
     }

@@ -88,10 +88,7 @@ enum PayloadText {
     }
 
     /// Title with the event's symbol in front, when there is one.
-    static func decoratedTitle(_ message: OutgoingMessage) -> String {
-        guard let symbol = message.event?.symbol, !symbol.isEmpty else { return message.title }
-        return "\(symbol) \(message.title)"
-    }
+    static func decoratedTitle(_ message: OutgoingMessage) -> String { message.displayTitle }
 
     /// The standard JSON request used by all chat services.
     static func jsonRequest(url: String, body: JSONValue, redactions: [String] = [], extraHeaders: [HTTPRequest.Header] = []) -> HTTPRequest {
