@@ -5,10 +5,11 @@ Writes planner JSON documents (the `datebook export` shape) with N events, 0–6
 starts spread from a year before to two years after the anchor (2026-12-01T09:00Z), about 10%
 of them all-day. The same N and seed always give the same bytes.
 
-    generate.py N OUT_PREFIX [--chunk 100000] [--seed 7] [--recurring 0.1] [--ics]
+    generate.py N OUT_PREFIX [--chunk 100000] [--seed 7] [--recurring 0.1] [--overdue 0.5] [--ics]
 
 writes OUT_PREFIX-000.json, OUT_PREFIX-001.json, … (one file per chunk). `--recurring F` makes that
-fraction of events weekly-recurring (`FREQ=WEEKLY`); `--ics` writes one OUT_PREFIX.ics with N
+fraction of events weekly-recurring (`FREQ=WEEKLY`); `--overdue F` moves that fraction into the 90 days
+before the anchor, each with at least one open task (the digest's Overdue section); `--ics` writes one OUT_PREFIX.ics with N
 VEVENTs instead (TZID starts, VALARMs, tasks as VTODOs with RELATED-TO).
 """
 import argparse
@@ -26,12 +27,18 @@ WORDS = ["Team", "sync", "Dentist", "Birthday", "Trip", "Review", "Lunch", "Call
 STATUSES = ["todo", "todo", "todo", "doing", "done", "done"]
 
 
-def event(rng: random.Random, n: int, recurring: float = 0.0) -> dict:
+def event(rng: random.Random, n: int, recurring: float = 0.0, overdue: float = 0.0) -> dict:
     offset = rng.randint(-365 * 86400, 2 * 365 * 86400)
+    # Drawn only when asked for, so the planners without --overdue keep their bytes.
+    late = overdue > 0 and rng.random() < overdue
+    if late:
+        offset = rng.randint(-90 * 86400, -3600)
     start = ANCHOR + dt.timedelta(seconds=offset - offset % 900)
     all_day = rng.random() < 0.1
     tasks = [{"id": f"{n:08x}"[-4:] + f"{k:04x}", "text": f"{rng.choice(WORDS)} {rng.choice(WORDS).lower()} {k + 1}",
               "status": rng.choice(STATUSES)} for k in range(rng.randint(0, 6))]
+    if late and not any(task["status"] != "done" for task in tasks):
+        tasks.append({"id": f"{n:08x}"[-4:] + "ffff", "text": "Follow up", "status": "todo"})
     return {
         "id": f"{rng.getrandbits(64):016x}",
         "title": f"{rng.choice(WORDS)} {rng.choice(WORDS).lower()} #{n}",
@@ -90,18 +97,20 @@ def main() -> None:
     parser.add_argument("--chunk", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--recurring", type=float, default=0.0, help="fraction of weekly-recurring events")
+    parser.add_argument("--overdue", type=float, default=0.0,
+                        help="fraction of events in the 90 days before the anchor with open tasks")
     parser.add_argument("--ics", action="store_true", help="write one PREFIX.ics instead of JSON chunks")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     if args.ics:
-        write_ics(args.prefix + ".ics", [event(rng, i, args.recurring) for i in range(args.count)])
+        write_ics(args.prefix + ".ics", [event(rng, i, args.recurring, args.overdue) for i in range(args.count)])
         print(1)
         return
     written = 0
     part = 0
     while written < args.count:
         size = min(args.chunk, args.count - written)
-        events = [event(rng, written + i, args.recurring) for i in range(size)]
+        events = [event(rng, written + i, args.recurring, args.overdue) for i in range(size)]
         with open(f"{args.prefix}-{part:03d}.json", "w", encoding="utf-8") as out:
             json.dump({"datebook": 1, "events": events}, out, ensure_ascii=False, separators=(",", ":"))
         written += size

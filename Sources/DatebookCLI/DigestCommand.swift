@@ -73,37 +73,3 @@ enum DigestCommand: Command {
         return n
     }
 }
-
-/// Reads what a digest shows from the store: bounded queries only, so the cost follows the
-/// events shown and not the store's size.
-enum DigestQuery {
-    /// Counting stops here and the digest says "500+": each counted row costs a table lookup,
-    /// and a reader learns nothing more from an exact 63,000.
-    static let countCap = 500
-
-    static func input(plan: DigestPlan, store: Store, calendar: Calendar) throws -> DigestInput {
-        var windows: [DigestWindowResult] = []
-        for window in plan.windows {
-            let occurrences = try store.firstOccurrences(from: window.from, to: window.to, calendar: calendar,
-                                                         limit: window.limit, onlyOpen: window.onlyOpen)
-            guard !occurrences.isEmpty else { continue }
-            let totals = try store.totals(from: window.from, to: window.to, calendar: calendar,
-                                          onlyOpen: window.onlyOpen, cap: countCap)
-            windows.append(DigestWindowResult(kind: window.kind, occurrences: occurrences, total: totals.events,
-                                              openTasks: totals.openTasks, capped: totals.capped))
-        }
-        var eventDays = Set<Int>()
-        var day = plan.month.first
-        while day < plan.month.next {
-            let next = CalendarDate(dayNumber: day.dayNumber + 1)
-            if try store.hasOccurrence(from: day.start(in: calendar), to: next.start(in: calendar), calendar: calendar) {
-                eventDays.insert(day.day)
-            }
-            day = next
-        }
-        let week = try store.totals(from: plan.now, to: PeriodBoundaries(now: plan.now, calendar: calendar).sevenDays,
-                                    calendar: calendar, cap: countCap)
-        return DigestInput(now: plan.now, calendar: calendar, windows: windows, eventDays: eventDays,
-                           week: (week.events, week.openTasks))
-    }
-}

@@ -24,7 +24,8 @@ public enum DigestSectionKind: String, Sendable, CaseIterable {
 /// - Next 7 Days: the rest of the period (Today is not repeated).
 /// - Next 30 Days, Future: the periods of DESIGN.md; `days` below 30 ends the listing early
 ///   and everything after it counts as Future.
-/// - Overdue: occurrences in the `lookBackDays` before now that still have open tasks.
+/// - Overdue: occurrences in the `lookBackDays` before now that still have open tasks, the most
+///   recent `sectionLimit` of them; the rest are counted ("and 12,345 more").
 public struct DigestPlan: Sendable {
     /// One section's half-open range of start instants `[from, to)` (nil: open) and how many to show.
     public struct Window: Sendable {
@@ -34,6 +35,8 @@ public struct DigestPlan: Sendable {
         public var limit: Int
         /// Only occurrences with open tasks (Overdue).
         public var onlyOpen: Bool
+        /// Show the last `limit` occurrences instead of the first (Overdue: the most recent).
+        public var newest: Bool = false
     }
 
     public static let defaultDays = 30
@@ -58,7 +61,7 @@ public struct DigestPlan: Sendable {
         let midnight = CalendarDate(dayNumber: today.dayNumber + 1).start(in: calendar)
         func clip(_ date: Date) -> Date { min(date, horizon) }
         windows = [
-            Window(kind: .overdue, from: add(-lookBackDays, to: now), to: now, limit: sectionLimit, onlyOpen: true),
+            Window(kind: .overdue, from: add(-lookBackDays, to: now), to: now, limit: sectionLimit, onlyOpen: true, newest: true),
             Window(kind: .today, from: now, to: clip(midnight), limit: sectionLimit, onlyOpen: false),
             Window(kind: .next7, from: clip(midnight), to: clip(boundaries.sevenDays), limit: sectionLimit, onlyOpen: false),
             Window(kind: .next30, from: clip(boundaries.sevenDays), to: horizon, limit: sectionLimit, onlyOpen: false),
@@ -120,7 +123,8 @@ public struct DigestInput: Sendable {
         }
         windows = plan.windows.map { window in
             let all = sorted.filter { inWindow($0, window.from, window.to) && (!window.onlyOpen || $0.event.badge > 0) }
-            return DigestWindowResult(kind: window.kind, occurrences: Array(all.prefix(window.limit)), total: all.count,
+            let shown = window.newest ? all.suffix(window.limit) : all.prefix(window.limit)
+            return DigestWindowResult(kind: window.kind, occurrences: Array(shown), total: all.count,
                                       openTasks: all.reduce(0) { $0 + $1.event.badge })
         }
         let first = plan.month.first.start(in: calendar), next = plan.month.next.start(in: calendar)

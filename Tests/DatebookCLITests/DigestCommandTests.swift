@@ -97,6 +97,73 @@ struct DigestCommandTests {
         #expect(!run.out.contains("WWDC"))
         #expect(sandbox.run(["digest", "--overdue-days", "3000"]).out.contains("WWDC"))
     }
+
+    /// Overdue lists the most recent occurrences and counts the older ones.
+    @Test func overdueShowsTheMostRecentAndCountsTheRest() {
+        let sandbox = Sandbox()
+        for day in 1...23 {
+            sandbox.run(["add", "Late \(day)", "--at", String(format: "2026-11-%02d 08:00", day), "--task", "Do it"])
+        }
+        let run = sandbox.run(["digest", "--format", "markdown"])
+        #expect(run.out.contains("## Overdue · 23 open tasks\n"))
+        #expect(!run.out.contains("**Late 1**") && !run.out.contains("**Late 2**") && !run.out.contains("**Late 3**"))
+        #expect(run.out.contains("**Late 4**") && run.out.contains("**Late 23**"))
+        #expect(run.out.contains("and 3 more"))
+        let late23 = run.out.range(of: "**Late 23**")?.lowerBound, late4 = run.out.range(of: "**Late 4**")?.lowerBound
+        #expect(late4 != nil && late23 != nil && late4 ?? run.out.endIndex < late23 ?? run.out.startIndex)
+    }
+
+    /// A weekly event is listed at each occurrence, in the period it falls in, and the calendar
+    /// marks each of its days, as `list` and `cal` show them.
+    @Test func recurringEventAppearsInEachPeriodAndMarksEveryDayInTheCalendar() {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-12-01 09:00"
+        sandbox.run(["add", "Team sync", "--at", "2026-12-07 10:00", "--repeat", "weekly", "--symbol", "person.3"])
+        sandbox.run(["add", "Dentist", "--at", "2026-12-15 10:00"])
+        let markdown = sandbox.run(["digest", "--format", "markdown"]).out
+        let sections = markdown.components(separatedBy: "\n## ").dropFirst().map { $0.components(separatedBy: "\n").first ?? "" }
+        #expect(sections.map { $0.components(separatedBy: " ·").first ?? "" } == ["Next 7 Days", "Next 30 Days", "Future"])
+        for day in ["Mon, Dec 7", "Mon, Dec 14", "Mon, Dec 21", "Mon, Dec 28", "Mon, Jan 4", "Mon, Feb 1"] {
+            #expect(markdown.contains("**Team sync** — \(day) 10:00"), "\(day)")
+        }
+        #expect(!markdown.contains("Mon, Feb 8"))
+        #expect(markdown.components(separatedBy: "**Team sync**").count - 1 == 9)
+        #expect(markdown.contains("5 events this week") == false)
+        #expect(markdown.contains("1 event this week"))
+        let text = sandbox.run(["digest"]).out
+        for mark in ["* 7", "*14", "*15", "*21", "*28"] { #expect(text.contains(mark), "\(mark)") }
+        #expect(!text.contains("*30") && !text.contains("*22"))
+    }
+
+    /// Outside the materialised horizon (now − 7 days … now + 92 days) recurring events are still
+    /// read where the digest needs them: the month's earlier days and Future up to a year ahead.
+    @Test func recurringEventsBeyondTheHorizonMarkEarlierDaysAndReachFuture() {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-12-20 09:00"
+        sandbox.run(["add", "Choir", "--at", "2026-12-02 19:00", "--repeat", "weekly", "--until", "2027-01-31"])
+        sandbox.run(["add", "Anniversary", "--at", "2026-06-10", "--repeat", "yearly"])
+        let text = sandbox.run(["digest"]).out
+        for mark in ["* 2", "* 9", "*16", "*23", "*30"] { #expect(text.contains(mark), "\(mark)") }
+        #expect(!text.contains("* 3") && !text.contains("*10"))
+        let markdown = sandbox.run(["digest", "--format", "markdown"]).out
+        #expect(markdown.contains("**Anniversary** — Thu, Jun 10"), "\(markdown)")
+        #expect(markdown.contains("**Choir** — Wed, Jan 27"))
+    }
+
+    /// A recurring event with open tasks is overdue once, at its latest past occurrence, when its
+    /// series has ended; a series that goes on carries its tasks to its next occurrence.
+    @Test func recurringEventIsOverdueOnceAndOnlyWhenItsSeriesEnded() {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-12-01 09:00"
+        sandbox.run(["add", "Course", "--at", "2026-10-05 18:00", "--repeat", "weekly", "--until", "2026-11-16", "--task", "Homework"])
+        sandbox.run(["add", "Standup", "--at", "2026-11-02 09:30", "--repeat", "weekly", "--task", "Notes"])
+        let markdown = sandbox.run(["digest", "--format", "markdown"]).out
+        #expect(markdown.contains("## Overdue · 1 open task\n"))
+        #expect(markdown.components(separatedBy: "**Course**").count - 1 == 1)
+        #expect(markdown.contains("**Course** — Mon, Nov 16 6:00"))
+        #expect(markdown.contains("**Standup** — Mon, Dec 7 9:30"))
+        #expect(!markdown.contains("**Standup** — Mon, Nov"))
+    }
 }
 
 struct DigestStoreQueryTests {
