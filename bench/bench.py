@@ -36,6 +36,11 @@ COMMANDS = [
 ]
 # Commands measured only up to a size (the rest print every row: 1M events are 2M task rows).
 LARGEST = {"tasks --status open": 100_000}
+# The digest on a planner whose past is overdue (generate.py --overdue 0.5: half the events in the
+# 90 days before now, each with an open task): its cost must follow what it shows, not the backlog.
+OVERDUE_SIZE = int(os.environ.get("BENCH_OVERDUE_SIZE", "100000"))
+OVERDUE_COMMANDS = [(f"digest --format {f} (50% overdue)", ["digest", "--format", f], 60)
+                    for f in ("text", "markdown", "html")]
 
 
 def run_once(args, store):
@@ -57,13 +62,13 @@ def measure(args, store):
     return statistics.median(times), min(times), max(s[1] for s in samples)
 
 
-def prepare(n):
+def prepare(n, name="planner", options=()):
     os.makedirs(DATA, exist_ok=True)
-    store = os.path.join(DATA, f"planner-{n}.sqlite3")
+    store = os.path.join(DATA, f"{name}-{n}.sqlite3")
     if os.path.exists(store):
         return store, None
-    prefix = os.path.join(DATA, f"planner-{n}")
-    subprocess.run([sys.executable, os.path.join(ROOT, "bench", "generate.py"), str(n), prefix], check=True,
+    prefix = os.path.join(DATA, f"{name}-{n}")
+    subprocess.run([sys.executable, os.path.join(ROOT, "bench", "generate.py"), str(n), prefix, *options], check=True,
                    stdout=subprocess.DEVNULL)
     started = time.perf_counter()
     peak = 0.0
@@ -201,6 +206,13 @@ def main():
                 rss_note = " (≤ 60)" + (" ok" if rss <= 60 else " OVER")
             rows.append((n, label, median, fastest, rss, budget, verdict, rss_note))
             print(f"{n:>9} {label:<22} median {median:8.1f} ms  min {fastest:8.1f} ms  rss {rss:6.1f} MB {verdict}")
+    if OVERDUE_SIZE > 0:
+        store, _ = prepare(OVERDUE_SIZE, "planner-overdue", ["--overdue", "0.5"])
+        for label, args, budget in OVERDUE_COMMANDS:
+            median, fastest, rss = measure(args, store)
+            verdict = "ok" if median <= budget else "OVER"
+            rows.append((OVERDUE_SIZE, label, median, fastest, rss, budget, verdict, ""))
+            print(f"{OVERDUE_SIZE:>9} {label:<22} median {median:8.1f} ms  min {fastest:8.1f} ms  rss {rss:6.1f} MB {verdict}")
     lines = [
         "# datebook benchmark",
         "",
@@ -212,7 +224,9 @@ def main():
         "|---:|---|---:|---:|---:|---:|---|",
     ]
     for n, label, median, fastest, rss, budget, verdict, rss_note in rows:
-        lines.append(f"| {n:,} | `datebook {label}` | {median:.1f} | {fastest:.1f} | {rss:.1f}{rss_note} | "
+        command, _, note = label.partition(" (")
+        label = f"{command}` ({note}" if note else command + "`"
+        lines.append(f"| {n:,} | `datebook {label} | {median:.1f} | {fastest:.1f} | {rss:.1f}{rss_note} | "
                      f"{'' if budget is None else budget} | {verdict} |")
     if imports:
         lines += ["", "| events | import (chunks of 100k) ms | peak RSS MB |", "|---:|---:|---:|"]

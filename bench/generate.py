@@ -9,7 +9,7 @@ of them all-day. The same N and seed always give the same bytes.
 
 writes OUT_PREFIX-000.json, OUT_PREFIX-001.json, … (one file per chunk). `--recurring F` makes that
 fraction of events weekly-recurring (`FREQ=WEEKLY`); `--overdue F` moves that fraction into the 90 days
-before the anchor, each with at least one open task (the digest's Overdue section); `--ics` writes one OUT_PREFIX.ics with N
+before the anchor, timed, each with at least one open task (the digest's Overdue section); `--ics` writes one OUT_PREFIX.ics with N
 VEVENTs instead (TZID starts, VALARMs, tasks as VTODOs with RELATED-TO).
 """
 import argparse
@@ -34,7 +34,7 @@ def event(rng: random.Random, n: int, recurring: float = 0.0, overdue: float = 0
     if late:
         offset = rng.randint(-90 * 86400, -3600)
     start = ANCHOR + dt.timedelta(seconds=offset - offset % 900)
-    all_day = rng.random() < 0.1
+    all_day = rng.random() < 0.1 and not late
     tasks = [{"id": f"{n:08x}"[-4:] + f"{k:04x}", "text": f"{rng.choice(WORDS)} {rng.choice(WORDS).lower()} {k + 1}",
               "status": rng.choice(STATUSES)} for k in range(rng.randint(0, 6))]
     if late and not any(task["status"] != "done" for task in tasks):

@@ -25,27 +25,43 @@ extension Store {
     /// - Parameter singleOnly: leave recurring events out (their occurrences come from
     ///   `forEachRecurringOccurrence`; their own row stands only for the first). This also lets
     ///   SQLite answer from the covering partial index `events_agenda`, with no table row per
-    ///   event looked at: on 100k events with 45k overdue, `digest` went from 130 ms to FIXME ms.
-    /// Timed and all-day events are each in start order by key, so each is one indexed query
-    /// that stops after `limit` events; the two short lists are then merged. At most
-    /// `2 × limit` events are read, however many the window holds.
+    ///   event looked at.
+    ///
+    /// One scan of the window in key order picks the rows (an all-day event starts up to 14 h
+    /// before or 12 h after its key, so the scan goes on until no later row can start before the
+    /// last one kept), then only those are loaded with their tasks. The rows read are the ones
+    /// shown plus those of about a day, however many the window holds: with one query per
+    /// `all_day` value, a window of 50k timed overdue events and no all-day one was read whole.
     public func firstOccurrences(from: Date?, to: Date?, calendar: Calendar, limit: Int,
                                  onlyOpen: Bool = false, singleOnly: Bool = false, newest: Bool = false) throws -> [Occurrence] {
         guard limit > 0 else { return [] }
         let window = ExactWindow(from: from, to: to, calendar: calendar)
-        var result: [Occurrence] = []
-        for (allDay, low, high) in [(0, window.timedFrom, window.timedTo), (1, window.dayFrom, window.dayTo)] {
-            let first = "SELECT x.rowid FROM events x WHERE x.all_day = ? AND x.start_key >= ? AND x.start_key < ?"
-                + (onlyOpen ? " AND x.open_count > 0" : "") + (singleOnly ? " AND x.recurrence IS NULL" : "")
-                + (newest ? " ORDER BY x.start_key DESC, x.id DESC LIMIT ?" : " ORDER BY x.start_key, x.id LIMIT ?")
-            try stream(where: "e.rowid IN (" + first + ")",
-                       [.integer(Int64(allDay)), .integer(low), .integer(high), .integer(Int64(limit))],
-                       order: "e.start_key, e.id") { event in
-                result.append(Occurrence(event: event, calendar: calendar))
+        let order = newest ? "e.start_key DESC, e.id DESC" : "e.start_key, e.id"
+        let rows = try statement("SELECT e.rowid, e.start_key, e.all_day FROM events e WHERE " + window.condition
+            + (onlyOpen ? " AND e.open_count > 0" : "") + (singleOnly ? " AND e.recurrence IS NULL" : "") + " ORDER BY " + order)
+        try wrap { try rows.bind(window.values) }
+        defer { _ = try? rows.bind([]) }
+        // The kept rows' starts, nearest the scan's beginning first; at most `limit`.
+        var kept: [(start: Date, rowid: Int64)] = []
+        func before(_ a: Date, _ b: Date) -> Bool { newest ? a > b : a < b }
+        while try wrap({ try rows.step() }) {
+            let key = rows.int64(1)
+            if kept.count == limit, let last = kept.last {
+                // Every later row starts at or after key − 14 h (newest: at or before key + 12 h).
+                let bound = Date(timeIntervalSince1970: TimeInterval(newest ? key + Self.allDayLatest : key - Self.allDayEarliest))
+                if before(last.start, bound) { break }
             }
+            let start = Self.start(key: key, allDay: rows.int(2) != 0).resolved(in: calendar)
+            let index = kept.firstIndex { before(start, $0.start) } ?? kept.count
+            guard index < limit else { continue }
+            kept.insert((start, rows.int64(0)), at: index)
+            if kept.count > limit { kept.removeLast() }
         }
-        let sorted = result.sorted(by: Occurrence.chronological)
-        return Array(newest ? sorted.suffix(limit) : sorted.prefix(limit))
+        guard !kept.isEmpty else { return [] }
+        var result: [Occurrence] = []
+        try stream(where: "e.rowid IN (" + kept.map { String($0.rowid) }.joined(separator: ", ") + ")", [],
+                   order: "e.start_key, e.id") { result.append(Occurrence(event: $0, calendar: calendar)) }
+        return result.sorted(by: Occurrence.chronological)
     }
 
     /// The number of occurrences in `[from, to)` and the sum of their open tasks: one indexed

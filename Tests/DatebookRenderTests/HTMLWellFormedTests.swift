@@ -2,7 +2,8 @@ import DatebookRender
 import Foundation
 import Testing
 
-/// Parses the HTML digests with Python's html.parser: balanced tags, no scripts, no external resources.
+/// Parses the HTML digests with Python's html.parser: balanced tags, no scripts, no external
+/// resources, CSS only inline or in one self-contained `<style>` in `<head>` (the dark-scheme colours).
 struct HTMLWellFormedTests {
     static let checker = #"""
     import sys
@@ -13,8 +14,10 @@ struct HTMLWellFormedTests {
             super().__init__(convert_charrefs=True)
             self.stack, self.errors = [], []
         def handle_starttag(self, tag, attrs):
-            if tag in ("script", "iframe", "object", "embed", "link", "style"):
+            if tag in ("script", "iframe", "object", "embed", "link"):
                 self.errors.append("forbidden <%s>" % tag)
+            if tag == "style" and [t for t, _ in self.stack] != ["html", "head"]:
+                self.errors.append("<style> outside <head>")
             for name, value in attrs:
                 if name.startswith("on"):
                     self.errors.append("event handler %s" % name)
@@ -26,6 +29,12 @@ struct HTMLWellFormedTests {
             self.handle_starttag(tag, attrs)
             if tag not in VOID:
                 self.stack.pop()
+        def handle_data(self, data):
+            # A style block is self-contained: no fetched resources, no script.
+            if self.stack and self.stack[-1][0] == "style":
+                for word in ("url(", "@import", "expression(", "javascript:"):
+                    if word in data.lower():
+                        self.errors.append("external or active CSS: %s" % word)
         def handle_endtag(self, tag):
             if not self.stack or self.stack[-1][0] != tag:
                 self.errors.append("unbalanced </%s> at %s (open: %s)" % (tag, self.getpos(), self.stack[-1:] ))
@@ -71,5 +80,8 @@ struct HTMLWellFormedTests {
         #expect(try Self.check("<html><body><td></body></html>").code == 1)
         #expect(try Self.check("<html><body><script></script></body></html>").code == 1)
         #expect(try Self.check("<html><body><img src=\"https://x/y.png\"></body></html>").code == 1)
+        #expect(try Self.check("<html><body><style>p {}</style></body></html>").code == 1)
+        #expect(try Self.check("<html><head><style>p { background: url(https://x/y.png) }</style></head></html>").code == 1)
+        #expect(try Self.check("<html><head><style>@media (prefers-color-scheme: dark) { p { color: #fff } }</style></head></html>").code == 0)
     }
 }
