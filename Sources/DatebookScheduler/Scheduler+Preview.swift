@@ -35,7 +35,14 @@ extension Scheduler {
                                            prepared: entry.state == .pending ? try prepare(entry, now: now) : nil))
         }
         for entry in try store.openDeliveries() where entry.state == .pending && entry.nextAttemptAt <= now {
-            found.append(ScheduledDelivery(entry: entry, summary: describe(entry), prepared: try prepare(entry, now: now)))
+            // A pass reviews open rows first (`reviewOpenDeliveries`): show what it will make of them.
+            let prepared: PreparedDelivery
+            switch try obsolete(entry) {
+            case (.failed, let reason)?: prepared = .unavailable(nil, reason: reason)
+            case (_, let reason)?: prepared = .obsolete(reason: reason)
+            case nil: prepared = try prepare(entry, now: now)
+            }
+            found.append(ScheduledDelivery(entry: entry, summary: describe(entry), prepared: prepared))
         }
         return found
     }

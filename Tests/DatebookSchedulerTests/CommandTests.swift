@@ -93,6 +93,9 @@ import Testing
         let (later, _, _) = try output(sandbox, ["--now", "2026-12-01T09:01:00Z", "preview"])
         #expect(later.contains("alert 'Unpacked' (1h before) to hook\n  (will be cancelled: all tasks done)\n"))
 
+        let (dry, _, _) = try output(sandbox, ["--now", "2026-12-01T09:06:00Z", "tick", "--dry-run"])
+        #expect(dry.contains("alert 'Unpacked' (1h before) to hook, due 2026-12-01T10:05:00+01:00: would cancel: all tasks done\n"),
+                "\(dry)")
         let (_, log, _) = try output(sandbox, ["--now", "2026-12-01T09:06:00Z", "tick"])
         #expect(log.contains("cancelled alert to hook"), "\(log)")
         #expect(try sink.requests().isEmpty)
