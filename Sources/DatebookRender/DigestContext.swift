@@ -33,7 +33,7 @@ public struct DigestContext: Sendable {
             let sections = input.windows.filter { !$0.occurrences.isEmpty }.map(section)
             let overdue = input.windows.first { $0.kind == .overdue }
             var summary = Self.count(input.week.events, "event") + " this week, " + Self.count(input.week.openTasks, "open task")
-            if let overdue, overdue.total > 0 { summary += ", " + String(overdue.total) + " overdue" }
+            if let overdue, overdue.total > 0 { summary += ", " + String(overdue.total) + (overdue.capped ? "+" : "") + " overdue" }
             let nowZone = ISOInstant.format(input.now, in: locale.timeZone)
             return [
                 "summary": .string(summary),

@@ -33,6 +33,21 @@ struct DigestGoldenTests {
         #expect(text.split(separator: "\n")[1] == "4 events this week, 11 open tasks")
     }
 
+    /// When counting stopped at the cap, the summary's overdue count is a lower bound and says so.
+    @Test func summaryMarksACappedOverdueCount() throws {
+        let overdue = DigestFixtures.event("Late", hour: 7)
+        let occurrence = Occurrence(event: overdue, calendar: DigestFixtures.calendar)
+        let input = DigestInput(now: DigestFixtures.now, calendar: DigestFixtures.calendar,
+                                windows: [DigestWindowResult(kind: .overdue, occurrences: [occurrence], total: 500, openTasks: 900,
+                                                             capped: true)],
+                                eventDays: [], week: (0, 0))
+        let context = DigestContext(input, locale: try DigestLocale(identifier: "en_US", timeZone: DigestFixtures.zone))
+        let text = try DigestRenderer(overrideDirectory: nil).render(context, format: .text)
+        #expect(text.split(separator: "\n")[1] == "0 events this week, 0 open tasks, 500+ overdue")
+        #expect(text.contains("OVERDUE · 900+ OPEN TASKS"))
+        #expect(text.contains("and 499+ more"))
+    }
+
     @Test func textDigestStaysWithin80Columns() throws {
         let long = String(repeating: "Very long title ", count: 625)
         let extra = [DigestFixtures.event(long, tasks: [String(repeating: "t", count: 10_000)]),
