@@ -149,6 +149,13 @@ enum RecurrenceOptions {
             case .date(let date): day = date
             case .instant(let instant): day = CalendarDate(instant, in: context.timeZone)
             }
+            var eventCalendar = context.calendar
+            eventCalendar.timeZone = TimeZone(identifier: event.timeZone) ?? context.timeZone
+            let firstDay = CalendarDate(event.start.resolved(in: eventCalendar), in: eventCalendar.timeZone)
+            guard firstDay <= day else {
+                throw CLIError.usage("--until \(until) is before the event's start (\(Rows.when(event.start, context))), so it would "
+                                     + "never occur; give an --until on or after its first day, or move it with --at")
+            }
             // The end of that day in the event's zone, as UTC (RFC 5545 wants UTC for zoned starts).
             var value = String(format: "%04d%02d%02d", day.year, day.month, day.day)
             if case .instant = event.start {

@@ -39,6 +39,8 @@ struct ConfigTests {
         ("{ channels: { x: { type: \"slak\", url: \"u\" } } }",
          "config.json5:1: channels.x.type: expected one of slack, discord, teams, mattermost, ntfy, webhook, …, got \"slak\" (did you mean 'slack'?)"),
         ("{ channels: { x: { type: \"slack\", url: \"u\", urll: 1 } } }", "config.json5:1: channels.x.urll: unknown key (did you mean 'url'?)"),
+        ("{ channels: { x: { type: \"slack\", url: \"u\", caInfo: \"ca.pem\" } } }",
+         "config.json5:1: channels.x.caInfo: unknown key (did you mean 'caFile'?)"),
         ("{ channels: { x: { type: \"slack\" } } }", "config.json5:1: channels.x.url: missing: a slack channel needs url"),
         ("{ channels: { team: { type: \"slack\", url: \"u\" } }, alerts: { channels: [\"teem\"] } }",
          "config.json5:1: alerts.channels[0]: no channel named \"teem\" (did you mean 'team'?); channels are team"),
