@@ -74,6 +74,14 @@ struct FirstDayTests {
         #expect(sandbox.run(["list", "--color", "red"]).err.hasPrefix("datebook: --color expects auto, always or never, got 'red'"))
     }
 
+    @Test func templatesShowTakesANameWithoutItsMustacheSuffix() {
+        let sandbox = Sandbox()
+        let short = sandbox.run(["templates", "show", "digest.md"])
+        #expect(short.code == 0, "\(short.err)")
+        #expect(!short.out.isEmpty)
+        #expect(short.out == sandbox.run(["templates", "show", "digest.md.mustache"]).out)
+    }
+
     /// A channel whose secret is missing is named once: in the header, not again in the reason.
     @Test func dryRunNamesAnUnavailableChannelOnce() throws {
         let sandbox = Sandbox()
