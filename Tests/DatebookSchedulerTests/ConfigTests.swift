@@ -10,6 +10,18 @@ func parse(_ text: String) throws -> Config {
 }
 
 struct ConfigTests {
+    /// README promises every key is documented in the example: each key the parser allows appears
+    /// there as `key:` (in a value or a comment).
+    @Test func theShippedExampleMentionsEveryKey() throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("etc/config.example.json5"), encoding: .utf8)
+        let keys = Config.topKeys + Config.digestKeys + Config.alertKeys + Config.feedKeys + Config.commonChannelKeys
+            + Config.channelKeys.values.flatMap { $0 }
+        for key in Set(keys) {
+            let mentioned = text.range(of: "(?<![A-Za-z])\(key):", options: .regularExpression) != nil
+            #expect(mentioned, "etc/config.example.json5 does not mention '\(key):'")
+        }
+    }
+
     @Test func theShippedExampleParsesWithEveryChannelKind() throws {
         let path = repositoryRoot.appendingPathComponent("etc/config.example.json5").path
         let bytes = try #require(FileManager.default.contents(atPath: path))
