@@ -6,7 +6,7 @@ enum CalCommand: Command {
     static let spec = CommandSpec(
         name: "cal", summary: "show a month calendar with event days marked", usage: "[YYYY-MM]",
         positionals: 0...1, examples: ["datebook cal", "datebook cal 2026-12 --color always"],
-        details: "Today is bold, past days blue, future days yellow; days with events are underlined and\nmarked with '*' after the day number. Colour only on a terminal or with --color always; NO_COLOR turns it off."
+        details: "Today is bold, past days blue, future days yellow; days with events are underlined and\nmarked with '*' right after the day number. Colour only on a terminal or with --color\nalways; NO_COLOR turns it off."
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {

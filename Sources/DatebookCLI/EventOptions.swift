@@ -11,7 +11,7 @@ enum EventOptions {
         .value("--end", "WHEN", "when it ends"),
         .flag("--all-day", "a whole day: only the date of --at counts"),
         .value("--symbol", "NAME", "symbol such as gift.fill or leaf.fill (default: random)"),
-        .value(eventColor, "NAME", "primary, gray, red, orange, yellow, green, mint, cyan, indigo or purple"),
+        .value(eventColor, "NAME", "primary, gray, red, orange, yellow, green, mint, cyan, indigo or purple (default: random)"),
         .value("--task", "TEXT", repeatable: true, "add a checklist item (repeatable)"),
         .value("--alert", "LEAD", repeatable: true, "alert this long before: 1d, 1h, 10m (repeatable)"),
         .value("--notes", "TEXT", "free-form notes"),
