@@ -82,6 +82,17 @@ struct FirstDayTests {
         #expect(short.out == sandbox.run(["templates", "show", "digest.md.mustache"]).out)
     }
 
+    /// The example config's `~/notes/{{date}}.md` on a machine without `~/notes`: the message says what to run.
+    @Test func aFileChannelWithoutItsFolderSaysHowToCreateIt() throws {
+        let sandbox = Sandbox()
+        let config = sandbox.home + "/config.json5"
+        try #"{ channels: { notes: { type: "file", path: "~/notes/{{date}}.md", format: "markdown" } } }"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let run = sandbox.run(["--config", config, "channels", "test", "notes"])
+        #expect(run.code == 69)
+        #expect(run.err.contains("directory \(sandbox.home)/notes does not exist; create it (mkdir -p \(sandbox.home)/notes)"), "\(run.err)")
+    }
+
     /// A channel whose secret is missing is named once: in the header, not again in the reason.
     @Test func dryRunNamesAnUnavailableChannelOnce() throws {
         let sandbox = Sandbox()
