@@ -72,6 +72,7 @@ enum EventOptions {
         let alerts = try arguments.all("--alert").map(lead)
         if !alerts.isEmpty { event.alerts = alerts }
         try RecurrenceOptions.apply(arguments, to: &event, context)
+        try RecurrenceOptions.requireAnOccurrence(event, context)
         for text in arguments.all("--task") {
             guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("--task needs some text") }
             event.tasks.append(EventTask(id: newTaskID(), text: text))

@@ -133,6 +133,19 @@ enum RecurrenceOptions {
         event.recurrence = try rebuilt(rule, until: until, count: count, event, context)
     }
 
+    /// A rule that ends (UNTIL) before its first occurrence would never show the event: refused,
+    /// whichever option moved the start or the end (`edit --at` past the UNTIL too). Only ended
+    /// rules are expanded here, so the search always stops.
+    static func requireAnOccurrence(_ event: Event, _ context: Context) throws {
+        guard let recurrence = event.recurrence, recurrence.uppercased().contains("UNTIL=") else { return }
+        let start = Int64(event.start.resolved(in: context.calendar).timeIntervalSince1970) - 2 * 86_400
+        let found = RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone, recurrence: recurrence,
+                                            window: start..<250_000_000_000, cap: 1)
+        guard found.keys.isEmpty, found.warning == nil else { return }
+        throw CLIError.usage("the repetition '\(recurrence)' ends before the event's start (\(Rows.when(event.start, context))), "
+                             + "so it would never occur; give a later --until, or --repeat none")
+    }
+
     static func rebuilt(_ rule: String, until: String?, count: String?, _ event: Event, _ context: Context) throws -> String {
         var parts = rule.split(separator: ";").map(String.init)
         if until != nil || count != nil {

@@ -48,6 +48,12 @@ struct FirstDayTests {
         #expect(sandbox.run(["add", "Old", "--at", "2026-10-01 07:00", "--repeat", "weekly", "--until", "2026-11-01"]).code == 0)
         #expect(sandbox.run(["list", "--period", "past"]).out.contains("Thu 2026-10-29 07:00"))
         #expect(sandbox.run(["edit", "Walk", "--until", "2026-11-01"]).code == 64)
+        // Moving the start past the end of the repetition is refused the same way.
+        let moved = sandbox.run(["edit", "Walk", "--at", "2026-12-05 07:00"])
+        #expect(moved.code == 64)
+        #expect(moved.err.hasPrefix("datebook: the repetition 'FREQ=DAILY;UNTIL="), "\(moved.err)")
+        #expect(moved.err.contains("ends before the event's start (Sat 2026-12-05 07:00), so it would never occur"))
+        #expect(sandbox.run(["edit", "Walk", "--at", "2026-12-05 07:00", "--until", "2026-12-31"]).code == 0)
     }
 
     @Test func colorAlwaysIsTheOutputSwitchEverywhere() {
