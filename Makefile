@@ -19,7 +19,8 @@ demo: build
 	.build/release/datebook demo
 
 ## Set up and run every test; fails when a test fails or when none ran. Then the release binary's smoke test.
-test: setup
+test:
+	@bash scripts/setup.sh --test
 	bash scripts/test.sh
 	$(MAKE) --no-print-directory smoke
 

@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(
             name: "DatebookRenderTests",
             dependencies: ["DatebookRender", "DatebookTemplates", "DatebookCore", "DatebookTestSupport"],
-            exclude: ["Snapshots"]
+            exclude: ["Snapshots", "Fixtures"]
         ),
         .testTarget(
             name: "DatebookCLITests",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what datebook needs to build, test and benchmark, only where it is missing.
-# Safe to run again; used by `make demo`, `make test` and `make bench`.
+# Safe to run again; used by `make demo`, `make test` (with --test) and `make bench` (--bench).
 set -euo pipefail
 
 apt_packages=(
@@ -31,11 +31,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The iCalendar peer check (Tests/DatebookICalTests/PeerCheckTests.swift) runs the first python3 on PATH.
-if ! python3 -c 'import icalendar, recurring_ical_events' >/dev/null 2>&1; then
+# The iCalendar peer check (Tests/DatebookICalTests/PeerCheckTests.swift) runs the first python3 on
+# PATH; only the tests need it. Debian's own python3 is "externally managed": pip is then told so
+# (--break-system-packages, which installs under /usr/local) instead of failing first.
+if [ "${1:-}" = "--test" ] && ! python3 -c 'import icalendar, recurring_ical_events' >/dev/null 2>&1; then
   echo "setup: installing icalendar recurring-ical-events for $(command -v python3)" >&2
-  python3 -m pip install --quiet icalendar recurring-ical-events \
-    || python3 -m pip install --quiet --break-system-packages icalendar recurring-ical-events
+  pip_options=(--quiet --disable-pip-version-check --no-warn-script-location)
+  if [ "$(id -u)" -eq 0 ]; then pip_options+=(--root-user-action=ignore); fi
+  if python3 -c 'import sys, sysconfig, os; sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))'; then
+    pip_options+=(--break-system-packages)
+  fi
+  python3 -m pip install "${pip_options[@]}" icalendar recurring-ical-events
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

@@ -11,9 +11,15 @@ xctest=$(grep -Eo 'Executed [0-9]+ tests?' "$log" | tail -1 | grep -Eo '[0-9]+' 
 total=$(( ${swift_testing:-0} + ${xctest:-0} ))
 # A canary secret is set in the tests' configs: it must never reach any output.
 leaks=$(grep -c 'CANARY-SECRET-7f3a9e' "$log" || true)
+# A passing run is quiet: a traceback (from a test server or script) is a failure to look at.
+tracebacks=$(grep -c 'Traceback (most recent call last)' "$log" || true)
 rm -f "$log"
 if [ "${leaks:-0}" -ne 0 ]; then
   echo "a canary secret appeared $leaks times in the test output" >&2
+  exit 1
+fi
+if [ "${tracebacks:-0}" -ne 0 ]; then
+  echo "the test output holds $tracebacks Python traceback(s)" >&2
   exit 1
 fi
 echo "tests run: $total (Swift Testing $swift_testing, XCTest $xctest)"

@@ -139,7 +139,7 @@ enum ArgumentParser {
     }
 
     static func help(for spec: CommandSpec) -> String {
-        var out = "Usage: datebook \(spec.name) \(spec.usage)\n\n\(spec.summary)\n"
+        var out = "Usage: datebook \(spec.name)" + (spec.usage.isEmpty ? "" : " " + spec.usage) + "\n\n\(spec.summary)\n"
         if !spec.aliases.isEmpty { out += "Also: " + spec.aliases.joined(separator: ", ") + "\n" }
         if !spec.details.isEmpty { out += "\n" + spec.details + "\n" }
         func describe(_ options: [OptionSpec]) -> String {

@@ -6,7 +6,7 @@ enum CalCommand: Command {
     static let spec = CommandSpec(
         name: "cal", summary: "show a month calendar with event days marked", usage: "[YYYY-MM]",
         positionals: 0...1, examples: ["datebook cal", "datebook cal 2026-12 --color always"],
-        details: "Today is bold, past days blue, future days yellow; days with events are underlined and\nmarked with '*'. Colour only on a terminal or with --color always; NO_COLOR turns it off."
+        details: "Today is bold, past days blue, future days yellow; days with events are underlined and\nmarked with '*' right after the day number. Colour only on a terminal or with --color\nalways; NO_COLOR turns it off."
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
@@ -33,25 +33,26 @@ enum CalCommand: Command {
         return ExitCode.ok
     }
 
-    /// Each day cell is a marker column (`*` on event days) and two digits, so the grid reads without colour too.
+    /// Each day cell is a space, two digits and a marker column (`*` on event days): the mark
+    /// follows its own number and a space precedes the next one, so the grid reads without colour.
     static func render(_ grid: MonthGrid, today: CalendarDate, eventDays: Set<Int>, _ context: Context) -> String {
         let title = MonthGrid.monthNames[grid.month - 1] + " " + String(grid.year)
-        let left = (21 - title.count) / 2
-        var out = String(repeating: " ", count: left) + title + "\n" + " Su Mo Tu We Th Fr Sa\n"
+        let left = (28 - title.count) / 2
+        var out = String(repeating: " ", count: left) + title + "\n" + " Su  Mo  Tu  We  Th  Fr  Sa\n"
         for week in grid.weeks {
             var line = ""
             for day in week {
-                guard let day else { line += "   "; continue }
+                guard let day else { line += "    "; continue }
                 let date = CalendarDate(year: grid.year, month: grid.month, day: day)
                 let marked = eventDays.contains(day)
                 var sgr = date == today ? "1;7" : date < today ? "34" : "33"
                 if marked { sgr += ";4" }
-                line += (marked ? "*" : " ") + context.style(day < 10 ? " \(day)" : "\(day)", sgr)
+                line += " " + context.style(day < 10 ? " \(day)" : "\(day)", sgr) + (marked ? "*" : " ")
             }
             while line.hasSuffix(" ") { line.removeLast() }
             out += line + "\n"
         }
-        if !eventDays.isEmpty { out += " * days with events\n" }
+        if !eventDays.isEmpty { out += " * after a day: it has events\n" }
         return out
     }
 }

@@ -56,23 +56,37 @@ struct Context {
             case .date(let day): now = day.start(in: calendar)
             }
         }
-        // `add` and `edit` use --color for the event colour; there the output colour is automatic.
-        let ownsColor = spec.options.contains { $0.name == "--color" }
-        let colorMode = ownsColor ? "auto" : parsed.value("--color") ?? "auto"
-        let colors: Bool
-        switch colorMode {
-        case "always": colors = true
-        case "never": colors = false
-        case "auto": colors = stdoutIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
-        default:
-            throw UsageError(message: "--color expects auto, always or never, got '\(colorMode)'"
-                             + Suggestion.hint(for: colorMode, in: ["auto", "always", "never"]), command: nil)
-        }
+        let colors = try ColorMode.colors(parsed, spec: spec, environment: environment, stdoutIsTerminal: stdoutIsTerminal)
         return Context(now: now, calendar: calendar, timeZone: zone,
                        storePath: XDGPaths.store(parsed.value("--store"), environment),
                        configPath: configPath,
                        config: config,
                        environment: environment, colors: colors, out: out, err: err)
+    }
+}
+
+/// The global `--color auto|always|never` switch. `add` and `edit` once took `--color NAME` for the
+/// event colour; there a value that is not a mode is still read as one (with a deprecation note)
+/// by `EventOptions`, and everywhere a mode word is the output switch.
+enum ColorMode {
+    static let modes = ["auto", "always", "never"]
+
+    static func colors(_ parsed: ParsedArguments, spec: CommandSpec, environment: [String: String], stdoutIsTerminal: Bool) throws -> Bool {
+        let takesEventColor = spec.options.contains { $0.name == EventOptions.eventColor }
+        let given = parsed.all("--color").filter { !takesEventColor || modes.contains($0) }
+        switch given.last ?? "auto" {
+        case "always": return true
+        case "never": return false
+        case "auto": return stdoutIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+        case let mode:
+            throw UsageError(message: "--color expects auto, always or never, got '\(mode)'"
+                             + Suggestion.hint(for: mode, in: modes), command: nil)
+        }
+    }
+
+    /// An event colour given the old way, `add/edit --color NAME`: the last value that is not a mode.
+    static func legacyEventColor(_ parsed: ParsedArguments) -> String? {
+        parsed.all("--color").last { !modes.contains($0) }
     }
 }
 

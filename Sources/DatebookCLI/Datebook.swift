@@ -19,6 +19,12 @@ public enum Datebook {
         TickCommand.self, RunCommand.self, StatusCommand.self, PreviewCommand.self,
     ]
 
+    /// `datebook help [COMMAND]`: answered by the dispatcher itself, so it is not in `commands`.
+    static let helpSpec = CommandSpec(
+        name: "help", summary: "show help for a command", usage: "[COMMAND]", positionals: 0...1,
+        examples: ["datebook help", "datebook help add", "datebook add --help"]
+    )
+
     static func command(named name: String) -> (any Command.Type)? {
         commands.first { $0.spec.name == name || $0.spec.aliases.contains(name) }
     }
@@ -58,16 +64,20 @@ public enum Datebook {
             out.write(topLevelHelp())
             return ExitCode.ok
         }
+        var rest = arguments
+        rest.remove(at: position)
         if name == "help" {
-            let topic = arguments.dropFirst(position + 1).first
-            guard let topic else { out.write(topLevelHelp()); return ExitCode.ok }
+            let parsed = try ArgumentParser.parse(rest, spec: helpSpec)
+            if parsed.flags.contains("--help") {
+                out.write(ArgumentParser.help(for: helpSpec))
+                return ExitCode.ok
+            }
+            guard let topic = parsed.positionals.first else { out.write(topLevelHelp()); return ExitCode.ok }
             guard let command = command(named: topic) else { throw unknownCommand(topic) }
             out.write(ArgumentParser.help(for: command.spec))
             return ExitCode.ok
         }
         guard let command = command(named: name) else { throw unknownCommand(name) }
-        var rest = arguments
-        rest.remove(at: position)
         let parsed = try ArgumentParser.parse(rest, spec: command.spec)
         if parsed.flags.contains("--help") {
             out.write(ArgumentParser.help(for: command.spec))

@@ -3,12 +3,15 @@ import Foundation
 
 /// The options `add` and `edit` share, and how they change an event.
 enum EventOptions {
+    /// The event's colour; `--color` is the global output switch (an old `--color NAME` still works).
+    static let eventColor = "--event-color"
+
     static let specs: [OptionSpec] = [
         .value("--at", "WHEN", "when it starts: 2026-12-03 09:00, tomorrow 9am, +2d, next fri, 2026-12-24 (all day)"),
         .value("--end", "WHEN", "when it ends"),
         .flag("--all-day", "a whole day: only the date of --at counts"),
         .value("--symbol", "NAME", "symbol such as gift.fill or leaf.fill (default: random)"),
-        .value("--color", "NAME", "primary, gray, red, orange, yellow, green, mint, cyan, indigo or purple"),
+        .value(eventColor, "NAME", "primary, gray, red, orange, yellow, green, mint, cyan, indigo or purple (default: random)"),
         .value("--task", "TEXT", repeatable: true, "add a checklist item (repeatable)"),
         .value("--alert", "LEAD", repeatable: true, "alert this long before: 1d, 1h, 10m (repeatable)"),
         .value("--notes", "TEXT", "free-form notes"),
@@ -59,11 +62,17 @@ enum EventOptions {
             }
         }
         if let name = arguments.value("--symbol") { event.symbol = try symbol(name) }
-        if let name = arguments.value("--color") { event.color = try color(name) }
+        if let name = arguments.value(eventColor) {
+            event.color = try color(name)
+        } else if let name = ColorMode.legacyEventColor(arguments) {
+            event.color = try color(name)
+            context.err.write("datebook: --color NAME for the event colour is deprecated; use --event-color \(name)\n")
+        }
         if let notes = arguments.value("--notes") { event.notes = notes }
         let alerts = try arguments.all("--alert").map(lead)
         if !alerts.isEmpty { event.alerts = alerts }
         try RecurrenceOptions.apply(arguments, to: &event, context)
+        try RecurrenceOptions.requireAnOccurrence(event, context)
         for text in arguments.all("--task") {
             guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("--task needs some text") }
             event.tasks.append(EventTask(id: newTaskID(), text: text))
@@ -82,7 +91,7 @@ enum AddCommand: Command {
         name: "add", summary: "add an event", usage: "TITLE --at WHEN [options]",
         options: EventOptions.specs, positionals: 1...1,
         examples: ["datebook add 'Game Night' --at 'fri 19:00' --symbol gamecontroller.fill --task 'Bring snacks'",
-                   "datebook add 'Christmas' --at 2026-12-25 --color red --alert 1w"]
+                   "datebook add 'Christmas' --at 2026-12-25 --event-color red --alert 1w"]
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
@@ -111,7 +120,7 @@ enum EditCommand: Command {
         options: [.value("--title", "TEXT", "new title"), .flag("--clear-end", "remove the end time"),
                   .flag("--clear-alerts", "remove the event's own alert lead times")] + EventOptions.specs,
         positionals: 1...1,
-        examples: ["datebook edit Pagliacci --at 'tomorrow 20:00'", "datebook edit 1a2b --color green --task 'Buy flowers'"]
+        examples: ["datebook edit Pagliacci --at 'tomorrow 20:00'", "datebook edit 1a2b --event-color green --task 'Buy flowers'"]
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {

@@ -10,14 +10,17 @@ enum FeedCommand: Command {
     static let spec = CommandSpec(
         name: "feed", aliases: ["feeds"], summary: "subscribe to calendars by URL or path, refresh them",
         usage: "add NAME URL|PATH [--every 30m] | list | refresh [NAME] | rm NAME",
-        options: [.value("--every", "DURATION", "how often the scheduler refreshes it (default 30m)")],
+        options: [.value("--every", "DURATION", "how often the scheduler refreshes it (default 30m)"),
+                  .flag("--keep", "add the feed even when its first fetch fails (later refreshes try again)")],
         positionals: 0...3,
         examples: ["datebook feed add work https://calendar.example.org/work.ics --every 1h",
                    "datebook feed add holidays ~/calendars/holidays.ics", "datebook feed refresh", "datebook feed rm work"],
         details: """
         A feed's events are read-only; attach tasks to them with 'datebook task add', or a symbol
-        or colour with 'datebook edit EVENT --symbol … --color …': these survive refreshes. A failed
-        refresh keeps the last good copy. URLs must be https:// or http://.
+        or colour with 'datebook edit EVENT --symbol … --event-color …': these survive refreshes.
+        'feed add' fetches the feed at once; when that fails the feed is not added (exit 65)
+        unless --keep is given. A failed refresh keeps the last good copy. URLs must be https://
+        or http://.
         """
     )
 
@@ -68,11 +71,42 @@ enum FeedCommand: Command {
             }
             every = lead.days * 86_400 + lead.seconds
         }
-        guard try store.addFeed(Feed(name: name, source: location, every: every)) else {
+        let feed = Feed(name: name, source: location, every: every)
+        guard try store.addFeed(feed) else {
             throw CLIError.usage("a feed named '\(name)' exists already; 'datebook feed rm \(name)' first to replace it")
         }
-        context.out.write("added feed '\(name)' (\(location)), refreshed every \(LeadTime(seconds: every).description)\n")
-        return try refresh(name, store, context)
+        let added = "added feed '\(name)' (\(FeedHTTP.redacted(location))), refreshed every \(LeadTime(seconds: every).description)\n"
+        let outcome = try refresher(store, context).refresh(feed: feed, now: context.now)
+        guard case .failed(let error) = outcome else {
+            context.out.write(added)
+            report(outcome, of: feed, context)
+            return ExitCode.ok
+        }
+        if arguments.has("--keep") {
+            context.out.write(added)
+            context.err.write("datebook: warning: \(error); kept (--keep) with no events yet: 'datebook feed refresh \(name)' tries again\n")
+            return ExitCode.ok
+        }
+        _ = try store.removeFeed(named: name)
+        throw CLIError.data("feed '\(name)' not added: \(error.message); check the URL or path, or add it anyway with --keep")
+    }
+
+    static func refresher(_ store: Store, _ context: Context) -> FeedRefresher {
+        FeedRefresher(store: store, timeZone: context.timeZone,
+                      fetch: FeedHTTP.fetcher(client: HTTPClient(), caInfo: context.environment["DATEBOOK_CA_FILE"]))
+    }
+
+    /// One line per refreshed feed on stdout (warnings on stderr).
+    static func report(_ outcome: FeedRefreshOutcome, of feed: Feed, _ context: Context) {
+        switch outcome {
+        case .unchanged:
+            context.out.write("feed '\(feed.name)': unchanged\n")
+        case let .updated(count, warnings):
+            for warning in warnings { context.err.write("datebook: warning: feed '\(feed.name)': \(warning)\n") }
+            context.out.write("feed '\(feed.name)': \(count) event\(count == 1 ? "" : "s")\n")
+        case .failed:
+            break
+        }
     }
 
     static func refresh(_ name: String?, _ store: Store, _ context: Context) throws -> Int32 {
@@ -83,23 +117,19 @@ enum FeedCommand: Command {
         } else {
             feeds = try store.feeds()
         }
-        let refresher = FeedRefresher(store: store, timeZone: context.timeZone,
-                                      fetch: FeedHTTP.fetcher(client: HTTPClient(), caInfo: context.environment["DATEBOOK_CA_FILE"]))
-        var failed: [FeedError] = []
+        let feedRefresher = refresher(store, context)
+        var failed: [String] = []
         for feed in feeds {
-            switch try refresher.refresh(feed: feed, now: context.now) {
-            case .unchanged:
-                context.out.write("feed '\(feed.name)': unchanged\n")
-            case let .updated(count, warnings):
-                for warning in warnings { context.err.write("datebook: warning: feed '\(feed.name)': \(warning)\n") }
-                context.out.write("feed '\(feed.name)': \(count) event\(count == 1 ? "" : "s")\n")
-            case let .failed(error):
-                failed.append(error)
-            }
+            let outcome = try feedRefresher.refresh(feed: feed, now: context.now)
+            report(outcome, of: feed, context)
+            guard case .failed(let error) = outcome else { continue }
+            failed.append(feed.lastSuccess == nil
+                ? "\(error); it has no events yet ('datebook feed rm \(feed.name)' removes it)"
+                : "\(error); the last good copy is kept")
         }
-        guard !failed.isEmpty else { return ExitCode.ok }
-        for error in failed.dropLast() { context.err.write("datebook: \(error); the last good copy is kept\n") }
-        throw CLIError(message: "\(failed[failed.count - 1]); the last good copy is kept", code: ExitCode.temporaryFailure)
+        guard let last = failed.last else { return ExitCode.ok }
+        for message in failed.dropLast() { context.err.write("datebook: \(message)\n") }
+        throw CLIError(message: last, code: ExitCode.temporaryFailure)
     }
 
     static func list(_ store: Store, _ context: Context) throws -> Int32 {
@@ -125,9 +155,9 @@ enum FeedCommand: Command {
     /// Feed events are read-only: only symbol, colour and tasks (kept across refreshes) may change.
     static func refuseChange(of event: Event, verb: String, in store: Store, arguments: ParsedArguments? = nil) throws {
         guard let feed = try store.feedName(ofEvent: event.id) else { return }
-        let cosmetic: Set<String> = ["--symbol", "--color", "--task", "--store", "--now", "--tz", "--config"]
+        let cosmetic: Set<String> = ["--symbol", EventOptions.eventColor, "--color", "--task", "--store", "--now", "--tz", "--config"]
         if let arguments, arguments.flags.isEmpty, arguments.values.keys.allSatisfy(cosmetic.contains) { return }
         throw CLIError.usage("cannot \(verb) '\(TextWidth.clean(event.title))': it comes from feed '\(feed)' and is read-only; "
-                             + "change it at its source, or attach tasks ('datebook task add'), a --symbol or a --color")
+                             + "change it at its source, or attach tasks ('datebook task add'), a --symbol or an --event-color")
     }
 }

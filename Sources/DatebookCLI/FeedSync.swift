@@ -25,7 +25,8 @@ enum FeedSync {
             }
         }
         do {
-            let refresher = FeedRefresher(store: store, timeZone: timeZone, fetch: FeedHTTP.fetcher(client: HTTPClient()))
+            let refresher = FeedRefresher(store: store, timeZone: timeZone,
+                                          fetch: FeedHTTP.fetcher(client: HTTPClient(), caInfo: environment["DATEBOOK_CA_FILE"]))
             for feed in try refresher.dueFeeds(now: now) {
                 switch try refresher.refresh(feed: feed, now: now) {
                 case .failed(let error): log(error.description + " (kept the last good copy)")

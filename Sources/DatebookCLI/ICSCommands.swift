@@ -133,6 +133,19 @@ enum RecurrenceOptions {
         event.recurrence = try rebuilt(rule, until: until, count: count, event, context)
     }
 
+    /// A rule that ends (UNTIL) before its first occurrence would never show the event: refused,
+    /// whichever option moved the start or the end (`edit --at` past the UNTIL too). Only ended
+    /// rules are expanded here, so the search always stops.
+    static func requireAnOccurrence(_ event: Event, _ context: Context) throws {
+        guard let recurrence = event.recurrence, recurrence.uppercased().contains("UNTIL=") else { return }
+        let start = Int64(event.start.resolved(in: context.calendar).timeIntervalSince1970) - 2 * 86_400
+        let found = RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone, recurrence: recurrence,
+                                            window: start..<250_000_000_000, cap: 1)
+        guard found.keys.isEmpty, found.warning == nil else { return }
+        throw CLIError.usage("the repetition '\(recurrence)' ends before the event's start (\(Rows.when(event.start, context))), "
+                             + "so it would never occur; give a later --until, or --repeat none")
+    }
+
     static func rebuilt(_ rule: String, until: String?, count: String?, _ event: Event, _ context: Context) throws -> String {
         var parts = rule.split(separator: ";").map(String.init)
         if until != nil || count != nil {
@@ -148,6 +161,13 @@ enum RecurrenceOptions {
             switch try context.whenParser.parse(until) {
             case .date(let date): day = date
             case .instant(let instant): day = CalendarDate(instant, in: context.timeZone)
+            }
+            var eventCalendar = context.calendar
+            eventCalendar.timeZone = TimeZone(identifier: event.timeZone) ?? context.timeZone
+            let firstDay = CalendarDate(event.start.resolved(in: eventCalendar), in: eventCalendar.timeZone)
+            guard firstDay <= day else {
+                throw CLIError.usage("--until \(until) is before the event's start (\(Rows.when(event.start, context))), so it would "
+                                     + "never occur; give an --until on or after its first day, or move it with --at")
             }
             // The end of that day in the event's zone, as UTC (RFC 5545 wants UTC for zoned starts).
             var value = String(format: "%04d%02d%02d", day.year, day.month, day.day)

@@ -35,7 +35,7 @@ struct InteractiveDelivery {
             do {
                 context.out.write(try dispatcher.prepare(item.message, for: item.channel).dryRun + "\n")
             } catch {
-                context.out.write("unavailable: \(error)\n")
+                context.out.write("unavailable: \(Self.withoutLabel(of: item.channel, "\(error)"))\n")
                 code = ExitCode.unavailable
             }
         }
@@ -99,8 +99,7 @@ struct InteractiveDelivery {
             case .sent(let attempts):
                 context.out.write("sent to \(item.channel.label)" + (attempts > 1 ? " (after \(attempts) attempts)" : "") + "\n")
             case .unavailable(let reason), .failed(let reason):
-                let text = reason.hasPrefix(item.channel.label) ? reason : "\(item.channel.label): \(reason)"
-                context.err.write("datebook: \(text)\n")
+                context.err.write("datebook: \(item.channel.label): \(Self.withoutLabel(of: item.channel, reason))\n")
                 code = ExitCode.unavailable
             case .gaveUp(let reason):
                 context.err.write("datebook: \(item.channel.label): \(reason); still failing after \(Int(wait)) s, try again later\n")
@@ -110,13 +109,20 @@ struct InteractiveDelivery {
         return code
     }
 
-    /// Resolves `--channel` names against the config, with suggestions.
+    /// A reason without its leading `email 'mail': `, for lines that name the channel already.
+    static func withoutLabel(of channel: Channel, _ reason: String) -> String {
+        let prefix = channel.label + ": "
+        return reason.hasPrefix(prefix) ? String(reason.dropFirst(prefix.count)) : reason
+    }
+
+    /// Resolves `--channel` names against the config, with suggestions; a name given twice counts once.
     static func channels(_ names: [String], _ context: Context) throws -> [Channel] {
         let known = context.config.channels.map(\.name)
         guard !names.isEmpty else {
             throw CLIError.usage("name at least one --channel" + (known.isEmpty ? "; no channels are configured in \(context.configPath)" : " (configured: \(known.joined(separator: ", ")))"))
         }
-        return try names.map { name in
+        var seen = Set<String>()
+        return try names.filter { seen.insert($0).inserted }.map { name in
             guard let channel = context.config.channel(named: name) else {
                 let hint = Suggestion.hint(for: name, in: known)
                 throw CLIError.usage("no channel named '\(name)'\(hint)" + (known.isEmpty ? "; define channels in \(context.configPath)" : "; configured: \(known.joined(separator: ", "))"))

@@ -107,7 +107,7 @@ enum ShowCommand: Command {
         out += "  when     " + Rows.when(event.start, context)
         if let end = event.end { out += " – " + Rows.when(end, context) }
         out += "  (" + period.title + ")\n"
-        out += "  zone     " + event.timeZone + "\n"
+        out += "  zone     " + zoneLine(event, context) + "\n"
         out += "  symbol   " + event.symbol.rawValue + "   color " + event.color.rawValue + "\n"
         if !event.alerts.isEmpty { out += "  alerts   " + event.alerts.map(\.description).joined(separator: ", ") + " before\n" }
         if let rule = event.recurrence { out += "  repeats  " + rule + "\n" }
@@ -122,5 +122,16 @@ enum ShowCommand: Command {
         }
         context.out.write(out)
         return ExitCode.ok
+    }
+
+    /// The zone the times above are shown in; when the event keeps another zone of its own (its
+    /// repeats expand there), that one too, with the start as it reads there.
+    static func zoneLine(_ event: Event, _ context: Context) -> String {
+        let shown = context.timeZone.identifier
+        guard event.timeZone != shown, let own = TimeZone(identifier: event.timeZone),
+              own.identifier != shown else { return shown }
+        var line = shown + " (times above); the event's own zone is " + event.timeZone
+        if case .instant(let date) = event.start { line += ": " + LocalTime(date, in: own).listFormat }
+        return line
     }
 }

@@ -30,8 +30,11 @@ enum TemplatesCommand: Command {
             context.out.write(out)
         case "show":
             guard arguments.positionals.count == 2 else { throw CLIError.usage("'templates show' needs a template name, e.g. digest.md.mustache") }
+            // `digest.md` names `digest.md.mustache`, as the listing's names would suggest.
+            let asked = arguments.positionals[1]
+            let name = BuiltInTemplates.all.contains { $0.0 == asked + ".mustache" } ? asked + ".mustache" : asked
             do {
-                context.out.write(try renderer.source(of: arguments.positionals[1]))
+                context.out.write(try renderer.source(of: name))
             } catch let error as DigestError {
                 throw error.isUsage ? CLIError.usage(error.description) : CLIError.data(error.description)
             }

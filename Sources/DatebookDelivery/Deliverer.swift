@@ -111,7 +111,7 @@ enum FileWriter {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.isEmpty ? "." : directory, isDirectory: &isDirectory),
               isDirectory.boolValue else {
-            throw Failure(description: "directory \(directory) does not exist")
+            throw Failure(description: "directory \(directory) does not exist; create it (mkdir -p \(directory))")
         }
         let temporary = (directory.isEmpty ? "." : directory) + "/.datebook-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)

@@ -77,7 +77,7 @@ public struct RetryPolicy: Sendable, Equatable {
             case .timedOut, .connectionFailed, .dnsFailed, .deferred, .other:
                 return .transient(error.description, serverDelay: nil)
             case .tlsFailed:
-                return .permanent("\(error.description) (certificate not trusted or TLS unavailable; check the server or caInfo)")
+                return .permanent("\(error.description) (certificate not trusted or TLS unavailable; check the server's certificate, or give the channel a caFile)")
             case .loginDenied:
                 return .permanent("\(error.description) (check the username and password)")
             case .protocolRefused, .responseTooLarge, .rejected, .setupFailed:

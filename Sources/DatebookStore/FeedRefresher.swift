@@ -85,7 +85,7 @@ public struct FeedRefresher {
     /// A local file is re-read only when its modification time changed.
     static func readLocal(_ feed: Feed) throws -> FeedFetchResult {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: feed.source) else {
-            throw FeedError(feed: feed.name, message: "\(feed.source): no such file; check the path or 'datebook feed rm \(feed.name)'")
+            throw FeedError(feed: feed.name, message: "\(feed.source): no such file")
         }
         let stamp = (attributes[.modificationDate] as? Date).map { "mtime:\($0.timeIntervalSince1970)" }
         if let stamp, stamp == feed.lastModified { return .notModified }

@@ -50,7 +50,7 @@ struct DigestCommandTests {
         #expect(list.out.contains(sandbox.home + "/config/datebook/templates/"))
         let show = sandbox.run(["templates", "show", "digest.md.mustache"])
         #expect(show.out.hasPrefix("{{! Markdown digest"))
-        let unknown = sandbox.run(["templates", "show", "digest.md"])
+        let unknown = sandbox.run(["templates", "show", "digest.mb.mustache"])
         #expect(unknown.code == ExitCode.usage)
         #expect(unknown.err.contains("did you mean 'digest.md.mustache'?"))
     }

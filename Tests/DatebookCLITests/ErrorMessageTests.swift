@@ -8,6 +8,8 @@ import Testing
 struct ErrorMessageTests {
     static let cases: [(args: [String], message: String, code: Int32)] = [
         (["lst"], "datebook: unknown command 'lst' (did you mean 'list'?)", 64),
+        (["lsit"], "datebook: unknown command 'lsit' (did you mean 'list'?)", 64),
+        (["list", "--jsno"], "datebook: unknown option '--jsno' for 'list' (did you mean '--json'?)", 64),
         (["list", "--perod", "next7"], "datebook: unknown option '--perod' for 'list' (did you mean '--period'?)", 64),
         (["list", "--period", "nxt7"], "datebook: unknown period 'nxt7' (did you mean 'next7'?); expected next7, next30, future, past or all", 64),
         (["add", "x", "--at", "tomorow 9am"],
@@ -15,7 +17,7 @@ struct ErrorMessageTests {
         (["add", "x"], "datebook: 'add' needs --at WHEN", 64),
         (["add", "x", "--at", "today", "--symbol", "gif.fill"],
          "datebook: unknown symbol 'gif.fill' (did you mean 'gift.fill'?); see 'datebook add --help'", 64),
-        (["add", "x", "--at", "today", "--color", "purpel"],
+        (["add", "x", "--at", "today", "--event-color", "purpel"],
          "datebook: unknown color 'purpel' (did you mean 'purple'?); expected primary, gray, red, orange, yellow, green, mint, cyan, indigo or purple", 64),
         (["add", "x", "--at", "today", "--alert", "soon"],
          "datebook: cannot read alert lead time 'soon': expected a duration like 1d, 1h, 10m or 1h30m", 64),
@@ -116,6 +118,12 @@ struct ErrorMessageTests {
             #expect(run.out.contains("Global options:"))
         }
         #expect(sandbox.run(["help", "add"]).out.hasPrefix("Usage: datebook add"))
+        for arguments in [["help", "--help"], ["help", "-h"], ["--help", "help"]] {
+            let run = sandbox.run(arguments)
+            #expect(run.code == 0, "\(arguments): \(run.err)")
+            #expect(run.out.hasPrefix("Usage: datebook help [COMMAND]"), "\(arguments)")
+        }
+        #expect(sandbox.run(["help", "lsit"]).err.hasPrefix("datebook: unknown command 'lsit' (did you mean 'list'?)"))
         #expect(sandbox.run([]).out.contains("Commands:"))
     }
 

@@ -36,7 +36,7 @@ struct FeedCommandTests {
         let (sandbox, sink, file) = try subscribed()
         defer { withExtendedLifetime(sink) {} }
         #expect(sandbox.run(["task", "add", "Dentist", "Bring insurance card"]).code == 0)
-        #expect(sandbox.run(["edit", "Dentist", "--color", "red"]).code == 0)
+        #expect(sandbox.run(["edit", "Dentist", "--event-color", "red"]).code == 0)
         let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "130000Z", with: "140000Z")
         try text.write(toFile: file, atomically: true, encoding: .utf8)
         #expect(sandbox.run(["feed", "refresh"]).out == "feed 'work': 2 events\n")
@@ -86,6 +86,34 @@ struct FeedCommandTests {
         #expect(run.code == 75)
         #expect(run.err.contains("feed 'work': not iCalendar"))
         #expect(try sandbox.exportedEvents().count == 2)
+    }
+
+    /// A feed whose first fetch fails is not added (there is no copy to keep), and the message says why.
+    @Test func aFeedWhoseFirstFetchFailsIsNotAdded() throws {
+        let sandbox = Sandbox.october()
+        let sink = try TestServer(script: "http_sink.py")
+        let missing = sandbox.home + "/missing.ics"
+        for (source, reason) in [(missing, "\(missing): no such file"), (sink.url("/html"), "not iCalendar (got text/html)")] {
+            let run = sandbox.run(["feed", "add", "work", source])
+            #expect(run.code == 65, "\(run.err)")
+            #expect(run.out.isEmpty)
+            #expect(run.err == "datebook: feed 'work' not added: \(reason); check the URL or path, or add it anyway with --keep\n")
+            #expect(sandbox.run(["feed", "list"]).out.hasPrefix("No feeds."))
+        }
+    }
+
+    @Test func keepAddsAFeedWhoseFirstFetchFailsAndRefreshSaysThereIsNoCopyYet() throws {
+        let sandbox = Sandbox.october()
+        let missing = sandbox.home + "/later.ics"
+        let run = sandbox.run(["feed", "add", "work", missing, "--keep"])
+        #expect(run.code == 0)
+        #expect(run.out.hasPrefix("added feed 'work' (\(missing))"))
+        #expect(run.err.contains("feed 'work': \(missing): no such file; kept (--keep) with no events yet"))
+        let refresh = sandbox.run(["feed", "refresh", "work"])
+        #expect(refresh.code == 75)
+        #expect(refresh.err == "datebook: feed 'work': \(missing): no such file; it has no events yet ('datebook feed rm work' removes it)\n")
+        try FileManager.default.copyItem(atPath: cliFixtures.appendingPathComponent("team.ics").path, toPath: missing)
+        #expect(sandbox.run(["feed", "refresh", "work"]).out == "feed 'work': 2 events\n")
     }
 
     @Test func localPathFeedIsReReadOnlyWhenItChanges() throws {

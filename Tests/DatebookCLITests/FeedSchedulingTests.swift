@@ -1,4 +1,5 @@
 @testable import DatebookCLI
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -34,5 +35,23 @@ struct FeedSchedulingTests {
         #expect(list.contains("Team sync"))
         #expect(!list.contains("Retro"))
         #expect(sandbox.run(["--config", config, "feed", "list"]).out.contains("work"))
+    }
+
+    /// A feed behind a private CA: `tick` trusts `DATEBOOK_CA_FILE` as `feed refresh` does.
+    @Test func tickTrustsTheCAFileForAFeedAsFeedRefreshDoes() throws {
+        let sandbox = Sandbox()
+        let pem = try makeCertificate(in: URL(fileURLWithPath: sandbox.home))
+        let sink = try TestServer(script: "http_sink.py", arguments: [pem.cert, pem.key])
+        defer { sink.stop() }
+        let ics = sandbox.home + "/work.ics"
+        try calendar([("a@x", "Team sync", "20261202T090000")]).write(toFile: ics, atomically: true, encoding: .utf8)
+        let url = "https://127.0.0.1:\(sink.port)/feed?file=\(ics)"
+        let config = try sandbox.writeConfig("{ feeds: [ { name: \"work\", url: \"\(url)\", every: \"30m\" } ] }")
+        let trusted = ["DATEBOOK_CA_FILE": pem.cert]
+        #expect(sandbox.run(["--config", config, "tick"], environment: trusted).code == 0)
+        #expect(sandbox.run(["--config", config, "list"]).out.contains("Team sync"))
+        #expect(!sandbox.run(["--config", config, "feed", "list"]).out.contains("FAILED"))
+        // Without it the certificate is refused, and the failure is recorded.
+        #expect(sandbox.run(["--config", config, "feed", "refresh", "work"]).code == 75)
     }
 }

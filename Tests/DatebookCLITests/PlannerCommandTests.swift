@@ -69,7 +69,7 @@ struct DemoTests {
 struct EditingTests {
     @Test func addShowEditTaskAndRemoveAnEvent() throws {
         let sandbox = Sandbox()
-        let added = sandbox.run(["add", "Team sync", "--at", "tomorrow 10:00", "--symbol", "person.3.fill", "--color", "indigo",
+        let added = sandbox.run(["add", "Team sync", "--at", "tomorrow 10:00", "--symbol", "person.3.fill", "--event-color", "indigo",
                                  "--task", "Agenda", "--task", "Slides", "--alert", "15m", "--notes", "Room 4"])
         #expect(added.code == 0, "\(added.err)")
         #expect(added.out.contains("👥 Team sync"))
@@ -92,7 +92,7 @@ struct EditingTests {
         #expect(sandbox.run(["task", "rm", "Team sync", "3"]).out.contains("removed task 3 'Book room'"))
 
         let id = String(show.out.split(separator: "\n")[1].split(separator: " ").last ?? "")
-        let edited = sandbox.run(["edit", String(id.prefix(4)), "--title", "Team retro", "--at", "2026-12-02 15:00", "--color", "mint"])
+        let edited = sandbox.run(["edit", String(id.prefix(4)), "--title", "Team retro", "--at", "2026-12-02 15:00", "--event-color", "mint"])
         #expect(edited.code == 0, "\(edited.err)")
         #expect(edited.out.contains("Team retro"))
         #expect(edited.out.contains("Wed 2026-12-02 15:00"))

@@ -27,6 +27,7 @@ struct Sandbox {
     func run(_ arguments: [String], environment extra: [String: String] = [:], storePath: String? = nil,
              terminal: Bool = false) -> CLIRun {
         let out = StringSink(), err = StringSink()
+        // The whole environment the CLI sees (nothing of this process's is passed on).
         var environment = ["HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data"]
         environment.merge(extra) { $1 }
         let code = Datebook.main(arguments: ["--store", storePath ?? store, "--now", now, "--tz", tz] + arguments,

@@ -1,4 +1,4 @@
-import DatebookCore
+@testable import DatebookCore
 import Foundation
 import Testing
 
@@ -97,5 +97,22 @@ struct SuggestionTests {
         #expect(Suggestion.nearest(to: "--perod", in: ["--period", "--json"]) == "--period")
         #expect(Suggestion.nearest(to: "purpel", in: EventColor.allCases.map(\.rawValue)) == "purple")
         #expect(Suggestion.nearest(to: "zzzzzz", in: ["list", "add"]) == nil)
+    }
+
+    @Test func suggestsTheKeyThatSharesTheFirstWordOfACamelCaseName() {
+        let channelKeys = ["type", "url", "timeout", "caFile", "insecure", "username", "requireTLS"]
+        #expect(Suggestion.nearest(to: "caInfo", in: channelKeys) == "caFile")
+        #expect(Suggestion.nearest(to: "requireSSL", in: channelKeys) == "requireTLS")
+        #expect(Suggestion.nearest(to: "caInfo", in: ["caFile", "caPath"]) == nil)
+        #expect(Suggestion.nearest(to: "verifyPeer", in: channelKeys) == nil)
+    }
+
+    /// Two neighbouring letters swapped is one typo, as near as one wrong letter, short words included.
+    @Test(arguments: [("lsit", "list"), ("exprot", "export"), ("sohw", "show"), ("--jsno", "--json"), ("cla", "cal"), ("tsaks", "tasks")])
+    func suggestsTheWordWithTwoLettersSwapped(typo: String, word: String) {
+        let commands = ["add", "list", "agenda", "show", "edit", "rm", "task", "tasks", "cal", "demo", "import", "export",
+                        "feed", "digest", "templates", "send", "channels", "tick", "run", "status", "preview", "help"]
+        #expect(Suggestion.nearest(to: typo, in: commands + ["--json", "--period"]) == word)
+        #expect(Suggestion.editDistance(typo, word) == 1)
     }
 }

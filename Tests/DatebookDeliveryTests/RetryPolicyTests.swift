@@ -54,7 +54,7 @@ import Testing
         Case(name: "301 permanent", attempt: 1, outcome: http(301), expected: .failed(reason: "HTTP 301 (unexpected redirect; check the URL)")),
         Case(name: "timeout retried", attempt: 1, outcome: transport(.timedOut), random: 0.5, expected: .retry(at: t0 + 5)),
         Case(name: "TLS permanent", attempt: 1, outcome: transport(.tlsFailed),
-             expected: .failed(reason: "https://hooks.slack.com/****: TLS failed (certificate not trusted or TLS unavailable; check the server or caInfo)")),
+             expected: .failed(reason: "https://hooks.slack.com/****: TLS failed (certificate not trusted or TLS unavailable; check the server's certificate, or give the channel a caFile)")),
         Case(name: "max attempts", attempt: 5, outcome: http(500), expected: .failed(reason: "HTTP 500 (server error); gave up after 5 attempts")),
         Case(name: "Retry-After beyond deadline", attempt: 1, outcome: http(429, [("Retry-After", "7200")]),
              expected: .failed(reason: "HTTP 429 (rate limited); next retry would pass the delivery deadline")),

@@ -4,28 +4,6 @@ import Testing
 
 @testable import DatebookDelivery
 
-/// Runs a program and waits; used to make test certificates.
-func run(_ path: String, _ arguments: [String]) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-}
-
-/// A throwaway self-signed certificate for 127.0.0.1 / localhost.
-func makeCertificate(in directory: URL) throws -> (cert: String, key: String) {
-    let cert = directory.appendingPathComponent("cert.pem").path
-    let key = directory.appendingPathComponent("key.pem").path
-    try run("/usr/bin/openssl", [
-        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
-        "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-    ])
-    return (cert, key)
-}
-
 @Suite struct SMTPClientTests {
     static let international = EmailMessage(
         from: EmailAddress(name: "datebook Über", address: "me@example.org"),

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import DatebookRender
 
-/// One case from the Mustache spec's JSON files, read in place from `shared/conformance/mustache/`.
+/// One case from the Mustache spec's JSON files in `Fixtures/mustache-spec/`.
 struct MustacheSpecCase: Sendable, CustomTestStringConvertible {
     let file: String
     let name: String
@@ -31,24 +31,12 @@ enum MustacheSpec {
     static let requiredFiles = ["comments", "delimiters", "interpolation", "inverted", "partials", "sections", "~inheritance"]
     static let optionalFiles = ["~dynamic-names"]
 
-    /// The first ancestor `A` of this file with `A/shared/conformance/mustache/`: works from the
-    /// scratch package, from the main repository, and from a CI checkout beside `shared/`.
-    static let directory: URL? = {
-        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while folder.path != "/" {
-            let candidate = folder.appendingPathComponent("shared/conformance/mustache")
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), isDirectory.boolValue {
-                return candidate
-            }
-            folder = folder.deletingLastPathComponent()
-        }
-        return nil
-    }()
+    /// The spec's files, kept with their licence in this target's `Fixtures/mustache-spec/`.
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/mustache-spec")
 
     static func cases(in file: String) -> [MustacheSpecCase] {
-        guard let directory,
-              let data = try? Data(contentsOf: directory.appendingPathComponent("\(file).json")),
+        guard let data = try? Data(contentsOf: directory.appendingPathComponent("\(file).json")),
               let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let tests = root["tests"] as? [[String: Any]]
         else { return [] }
@@ -76,8 +64,8 @@ struct MustacheSpecTests {
     }
 
     @Test("Every spec file is found and every required case passes")
-    func conformanceSummary() throws {
-        let directory = try #require(MustacheSpec.directory, "shared/conformance/mustache not found above \(#filePath)")
+    func conformanceSummary() {
+        let directory = MustacheSpec.directory
         var failedRequired = 0
         for file in MustacheSpec.requiredFiles + MustacheSpec.optionalFiles {
             let cases = MustacheSpec.cases(in: file)

@@ -10,6 +10,18 @@ func parse(_ text: String) throws -> Config {
 }
 
 struct ConfigTests {
+    /// README promises every key is documented in the example: each key the parser allows appears
+    /// there as `key:` (in a value or a comment).
+    @Test func theShippedExampleMentionsEveryKey() throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("etc/config.example.json5"), encoding: .utf8)
+        let keys = Config.topKeys + Config.digestKeys + Config.alertKeys + Config.feedKeys + Config.commonChannelKeys
+            + Config.channelKeys.values.flatMap { $0 }
+        for key in Set(keys) {
+            let mentioned = text.range(of: "(?<![A-Za-z])\(key):", options: .regularExpression) != nil
+            #expect(mentioned, "etc/config.example.json5 does not mention '\(key):'")
+        }
+    }
+
     @Test func theShippedExampleParsesWithEveryChannelKind() throws {
         let path = repositoryRoot.appendingPathComponent("etc/config.example.json5").path
         let bytes = try #require(FileManager.default.contents(atPath: path))
@@ -39,6 +51,8 @@ struct ConfigTests {
         ("{ channels: { x: { type: \"slak\", url: \"u\" } } }",
          "config.json5:1: channels.x.type: expected one of slack, discord, teams, mattermost, ntfy, webhook, …, got \"slak\" (did you mean 'slack'?)"),
         ("{ channels: { x: { type: \"slack\", url: \"u\", urll: 1 } } }", "config.json5:1: channels.x.urll: unknown key (did you mean 'url'?)"),
+        ("{ channels: { x: { type: \"slack\", url: \"u\", caInfo: \"ca.pem\" } } }",
+         "config.json5:1: channels.x.caInfo: unknown key (did you mean 'caFile'?)"),
         ("{ channels: { x: { type: \"slack\" } } }", "config.json5:1: channels.x.url: missing: a slack channel needs url"),
         ("{ channels: { team: { type: \"slack\", url: \"u\" } }, alerts: { channels: [\"teem\"] } }",
          "config.json5:1: alerts.channels[0]: no channel named \"teem\" (did you mean 'team'?); channels are team"),

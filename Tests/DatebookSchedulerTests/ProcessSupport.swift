@@ -47,6 +47,8 @@ struct ProcessSandbox {
         try text.write(toFile: config, atomically: true, encoding: .utf8)
     }
 
+    /// The whole environment of a spawned datebook (nothing is inherited): the caller's
+    /// DATEBOOK_*, XDG_* and NO_COLOR never reach it.
     var environment: [String: String] {
         ["HOME": directory, "DATEBOOK_STORE": store, "DATEBOOK_CONFIG": config, "PATH": "/usr/bin:/bin", "DATEBOOK_TZ": "Europe/Berlin"]
     }

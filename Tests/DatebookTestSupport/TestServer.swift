@@ -62,3 +62,21 @@ public final class TestServer: @unchecked Sendable {
 }
 
 public enum TestServerError: Error { case noPort(String) }
+
+/// A throwaway self-signed certificate for 127.0.0.1 / localhost (`http_sink.py CERT KEY` speaks
+/// HTTPS with it; a client trusts it only when given `cert` as its CA file).
+public func makeCertificate(in directory: URL) throws -> (cert: String, key: String) {
+    let cert = directory.appendingPathComponent("cert.pem").path
+    let key = directory.appendingPathComponent("key.pem").path
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+    process.arguments = [
+        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
+        "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+    ]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return (cert, key)
+}
