@@ -18,14 +18,16 @@ struct CalendarGrid {
         while cells.count % 7 != 0 { cells.append(nil) }
         let labels = (0..<7).map { locale.weekdayLabels[($0 + start) % 7] }
         var weeks: [MustacheValue] = []
-        var textLines: [MustacheValue] = [.string(" " + labels.map { TextWidth.pad($0, to: 2) }.joined(separator: " "))]
+        // Text cells are five columns: today in brackets, then `*` when the day has events, so a
+        // mark always follows its own day (`[ 1]*  2*   3`).
+        var textLines: [MustacheValue] = [.string(TextLayout.trimmed(labels.map { " " + TextWidth.pad($0, to: 2) + "  " }.joined()))]
         for row in stride(from: 0, to: cells.count, by: 7) {
             var days: [MustacheValue] = []
             var line = ""
             for cell in cells[row..<row + 7] {
                 guard let day = cell else {
                     days.append(["blank": true])
-                    line += "   "
+                    line += "     "
                     continue
                 }
                 let date = CalendarDate(year: today.year, month: today.month, day: day)
@@ -35,7 +37,9 @@ struct CalendarGrid {
                     "today": .bool(date == today), "past": .bool(date < today), "future": .bool(today < date),
                     "hasEvents": .bool(marked),
                 ])
-                line += (date == today ? ">" : marked ? "*" : " ") + (day < 10 ? " \(day)" : "\(day)")
+                let number = day < 10 ? " \(day)" : "\(day)"
+                let mark = marked ? "*" : " "
+                line += date == today ? "[" + number + "]" + mark : " " + number + mark + " "
             }
             weeks.append(["days": .array(days)])
             textLines.append(.string(TextLayout.trimmed(line)))
@@ -46,7 +50,7 @@ struct CalendarGrid {
             "weekdays": .array(labels.map { .string($0) }),
             "weeks": .array(weeks),
             "text": .array(textLines),
-            "textTitle": .string(String(repeating: " ", count: max(0, (21 - TextWidth.displayWidth(title)) / 2)) + title),
+            "textTitle": .string(String(repeating: " ", count: max(0, (34 - TextWidth.displayWidth(title)) / 2)) + title),
         ]
     }
 
