@@ -98,6 +98,9 @@ public enum ICalDateValue: Sendable, Equatable, Hashable {
 
 /// Gregorian calendars per zone, cached: building a `Calendar` dominates when parsing 100k events.
 enum ICalCalendars {
+    /// UTC, for walks in elapsed time.
+    static let utc = TimeZone(identifier: "UTC") ?? TimeZone(secondsFromGMT: 0) ?? .current
+
     private static let cache = Mutex<[String: Calendar]>([:])
 
     static func calendar(for timeZone: TimeZone) -> Calendar {

@@ -22,9 +22,15 @@ struct ICalRuleText: Equatable {
 
     subscript(key: String) -> String? { parts.first { $0.key == key }?.value }
 
-    /// The rule for libical: without UNTIL.
-    var withoutUntil: String {
-        parts.filter { $0.key != "UNTIL" }.map { "\($0.key)=\($0.value)" }.joined(separator: ";")
+    /// The rule as text without the parts named in `keys` (UNTIL and COUNT are applied by datebook).
+    func without(_ keys: Set<String>) -> String {
+        parts.filter { !keys.contains($0.key) }.map { "\($0.key)=\($0.value)" }.joined(separator: ";")
+    }
+
+    /// FREQ=HOURLY with nothing but INTERVAL, COUNT, UNTIL and WKST: stepped in elapsed hours.
+    var isPlainHourly: Bool {
+        self["FREQ"]?.uppercased() == "HOURLY"
+            && parts.allSatisfy { ["FREQ", "INTERVAL", "COUNT", "UNTIL", "WKST"].contains($0.key) }
     }
 
     /// Why this rule is refused, or nil when it may be expanded.

@@ -1,0 +1,93 @@
+import DatebookICal
+import Foundation
+import Testing
+
+/// Recurrence as RFC 5545 and other calendar programs mean it, one fixture per case (issue 13).
+/// Where Python's recurring-ical-events agrees, `PeerCheckTests` runs the fixture too.
+@Suite struct ConformanceTests {
+    func starts(_ fixture: String, uid: String, zone: String = "UTC", from: Date, to: Date, cap: Int = 1000) throws
+        -> (starts: [Date], truncated: Bool, warning: String?) {
+        let doc = try TestSupport.parse(fixture, zone: zone)
+        let event = try #require(doc.events.first { $0.uid == uid })
+        let tz = TestSupport.zone(zone)
+        return try ICalRecurrence.occurrences(
+            rrule: event.rrule, rdates: event.rdates, exdates: event.exdates, start: event.start,
+            duration: event.duration(in: tz), timeZone: event.timeZone(default: tz),
+            window: TestSupport.window(from, to), cap: cap)
+    }
+
+    func utc(_ text: String) -> Date {
+        ISO8601DateFormatter().date(from: text) ?? Date(timeIntervalSince1970: 0)
+    }
+
+    /// 743 bytes that libical 3.0 turned into 14 ms a step once skipped ahead: 1,000 occurrences
+    /// took 14 s, in every listing. The BYHOUR/BYMINUTE/BYSECOND lists are now multiplied out by
+    /// datebook, so the cap is reached at once and the rule costs only its own occurrences.
+    @Test func aRuleOfEverySecondReachesTheCapQuickly() throws {
+        let clock = ContinuousClock()
+        let from = utc("2026-11-23T00:00:00Z")
+        var result: (starts: [Date], truncated: Bool, warning: String?) = ([], false, nil)
+        let elapsed = try clock.measure {
+            result = try starts("hostile-rule.ics", uid: "hostile", from: from, to: utc("2027-03-01T00:00:00Z"))
+        }
+        #expect(result.starts.count == 1000 && result.truncated)
+        #expect(result.starts.first == from)
+        #expect(result.starts.last == from.addingTimeInterval(999))
+        #expect(result.warning?.contains("more than 1000 occurrences") == true)
+        #expect(elapsed < .seconds(2), "expansion took \(elapsed)")
+    }
+
+    @Test func timeOfDayListsExpandEachDayInOrderAcrossDST() throws {
+        let doc = try TestSupport.parse(text: TestSupport.calendar("""
+            BEGIN:VEVENT
+            UID:twice-a-day
+            DTSTART;TZID=Europe/Berlin:20260327T090000
+            RRULE:FREQ=DAILY;BYHOUR=17,9;BYMINUTE=30,0;COUNT=9
+            END:VEVENT
+
+            """))
+        let event = try #require(doc.events.first)
+        let zone = TestSupport.zone("Europe/Berlin")
+        let result = try ICalRecurrence.occurrences(
+            rrule: event.rrule, rdates: [], exdates: [], start: event.start, duration: 0, timeZone: zone,
+            window: TestSupport.window(utc("2026-03-01T00:00:00Z"), utc("2026-04-01T00:00:00Z")), cap: 100)
+        let local = result.starts.map { TestSupport.local($0, "Europe/Berlin") }
+        #expect(local.map { "\($0.day) \($0.hour):\($0.minute)" }
+                == ["27 9:0", "27 9:30", "27 17:0", "27 17:30", "28 9:0", "28 9:30", "28 17:0", "28 17:30", "29 9:0"])
+        // 29 March is the spring-forward day: 09:00 is 07:00Z there, 08:00Z the day before.
+        #expect(result.starts.last == utc("2026-03-29T07:00:00Z"))
+    }
+
+    /// libical 3.1, Google and Outlook show a DTSTART that is not on its rule as the first
+    /// occurrence, and RFC 5545 counts it in COUNT.
+    @Test func aStartOffItsRuleIsTheFirstOccurrenceAndCounts() throws {
+        let mondays = try starts("dtstart-off-rule.ics", uid: "tuesday-start", from: utc("2026-01-01T00:00:00Z"),
+                                 to: utc("2026-03-01T00:00:00Z"))
+        #expect(mondays.starts == ["2026-01-06T08:00:00Z", "2026-01-12T08:00:00Z", "2026-01-19T08:00:00Z",
+                                   "2026-01-26T08:00:00Z"].map(utc))
+        let fifteenths = try starts("dtstart-off-rule.ics", uid: "mid-month-start", from: utc("2026-01-01T00:00:00Z"),
+                                    to: utc("2027-01-01T00:00:00Z"))
+        #expect(fifteenths.starts == ["2026-03-06T08:00:00Z", "2026-03-15T08:00:00Z", "2026-04-15T07:00:00Z",
+                                      "2026-05-15T07:00:00Z"].map(utc))
+        let counted = try ICalRecurrence.occurrences(
+            rrule: "FREQ=WEEKLY;BYDAY=MO;COUNT=3", rdates: [], exdates: [],
+            start: .zoned(utc("2026-01-06T08:00:00Z"), tzid: "Europe/Berlin"), duration: 0,
+            timeZone: TestSupport.zone("Europe/Berlin"),
+            window: TestSupport.window(utc("2026-01-01T00:00:00Z"), utc("2026-03-01T00:00:00Z")), cap: 100)
+        #expect(counted.starts == ["2026-01-06T08:00:00Z", "2026-01-12T08:00:00Z", "2026-01-19T08:00:00Z"].map(utc))
+    }
+
+    /// An hourly rule steps in elapsed hours: the hour repeated when clocks go back is kept
+    /// (New York 2026-11-01: 01:00 EDT is 05:00Z, 01:00 EST 06:00Z), the hour skipped when they go
+    /// forward does not appear twice.
+    @Test func hourlyRulesKeepTheRepeatedHour() throws {
+        let back = try starts("hourly-dst.ics", uid: "hourly-fall-back", from: utc("2026-10-01T00:00:00Z"),
+                              to: utc("2026-12-01T00:00:00Z"))
+        #expect(back.starts == ["2026-11-01T03:00:00Z", "2026-11-01T04:00:00Z", "2026-11-01T05:00:00Z",
+                                "2026-11-01T06:00:00Z", "2026-11-01T07:00:00Z", "2026-11-01T08:00:00Z"].map(utc))
+        let forward = try starts("hourly-dst.ics", uid: "hourly-spring-forward", from: utc("2026-03-01T00:00:00Z"),
+                                 to: utc("2026-04-01T00:00:00Z"))
+        #expect(forward.starts == ["2026-03-08T05:00:00Z", "2026-03-08T06:00:00Z", "2026-03-08T07:00:00Z",
+                                   "2026-03-08T08:00:00Z"].map(utc))
+    }
+}
