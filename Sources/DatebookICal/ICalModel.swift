@@ -14,6 +14,8 @@ public struct ICalEvent: Sendable, Equatable {
     public var rrule: String?
     public var rdates: [ICalDateValue]
     public var exdates: [ICalDateValue]
+    /// EXRULE values as written (RFC 2445; deprecated by RFC 5545 but still written and read by libical).
+    public var exrules: [String]
     /// Set on an override: the original start of the instance this VEVENT replaces.
     public var recurrenceID: ICalDateValue?
     /// Alarm lead times in seconds before start (negative: after start).
@@ -26,7 +28,7 @@ public struct ICalEvent: Sendable, Equatable {
     public init(uid: String, summary: String? = nil, description: String? = nil,
                 location: String? = nil, url: String? = nil, start: ICalDateValue,
                 end: ICalDateValue? = nil, rrule: String? = nil, rdates: [ICalDateValue] = [],
-                exdates: [ICalDateValue] = [], recurrenceID: ICalDateValue? = nil,
+                exdates: [ICalDateValue] = [], exrules: [String] = [], recurrenceID: ICalDateValue? = nil,
                 alarms: [Int] = [], sourceLine: Int = 0, status: String? = nil) {
         self.uid = uid
         self.summary = summary
@@ -38,6 +40,7 @@ public struct ICalEvent: Sendable, Equatable {
         self.rrule = rrule
         self.rdates = rdates
         self.exdates = exdates
+        self.exrules = exrules
         self.recurrenceID = recurrenceID
         self.alarms = alarms
         self.sourceLine = sourceLine

@@ -186,7 +186,7 @@ private struct Session {
     }
 
     /// Runs libical's parser over the used lines of one chunk; also returns its raw RRULE values.
-    private mutating func parse(_ chunk: ICalChunk) -> (LibicalComponent, [String])? {
+    private mutating func parse(_ chunk: ICalChunk) -> (LibicalComponent, ICalChunkScanner.Rules)? {
         let rules = ICalChunkScanner.prepare(bytes, chunk: chunk.range, into: &buffer)
         let component = buffer.withUnsafeBytes { raw in
             raw.baseAddress.flatMap { LibicalComponent(text: $0.assumingMemoryBound(to: CChar.self)) }
@@ -229,7 +229,7 @@ private struct Session {
             return
         }
         let end = reader.end(of: start, component, notes: &notes)
-        if rules.count > 1 { notes.add("more than one RRULE; only the first is used") }
+        if rules.rrules.count > 1 { notes.add("more than one RRULE; only the first is used") }
         let recurrenceID = component.first(ICAL_RECURRENCEID_PROPERTY).flatMap {
             reader.dateValue($0, icalproperty_get_recurrenceid($0), notes: &notes)
         }
@@ -239,9 +239,9 @@ private struct Session {
             description: reader.text(component, ICAL_DESCRIPTION_PROPERTY, icalproperty_get_description),
             location: reader.text(component, ICAL_LOCATION_PROPERTY, icalproperty_get_location),
             url: reader.text(component, ICAL_URL_PROPERTY, icalproperty_get_url),
-            start: start, end: end, rrule: rules.first,
+            start: start, end: end, rrule: rules.rrules.first,
             rdates: reader.dates(component, ICAL_RDATE_PROPERTY, notes: &notes),
-            exdates: reader.dates(component, ICAL_EXDATE_PROPERTY, notes: &notes),
+            exdates: reader.dates(component, ICAL_EXDATE_PROPERTY, notes: &notes), exrules: rules.exrules,
             recurrenceID: recurrenceID,
             alarms: reader.alarms(component, start: start, end: end, notes: &notes),
             sourceLine: chunk.line, status: reader.status(component)))

@@ -44,7 +44,7 @@ extension ICalRecurrence {
             var starts: [Date]
             do {
                 let expanded = try occurrences(rrule: master.rrule, rdates: master.rdates, exdates: master.exdates,
-                                               start: master.start, duration: duration, timeZone: zone,
+                                               exrules: master.exrules, start: master.start, duration: duration, timeZone: zone,
                                                window: window, cap: cap)
                 starts = expanded.starts
                 if let warning = expanded.warning {

@@ -17,17 +17,20 @@ public enum ICalRecurrence {
     /// A refused rule (SECONDLY, MINUTELY, INTERVAL=0, no FREQ…) yields only DTSTART plus a warning.
     /// All-day starts are midnight in `timeZone`. Nothing throws today (bad rules become warnings);
     /// `throws` is kept so a future hard failure can be reported without changing the API.
+    ///
+    /// `exrules` (RFC 2445's EXRULE, as libical still reads it) remove the starts they give; a
+    /// refused EXRULE removes nothing and is reported in the warning.
     public static func occurrences(
-        rrule: String?, rdates: [ICalDateValue], exdates: [ICalDateValue], start: ICalDateValue,
+        rrule: String?, rdates: [ICalDateValue], exdates: [ICalDateValue], exrules: [String] = [], start: ICalDateValue,
         duration: TimeInterval, timeZone: TimeZone, window: DateInterval, cap: Int
     ) throws -> (starts: [Date], truncated: Bool, warning: String?) {
-        try occurrences(rrule: rrule, rdates: rdates, exdates: exdates, start: start, duration: duration,
+        try occurrences(rrule: rrule, rdates: rdates, exdates: exdates, exrules: exrules, start: start, duration: duration,
                         timeZone: timeZone, window: window, cap: cap, dayStepping: true)
     }
 
     /// `dayStepping: false` walks every rule with libical's iterator (tests compare the two).
     static func occurrences(
-        rrule: String?, rdates: [ICalDateValue], exdates: [ICalDateValue], start: ICalDateValue,
+        rrule: String?, rdates: [ICalDateValue], exdates: [ICalDateValue], exrules: [String] = [], start: ICalDateValue,
         duration: TimeInterval, timeZone: TimeZone, window: DateInterval, cap: Int, dayStepping: Bool
     ) throws -> (starts: [Date], truncated: Bool, warning: String?) {
         let expansion = Expansion(start: start, duration: max(0, duration), timeZone: timeZone, window: window)
@@ -41,7 +44,7 @@ public enum ICalRecurrence {
                 starts = [expansion.startInstant]
             } else {
                 // Room for the EXDATEs, so removing them cannot leave fewer than `cap` when more exist.
-                let result = expansion.expand(rule, cap: max(0, cap) + exdates.count, dayStepping: dayStepping)
+                let result = expansion.expand(rule, cap: max(0, cap) + exdates.count, dayStepping: dayStepping, startsFirst: true)
                 starts = result.starts
                 truncated = result.truncated
                 warning = result.warning
@@ -50,7 +53,17 @@ public enum ICalRecurrence {
             starts = [expansion.startInstant]
         }
         starts += rdates.map { $0.resolve(in: timeZone) }
-        let excluded = Set(exdates.map { $0.resolve(in: timeZone) })
+        var excluded = Set(exdates.map { $0.resolve(in: timeZone) })
+        for exrule in exrules {
+            if let refusal = refusal(exrule: exrule) {
+                warning = warning ?? refusal
+                continue
+            }
+            let rule = ICalRuleText(exrule)
+            // Only starts the RRULE gives can be removed, so the same bound on their number applies.
+            let removed = expansion.expand(rule, cap: starts.count + 1, dayStepping: dayStepping, startsFirst: false)
+            excluded.formUnion(removed.starts)
+        }
         let excludedDays = Set(exdates.filter(\.isAllDay).map { $0.local(fallback: timeZone).dayOnly })
         var kept = Set<Date>()
         var result: [Date] = []
@@ -106,7 +119,10 @@ private struct Expansion {
         return instant >= window.start || instant.addingTimeInterval(duration) > window.start
     }
 
-    func expand(_ rule: ICalRuleText, cap: Int, dayStepping: Bool) -> (starts: [Date], truncated: Bool, warning: String?) {
+    /// `startsFirst`: DTSTART is the first occurrence even when the rule does not give it (RRULE);
+    /// false for an EXRULE, which removes only what it gives itself.
+    func expand(_ rule: ICalRuleText, cap: Int, dayStepping: Bool, startsFirst: Bool)
+        -> (starts: [Date], truncated: Bool, warning: String?) {
         let untilLimit = rule.until.map(limit)
         let text = rule.without(["UNTIL"])
         let recurrence = icalrecurrencetype_from_string(text)
@@ -138,7 +154,7 @@ private struct Expansion {
             else { return ([startInstant], false, "RRULE '\(text)' was rejected by libical (it can never match "
                            + "or is inconsistent); only DTSTART is used") }
             let steps: any OccurrenceSteps = times.map { TimesOfDaySteps(made, times: $0, start: walkStart) } ?? made
-            iterator = CountedSteps(steps, start: walkStart, count: count)
+            iterator = CountedSteps(steps, start: startsFirst ? walkStart : nil, count: count)
             // Skip ahead when libical allows it: not with COUNT (counted from DTSTART), and not for
             // HOURLY with INTERVAL > 1, where libical 3.0's set_start loses the interval's phase.
             let interval = rule["INTERVAL"].flatMap { Int($0) } ?? 1

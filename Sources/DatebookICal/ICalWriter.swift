@@ -49,6 +49,7 @@ public enum ICalWriter {
         if let rrule = event.rrule { lines.append("RRULE:\(rrule)") }
         lines += event.rdates.map { property("RDATE", $0) }
         lines += event.exdates.map { property("EXDATE", $0) }
+        lines += event.exrules.map { "EXRULE:" + $0 }
         for lead in event.alarms {
             lines += ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:\(escape(event.summary ?? "Reminder"))",
                       "TRIGGER:\(ICalFormat.trigger(leadSeconds: lead))", "END:VALARM"]

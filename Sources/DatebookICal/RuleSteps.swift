@@ -110,14 +110,15 @@ final class TimesOfDaySteps: OccurrenceSteps {
 /// have it), and COUNT includes it.
 final class CountedSteps: OccurrenceSteps {
     private let inner: any OccurrenceSteps
-    private let start: ICalLocalDateTime
+    private let start: ICalLocalDateTime?
     private let count: Int?
     private var yielded = 0
     /// The rule's own next occurrence, held while DTSTART is yielded before it.
     private var pending: ICalLocalDateTime?
     private var begun = false
 
-    init(_ inner: any OccurrenceSteps, start: ICalLocalDateTime, count: Int?) {
+    /// `start`: DTSTART, yielded first if the rule does not give it; nil to yield only the rule's own.
+    init(_ inner: any OccurrenceSteps, start: ICalLocalDateTime?, count: Int?) {
         self.inner = inner
         self.start = start
         self.count = count
@@ -135,7 +136,7 @@ final class CountedSteps: OccurrenceSteps {
         if !begun {
             begun = true
             let first = inner.next()
-            if first != start {
+            if let start, first != start {
                 pending = first
                 local = start
             } else {

@@ -24,7 +24,7 @@ extension PlannerICS {
             items.append(ICalEvent(
                 uid: uid, summary: event.title, description: event.notes.isEmpty ? nil : event.notes,
                 start: value(event.start, zone: event.timeZone), end: event.end.map { value($0, zone: event.timeZone) },
-                rrule: text?.rule, rdates: text?.rdates ?? [], exdates: text?.exdates ?? [],
+                rrule: text?.rule, rdates: text?.rdates ?? [], exdates: text?.exdates ?? [], exrules: text?.exrules ?? [],
                 recurrenceID: recurrenceID, alarms: alarms))
             for task in event.tasks {
                 todos.append(ICalTodo(uid: task.id + "." + event.id + uidSuffix, summary: task.text,

@@ -287,7 +287,7 @@ public enum PlannerICS {
         }
         var recurrence: String?
         if item.rrule != nil || !item.rdates.isEmpty {
-            recurrence = RecurrenceText(rule: item.rrule, rdates: item.rdates, exdates: item.exdates).text
+            recurrence = RecurrenceText(rule: item.rrule, rdates: item.rdates, exdates: item.exdates, exrules: item.exrules).text
         }
         let alerts = item.alarms.filter { $0 >= 0 }.map { seconds in
             seconds > 0 && seconds % 86_400 == 0 ? LeadTime(days: seconds / 86_400) : LeadTime(seconds: seconds)

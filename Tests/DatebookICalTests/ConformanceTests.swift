@@ -11,7 +11,7 @@ import Testing
         let event = try #require(doc.events.first { $0.uid == uid })
         let tz = TestSupport.zone(zone)
         return try ICalRecurrence.occurrences(
-            rrule: event.rrule, rdates: event.rdates, exdates: event.exdates, start: event.start,
+            rrule: event.rrule, rdates: event.rdates, exdates: event.exdates, exrules: event.exrules, start: event.start,
             duration: event.duration(in: tz), timeZone: event.timeZone(default: tz),
             window: TestSupport.window(from, to), cap: cap)
     }
@@ -89,5 +89,28 @@ import Testing
                                  to: utc("2026-04-01T00:00:00Z"))
         #expect(forward.starts == ["2026-03-08T05:00:00Z", "2026-03-08T06:00:00Z", "2026-03-08T07:00:00Z",
                                    "2026-03-08T08:00:00Z"].map(utc))
+    }
+
+    /// libical reads RFC 2445's EXRULE; datebook ignored it without a word. (recurring-ical-events
+    /// ignores it too, so this fixture has no peer check.)
+    @Test func exruleRemovesTheStartsItGives() throws {
+        let result = try starts("exrule.ics", uid: "weekdays-by-exrule", from: utc("2026-01-01T00:00:00Z"),
+                                to: utc("2026-02-01T00:00:00Z"))
+        let days = result.starts.map { TestSupport.local($0, "UTC").day }
+        #expect(days == [5, 6, 7, 8, 9, 12, 13, 14, 15, 16])
+        #expect(result.warning == nil)
+        let written = ICalWriter.write(events: try TestSupport.parse("exrule.ics").events, todos: [], prodID: "-//t//EN",
+                                       dtstamp: utc("2026-01-01T00:00:00Z"))
+        #expect(written.contains("EXRULE:FREQ=WEEKLY;BYDAY=SA,SU\r\n"))
+    }
+
+    @Test func aMisspeltRulePartIsNamedNotSilentlyDropped() throws {
+        let result = try starts("misspelt-rule.ics", uid: "misspelt-until", from: utc("2026-01-01T00:00:00Z"),
+                                to: utc("2026-02-01T00:00:00Z"))
+        #expect(result.starts == [utc("2026-01-05T09:00:00Z")])
+        #expect(result.warning == "'UNTL=' is not an RRULE part (did you mean UNTIL=?); only DTSTART is used")
+        #expect(ICalRecurrence.refusal(rrule: "FREQ=WEEKLY;BYDAYS=MO") == "'BYDAYS=' is not an RRULE part (did you mean BYDAY=?); only DTSTART is used")
+        #expect(ICalRecurrence.refusal(rrule: "FREQ=WEEKLY;X-NAME=1") == "'X-NAME=' is not an RRULE part; only DTSTART is used")
+        #expect(ICalRecurrence.refusal(exrule: "FREQ=WEEKLY;UNTL=20260101") != nil)
     }
 }

@@ -1,0 +1,52 @@
+@testable import DatebookCLI
+import Foundation
+import Testing
+
+/// Hostile and unusual rules from real calendars, end to end (issue 13).
+struct RecurrenceLimitTests {
+    static func fixture(_ name: String) -> String {
+        cliFixtures.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("DatebookICalTests/Fixtures/" + name).path
+    }
+
+    /// One 743-byte rule made import take 16 s and every later `list`, `add` and `tick` 15–68 s.
+    @Test func aRuleOfEverySecondCostsOnlyItsOwnOccurrences() {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-11-30 09:00"
+        let clock = ContinuousClock()
+        let elapsed = clock.measure {
+            #expect(sandbox.run(["import", Self.fixture("hostile-rule.ics")]).code == 0)
+            #expect(sandbox.run(["list", "--period", "next30"]).out.contains("Weekly neighbour                    Mon 2026-12-07 09:00"))
+            #expect(sandbox.run(["add", "Dentist", "--at", "tomorrow 10:00"]).code == 0)
+            #expect(sandbox.run(["tick"]).code == 0)
+        }
+        #expect(elapsed < .seconds(10), "import, list, add and tick took \(elapsed)")
+        let show = sandbox.run(["show", "Every second of the year"]).out
+        #expect(show.contains("  warning  recurrence truncated: the rule gives 1000 or more occurrences in the planner's window, "
+                              + "the most kept per event; none after Sun 2026-11-22 21:16 is shown or alerted\n"), "\(show)")
+        let status = sandbox.run(["status"]).out
+        #expect(status.contains("Recurring events whose occurrences are cut short (not all are alerted):\n  Every second of the year ("))
+        #expect(!sandbox.run(["show", "Weekly neighbour"]).out.contains("warning"))
+    }
+
+    @Test func exruleRemovesItsStartsAndIsExportedAgain() {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-01-04 09:00"
+        sandbox.tz = "UTC"
+        #expect(sandbox.run(["import", Self.fixture("exrule.ics")]).code == 0)
+        let list = sandbox.run(["list", "--period", "next30"]).out + sandbox.run(["list", "--period", "next7"]).out
+        #expect(list.contains("2026-01-09 09:00") && list.contains("2026-01-12 09:00"))
+        #expect(!list.contains("2026-01-10") && !list.contains("2026-01-11"), "\(list)")
+        #expect(sandbox.run(["export", "--format", "ics"]).out.contains("EXRULE:FREQ=WEEKLY;BYDAY=SA,SU\r\n"))
+    }
+
+    @Test func aMisspeltRulePartIsAWarningOnImportAndRefusedByAdd() {
+        let sandbox = Sandbox()
+        let run = sandbox.run(["import", Self.fixture("misspelt-rule.ics")])
+        #expect(run.code == 0)
+        #expect(run.err.contains(":4: UID misspelt-until: 'UNTL=' is not an RRULE part (did you mean UNTIL=?); only DTSTART is used"), "\(run.err)")
+        let add = sandbox.run(["add", "x", "--at", "tomorrow 9:00", "--repeat", "FREQ=DAILY;UNTL=20270101"])
+        #expect(add.code == 64 || add.code == 65)
+        #expect(add.err.contains("'UNTL=' is not an RRULE part (did you mean UNTIL=?)"), "\(add.err)")
+    }
+}
