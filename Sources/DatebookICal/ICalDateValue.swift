@@ -83,6 +83,14 @@ public enum ICalDateValue: Sendable, Equatable, Hashable {
         }
     }
 
+    /// The day this value names in its own zone (a date is itself). A RECURRENCE-ID of an all-day
+    /// series means a day even when it is written as a time: Outlook writes
+    /// `RECURRENCE-ID;TZID=W. Europe Standard Time:20261214T000000` for the instance of 14 December.
+    public func day(fallback: TimeZone) -> ICalDateValue {
+        let local = local(fallback: fallback)
+        return .date(year: local.year, month: local.month, day: local.day)
+    }
+
     /// The wall-clock reading of this value in its own zone (`fallback` for dates/floating).
     func local(fallback: TimeZone) -> ICalLocalDateTime {
         switch self {

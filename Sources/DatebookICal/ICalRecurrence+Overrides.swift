@@ -56,7 +56,9 @@ extension ICalRecurrence {
                                                    message: "\(error); only DTSTART is used"))
                 starts = [master.start.resolve(in: zone)]
             }
-            let replaced = Set((overrides[master.uid] ?? []).compactMap { $0.recurrenceID?.resolve(in: zone) })
+            let replaced = Set((overrides[master.uid] ?? []).compactMap { override in
+                override.recurrenceID.map { master.start.isAllDay ? $0.day(fallback: zone) : $0 }?.resolve(in: zone)
+            })
             for start in starts where !replaced.contains(start) {
                 result.occurrences.append(ICalOccurrence(event: master, start: start,
                                                          end: start.addingTimeInterval(duration), isOverride: false))

@@ -127,7 +127,8 @@ public enum PlannerICS {
                 let uid = converted[p].components[n].uid
                 if let master = converted[p].components[n].masterID, let at = index[master] {
                     var text = RecurrenceText(result.events[at].recurrence ?? "")
-                    text.exdates.append(recurrenceID)
+                    // A timed RECURRENCE-ID of an all-day series (Outlook) names that day.
+                    text.exdates.append(result.events[at].start.isAllDay ? recurrenceID.day(fallback: options.timeZone) : recurrenceID)
                     result.events[at].recurrence = text.text
                     expand(at: at)
                 }

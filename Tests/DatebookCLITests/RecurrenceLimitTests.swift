@@ -50,3 +50,26 @@ struct RecurrenceLimitTests {
         #expect(add.err.contains("'UNTL=' is not an RRULE part (did you mean UNTIL=?)"), "\(add.err)")
     }
 }
+
+/// What real servers write, imported and listed (issue 13).
+struct CalendarDialectTests {
+    @Test func googlesXWrTimezoneFixesFloatingTimesToThatZone() {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-12-01 09:00"
+        #expect(sandbox.run(["import", RecurrenceLimitTests.fixture("xwr-timezone.ics")]).code == 0)
+        let list = sandbox.run(["list", "--period", "next7"]).out
+        // 09:30 New York is 15:30 in Berlin.
+        #expect(list.contains("Floating standup                    Wed 2026-12-02 15:30"), "\(list)")
+        #expect(sandbox.run(["show", "Floating standup"]).out.contains("  zone     America/New_York\n"))
+    }
+
+    @Test func outlooksTimedRecurrenceIDMovesTheAllDayInstance() {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-12-01 09:00"
+        #expect(sandbox.run(["import", RecurrenceLimitTests.fixture("outlook-allday-override.ics")]).code == 0)
+        let list = sandbox.run(["list", "--period", "next30"]).out + sandbox.run(["list", "--period", "next7"]).out
+        #expect(list.contains("Weekly all-day (moved)              Tue 2026-12-15 all day"), "\(list)")
+        #expect(!list.contains("2026-12-14"), "the original day must be gone: \(list)")
+        #expect(list.contains("Mon 2026-12-21 all day"))
+    }
+}

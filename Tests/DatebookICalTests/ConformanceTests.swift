@@ -113,4 +113,32 @@ import Testing
         #expect(ICalRecurrence.refusal(rrule: "FREQ=WEEKLY;X-NAME=1") == "'X-NAME=' is not an RRULE part; only DTSTART is used")
         #expect(ICalRecurrence.refusal(exrule: "FREQ=WEEKLY;UNTL=20260101") != nil)
     }
+
+    /// Google's exports name the calendar's zone in X-WR-TIMEZONE and write floating times.
+    @Test func xWrTimezoneGivesFloatingTimesItsZone() throws {
+        let doc = try TestSupport.parse("xwr-timezone.ics", zone: "Europe/Berlin")
+        let standup = try #require(doc.events.first { $0.uid == "floating-standup" })
+        #expect(standup.start == .zoned(utc("2026-12-02T14:30:00Z"), tzid: "America/New_York"))
+        #expect(standup.end == .zoned(utc("2026-12-02T15:00:00Z"), tzid: "America/New_York"))
+        let review = try #require(doc.events.first { $0.uid == "zoned-review" })
+        #expect(review.start == .zoned(utc("2026-12-02T14:00:00Z"), tzid: "Europe/Berlin"))
+        #expect(doc.warnings.isEmpty)
+        let unknown = try TestSupport.parse(text: TestSupport.calendar(
+            "X-WR-TIMEZONE:Mars/Olympus\r\nBEGIN:VEVENT\r\nUID:u\r\nDTSTART:20261202T093000\r\nEND:VEVENT\r\n"), zone: "UTC")
+        #expect(unknown.events.first?.start == .floating(ICalLocalDateTime(year: 2026, month: 12, day: 2, hour: 9, minute: 30)))
+        #expect(unknown.warnings.map(\.message) == ["X-WR-TIMEZONE 'Mars/Olympus' is not a known time zone; floating times "
+                                                   + "stay in the zone of the import"])
+    }
+
+    /// Outlook writes a timed RECURRENCE-ID, with a Windows TZID, for an instance of an all-day
+    /// series: it names that day.
+    @Test func aTimedRecurrenceIDMovesTheDayOfAnAllDaySeries() throws {
+        let doc = try TestSupport.parse("outlook-allday-override.ics", zone: "UTC")
+        let expansion = ICalRecurrence.expand(events: doc.events, fileName: "outlook-allday-override.ics",
+                                              window: TestSupport.window(utc("2026-12-01T00:00:00Z"), utc("2027-01-01T00:00:00Z")),
+                                              defaultTimeZone: TestSupport.zone("UTC"), cap: 100)
+        let days = expansion.occurrences.map { TestSupport.local($0.start, "UTC").day }
+        #expect(days == [7, 15, 21, 28])
+        #expect(expansion.occurrences.map(\.isOverride) == [false, true, false, false])
+    }
 }
