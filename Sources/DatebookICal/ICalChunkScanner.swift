@@ -89,7 +89,7 @@ extension ICalChunkScanner {
     /// others (ATTENDEE lists, X- properties, DTSTAMP…), which roughly halves its work on real feeds.
     static let usedProperties: Set<String> = [
         "BEGIN", "END", "UID", "SUMMARY", "DESCRIPTION", "LOCATION", "URL", "DTSTART", "DTEND", "DURATION",
-        "RDATE", "EXDATE", "RECURRENCE-ID", "STATUS", "TRIGGER", "RELATED-TO", "DUE", "ACTION", "EXRULE",
+        "RDATE", "EXDATE", "RECURRENCE-ID", "STATUS", "TRIGGER", "RELATED-TO", "DUE", "ACTION", "EXRULE", "SEQUENCE",
     ]
 
     /// A component's own RRULE and EXRULE values, unfolded, exactly as written.

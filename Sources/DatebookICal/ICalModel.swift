@@ -24,12 +24,14 @@ public struct ICalEvent: Sendable, Equatable {
     public var sourceLine: Int
     /// STATUS as written, upper-cased (`CONFIRMED`, `TENTATIVE`, `CANCELLED`).
     public var status: String?
+    /// SEQUENCE (0 when absent): an override older than its master may name an instance that is gone.
+    public var sequence: Int
 
     public init(uid: String, summary: String? = nil, description: String? = nil,
                 location: String? = nil, url: String? = nil, start: ICalDateValue,
                 end: ICalDateValue? = nil, rrule: String? = nil, rdates: [ICalDateValue] = [],
                 exdates: [ICalDateValue] = [], exrules: [String] = [], recurrenceID: ICalDateValue? = nil,
-                alarms: [Int] = [], sourceLine: Int = 0, status: String? = nil) {
+                alarms: [Int] = [], sourceLine: Int = 0, status: String? = nil, sequence: Int = 0) {
         self.uid = uid
         self.summary = summary
         self.description = description
@@ -45,6 +47,7 @@ public struct ICalEvent: Sendable, Equatable {
         self.alarms = alarms
         self.sourceLine = sourceLine
         self.status = status
+        self.sequence = sequence
     }
 
     /// The zone recurrence is expanded in: the start's own zone, else `defaultTimeZone`.

@@ -285,7 +285,8 @@ private struct Session {
             exdates: reader.dates(component, ICAL_EXDATE_PROPERTY, notes: &notes), exrules: rules.exrules,
             recurrenceID: recurrenceID,
             alarms: reader.alarms(component, start: start, end: end, notes: &notes),
-            sourceLine: chunk.line, status: reader.status(component)))
+            sourceLine: chunk.line, status: reader.status(component),
+            sequence: component.first(ICAL_SEQUENCE_PROPERTY).map { Int(icalproperty_get_sequence($0)) } ?? 0))
     }
 
     mutating func readTodo(_ chunk: ICalChunk) {

@@ -111,9 +111,11 @@ public enum PlannerICS {
             return event
         }
         // The join reads only what the parts' threads made (no parsed component is copied).
+        var masterSequences: [String: Int] = [:]
         for p in converted.indices {
             for n in converted[p].components.indices where converted[p].components[n].recurrenceID == nil {
                 guard let made = converted[p].take(n) else { continue }
+                if converted[p].components[n].sequence > 0 { masterSequences[made.id] = converted[p].components[n].sequence }
                 let uid = converted[p].components[n].uid
                 if let problem = converted[p].components[n].problem {
                     result.warnings.append("\(fileName):\(converted[p].components[n].line): UID \(uid): \(problem)")
@@ -125,6 +127,13 @@ public enum PlannerICS {
             for n in converted[p].components.indices {
                 guard let recurrenceID = converted[p].components[n].recurrenceID else { continue }
                 let uid = converted[p].components[n].uid
+                if let master = converted[p].components[n].masterID, let at = index[master],
+                   let stale = staleness(converted[p].components[n], of: result.events[at],
+                                         masterSequence: masterSequences[master] ?? 0, zone: options.timeZone) {
+                    result.warnings.append("\(fileName):\(converted[p].components[n].line): UID \(uid): \(stale)")
+                    _ = converted[p].take(n)
+                    continue
+                }
                 if let master = converted[p].components[n].masterID, let at = index[master] {
                     var text = RecurrenceText(result.events[at].recurrence ?? "")
                     // A timed RECURRENCE-ID of an all-day series (Outlook) names that day.
@@ -152,6 +161,7 @@ public enum PlannerICS {
             var uid: String
             var recurrenceID: ICalDateValue?
             var line: Int
+            var sequence: Int
             var problem: String?
             /// An override's master event id.
             var masterID: String?
@@ -178,7 +188,8 @@ public enum PlannerICS {
             events.reserveCapacity(part.events.count)
             components.reserveCapacity(part.events.count)
             for item in part.events {
-                var component = Component(uid: item.uid, recurrenceID: item.recurrenceID, line: item.sourceLine)
+                var component = Component(uid: item.uid, recurrenceID: item.recurrenceID, line: item.sourceLine,
+                                          sequence: item.sequence)
                 if item.isCancelled {
                     events.append(nil)
                 } else if let recurrenceID = item.recurrenceID {
@@ -211,6 +222,22 @@ public enum PlannerICS {
             }
             return results.all
         }
+    }
+
+    /// Why the override `component` of `master` is stale — older (lower SEQUENCE) and for an instance
+    /// the master no longer gives — or nil when it applies.
+    private static func staleness(_ component: Converted.Component, of master: Event, masterSequence: Int,
+                                  zone: TimeZone) -> String? {
+        guard component.sequence < masterSequence, let recurrenceID = component.recurrenceID else { return nil }
+        let utc = TimeZone(identifier: "UTC") ?? zone
+        // Keys as `RecurrenceExpander` makes them: all-day instances at midnight UTC.
+        let instant = master.start.isAllDay ? recurrenceID.day(fallback: zone).resolve(in: utc) : recurrenceID.resolve(in: zone)
+        let key = Int64(instant.timeIntervalSince1970.rounded(.down))
+        let found = RecurrenceExpander.keys(start: master.start, timeZone: master.timeZone, recurrence: master.recurrence ?? "",
+                                            window: key ..< key + 1, cap: 1).keys
+        guard !found.contains(key) else { return nil }
+        return "RECURRENCE-ID \(RecurrenceText.format(recurrenceID)) (SEQUENCE \(component.sequence)) is older than its series "
+            + "(SEQUENCE \(masterSequence)), which no longer has that instance; the stale override was dropped"
     }
 
     /// Positions of joined events by the number their id spells. Every id `eventID` makes is 16

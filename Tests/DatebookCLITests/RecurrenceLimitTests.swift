@@ -72,4 +72,17 @@ struct CalendarDialectTests {
         #expect(!list.contains("2026-12-14"), "the original day must be gone: \(list)")
         #expect(list.contains("Mon 2026-12-21 all day"))
     }
+
+    @Test func aStaleOverrideIsDroppedWithAWarning() {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-12-01 09:00"
+        let run = sandbox.run(["import", RecurrenceLimitTests.fixture("stale-override.ics")])
+        #expect(run.code == 0)
+        #expect(run.err.contains(":13: UID moved-to-mondays: RECURRENCE-ID 20261215T090000Z (SEQUENCE 1) is older than its "
+                                 + "series (SEQUENCE 2), which no longer has that instance; the stale override was dropped"), "\(run.err)")
+        let list = sandbox.run(["list"]).out
+        #expect(!list.contains("stale"), "\(list)")
+        #expect(list.contains("Planning (older, its Monday still there) Mon 2026-12-14 15:00") || list.contains("Mon 2026-12-14 15:00"))
+        #expect(list.contains("Planning (moved to Tuesday)") && !list.contains("Mon 2026-12-21"))
+    }
 }

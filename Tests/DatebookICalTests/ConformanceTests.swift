@@ -141,4 +141,18 @@ import Testing
         #expect(days == [7, 15, 21, 28])
         #expect(expansion.occurrences.map(\.isOverride) == [false, true, false, false])
     }
+
+    /// The series moved from Tuesdays to Mondays (SEQUENCE 2); an override of a Tuesday from before
+    /// (SEQUENCE 1) names an instance that is gone. recurring-ical-events still shows it.
+    @Test func aStaleOverrideOfAnInstanceTheSeriesNoLongerHasIsDropped() throws {
+        let doc = try TestSupport.parse("stale-override.ics", zone: "UTC")
+        #expect(doc.events.map(\.sequence) == [2, 1, 0, 2])
+        let expansion = ICalRecurrence.expand(events: doc.events, fileName: "stale-override.ics",
+                                              window: TestSupport.window(utc("2026-12-01T00:00:00Z"), utc("2027-01-01T00:00:00Z")),
+                                              defaultTimeZone: TestSupport.zone("UTC"), cap: 100)
+        #expect(expansion.occurrences.map(\.start) == ["2026-12-07T09:00:00Z", "2026-12-14T14:00:00Z", "2026-12-22T09:00:00Z",
+                                                        "2026-12-28T09:00:00Z"].map(utc))
+        #expect(expansion.occurrences.map(\.event.summary) == ["Planning (Mondays now)", "Planning (older, its Monday still there)",
+                                                               "Planning (moved to Tuesday)", "Planning (Mondays now)"])
+    }
 }
