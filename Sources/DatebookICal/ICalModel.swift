@@ -18,6 +18,8 @@ public struct ICalEvent: Sendable, Equatable {
     public var exrules: [String]
     /// Set on an override: the original start of the instance this VEVENT replaces.
     public var recurrenceID: ICalDateValue?
+    /// `RECURRENCE-ID;RANGE=THISANDFUTURE`: the override also applies to every later instance.
+    public var thisAndFuture: Bool = false
     /// Alarm lead times in seconds before start (negative: after start).
     public var alarms: [Int]
     /// Line number (1-based) of `BEGIN:VEVENT` in the file.

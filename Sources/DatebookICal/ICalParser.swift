@@ -271,10 +271,12 @@ private struct Session {
         }
         let end = reader.end(of: start, component, notes: &notes)
         if rules.rrules.count > 1 { notes.add("more than one RRULE; only the first is used") }
-        let recurrenceID = component.first(ICAL_RECURRENCEID_PROPERTY).flatMap {
+        let recurrenceIDProperty = component.first(ICAL_RECURRENCEID_PROPERTY)
+        let recurrenceID = recurrenceIDProperty.flatMap {
             reader.dateValue($0, icalproperty_get_recurrenceid($0), notes: &notes)
         }
-        document.events.append(ICalEvent(
+        let range = recurrenceIDProperty.flatMap { icalproperty_get_first_parameter($0, ICAL_RANGE_PARAMETER) }
+        var event = ICalEvent(
             uid: uid,
             summary: reader.text(component, ICAL_SUMMARY_PROPERTY, icalproperty_get_summary),
             description: reader.text(component, ICAL_DESCRIPTION_PROPERTY, icalproperty_get_description),
@@ -286,7 +288,9 @@ private struct Session {
             recurrenceID: recurrenceID,
             alarms: reader.alarms(component, start: start, end: end, notes: &notes),
             sourceLine: chunk.line, status: reader.status(component),
-            sequence: component.first(ICAL_SEQUENCE_PROPERTY).map { Int(icalproperty_get_sequence($0)) } ?? 0))
+            sequence: component.first(ICAL_SEQUENCE_PROPERTY).map { Int(icalproperty_get_sequence($0)) } ?? 0)
+        event.thisAndFuture = range.map { icalparameter_get_range($0) == ICAL_RANGE_THISANDFUTURE } ?? false
+        document.events.append(event)
     }
 
     mutating func readTodo(_ chunk: ICalChunk) {

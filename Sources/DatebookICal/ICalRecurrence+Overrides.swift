@@ -65,9 +65,23 @@ extension ICalRecurrence {
             let replaced = Set((overrides[master.uid] ?? []).compactMap { override in
                 override.recurrenceID.map { master.start.isAllDay ? $0.day(fallback: zone) : $0 }?.resolve(in: zone)
             })
+            // RANGE=THISANDFUTURE overrides, by the instant they take over from.
+            let futures = (overrides[master.uid] ?? []).filter(\.thisAndFuture).compactMap { override in
+                override.recurrenceID.map { (from: $0.resolve(in: zone), event: override) }
+            }.sorted { $0.from < $1.from }
             for start in starts where !replaced.contains(start) {
-                result.occurrences.append(ICalOccurrence(event: master, start: start,
-                                                         end: start.addingTimeInterval(duration), isOverride: false))
+                guard let future = futures.last(where: { $0.from <= start }) else {
+                    result.occurrences.append(ICalOccurrence(event: master, start: start,
+                                                             end: start.addingTimeInterval(duration), isOverride: false))
+                    continue
+                }
+                // A later instance takes the override's properties, moved as the override moved its own.
+                guard !future.event.isCancelled else { continue }
+                let overrideZone = future.event.timeZone(default: defaultTimeZone)
+                let moved = start.addingTimeInterval(future.event.start.resolve(in: overrideZone).timeIntervalSince(future.from))
+                result.occurrences.append(ICalOccurrence(event: future.event, start: moved,
+                                                         end: moved.addingTimeInterval(future.event.duration(in: overrideZone)),
+                                                         isOverride: true))
             }
         }
         for (uid, moved) in overrides {

@@ -128,11 +128,27 @@ public enum PlannerICS {
                 guard let recurrenceID = converted[p].components[n].recurrenceID else { continue }
                 let uid = converted[p].components[n].uid
                 if let master = converted[p].components[n].masterID, let at = index[master],
-                   let stale = staleness(converted[p].components[n], of: result.events[at],
-                                         masterSequence: masterSequences[master] ?? 0, zone: options.timeZone) {
+                   let stale = staleness(sequence: converted[p].components[n].sequence, recurrenceID: recurrenceID,
+                                         of: result.events[at], masterSequence: masterSequences[master] ?? 0,
+                                         zone: options.timeZone) {
                     result.warnings.append("\(fileName):\(converted[p].components[n].line): UID \(uid): \(stale)")
                     _ = converted[p].take(n)
                     continue
+                }
+                if converted[p].components[n].thisAndFuture, let master = converted[p].components[n].masterID,
+                   let at = index[master] {
+                    let overrideStart = converted[p].events[n]?.start
+                    if let split = seriesSplit(result.events[at], at: recurrenceID, movedTo: overrideStart, zone: options.timeZone) {
+                        result.events[at].recurrence = split.before
+                        expand(at: at)
+                        guard var made = converted[p].take(n) else { continue }
+                        made.recurrence = split.after
+                        add(final(made), uid: uid + "#" + RecurrenceText.format(recurrenceID))
+                        continue
+                    }
+                    result.warnings.append("\(fileName):\(converted[p].components[n].line): UID \(uid): RANGE=THISANDFUTURE moves "
+                                           + "the instances of a rule with BYxxx parts, which datebook cannot write as one rule; "
+                                           + "the override applies to its own instance only")
                 }
                 if let master = converted[p].components[n].masterID, let at = index[master] {
                     var text = RecurrenceText(result.events[at].recurrence ?? "")
@@ -162,6 +178,7 @@ public enum PlannerICS {
             var recurrenceID: ICalDateValue?
             var line: Int
             var sequence: Int
+            var thisAndFuture: Bool
             var problem: String?
             /// An override's master event id.
             var masterID: String?
@@ -189,7 +206,7 @@ public enum PlannerICS {
             components.reserveCapacity(part.events.count)
             for item in part.events {
                 var component = Component(uid: item.uid, recurrenceID: item.recurrenceID, line: item.sourceLine,
-                                          sequence: item.sequence)
+                                          sequence: item.sequence, thisAndFuture: item.thisAndFuture)
                 if item.isCancelled {
                     events.append(nil)
                 } else if let recurrenceID = item.recurrenceID {
@@ -222,22 +239,6 @@ public enum PlannerICS {
             }
             return results.all
         }
-    }
-
-    /// Why the override `component` of `master` is stale — older (lower SEQUENCE) and for an instance
-    /// the master no longer gives — or nil when it applies.
-    private static func staleness(_ component: Converted.Component, of master: Event, masterSequence: Int,
-                                  zone: TimeZone) -> String? {
-        guard component.sequence < masterSequence, let recurrenceID = component.recurrenceID else { return nil }
-        let utc = TimeZone(identifier: "UTC") ?? zone
-        // Keys as `RecurrenceExpander` makes them: all-day instances at midnight UTC.
-        let instant = master.start.isAllDay ? recurrenceID.day(fallback: zone).resolve(in: utc) : recurrenceID.resolve(in: zone)
-        let key = Int64(instant.timeIntervalSince1970.rounded(.down))
-        let found = RecurrenceExpander.keys(start: master.start, timeZone: master.timeZone, recurrence: master.recurrence ?? "",
-                                            window: key ..< key + 1, cap: 1).keys
-        guard !found.contains(key) else { return nil }
-        return "RECURRENCE-ID \(RecurrenceText.format(recurrenceID)) (SEQUENCE \(component.sequence)) is older than its series "
-            + "(SEQUENCE \(masterSequence)), which no longer has that instance; the stale override was dropped"
     }
 
     /// Positions of joined events by the number their id spells. Every id `eventID` makes is 16

@@ -85,4 +85,21 @@ struct CalendarDialectTests {
         #expect(list.contains("Planning (older, its Monday still there) Mon 2026-12-14 15:00") || list.contains("Mon 2026-12-14 15:00"))
         #expect(list.contains("Planning (moved to Tuesday)") && !list.contains("Mon 2026-12-21"))
     }
+
+    @Test func thisAndFutureMovesEveryLaterInstance() {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-12-01 08:00"
+        let run = sandbox.run(["import", RecurrenceLimitTests.fixture("thisandfuture.ics")])
+        #expect(run.code == 0 && run.err.isEmpty, "\(run.err)")
+        let list = sandbox.run(["list", "--period", "next7"]).out + sandbox.run(["list", "--period", "next30"]).out
+        for day in ["Tue 2026-12-01 09:00", "Fri 2026-12-04 09:00"] { #expect(list.contains("Standup                             " + day)) }
+        for day in ["Sat 2026-12-05 09:30", "Wed 2026-12-09 09:30", "Thu 2026-12-10 09:30"] {
+            #expect(list.contains("Standup (later, longer)             " + day), "\(day): \(list)")
+        }
+        #expect(!list.contains("2026-12-08") && !list.contains("2026-12-11") && !list.contains("2026-12-05 09:00"))
+        #expect(list.contains("Review                              Mon 2026-12-14 16:00"))
+        #expect(list.contains("Review (Tuesdays from now on)       Tue 2026-12-22 17:00"))
+        #expect(list.contains("Review (Tuesdays from now on)       Tue 2026-12-29 17:00"))
+        #expect(!list.contains("Mon 2026-12-21") && !list.contains("Mon 2026-12-28"), "\(list)")
+    }
 }

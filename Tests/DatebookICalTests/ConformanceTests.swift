@@ -155,4 +155,22 @@ import Testing
         #expect(expansion.occurrences.map(\.event.summary) == ["Planning (Mondays now)", "Planning (older, its Monday still there)",
                                                                "Planning (moved to Tuesday)", "Planning (Mondays now)"])
     }
+
+    /// RANGE=THISANDFUTURE: the override's properties and its move apply to every later instance.
+    @Test func thisAndFutureOverridesEveryLaterInstance() throws {
+        let doc = try TestSupport.parse("thisandfuture.ics", zone: "UTC")
+        #expect(doc.events.map(\.thisAndFuture) == [false, true, false, true])
+        let expansion = ICalRecurrence.expand(events: doc.events, fileName: "thisandfuture.ics",
+                                              window: TestSupport.window(utc("2026-12-01T00:00:00Z"), utc("2027-01-06T00:00:00Z")),
+                                              defaultTimeZone: TestSupport.zone("UTC"), cap: 100)
+        let standup = expansion.occurrences.filter { $0.event.uid == "standup-from-now-on" }
+        #expect(standup.map { TestSupport.local($0.start, "Europe/Berlin") }.map { "\($0.day) \($0.hour):\($0.minute)" }
+                == ["1 9:0", "2 9:0", "3 9:0", "4 9:0", "5 9:30", "6 9:30", "7 9:30", "9 9:30", "10 9:30"])
+        #expect(standup.map { occurrence in occurrence.end.map { $0.timeIntervalSince(occurrence.start) } } == [900, 900, 900, 900, 1800, 1800, 1800, 1800, 1800])
+        let review = expansion.occurrences.filter { $0.event.uid == "weekly-from-now-on" }
+        #expect(review.map(\.start) == ["2026-12-07T15:00:00Z", "2026-12-14T15:00:00Z", "2026-12-22T16:00:00Z",
+                                        "2026-12-29T16:00:00Z", "2027-01-05T16:00:00Z"].map(utc))
+        #expect(review.map(\.event.summary).suffix(3) == ["Review (Tuesdays from now on)", "Review (Tuesdays from now on)",
+                                                          "Review (Tuesdays from now on)"])
+    }
 }
