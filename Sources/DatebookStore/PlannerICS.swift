@@ -138,11 +138,17 @@ public enum PlannerICS {
                 if converted[p].components[n].thisAndFuture, let master = converted[p].components[n].masterID,
                    let at = index[master] {
                     let overrideStart = converted[p].events[n]?.start
-                    if let split = seriesSplit(result.events[at], at: recurrenceID, movedTo: overrideStart, zone: options.timeZone) {
-                        result.events[at].recurrence = split.before
-                        expand(at: at)
+                    let ownRule = converted[p].events[n]?.recurrence != nil
+                    // With a rule of its own the override's start does not move the master's instances.
+                    let split = seriesSplit(result.events[at], at: recurrenceID, movedTo: ownRule ? nil : overrideStart,
+                                            zone: options.timeZone)
+                    if split != nil || ownRule {
+                        if let split {
+                            result.events[at].recurrence = split.before
+                            expand(at: at)
+                        }
                         guard var made = converted[p].take(n) else { continue }
-                        made.recurrence = split.after
+                        if !ownRule { made.recurrence = split?.after }
                         add(final(made), uid: uid + "#" + RecurrenceText.format(recurrenceID))
                         continue
                     }
@@ -213,7 +219,8 @@ public enum PlannerICS {
                     component.masterID = eventID(uid: item.uid, options: options)
                     var event = makeEvent(item, id: eventID(uid: item.uid + "#" + RecurrenceText.format(recurrenceID), options: options),
                                           options: options)
-                    event.recurrence = nil
+                    // A THISANDFUTURE override with a rule of its own (datebook's export) keeps it.
+                    if !item.thisAndFuture { event.recurrence = nil }
                     events.append(event)
                 } else {
                     let event = makeEvent(item, id: eventID(uid: item.uid, options: options), options: options)

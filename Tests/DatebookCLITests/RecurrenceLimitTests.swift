@@ -101,5 +101,16 @@ struct CalendarDialectTests {
         #expect(list.contains("Review (Tuesdays from now on)       Tue 2026-12-22 17:00"))
         #expect(list.contains("Review (Tuesdays from now on)       Tue 2026-12-29 17:00"))
         #expect(!list.contains("Mon 2026-12-21") && !list.contains("Mon 2026-12-28"), "\(list)")
+        // A backup restores the split series: the override that recurs is written with RANGE=THISANDFUTURE.
+        let exported = sandbox.run(["export", "--format", "ics"]).out
+        #expect(exported.contains("RECURRENCE-ID;RANGE=THISANDFUTURE:20261221T150000Z\r\n"))
+        let copy = sandbox.home + "/copy.ics"
+        #expect((try? exported.write(toFile: copy, atomically: true, encoding: .utf8)) != nil)
+        let restored = sandbox.home + "/restored.sqlite3"
+        let again = sandbox.run(["import", copy], storePath: restored)
+        #expect(again.code == 0 && again.err.isEmpty, "\(again.err)")
+        let relisted = sandbox.run(["list", "--period", "next7"], storePath: restored).out
+            + sandbox.run(["list", "--period", "next30"], storePath: restored).out
+        #expect(relisted == list)
     }
 }
