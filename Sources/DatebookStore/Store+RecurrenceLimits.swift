@@ -36,9 +36,15 @@ extension Store {
         return try truncated(where: "event_id = ?", [.text(event.id)]).first
     }
 
+    /// Every event whose recurrence reached the cap, without the refused rules (one pass over the
+    /// occurrence rows; what an import reports).
+    public func truncatedRecurrences() throws -> [RecurrenceLimit] {
+        try truncated(where: "1", [])
+    }
+
     /// Every event whose recurrence is cut short, by title (one pass over the occurrence rows).
     public func recurrenceLimits() throws -> [RecurrenceLimit] {
-        var limits = try truncated(where: "1", [])
+        var limits = try truncatedRecurrences()
         try stream(where: "e.recurrence IS NOT NULL", [], order: "e.title, e.id") { event in
             guard let recurrence = event.recurrence, let refusal = RecurrenceExpander.problem(rule: recurrence) else { return }
             limits.append(RecurrenceLimit(eventID: event.id, title: event.title, lastKept: nil, refusal: refusal))
