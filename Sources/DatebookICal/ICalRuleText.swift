@@ -58,6 +58,14 @@ struct ICalRuleText: Equatable {
             }
         }
         if let problem = impossibility { return problem }
+        if self["BYSETPOS"] != nil {
+            // BYSETPOS picks from the whole expanded set, so these lists stay libical's, which builds
+            // that set on every step: 60 ms a step for a second-by-second year (see `TimesOfDay`).
+            let perDay = ["BYHOUR", "BYMINUTE", "BYSECOND"].map { numbers($0)?.count ?? 1 }.reduce(1, *)
+            if perDay > 1_440 {
+                return "BYSETPOS over \(perDay) times a day is refused (more than one a minute, like FREQ=MINUTELY)"
+            }
+        }
         if let unknown = parts.first(where: { !Self.knownParts.contains($0.key) }) {
             let guess = Self.knownParts.sorted().first { Self.isMisspelling(unknown.key, of: $0) }
             return "'\(unknown.key)=' is not an RRULE part" + (guess.map { " (did you mean \($0)=?)" } ?? "")

@@ -37,6 +37,16 @@ import Testing
         #expect(elapsed < .seconds(2), "expansion took \(elapsed)")
     }
 
+    /// With BYSETPOS the lists stay libical's, which builds the whole day's set on every step.
+    @Test func bySetPosOverASecondByDayRuleIsRefused() {
+        let seconds = (0...59).map(String.init).joined(separator: ",")
+        let hours = (0...23).map(String.init).joined(separator: ",")
+        #expect(ICalRecurrence.refusal(rrule: "FREQ=DAILY;BYHOUR=\(hours);BYMINUTE=\(seconds);BYSECOND=\(seconds);BYSETPOS=1")
+                == "BYSETPOS over 86400 times a day is refused (more than one a minute, like FREQ=MINUTELY); only DTSTART is used")
+        #expect(ICalRecurrence.refusal(rrule: "FREQ=DAILY;BYHOUR=\(hours);BYMINUTE=\(seconds);BYSETPOS=1") == nil)
+        #expect(ICalRecurrence.refusal(rrule: "FREQ=DAILY;BYHOUR=\(hours);BYMINUTE=\(seconds);BYSECOND=\(seconds)") == nil)
+    }
+
     @Test func timeOfDayListsExpandEachDayInOrderAcrossDST() throws {
         let doc = try TestSupport.parse(text: TestSupport.calendar("""
             BEGIN:VEVENT
