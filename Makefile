@@ -36,6 +36,7 @@ bench: build
 	python3 -m pip install --quiet apprise || echo "bench: apprise not installed; its rows are skipped"
 	python3 bench/delivery.py
 	/usr/bin/python3 bench/scheduler.py
+	/usr/bin/python3 bench/hostile.py
 
 # Re-profiles the common paths and rewrites scripts/symbol-order.txt (the release link's function
 # order); commit the result.

@@ -5,12 +5,13 @@ Writes planner JSON documents (the `datebook export` shape) with N events, 0–6
 starts spread from a year before to two years after the anchor (2026-12-01T09:00Z), about 10%
 of them all-day. The same N and seed always give the same bytes.
 
-    generate.py N OUT_PREFIX [--chunk 100000] [--seed 7] [--recurring 0.1] [--overdue 0.5] [--ics]
+    generate.py N OUT_PREFIX [--chunk 100000] [--seed 7] [--recurring 0.1] [--overdue 0.5] [--hostile K] [--ics]
 
 writes OUT_PREFIX-000.json, OUT_PREFIX-001.json, … (one file per chunk). `--recurring F` makes that
 fraction of events weekly-recurring (`FREQ=WEEKLY`); `--overdue F` moves that fraction into the 90 days
 before the anchor, timed, each with at least one open task (the digest's Overdue section); `--ics` writes one OUT_PREFIX.ics with N
-VEVENTs instead (TZID starts, VALARMs, tasks as VTODOs with RELATED-TO).
+VEVENTs instead (TZID starts, VALARMs, tasks as VTODOs with RELATED-TO). `--hostile K` makes the
+first K events recur on every second of the year (the 743-byte RRULE of issue 13, `HOSTILE_RULE`).
 """
 import argparse
 import datetime as dt
@@ -25,6 +26,12 @@ ZONES = ["Europe/Berlin", "America/New_York", "Asia/Tokyo", "UTC"]
 WORDS = ["Team", "sync", "Dentist", "Birthday", "Trip", "Review", "Lunch", "Call", "Concert", "Launch",
          "Meeting", "Party", "Workshop", "Flight", "Dinner", "Run", "Class", "Visit"]
 STATUSES = ["todo", "todo", "todo", "doing", "done", "done"]
+# BYMONTH × BYMONTHDAY × BYHOUR × BYMINUTE × BYSECOND: 29M occurrences a year (issue 13).
+HOSTILE_RULE = ("FREQ=YEARLY;BYMONTH=" + ",".join(map(str, range(1, 13)))
+                + ";BYMONTHDAY=" + ",".join(map(str, range(1, 29)))
+                + ";BYHOUR=" + ",".join(map(str, range(24)))
+                + ";BYMINUTE=" + ",".join(map(str, range(60)))
+                + ";BYSECOND=" + ",".join(map(str, range(60))))
 
 
 def event(rng: random.Random, n: int, recurring: float = 0.0, overdue: float = 0.0) -> dict:
@@ -100,17 +107,27 @@ def main() -> None:
     parser.add_argument("--overdue", type=float, default=0.0,
                         help="fraction of events in the 90 days before the anchor with open tasks")
     parser.add_argument("--ics", action="store_true", help="write one PREFIX.ics instead of JSON chunks")
+    parser.add_argument("--hostile", type=int, default=0, help="events (the first ones) with HOSTILE_RULE")
     args = parser.parse_args()
     rng = random.Random(args.seed)
+
+    def made(n):
+        e = event(rng, n, args.recurring, args.overdue)
+        if n < args.hostile:
+            # Started before the anchor, so every window the benchmarks use is inside its range.
+            start = ANCHOR - dt.timedelta(days=30)
+            e.update(recurrence=HOSTILE_RULE, allDay=False, start=start.strftime("%Y-%m-%dT%H:%M:%SZ"))
+        return e
+
     if args.ics:
-        write_ics(args.prefix + ".ics", [event(rng, i, args.recurring, args.overdue) for i in range(args.count)])
+        write_ics(args.prefix + ".ics", [made(i) for i in range(args.count)])
         print(1)
         return
     written = 0
     part = 0
     while written < args.count:
         size = min(args.chunk, args.count - written)
-        events = [event(rng, written + i, args.recurring, args.overdue) for i in range(size)]
+        events = [made(written + i) for i in range(size)]
         with open(f"{args.prefix}-{part:03d}.json", "w", encoding="utf-8") as out:
             json.dump({"datebook": 1, "events": events}, out, ensure_ascii=False, separators=(",", ":"))
         written += size

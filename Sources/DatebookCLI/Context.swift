@@ -19,10 +19,15 @@ struct Context {
 
     var whenParser: WhenParser { WhenParser(now: now, calendar: calendar) }
 
-    func openStore(readOnly: Bool = false) throws -> Store {
+    /// Opens the store with the recurrence horizon of `now`.
+    ///
+    /// - Parameter extendingHorizon: re-expand recurring events whose materialised span falls short
+    ///   of the horizon (writable opens only). Commands that read no occurrences (`add`, `edit`,
+    ///   `rm`, `task`) pass false: they expand no rule but the one they save.
+    func openStore(readOnly: Bool = false, extendingHorizon: Bool = true) throws -> Store {
         let store = try Store(path: storePath, readOnly: readOnly)
         store.recurrenceHorizon = RecurrenceOptions.horizon(now: now)
-        if !readOnly { try store.extendRecurrenceHorizon() }
+        if !readOnly, extendingHorizon { try store.extendRecurrenceHorizon() }
         return store
     }
 

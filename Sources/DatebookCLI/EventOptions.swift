@@ -106,7 +106,7 @@ enum AddCommand: Command {
             color: EventColor.allCases.randomElement(using: &generator) ?? .primary
         )
         try EventOptions.apply(arguments, to: &event, context, newTaskID: EventOptions.newTaskID)
-        let store = try context.openStore()
+        let store = try context.openStore(extendingHorizon: false)
         try store.save(event)
         context.out.write("added " + Rows.row(Occurrence(event: event, calendar: context.calendar), context).dropFirst(2))
         return ExitCode.ok
@@ -124,7 +124,7 @@ enum EditCommand: Command {
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
-        let store = try context.openStore()
+        let store = try context.openStore(extendingHorizon: false)
         var event = try EventResolver.resolve(arguments.positionals[0], in: store, context: context)
         try FeedCommand.refuseChange(of: event, verb: "edit", in: store, arguments: arguments)
         if let title = arguments.value("--title") {
@@ -146,7 +146,7 @@ enum RemoveCommand: Command {
                                   usage: "EVENT", positionals: 1...1, examples: ["datebook rm 'Game Night'"])
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
-        let store = try context.openStore()
+        let store = try context.openStore(extendingHorizon: false)
         let event = try EventResolver.resolve(arguments.positionals[0], in: store, context: context)
         try FeedCommand.refuseChange(of: event, verb: "remove", in: store)
         try store.delete(id: event.id)

@@ -30,6 +30,10 @@ enum ICSCommands {
         let progress = ProgressBar(total: result.events.count, context: context)
         try store.saveImport(result, calendar: "import") { progress.show($0) }
         progress.finish()
+        for limit in try store.truncatedRecurrences() {
+            guard let uid = result.uids[limit.eventID] else { continue }
+            context.err.write("datebook: warning: \(name): UID \(uid): " + limit.message { Rows.when($0, context) } + "\n")
+        }
         let skipped = result.warnings.isEmpty ? "" : " (\(result.warnings.count) warning\(result.warnings.count == 1 ? "" : "s"))"
         context.out.write("imported \(result.events.count) event\(result.events.count == 1 ? "" : "s") from \(name)\(skipped)\n")
         // Freeing 100k events is a quarter of a second; let it overlap the store's closing.

@@ -111,6 +111,9 @@ enum ShowCommand: Command {
         out += "  symbol   " + event.symbol.rawValue + "   color " + event.color.rawValue + "\n"
         if !event.alerts.isEmpty { out += "  alerts   " + event.alerts.map(\.description).joined(separator: ", ") + " before\n" }
         if let rule = event.recurrence { out += "  repeats  " + rule + "\n" }
+        if let limit = try store.recurrenceLimit(of: event) {
+            out += "  warning  " + limit.message { Rows.when($0, context) } + "\n"
+        }
         if !event.notes.isEmpty { out += "  notes    " + event.notes.replacingOccurrences(of: "\n", with: "\n           ") + "\n" }
         if event.tasks.isEmpty {
             out += "  tasks    none\n"

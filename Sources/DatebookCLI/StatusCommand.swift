@@ -44,6 +44,14 @@ enum StatusCommand: Command {
             out += "  " + LocalTime(entry.updatedAt, in: context.timeZone).listFormat + "  " + entry.state.rawValue + "  "
                 + scheduler.describe(entry) + " to " + entry.channel + (entry.reason.map { ": " + $0 } ?? "") + "\n"
         }
+        let limits = try store.recurrenceLimits()
+        if !limits.isEmpty {
+            out += "\nRecurring events whose occurrences are cut short (not all are alerted):\n"
+            for limit in limits {
+                out += "  " + TextWidth.clean(limit.title) + " (" + limit.eventID.prefix(8) + "): "
+                    + limit.message { Rows.when($0, context) } + "\n"
+            }
+        }
         context.out.write(out)
         return recent.contains { $0.state == .failed } ? 1 : ExitCode.ok
     }

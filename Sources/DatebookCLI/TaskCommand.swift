@@ -20,7 +20,7 @@ enum TaskCommand: Command {
             throw UsageError(message: "unknown task action '\(action)'" + Suggestion.hint(for: action, in: actions)
                              + "; expected " + JSONReader.orList(actions), command: "task")
         }
-        let store = try context.openStore()
+        let store = try context.openStore(extendingHorizon: false)
         var event = try EventResolver.resolve(arguments.positionals[1], in: store, context: context)
         let argument = arguments.positionals[2]
         let message: String

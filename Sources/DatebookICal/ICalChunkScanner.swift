@@ -89,18 +89,28 @@ extension ICalChunkScanner {
     /// others (ATTENDEE lists, X- properties, DTSTAMP…), which roughly halves its work on real feeds.
     static let usedProperties: Set<String> = [
         "BEGIN", "END", "UID", "SUMMARY", "DESCRIPTION", "LOCATION", "URL", "DTSTART", "DTEND", "DURATION",
-        "RDATE", "EXDATE", "RECURRENCE-ID", "STATUS", "TRIGGER", "RELATED-TO", "DUE", "ACTION",
+        "RDATE", "EXDATE", "RECURRENCE-ID", "STATUS", "TRIGGER", "RELATED-TO", "DUE", "ACTION", "EXRULE", "SEQUENCE",
     ]
 
+    /// A component's own RRULE and EXRULE values, unfolded, exactly as written.
+    struct Rules {
+        var rrules: [String] = []
+        var exrules: [String] = []
+    }
+
     /// Copies the chunk's used lines (with their continuation lines) into `buffer` as a C string for
-    /// libical, and returns the component's own RRULE values, unfolded, exactly as written: libical
-    /// re-serialises RRULE and drops parts it rejects (`INTERVAL=0`), so the rule text comes from here.
-    static func prepare(_ b: UnsafeBufferPointer<UInt8>, chunk: Range<Int>, into buffer: inout [UInt8]) -> [String] {
+    /// libical, and returns the component's own RRULE and EXRULE values, unfolded, exactly as written:
+    /// libical re-serialises rules and drops parts it rejects (`INTERVAL=0`), so the text comes from here.
+    static func prepare(_ b: UnsafeBufferPointer<UInt8>, chunk: Range<Int>, into buffer: inout [UInt8]) -> Rules {
         buffer.removeAll(keepingCapacity: true)
-        var rules: [String] = []
+        var rules = Rules()
         var depth = 0
         var keeping = false
         var rule: [UInt8]?
+        var exclusion = false
+        func finish(_ done: [UInt8]) {
+            if exclusion { rules.exrules.append(value(of: done)) } else { rules.rrules.append(value(of: done)) }
+        }
         var lineStart = chunk.lowerBound
         while lineStart < chunk.upperBound {
             var end = lineStart
@@ -112,13 +122,14 @@ extension ICalChunkScanner {
             if isContinuation {
                 rule?.append(contentsOf: UnsafeBufferPointer(rebasing: b[(lineStart + 1)..<contentEnd]))
             } else {
-                if let done = rule { rules.append(value(of: done)) }
+                if let done = rule { finish(done) }
                 rule = nil
                 let name = propertyName(b, lineStart, contentEnd)
                 if name == "BEGIN" { depth += 1 } else if name == "END" { depth -= 1 }
                 keeping = usedProperties.contains(name)
-                if name == "RRULE", depth == 1 {
+                if name == "RRULE" || name == "EXRULE", depth == 1 {
                     rule = Array(UnsafeBufferPointer(rebasing: b[lineStart..<contentEnd]))
+                    exclusion = name == "EXRULE"
                 }
             }
             if keeping {
@@ -126,7 +137,7 @@ extension ICalChunkScanner {
             }
             lineStart = next
         }
-        if let done = rule { rules.append(value(of: done)) }
+        if let done = rule { finish(done) }
         buffer.append(0)
         return rules
     }

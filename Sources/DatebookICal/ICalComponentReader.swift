@@ -45,7 +45,7 @@ struct ICalComponentReader {
             notes.add(warning)
             return value
         }
-        return .floating(Libical.local(time))
+        return resolver.floating(Libical.local(time))
     }
 
     /// A TEXT property, unescaped, through its typed libical getter (the string stays libical's).

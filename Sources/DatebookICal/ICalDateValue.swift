@@ -83,6 +83,14 @@ public enum ICalDateValue: Sendable, Equatable, Hashable {
         }
     }
 
+    /// The day this value names in its own zone (a date is itself). A RECURRENCE-ID of an all-day
+    /// series means a day even when it is written as a time: Outlook writes
+    /// `RECURRENCE-ID;TZID=W. Europe Standard Time:20261214T000000` for the instance of 14 December.
+    public func day(fallback: TimeZone) -> ICalDateValue {
+        let local = local(fallback: fallback)
+        return .date(year: local.year, month: local.month, day: local.day)
+    }
+
     /// The wall-clock reading of this value in its own zone (`fallback` for dates/floating).
     func local(fallback: TimeZone) -> ICalLocalDateTime {
         switch self {
@@ -98,6 +106,9 @@ public enum ICalDateValue: Sendable, Equatable, Hashable {
 
 /// Gregorian calendars per zone, cached: building a `Calendar` dominates when parsing 100k events.
 enum ICalCalendars {
+    /// UTC, for walks in elapsed time.
+    static let utc = TimeZone(identifier: "UTC") ?? TimeZone(secondsFromGMT: 0) ?? .current
+
     private static let cache = Mutex<[String: Calendar]>([:])
 
     static func calendar(for timeZone: TimeZone) -> Calendar {

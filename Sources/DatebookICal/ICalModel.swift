@@ -14,20 +14,26 @@ public struct ICalEvent: Sendable, Equatable {
     public var rrule: String?
     public var rdates: [ICalDateValue]
     public var exdates: [ICalDateValue]
+    /// EXRULE values as written (RFC 2445; deprecated by RFC 5545 but still written and read by libical).
+    public var exrules: [String]
     /// Set on an override: the original start of the instance this VEVENT replaces.
     public var recurrenceID: ICalDateValue?
+    /// `RECURRENCE-ID;RANGE=THISANDFUTURE`: the override also applies to every later instance.
+    public var thisAndFuture: Bool = false
     /// Alarm lead times in seconds before start (negative: after start).
     public var alarms: [Int]
     /// Line number (1-based) of `BEGIN:VEVENT` in the file.
     public var sourceLine: Int
     /// STATUS as written, upper-cased (`CONFIRMED`, `TENTATIVE`, `CANCELLED`).
     public var status: String?
+    /// SEQUENCE (0 when absent): an override older than its master may name an instance that is gone.
+    public var sequence: Int
 
     public init(uid: String, summary: String? = nil, description: String? = nil,
                 location: String? = nil, url: String? = nil, start: ICalDateValue,
                 end: ICalDateValue? = nil, rrule: String? = nil, rdates: [ICalDateValue] = [],
-                exdates: [ICalDateValue] = [], recurrenceID: ICalDateValue? = nil,
-                alarms: [Int] = [], sourceLine: Int = 0, status: String? = nil) {
+                exdates: [ICalDateValue] = [], exrules: [String] = [], recurrenceID: ICalDateValue? = nil,
+                alarms: [Int] = [], sourceLine: Int = 0, status: String? = nil, sequence: Int = 0) {
         self.uid = uid
         self.summary = summary
         self.description = description
@@ -38,10 +44,12 @@ public struct ICalEvent: Sendable, Equatable {
         self.rrule = rrule
         self.rdates = rdates
         self.exdates = exdates
+        self.exrules = exrules
         self.recurrenceID = recurrenceID
         self.alarms = alarms
         self.sourceLine = sourceLine
         self.status = status
+        self.sequence = sequence
     }
 
     /// The zone recurrence is expanded in: the start's own zone, else `defaultTimeZone`.

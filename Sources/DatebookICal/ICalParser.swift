@@ -50,8 +50,15 @@ public enum ICalParser {
             let start = ICalSniffer.contentStart(bytes)
             try ICalSniffer.check(bytes, start: start, fileName: fileName)
             let scan = ICalChunkScanner.scan(bytes, from: start)
+            let calendarZone = Self.calendarZone(bytes, from: start)
+            let floatingZone = calendarZone.flatMap { ICalZoneResolver.ianaZone(for: $0.name) }
             var first = Session(bytes: bytes, fileName: fileName,
-                                resolver: ICalZoneResolver(defaultTimeZone: defaultTimeZone), fastPaths: fastPaths)
+                                resolver: ICalZoneResolver(defaultTimeZone: defaultTimeZone, floatingZone: floatingZone),
+                                fastPaths: fastPaths)
+            if let calendarZone, floatingZone == nil {
+                first.warn(line: calendarZone.line, uid: nil, "X-WR-TIMEZONE '\(calendarZone.name)' is not a known time zone; "
+                           + "floating times stay in the zone of the import")
+            }
             for (name, line) in scan.unterminated {
                 first.warn(line: line, uid: nil, "BEGIN:\(name) has no END:\(name); the component was skipped")
             }
@@ -66,7 +73,8 @@ public enum ICalParser {
             // Components are independent once the file's time zones are known: each worker reads a
             // contiguous slice with its own libical trees and zone resolver.
             let parts = Parts(count: slices.count)
-            let job = Job(bytes: bytes, fileName: fileName, defaultTimeZone: defaultTimeZone, fastPaths: fastPaths,
+            let job = Job(bytes: bytes, fileName: fileName, defaultTimeZone: defaultTimeZone, floatingZone: floatingZone,
+                          fastPaths: fastPaths,
                           zones: scan.chunks.filter { $0.name == "VTIMEZONE" }, items: items, consumed: consumed,
                           releaseBatch: releaseBatch)
             DispatchQueue.concurrentPerform(iterations: slices.count) { n in
@@ -76,6 +84,37 @@ public enum ICalParser {
             documents[0].warnings = first.document.warnings + documents[0].warnings
             return documents
         }
+    }
+
+    /// The calendar's X-WR-TIMEZONE (Google's exports) and its line, from the properties before the
+    /// first component.
+    static func calendarZone(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (name: String, line: Int)? {
+        let key = Array("X-WR-TIMEZONE".utf8), begin = Array("BEGIN:".utf8)
+        func starts(_ text: UnsafeBufferPointer<UInt8>, with prefix: [UInt8]) -> Bool {
+            text.count >= prefix.count && ICalBytes.equalsIgnoringCase(UnsafeBufferPointer(rebasing: text[..<prefix.count]), prefix)
+        }
+        var lineStart = start
+        var line = 1
+        var depth = 0
+        while lineStart < bytes.count {
+            var end = lineStart
+            while end < bytes.count && bytes[end] != 0x0A { end += 1 }
+            var contentEnd = end
+            if contentEnd > lineStart, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+            let text = UnsafeBufferPointer(rebasing: bytes[lineStart..<contentEnd])
+            if starts(text, with: begin) {
+                depth += 1
+                if depth > 1 { return nil }
+            } else if depth == 1, text.count > key.count, starts(text, with: key),
+                      text[key.count] == UInt8(ascii: ":") || text[key.count] == UInt8(ascii: ";"),
+                      let colon = text.firstIndex(of: UInt8(ascii: ":")) {
+                let name = String(decoding: UnsafeBufferPointer(rebasing: text[(colon + 1)...]), as: UTF8.self)
+                return (name.trimmingWhitespace(), line)
+            }
+            lineStart = end + 1
+            line += 1
+        }
+        return nil
     }
 
     /// Large files are read by one worker per core (at most 4); small ones on the calling thread.
@@ -91,6 +130,7 @@ private struct Job: @unchecked Sendable {
     let bytes: UnsafeBufferPointer<UInt8>
     let fileName: String
     let defaultTimeZone: TimeZone
+    let floatingZone: TimeZone?
     let fastPaths: Bool
     let zones: [ICalChunk]
     let items: [ICalChunk]
@@ -102,7 +142,8 @@ private struct Job: @unchecked Sendable {
     /// Every worker reads all VTIMEZONEs first, wherever they sit, so no byte before the end of
     /// the last one is reported consumed; each worker reports only bytes of its own slice.
     func read(_ range: Range<Int>) -> ICalDocument {
-        var session = Session(bytes: bytes, fileName: fileName, resolver: ICalZoneResolver(defaultTimeZone: defaultTimeZone),
+        var session = Session(bytes: bytes, fileName: fileName,
+                              resolver: ICalZoneResolver(defaultTimeZone: defaultTimeZone, floatingZone: floatingZone),
                               fastPaths: fastPaths)
         for chunk in zones { session.readTimeZone(chunk) }
         session.document = ICalDocument()
@@ -186,7 +227,7 @@ private struct Session {
     }
 
     /// Runs libical's parser over the used lines of one chunk; also returns its raw RRULE values.
-    private mutating func parse(_ chunk: ICalChunk) -> (LibicalComponent, [String])? {
+    private mutating func parse(_ chunk: ICalChunk) -> (LibicalComponent, ICalChunkScanner.Rules)? {
         let rules = ICalChunkScanner.prepare(bytes, chunk: chunk.range, into: &buffer)
         let component = buffer.withUnsafeBytes { raw in
             raw.baseAddress.flatMap { LibicalComponent(text: $0.assumingMemoryBound(to: CChar.self)) }
@@ -229,22 +270,27 @@ private struct Session {
             return
         }
         let end = reader.end(of: start, component, notes: &notes)
-        if rules.count > 1 { notes.add("more than one RRULE; only the first is used") }
-        let recurrenceID = component.first(ICAL_RECURRENCEID_PROPERTY).flatMap {
+        if rules.rrules.count > 1 { notes.add("more than one RRULE; only the first is used") }
+        let recurrenceIDProperty = component.first(ICAL_RECURRENCEID_PROPERTY)
+        let recurrenceID = recurrenceIDProperty.flatMap {
             reader.dateValue($0, icalproperty_get_recurrenceid($0), notes: &notes)
         }
-        document.events.append(ICalEvent(
+        let range = recurrenceIDProperty.flatMap { icalproperty_get_first_parameter($0, ICAL_RANGE_PARAMETER) }
+        var event = ICalEvent(
             uid: uid,
             summary: reader.text(component, ICAL_SUMMARY_PROPERTY, icalproperty_get_summary),
             description: reader.text(component, ICAL_DESCRIPTION_PROPERTY, icalproperty_get_description),
             location: reader.text(component, ICAL_LOCATION_PROPERTY, icalproperty_get_location),
             url: reader.text(component, ICAL_URL_PROPERTY, icalproperty_get_url),
-            start: start, end: end, rrule: rules.first,
+            start: start, end: end, rrule: rules.rrules.first,
             rdates: reader.dates(component, ICAL_RDATE_PROPERTY, notes: &notes),
-            exdates: reader.dates(component, ICAL_EXDATE_PROPERTY, notes: &notes),
+            exdates: reader.dates(component, ICAL_EXDATE_PROPERTY, notes: &notes), exrules: rules.exrules,
             recurrenceID: recurrenceID,
             alarms: reader.alarms(component, start: start, end: end, notes: &notes),
-            sourceLine: chunk.line, status: reader.status(component)))
+            sourceLine: chunk.line, status: reader.status(component),
+            sequence: component.first(ICAL_SEQUENCE_PROPERTY).map { Int(icalproperty_get_sequence($0)) } ?? 0)
+        event.thisAndFuture = range.map { icalparameter_get_range($0) == ICAL_RANGE_THISANDFUTURE } ?? false
+        document.events.append(event)
     }
 
     mutating func readTodo(_ chunk: ICalChunk) {

@@ -17,17 +17,20 @@ public enum ICalRecurrence {
     /// A refused rule (SECONDLY, MINUTELY, INTERVAL=0, no FREQ…) yields only DTSTART plus a warning.
     /// All-day starts are midnight in `timeZone`. Nothing throws today (bad rules become warnings);
     /// `throws` is kept so a future hard failure can be reported without changing the API.
+    ///
+    /// `exrules` (RFC 2445's EXRULE, as libical still reads it) remove the starts they give; a
+    /// refused EXRULE removes nothing and is reported in the warning.
     public static func occurrences(
-        rrule: String?, rdates: [ICalDateValue], exdates: [ICalDateValue], start: ICalDateValue,
+        rrule: String?, rdates: [ICalDateValue], exdates: [ICalDateValue], exrules: [String] = [], start: ICalDateValue,
         duration: TimeInterval, timeZone: TimeZone, window: DateInterval, cap: Int
     ) throws -> (starts: [Date], truncated: Bool, warning: String?) {
-        try occurrences(rrule: rrule, rdates: rdates, exdates: exdates, start: start, duration: duration,
+        try occurrences(rrule: rrule, rdates: rdates, exdates: exdates, exrules: exrules, start: start, duration: duration,
                         timeZone: timeZone, window: window, cap: cap, dayStepping: true)
     }
 
     /// `dayStepping: false` walks every rule with libical's iterator (tests compare the two).
     static func occurrences(
-        rrule: String?, rdates: [ICalDateValue], exdates: [ICalDateValue], start: ICalDateValue,
+        rrule: String?, rdates: [ICalDateValue], exdates: [ICalDateValue], exrules: [String] = [], start: ICalDateValue,
         duration: TimeInterval, timeZone: TimeZone, window: DateInterval, cap: Int, dayStepping: Bool
     ) throws -> (starts: [Date], truncated: Bool, warning: String?) {
         let expansion = Expansion(start: start, duration: max(0, duration), timeZone: timeZone, window: window)
@@ -41,7 +44,7 @@ public enum ICalRecurrence {
                 starts = [expansion.startInstant]
             } else {
                 // Room for the EXDATEs, so removing them cannot leave fewer than `cap` when more exist.
-                let result = expansion.expand(rule, cap: max(0, cap) + exdates.count, dayStepping: dayStepping)
+                let result = expansion.expand(rule, cap: max(0, cap) + exdates.count, dayStepping: dayStepping, startsFirst: true)
                 starts = result.starts
                 truncated = result.truncated
                 warning = result.warning
@@ -50,7 +53,17 @@ public enum ICalRecurrence {
             starts = [expansion.startInstant]
         }
         starts += rdates.map { $0.resolve(in: timeZone) }
-        let excluded = Set(exdates.map { $0.resolve(in: timeZone) })
+        var excluded = Set(exdates.map { $0.resolve(in: timeZone) })
+        for exrule in exrules {
+            if let refusal = refusal(exrule: exrule) {
+                warning = warning ?? refusal
+                continue
+            }
+            let rule = ICalRuleText(exrule)
+            // Only starts the RRULE gives can be removed, so the same bound on their number applies.
+            let removed = expansion.expand(rule, cap: starts.count + 1, dayStepping: dayStepping, startsFirst: false)
+            excluded.formUnion(removed.starts)
+        }
         let excludedDays = Set(exdates.filter(\.isAllDay).map { $0.local(fallback: timeZone).dayOnly })
         var kept = Set<Date>()
         var result: [Date] = []
@@ -106,11 +119,12 @@ private struct Expansion {
         return instant >= window.start || instant.addingTimeInterval(duration) > window.start
     }
 
-    func instant(_ local: ICalLocalDateTime) -> Date { local.instant(in: timeZone) }
-
-    func expand(_ rule: ICalRuleText, cap: Int, dayStepping: Bool) -> (starts: [Date], truncated: Bool, warning: String?) {
+    /// `startsFirst`: DTSTART is the first occurrence even when the rule does not give it (RRULE);
+    /// false for an EXRULE, which removes only what it gives itself.
+    func expand(_ rule: ICalRuleText, cap: Int, dayStepping: Bool, startsFirst: Bool)
+        -> (starts: [Date], truncated: Bool, warning: String?) {
         let untilLimit = rule.until.map(limit)
-        let text = rule.withoutUntil
+        let text = rule.without(["UNTIL"])
         let recurrence = icalrecurrencetype_from_string(text)
         guard recurrence.freq != ICAL_NO_RECURRENCE else {
             return ([startInstant], false, "RRULE '\(text)' could not be read by libical; only DTSTART is used")
@@ -119,28 +133,43 @@ private struct Expansion {
         // libical's iterator (about 30k instructions to make, 20k a step) is not needed. A rule
         // libical would reject is reported once a window reaches the event's start.
         guard startInstant < window.end else { return ([], false, nil) }
+        // Plain HOURLY rules step in elapsed time (walked in UTC), so the hour repeated when clocks
+        // go back is not skipped: New York 2026-11-01 01:00 EDT, 01:00 EST, 02:00 EST.
+        let walkZone = rule.isPlainHourly && !start.isAllDay ? ICalCalendars.utc : timeZone
+        let walkStart = walkZone == timeZone ? startLocal : ICalLocalDateTime.of(startInstant, in: walkZone)
         let isDate = start.isAllDay
-        let first = Libical.floating(startLocal, isDate: isDate)
+        let first = Libical.floating(walkStart, isDate: isDate)
+        let count = rule["COUNT"].flatMap { Int($0) }
         let iterator: any OccurrenceSteps
         let canSkip: Bool
-        if dayStepping, let days = DaySteps.days(rule, start: first) {
-            iterator = DaySteps(start: first, days: days, count: rule["COUNT"].flatMap { Int($0) })
+        if dayStepping, walkZone == timeZone, let days = DaySteps.days(rule, start: first) {
+            iterator = DaySteps(start: first, days: days, count: count)
             canSkip = true
         } else {
-            guard let made = LibicalRecurrenceIterator(recurrence, start: first)
+            // COUNT is applied by `CountedSteps` (DTSTART counts even when off the rule), BYHOUR/
+            // BYMINUTE/BYSECOND lists by `TimesOfDaySteps` (libical is slow with them after a skip).
+            let times = TimesOfDay(rule)
+            let base = (times?.baseRule ?? rule).without(["UNTIL", "COUNT"])
+            guard let made = LibicalRecurrenceIterator(icalrecurrencetype_from_string(base), start: first)
             else { return ([startInstant], false, "RRULE '\(text)' was rejected by libical (it can never match "
                            + "or is inconsistent); only DTSTART is used") }
-            iterator = made
+            let steps: any OccurrenceSteps = times.map { TimesOfDaySteps(made, times: $0, start: walkStart) } ?? made
+            iterator = CountedSteps(steps, start: startsFirst ? walkStart : nil, count: count)
             // Skip ahead when libical allows it: not with COUNT (counted from DTSTART), and not for
             // HOURLY with INTERVAL > 1, where libical 3.0's set_start loses the interval's phase.
             let interval = rule["INTERVAL"].flatMap { Int($0) } ?? 1
-            canSkip = rule["COUNT"] == nil && (rule["FREQ"]?.uppercased() != "HOURLY" || interval == 1)
+            canSkip = count == nil && (rule["FREQ"]?.uppercased() != "HOURLY" || interval == 1)
         }
         let earliest = window.start.addingTimeInterval(-duration - 2 * 86_400)
-        let lowerLocal = ICalLocalDateTime.of(earliest, in: timeZone)
+        let lowerLocal = ICalLocalDateTime.of(earliest, in: walkZone)
         if canSkip, earliest > startInstant {
             iterator.skip(to: Libical.floating(isDate ? lowerLocal.dayOnly : lowerLocal, isDate: isDate))
         }
+        // Wall-clock bounds with room for any zone's offset change, so the many steps of a dense
+        // rule before the window (or after UNTIL) are passed over without a calendar conversion.
+        let margin: TimeInterval = 3 * 3_600
+        let nearLocal = max(lowerLocal, ICalLocalDateTime.of(window.start.addingTimeInterval(-duration - margin), in: walkZone))
+        let pastUntil = untilLimit.map { ICalLocalDateTime.of($0.addingTimeInterval(margin), in: walkZone) }
         var starts: [Date] = []
         var steps = 0
         while let local = iterator.next() {
@@ -149,10 +178,10 @@ private struct Expansion {
                 return (starts, true, "RRULE '\(text)' needed more than \(ICalRecurrence.maxIterations) "
                         + "steps without reaching the window end; expansion stopped early")
             }
-            if local < lowerLocal && untilLimit == nil { continue }
-            let at = instant(local)
+            if let pastUntil, local > pastUntil { break }
+            if local < nearLocal { continue }
+            let at = local.instant(in: walkZone)
             if let untilLimit, at > untilLimit { break }
-            if local < lowerLocal { continue }
             if at >= window.end { break }
             if overlaps(at) {
                 starts.append(at)

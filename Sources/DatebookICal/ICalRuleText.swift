@@ -22,37 +22,81 @@ struct ICalRuleText: Equatable {
 
     subscript(key: String) -> String? { parts.first { $0.key == key }?.value }
 
-    /// The rule for libical: without UNTIL.
-    var withoutUntil: String {
-        parts.filter { $0.key != "UNTIL" }.map { "\($0.key)=\($0.value)" }.joined(separator: ";")
+    /// The rule as text without the parts named in `keys` (UNTIL and COUNT are applied by datebook).
+    func without(_ keys: Set<String>) -> String {
+        parts.filter { !keys.contains($0.key) }.map { "\($0.key)=\($0.value)" }.joined(separator: ";")
     }
 
-    /// Why this rule is refused, or nil when it may be expanded.
-    var refusal: String? {
+    /// FREQ=HOURLY with nothing but INTERVAL, COUNT, UNTIL and WKST: stepped in elapsed hours.
+    var isPlainHourly: Bool {
+        self["FREQ"]?.uppercased() == "HOURLY"
+            && parts.allSatisfy { ["FREQ", "INTERVAL", "COUNT", "UNTIL", "WKST"].contains($0.key) }
+    }
+
+    /// Why this rule is refused as an RRULE (only DTSTART is then used), or nil when it may be expanded.
+    var refusal: String? { problem.map { $0 + "; only DTSTART is used" } }
+
+    /// Why this rule cannot be expanded, or nil.
+    var problem: String? {
         guard let freq = self["FREQ"]?.uppercased() else { return "RRULE has no FREQ" }
         switch freq {
         case "SECONDLY", "MINUTELY":
-            return "FREQ=\(freq) is refused (it can produce millions of occurrences); only DTSTART is used"
+            return "FREQ=\(freq) is refused (it can produce millions of occurrences)"
         case "HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY":
             break
         default:
-            return "FREQ=\(freq) is not a recurrence frequency; only DTSTART is used"
+            return "FREQ=\(freq) is not a recurrence frequency"
         }
         if let interval = self["INTERVAL"] {
             guard let number = Int(interval), number >= 1 else {
-                return "INTERVAL=\(interval) is refused (it must be a whole number of at least 1); only DTSTART is used"
+                return "INTERVAL=\(interval) is refused (it must be a whole number of at least 1)"
             }
         }
         if let count = self["COUNT"] {
             guard let number = Int(count), number >= 1 else {
-                return "COUNT=\(count) is refused (it must be at least 1); only DTSTART is used"
+                return "COUNT=\(count) is refused (it must be at least 1)"
             }
         }
-        if let problem = impossibility { return problem + "; only DTSTART is used" }
+        if let problem = impossibility { return problem }
+        if self["BYSETPOS"] != nil {
+            // BYSETPOS picks from the whole expanded set, so these lists stay libical's, which builds
+            // that set on every step: 60 ms a step for a second-by-second year (see `TimesOfDay`).
+            let perDay = ["BYHOUR", "BYMINUTE", "BYSECOND"].map { numbers($0)?.count ?? 1 }.reduce(1, *)
+            if perDay > 1_440 {
+                return "BYSETPOS over \(perDay) times a day is refused (more than one a minute, like FREQ=MINUTELY)"
+            }
+        }
+        if let unknown = parts.first(where: { !Self.knownParts.contains($0.key) }) {
+            let guess = Self.knownParts.sorted().first { Self.isMisspelling(unknown.key, of: $0) }
+            return "'\(unknown.key)=' is not an RRULE part" + (guess.map { " (did you mean \($0)=?)" } ?? "")
+        }
         if self["UNTIL"] != nil && self["COUNT"] != nil {
-            return "RRULE has both COUNT and UNTIL, which RFC 5545 forbids; only DTSTART is used"
+            return "RRULE has both COUNT and UNTIL, which RFC 5545 forbids"
         }
         return nil
+    }
+
+    /// RFC 5545's rule parts, and RFC 7529's RSCALE and SKIP (libical reads them).
+    static let knownParts: Set<String> = [
+        "FREQ", "UNTIL", "COUNT", "INTERVAL", "BYSECOND", "BYMINUTE", "BYHOUR", "BYDAY", "BYMONTHDAY",
+        "BYYEARDAY", "BYWEEKNO", "BYMONTH", "BYSETPOS", "WKST", "RSCALE", "SKIP",
+    ]
+
+    /// One letter left out, added or changed (`UNTL` for `UNTIL`, `BYDAYS` for `BYDAY`).
+    static func isMisspelling(_ text: String, of known: String) -> Bool {
+        let a = Array(text), b = Array(known)
+        guard abs(a.count - b.count) <= 1 else { return false }
+        var i = 0, j = 0, edits = 0
+        while i < a.count, j < b.count {
+            if a[i] == b[j] {
+                i += 1
+                j += 1
+                continue
+            }
+            edits += 1
+            if a.count > b.count { i += 1 } else if a.count < b.count { j += 1 } else { i += 1; j += 1 }
+        }
+        return edits + (a.count - i) + (b.count - j) <= 1
     }
 
     private static let ranges: [(String, ClosedRange<Int>, Bool)] = [
@@ -115,6 +159,11 @@ extension ICalRecurrence {
     /// or nil when it may be expanded. Cheap: no libical call.
     public static func refusal(rrule: String) -> String? {
         ICalRuleText(rrule).refusal
+    }
+
+    /// Why an EXRULE value would not be used (it then removes nothing), or nil.
+    public static func refusal(exrule: String) -> String? {
+        ICalRuleText(exrule).problem.map { "EXRULE '\(exrule)' is not used: " + $0 }
     }
 }
 

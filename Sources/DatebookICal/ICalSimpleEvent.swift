@@ -26,7 +26,7 @@ enum ICalSimpleEvent {
     private enum Name: String, CaseIterable {
         case begin = "BEGIN", end = "END", uid = "UID", summary = "SUMMARY", description = "DESCRIPTION"
         case location = "LOCATION", url = "URL", status = "STATUS", dtstart = "DTSTART", dtend = "DTEND"
-        case duration = "DURATION", rrule = "RRULE", trigger = "TRIGGER", action = "ACTION"
+        case duration = "DURATION", rrule = "RRULE", trigger = "TRIGGER", action = "ACTION", sequence = "SEQUENCE"
 
         /// A small index for `Lines` (an enum with String raw values has no integer of its own).
         var slot: Int {
@@ -45,6 +45,7 @@ enum ICalSimpleEvent {
             case .rrule: 11
             case .trigger: 12
             case .action: 13
+            case .sequence: 14
             }
         }
     }
@@ -94,6 +95,14 @@ enum ICalSimpleEvent {
         }
         let uid = text(.uid), summary = text(.summary), description = text(.description), location = text(.location)
         let url = text(.url), rrule = text(.rrule), status = text(.status)
+        var sequence = 0
+        if let range = lines[.sequence] {
+            // A plain non-negative integer; anything else is libical's to judge.
+            let value = UnsafeBufferPointer(rebasing: bytes[range])
+            guard (1...9).contains(value.count), value.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                  let number = Int(String(decoding: value, as: UTF8.self)) else { return nil }
+            sequence = number
+        }
         guard plain, let uid, let startLine = lines.start,
               let start = date(bytes, startLine, reader: reader, scratch: &scratch, notes: &notes) else { return nil }
         var end: ICalDateValue?
@@ -121,7 +130,7 @@ enum ICalSimpleEvent {
         }
         let event = ICalEvent(uid: uid, summary: summary, description: description, location: location, url: url,
                               start: start, end: end, rrule: rrule, alarms: alarms, sourceLine: chunk.line,
-                              status: status)
+                              status: status, sequence: sequence)
         return Read(event: event, notes: notes.messages)
     }
 
@@ -185,7 +194,8 @@ enum ICalSimpleEvent {
             case (.dtstart, 1), (.dtend, 1):
                 guard (name == .dtstart ? lines.start : lines.end) == nil else { return nil }
                 if name == .dtstart { lines.start = (params, value) } else { lines.end = (params, value) }
-            case (.uid, 1), (.summary, 1), (.description, 1), (.location, 1), (.url, 1), (.status, 1), (.duration, 1), (.rrule, 1):
+            case (.uid, 1), (.summary, 1), (.description, 1), (.location, 1), (.url, 1), (.status, 1), (.duration, 1), (.rrule, 1),
+                 (.sequence, 1):
                 guard params.isEmpty, lines[name] == nil else { return nil }
                 lines[name] = value
             default:

@@ -40,7 +40,9 @@ public enum ICalWriter {
     private static func eventLines(_ event: ICalEvent, stamp: String) -> [String] {
         var lines = ["BEGIN:VEVENT", "UID:\(escape(event.uid))", stamp, property("DTSTART", event.start)]
         if let end = event.end { lines.append(property("DTEND", end)) }
-        if let recurrenceID = event.recurrenceID { lines.append(property("RECURRENCE-ID", recurrenceID)) }
+        if let recurrenceID = event.recurrenceID {
+            lines.append(property(event.thisAndFuture ? "RECURRENCE-ID;RANGE=THISANDFUTURE" : "RECURRENCE-ID", recurrenceID))
+        }
         if let summary = event.summary { lines.append("SUMMARY:\(escape(summary))") }
         if let description = event.description { lines.append("DESCRIPTION:\(escape(description))") }
         if let location = event.location { lines.append("LOCATION:\(escape(location))") }
@@ -49,6 +51,7 @@ public enum ICalWriter {
         if let rrule = event.rrule { lines.append("RRULE:\(rrule)") }
         lines += event.rdates.map { property("RDATE", $0) }
         lines += event.exdates.map { property("EXDATE", $0) }
+        lines += event.exrules.map { "EXRULE:" + $0 }
         for lead in event.alarms {
             lines += ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:\(escape(event.summary ?? "Reminder"))",
                       "TRIGGER:\(ICalFormat.trigger(leadSeconds: lead))", "END:VALARM"]

@@ -16,12 +16,21 @@ final class ICalZoneResolver {
     }
 
     let defaultTimeZone: TimeZone
+    /// The calendar's own zone (X-WR-TIMEZONE), which floating times are read in; nil: they stay floating.
+    let floatingZone: TimeZone?
     /// icaltimezone objects built from the file's VTIMEZONE components, by TZID; owned here.
     private var shipped: [String: OpaquePointer] = [:]
     private var cache: [String: Resolution] = [:]
 
-    init(defaultTimeZone: TimeZone) {
+    init(defaultTimeZone: TimeZone, floatingZone: TimeZone? = nil) {
         self.defaultTimeZone = defaultTimeZone
+        self.floatingZone = floatingZone
+    }
+
+    /// A floating wall-clock time: zoned in the calendar's X-WR-TIMEZONE when it has one.
+    func floating(_ local: ICalLocalDateTime) -> ICalDateValue {
+        guard let floatingZone else { return .floating(local) }
+        return .zoned(local.instant(in: floatingZone), tzid: floatingZone.identifier)
     }
 
     deinit {

@@ -21,11 +21,14 @@ extension PlannerICS {
                 return parts.count > 1 ? RecurrenceText.value(parts[1]) : nil
             }
             let alarms = event.alerts.map { $0.days * 86_400 + $0.seconds }
-            items.append(ICalEvent(
+            var item = ICalEvent(
                 uid: uid, summary: event.title, description: event.notes.isEmpty ? nil : event.notes,
                 start: value(event.start, zone: event.timeZone), end: event.end.map { value($0, zone: event.timeZone) },
-                rrule: text?.rule, rdates: text?.rdates ?? [], exdates: text?.exdates ?? [],
-                recurrenceID: recurrenceID, alarms: alarms))
+                rrule: text?.rule, rdates: text?.rdates ?? [], exdates: text?.exdates ?? [], exrules: text?.exrules ?? [],
+                recurrenceID: recurrenceID, alarms: alarms)
+            // An instance that recurs took over the rest of its series (RANGE=THISANDFUTURE on import).
+            item.thisAndFuture = recurrenceID != nil && event.recurrence != nil
+            items.append(item)
             for task in event.tasks {
                 todos.append(ICalTodo(uid: task.id + "." + event.id + uidSuffix, summary: task.text,
                                       status: ICalTaskStatus(rawValue: task.status.rawValue) ?? .todo, relatedTo: uid))

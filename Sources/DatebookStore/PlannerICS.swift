@@ -111,9 +111,11 @@ public enum PlannerICS {
             return event
         }
         // The join reads only what the parts' threads made (no parsed component is copied).
+        var masterSequences: [String: Int] = [:]
         for p in converted.indices {
             for n in converted[p].components.indices where converted[p].components[n].recurrenceID == nil {
                 guard let made = converted[p].take(n) else { continue }
+                if converted[p].components[n].sequence > 0 { masterSequences[made.id] = converted[p].components[n].sequence }
                 let uid = converted[p].components[n].uid
                 if let problem = converted[p].components[n].problem {
                     result.warnings.append("\(fileName):\(converted[p].components[n].line): UID \(uid): \(problem)")
@@ -125,9 +127,39 @@ public enum PlannerICS {
             for n in converted[p].components.indices {
                 guard let recurrenceID = converted[p].components[n].recurrenceID else { continue }
                 let uid = converted[p].components[n].uid
+                if let master = converted[p].components[n].masterID, let at = index[master],
+                   let stale = staleness(sequence: converted[p].components[n].sequence, recurrenceID: recurrenceID,
+                                         of: result.events[at], masterSequence: masterSequences[master] ?? 0,
+                                         zone: options.timeZone) {
+                    result.warnings.append("\(fileName):\(converted[p].components[n].line): UID \(uid): \(stale)")
+                    _ = converted[p].take(n)
+                    continue
+                }
+                if converted[p].components[n].thisAndFuture, let master = converted[p].components[n].masterID,
+                   let at = index[master] {
+                    let overrideStart = converted[p].events[n]?.start
+                    let ownRule = converted[p].events[n]?.recurrence != nil
+                    // With a rule of its own the override's start does not move the master's instances.
+                    let split = seriesSplit(result.events[at], at: recurrenceID, movedTo: ownRule ? nil : overrideStart,
+                                            zone: options.timeZone)
+                    if split != nil || ownRule {
+                        if let split {
+                            result.events[at].recurrence = split.before
+                            expand(at: at)
+                        }
+                        guard var made = converted[p].take(n) else { continue }
+                        if !ownRule { made.recurrence = split?.after }
+                        add(final(made), uid: uid + "#" + RecurrenceText.format(recurrenceID))
+                        continue
+                    }
+                    result.warnings.append("\(fileName):\(converted[p].components[n].line): UID \(uid): RANGE=THISANDFUTURE moves "
+                                           + "the instances of a rule with BYxxx parts, which datebook cannot write as one rule; "
+                                           + "the override applies to its own instance only")
+                }
                 if let master = converted[p].components[n].masterID, let at = index[master] {
                     var text = RecurrenceText(result.events[at].recurrence ?? "")
-                    text.exdates.append(recurrenceID)
+                    // A timed RECURRENCE-ID of an all-day series (Outlook) names that day.
+                    text.exdates.append(result.events[at].start.isAllDay ? recurrenceID.day(fallback: options.timeZone) : recurrenceID)
                     result.events[at].recurrence = text.text
                     expand(at: at)
                 }
@@ -151,6 +183,8 @@ public enum PlannerICS {
             var uid: String
             var recurrenceID: ICalDateValue?
             var line: Int
+            var sequence: Int
+            var thisAndFuture: Bool
             var problem: String?
             /// An override's master event id.
             var masterID: String?
@@ -177,14 +211,16 @@ public enum PlannerICS {
             events.reserveCapacity(part.events.count)
             components.reserveCapacity(part.events.count)
             for item in part.events {
-                var component = Component(uid: item.uid, recurrenceID: item.recurrenceID, line: item.sourceLine)
+                var component = Component(uid: item.uid, recurrenceID: item.recurrenceID, line: item.sourceLine,
+                                          sequence: item.sequence, thisAndFuture: item.thisAndFuture)
                 if item.isCancelled {
                     events.append(nil)
                 } else if let recurrenceID = item.recurrenceID {
                     component.masterID = eventID(uid: item.uid, options: options)
                     var event = makeEvent(item, id: eventID(uid: item.uid + "#" + RecurrenceText.format(recurrenceID), options: options),
                                           options: options)
-                    event.recurrence = nil
+                    // A THISANDFUTURE override with a rule of its own (datebook's export) keeps it.
+                    if !item.thisAndFuture { event.recurrence = nil }
                     events.append(event)
                 } else {
                     let event = makeEvent(item, id: eventID(uid: item.uid, options: options), options: options)
@@ -287,7 +323,7 @@ public enum PlannerICS {
         }
         var recurrence: String?
         if item.rrule != nil || !item.rdates.isEmpty {
-            recurrence = RecurrenceText(rule: item.rrule, rdates: item.rdates, exdates: item.exdates).text
+            recurrence = RecurrenceText(rule: item.rrule, rdates: item.rdates, exdates: item.exdates, exrules: item.exrules).text
         }
         let alerts = item.alarms.filter { $0 >= 0 }.map { seconds in
             seconds > 0 && seconds % 86_400 == 0 ? LeadTime(days: seconds / 86_400) : LeadTime(seconds: seconds)

@@ -2,7 +2,7 @@ import DatebookCore
 import DatebookICal
 import Foundation
 
-/// What `Event.recurrence` holds: the RRULE value on the first line, then `RDATE`/`EXDATE` lines.
+/// What `Event.recurrence` holds: the RRULE value on the first line, then `RDATE`/`EXDATE`/`EXRULE` lines.
 ///
 /// `FREQ=WEEKLY;BYDAY=MO` alone is the common case (and what older stores and planner JSON
 /// documents contain). Dates imported from iCalendar follow on their own lines in iCalendar
@@ -13,18 +13,21 @@ public struct RecurrenceText: Sendable, Equatable {
     public var rule: String?
     public var rdates: [ICalDateValue]
     public var exdates: [ICalDateValue]
+    /// EXRULE values (`EXRULE:FREQ=WEEKLY;BYDAY=SA,SU` lines).
+    public var exrules: [String]
 
-    public init(rule: String?, rdates: [ICalDateValue] = [], exdates: [ICalDateValue] = []) {
+    public init(rule: String?, rdates: [ICalDateValue] = [], exdates: [ICalDateValue] = [], exrules: [String] = []) {
         self.rule = rule
         self.rdates = rdates
         self.exdates = exdates
+        self.exrules = exrules
     }
 
     /// Reads the stored text; unreadable date lines are ignored.
     public init(_ text: String) {
         var lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
         var rule: String?
-        if let first = lines.first, !first.uppercased().hasPrefix("RDATE"), !first.uppercased().hasPrefix("EXDATE") {
+        if let first = lines.first, !["RDATE", "EXDATE", "EXRULE"].contains(where: first.uppercased().hasPrefix) {
             let value = first.uppercased().hasPrefix("RRULE:") ? String(first.dropFirst(6)) : first
             rule = value.isEmpty ? nil : value
             lines.removeFirst()
@@ -33,6 +36,10 @@ public struct RecurrenceText: Sendable, Equatable {
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].uppercased()
+            if name == "EXRULE" {
+                exrules.append(String(line[line.index(after: colon)...]))
+                continue
+            }
             let values = line[line.index(after: colon)...].split(separator: ",").compactMap { Self.value(String($0)) }
             if name.hasPrefix("RDATE") { rdates += values }
             if name.hasPrefix("EXDATE") { exdates += values }
@@ -44,6 +51,7 @@ public struct RecurrenceText: Sendable, Equatable {
         var lines = [rule ?? ""]
         if !rdates.isEmpty { lines.append(Self.line("RDATE", rdates)) }
         if !exdates.isEmpty { lines.append(Self.line("EXDATE", exdates)) }
+        lines += exrules.map { "EXRULE:" + $0 }
         return lines.joined(separator: "\n")
     }
 
@@ -117,7 +125,7 @@ public enum RecurrenceExpander {
         let result: (starts: [Date], truncated: Bool, warning: String?)
         do {
             result = try ICalRecurrence.occurrences(
-                rrule: text.rule, rdates: text.rdates, exdates: text.exdates, start: value, duration: 0,
+                rrule: text.rule, rdates: text.rdates, exdates: text.exdates, exrules: text.exrules, start: value, duration: 0,
                 timeZone: zone, window: DateInterval(start: lower, end: upper), cap: cap)
         } catch {
             return ([], "\(error)")
@@ -131,6 +139,7 @@ public enum RecurrenceExpander {
     /// imported rules before they are saved.
     public static func problem(rule: String) -> String? {
         let text = RecurrenceText(rule)
+        if let refusal = text.exrules.lazy.compactMap(ICalRecurrence.refusal(exrule:)).first { return refusal }
         guard let rrule = text.rule else { return nil }
         return ICalRecurrence.refusal(rrule: rrule)
     }

@@ -58,12 +58,16 @@ extension Store {
     }
 
     /// The `recurrence_spans` row of `event`, whose occurrences in `window` are `keys`.
+    ///
+    /// The span covers the whole window even when the keys stop at `RecurrenceExpander.cap`: the
+    /// event is then truncated (`recurrenceLimit(of:)`), and no later command expands it again.
+    /// A span ending at the last key made every listing, `add` and `tick` re-expand such a rule.
     static func spanRow(_ event: Event, window: Range<Int64>, keys: [Int64], into row: inout some RowSink) {
         // A span starting at or before the event's first start covers everything before it too.
         let (startKey, _) = key(event.start)
         row.text(event.id)
         row.integer(window.lowerBound <= startKey ? Int64.min : window.lowerBound)
-        row.integer(keys.count >= RecurrenceExpander.cap ? (keys.last ?? window.upperBound) : window.upperBound)
+        row.integer(window.upperBound)
     }
 
     /// Re-materialises every recurring event for the current `recurrenceHorizon` (one transaction);

@@ -23,9 +23,7 @@ public final class Store {
     /// - Parameter readOnly: open for reading only; a missing file is then an empty in-memory store.
     public init(path: String, readOnly requestedReadOnly: Bool = false) throws {
         self.path = path
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        if exists, isDirectory.boolValue { throw StoreError.isDirectory(path: path) }
+        let exists = try Self.checkRegularFile(path)
         var readOnly = requestedReadOnly
         // A read may meet a store from an older datebook: open it for writing so it can be upgraded.
         if readOnly, exists, !Self.isWriteProtected(path), try Self.peekVersion(path) < Self.schemaVersion {
@@ -52,6 +50,22 @@ public final class Store {
         }
         sqlite3_busy_timeout(db.handle, 5_000)
         try prepareSchema(writable: !readOnly || !exists)
+    }
+
+    /// Whether `path` exists; throws unless it is a regular file (after symbolic links). SQLite
+    /// would block for ever opening a FIFO with no writer, and read a device as a database.
+    static func checkRegularFile(_ path: String) throws -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return true
+        case S_IFDIR: throw StoreError.isDirectory(path: path)
+        case S_IFIFO: throw StoreError.notRegularFile(path: path, kind: "a FIFO (named pipe)")
+        case S_IFCHR: throw StoreError.notRegularFile(path: path, kind: "a character device")
+        case S_IFBLK: throw StoreError.notRegularFile(path: path, kind: "a block device")
+        case S_IFSOCK: throw StoreError.notRegularFile(path: path, kind: "a socket")
+        default: throw StoreError.notRegularFile(path: path, kind: "a special file")
+        }
     }
 
     /// The schema version recorded in the file at `path`, read without changing anything.

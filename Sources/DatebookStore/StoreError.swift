@@ -1,6 +1,8 @@
 /// Why the store could not be used; each case becomes one clear line and an exit code in the CLI.
 public enum StoreError: Error, Equatable, CustomStringConvertible {
     case isDirectory(path: String)
+    /// A FIFO, device or socket: `kind` says which.
+    case notRegularFile(path: String, kind: String)
     case notADatabase(path: String)
     case newerSchema(path: String, found: Int, known: Int)
     case readOnly(path: String)
@@ -12,6 +14,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .isDirectory(let path):
             "store \(path) is a directory; give the path of a database file (--store FILE)"
+        case let .notRegularFile(path, kind):
+            "store \(path) is \(kind), not a regular file; give the path of a database file (--store FILE)"
         case .notADatabase(let path):
             "store \(path) is not a datebook database (not SQLite); move it away or pass another --store"
         case let .newerSchema(path, found, known):

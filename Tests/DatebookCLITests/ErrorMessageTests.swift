@@ -96,6 +96,18 @@ struct ErrorMessageTests {
         #expect(sandbox.run(["list"], storePath: readOnly).out.contains("Pagliacci"))
     }
 
+    @Test func aStoreThatIsAFIFOIsRefusedWithExitCode65InsteadOfHanging() throws {
+        let sandbox = Sandbox()
+        let fifo = sandbox.home + "/store.fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for arguments in [["list"], ["add", "x", "--at", "today"]] {
+            let run = sandbox.run(arguments, storePath: fifo)
+            #expect(run.code == 65)
+            #expect(run.err == "datebook: store \(fifo) is a FIFO (named pipe), not a regular file; "
+                    + "give the path of a database file (--store FILE)\n")
+        }
+    }
+
     @Test func aStoreFromANewerDatebookIsRefused() throws {
         let sandbox = Sandbox()
         sandbox.run(["demo"])

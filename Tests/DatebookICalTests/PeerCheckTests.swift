@@ -35,7 +35,9 @@ import Testing
     static let cases: [(String, String)] = [
         ("dst.ics", "Europe/Berlin"), ("allday.ics", "Pacific/Kiritimati"), ("allday.ics", "Pacific/Pago_Pago"),
         ("exdate-utc.ics", "Europe/Berlin"), ("overrides.ics", "America/New_York"), ("folded-bom-lf.ics", "UTC"),
-        ("windows.ics", "Asia/Tokyo"), ("todos.ics", "Europe/Berlin"),
+        ("windows.ics", "Asia/Tokyo"), ("todos.ics", "Europe/Berlin"), ("dtstart-off-rule.ics", "UTC"),
+        ("xwr-timezone.ics", "UTC"), ("outlook-allday-override.ics", "Europe/Berlin"),
+        ("thisandfuture.ics", "UTC"),
     ]
 
     @Test(.enabled(if: available, "Python peer skipped: the first python3 on PATH lacks icalendar/recurring-ical-events; run: python3 -m pip install icalendar recurring-ical-events"),

@@ -134,6 +134,33 @@ struct RecurrenceStoreTests {
         #expect(seen.count >= RecurrenceExpander.cap - 12)
     }
 
+    /// A rule that reaches the cap keeps a span over the whole horizon: no later command expands it
+    /// again (its span used to end at the last key, so every `add` and `tick` re-expanded it), and
+    /// the cut is read back for `show` and `status`.
+    @Test func aCappedRuleIsMaterialisedOnceAndReportedAsTruncated() throws {
+        let store = try Store(path: temporaryDirectory() + "/t.sqlite3")
+        let now = berlinTime(20, 10, 9)
+        store.recurrenceHorizon = DateInterval(start: now.addingTimeInterval(-7 * 86_400), end: now.addingTimeInterval(92 * 86_400))
+        let hourly = weekly("abcd000000000001", from: berlinTime(5, 10, 9), rule: "FREQ=HOURLY")
+        let plain = weekly("abcd000000000002", from: berlinTime(5, 10, 9))
+        try store.save([hourly, plain])
+        #expect(try store.extendRecurrenceHorizon() == 0)
+        let ends = try store.spanEnds()
+        #expect(ends.count == 2 && ends[0] == ends[1])
+        let limit = try #require(try store.recurrenceLimit(of: hourly))
+        #expect(limit.refusal == nil)
+        // 1,000 hours from the horizon's start (less the 12-hour slack for all-day events).
+        let first = now.addingTimeInterval(-7 * 86_400 - 12 * 3_600)
+        #expect(limit.lastKept == .instant(Date(timeIntervalSince1970: (first.timeIntervalSince1970 / 3_600).rounded(.up) * 3_600
+                                                                      + 999 * 3_600)))
+        #expect(try store.recurrenceLimit(of: plain) == nil)
+        #expect(try store.recurrenceLimits().map(\.eventID) == [hourly.id])
+        let refused = weekly("abcd000000000003", from: berlinTime(5, 10, 9), rule: "FREQ=SECONDLY")
+        try store.save(refused)
+        #expect(try store.recurrenceLimits().map(\.eventID) == [hourly.id, refused.id])
+        #expect(try store.recurrenceLimit(of: refused)?.refusal?.hasPrefix("FREQ=SECONDLY is refused") == true)
+    }
+
     @Test func recurrenceTextRoundTripsExceptionDates() {
         let text = "FREQ=WEEKLY;BYDAY=MO\nRDATE:20261201T100000Z\nEXDATE:20261102T080000Z\nEXDATE;VALUE=DATE:20261109"
         let parsed = RecurrenceText(text)

@@ -68,6 +68,19 @@ struct StoreOpeningTests {
         #expect(throws: StoreError.isDirectory(path: path)) { try Store(path: path) }
     }
 
+    @Test func refusesAFIFOOrADeviceInsteadOfBlocking() throws {
+        let fifo = temporaryDirectory() + "/pipe"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for readOnly in [false, true] {
+            #expect(throws: StoreError.notRegularFile(path: fifo, kind: "a FIFO (named pipe)")) {
+                try Store(path: fifo, readOnly: readOnly)
+            }
+            #expect(throws: StoreError.notRegularFile(path: "/dev/null", kind: "a character device")) {
+                try Store(path: "/dev/null", readOnly: readOnly)
+            }
+        }
+    }
+
     @Test func refusesToWriteAReadOnlyStoreButReadsIt() throws {
         let path = temporaryDirectory() + "/ro.sqlite3"
         try Store(path: path).save(event("e1", .allDay(CalendarDate(year: 2026, month: 1, day: 1))))

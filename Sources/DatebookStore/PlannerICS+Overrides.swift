@@ -1,0 +1,46 @@
+import DatebookCore
+import DatebookICal
+import Foundation
+
+/// How RECURRENCE-ID overrides change their master beyond one instance: stale overrides
+/// (SEQUENCE) and RANGE=THISANDFUTURE.
+extension PlannerICS {
+    /// The recurrence texts of `master` split by a RANGE=THISANDFUTURE override of the instance
+    /// `recurrenceID` that moved it to `movedTo` (nil: cancelled): the master keeps the instances
+    /// before it, the override's event takes the rest, moved alike. Nil when that cannot be written.
+    static func seriesSplit(_ master: Event, at recurrenceID: ICalDateValue, movedTo: EventStart?, zone: TimeZone)
+        -> (before: String, after: String?)? {
+        guard let recurrence = master.recurrence else { return nil }
+        let text = RecurrenceText(recurrence)
+        // The zone `RecurrenceExpander` expands the event in: all-day events on UTC dates.
+        let utc = TimeZone(identifier: "UTC") ?? zone
+        let seriesZone = master.start.isAllDay ? utc : TimeZone(identifier: master.timeZone) ?? zone
+        let from = (master.start.isAllDay ? recurrenceID.day(fallback: zone) : recurrenceID).resolve(in: seriesZone)
+        let start = value(master.start, zone: master.timeZone)
+        let shift = movedTo.map { value($0, zone: master.timeZone).resolve(in: seriesZone).timeIntervalSince(from) } ?? 0
+        guard let parts = ICalRecurrence.split(rrule: text.rule, rdates: text.rdates, exdates: text.exdates, start: start,
+                                               at: from, shift: shift, timeZone: seriesZone) else { return nil }
+        // With no instance left before the split, the master keeps a rule whose one start is excluded.
+        let before = parts.before.map { RecurrenceText(rule: $0.rrule, rdates: $0.rdates, exdates: $0.exdates, exrules: text.exrules) }
+            ?? RecurrenceText(rule: "FREQ=DAILY;COUNT=1", exdates: [start])
+        let after = RecurrenceText(rule: parts.after.rrule, rdates: parts.after.rdates, exdates: parts.after.exdates,
+                                   exrules: text.exrules)
+        return (before.text, movedTo == nil ? nil : after.text)
+    }
+
+    /// Why an override (its `sequence`, of the instance `recurrenceID`) of `master` is stale — older and for an instance
+    /// the master no longer gives — or nil when it applies.
+    static func staleness(sequence: Int, recurrenceID: ICalDateValue?, of master: Event, masterSequence: Int,
+                          zone: TimeZone) -> String? {
+        guard sequence < masterSequence, let recurrenceID else { return nil }
+        let utc = TimeZone(identifier: "UTC") ?? zone
+        // Keys as `RecurrenceExpander` makes them: all-day instances at midnight UTC.
+        let instant = master.start.isAllDay ? recurrenceID.day(fallback: zone).resolve(in: utc) : recurrenceID.resolve(in: zone)
+        let key = Int64(instant.timeIntervalSince1970.rounded(.down))
+        let found = RecurrenceExpander.keys(start: master.start, timeZone: master.timeZone, recurrence: master.recurrence ?? "",
+                                            window: key ..< key + 1, cap: 1).keys
+        guard !found.contains(key) else { return nil }
+        return "RECURRENCE-ID \(RecurrenceText.format(recurrenceID)) (SEQUENCE \(sequence)) is older than its series "
+            + "(SEQUENCE \(masterSequence)), which no longer has that instance; the stale override was dropped"
+    }
+}

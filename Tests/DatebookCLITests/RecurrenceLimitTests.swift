@@ -1,0 +1,119 @@
+@testable import DatebookCLI
+import Foundation
+import Testing
+
+/// Hostile and unusual rules from real calendars, end to end (issue 13).
+struct RecurrenceLimitTests {
+    static func fixture(_ name: String) -> String {
+        cliFixtures.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("DatebookICalTests/Fixtures/" + name).path
+    }
+
+    /// One 743-byte rule made import take 16 s and every later `list`, `add` and `tick` 15–68 s.
+    @Test func aRuleOfEverySecondCostsOnlyItsOwnOccurrences() {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-11-30 09:00"
+        let clock = ContinuousClock()
+        let elapsed = clock.measure {
+            let imported = sandbox.run(["import", Self.fixture("hostile-rule.ics")])
+            #expect(imported.code == 0)
+            #expect(imported.err.contains("hostile-rule.ics: UID hostile: recurrence truncated: the rule gives 1000 or more"),
+                    "\(imported.err)")
+            #expect(sandbox.run(["list", "--period", "next30"]).out.contains("Weekly neighbour                    Mon 2026-12-07 09:00"))
+            #expect(sandbox.run(["add", "Dentist", "--at", "tomorrow 10:00"]).code == 0)
+            #expect(sandbox.run(["tick"]).code == 0)
+        }
+        #expect(elapsed < .seconds(10), "import, list, add and tick took \(elapsed)")
+        let show = sandbox.run(["show", "Every second of the year"]).out
+        #expect(show.contains("  warning  recurrence truncated: the rule gives 1000 or more occurrences in the planner's window, "
+                              + "the most kept per event; none after Sun 2026-11-22 21:16 is shown or alerted\n"), "\(show)")
+        let status = sandbox.run(["status"]).out
+        #expect(status.contains("Recurring events whose occurrences are cut short (not all are alerted):\n  Every second of the year ("))
+        #expect(!sandbox.run(["show", "Weekly neighbour"]).out.contains("warning"))
+    }
+
+    @Test func exruleRemovesItsStartsAndIsExportedAgain() {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-01-04 09:00"
+        sandbox.tz = "UTC"
+        #expect(sandbox.run(["import", Self.fixture("exrule.ics")]).code == 0)
+        let list = sandbox.run(["list", "--period", "next30"]).out + sandbox.run(["list", "--period", "next7"]).out
+        #expect(list.contains("2026-01-09 09:00") && list.contains("2026-01-12 09:00"))
+        #expect(!list.contains("2026-01-10") && !list.contains("2026-01-11"), "\(list)")
+        #expect(sandbox.run(["export", "--format", "ics"]).out.contains("EXRULE:FREQ=WEEKLY;BYDAY=SA,SU\r\n"))
+    }
+
+    @Test func aMisspeltRulePartIsAWarningOnImportAndRefusedByAdd() {
+        let sandbox = Sandbox()
+        let run = sandbox.run(["import", Self.fixture("misspelt-rule.ics")])
+        #expect(run.code == 0)
+        #expect(run.err.contains(":4: UID misspelt-until: 'UNTL=' is not an RRULE part (did you mean UNTIL=?); only DTSTART is used"), "\(run.err)")
+        let add = sandbox.run(["add", "x", "--at", "tomorrow 9:00", "--repeat", "FREQ=DAILY;UNTL=20270101"])
+        #expect(add.code == 64 || add.code == 65)
+        #expect(add.err.contains("'UNTL=' is not an RRULE part (did you mean UNTIL=?)"), "\(add.err)")
+    }
+}
+
+/// What real servers write, imported and listed (issue 13).
+struct CalendarDialectTests {
+    @Test func googlesXWrTimezoneFixesFloatingTimesToThatZone() {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-12-01 09:00"
+        #expect(sandbox.run(["import", RecurrenceLimitTests.fixture("xwr-timezone.ics")]).code == 0)
+        let list = sandbox.run(["list", "--period", "next7"]).out
+        // 09:30 New York is 15:30 in Berlin.
+        #expect(list.contains("Floating standup                    Wed 2026-12-02 15:30"), "\(list)")
+        #expect(sandbox.run(["show", "Floating standup"]).out.contains("  zone     America/New_York\n"))
+    }
+
+    @Test func outlooksTimedRecurrenceIDMovesTheAllDayInstance() {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-12-01 09:00"
+        #expect(sandbox.run(["import", RecurrenceLimitTests.fixture("outlook-allday-override.ics")]).code == 0)
+        let list = sandbox.run(["list", "--period", "next30"]).out + sandbox.run(["list", "--period", "next7"]).out
+        #expect(list.contains("Weekly all-day (moved)              Tue 2026-12-15 all day"), "\(list)")
+        #expect(!list.contains("2026-12-14"), "the original day must be gone: \(list)")
+        #expect(list.contains("Mon 2026-12-21 all day"))
+    }
+
+    @Test func aStaleOverrideIsDroppedWithAWarning() {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-12-01 09:00"
+        let run = sandbox.run(["import", RecurrenceLimitTests.fixture("stale-override.ics")])
+        #expect(run.code == 0)
+        #expect(run.err.contains(":13: UID moved-to-mondays: RECURRENCE-ID 20261215T090000Z (SEQUENCE 1) is older than its "
+                                 + "series (SEQUENCE 2), which no longer has that instance; the stale override was dropped"), "\(run.err)")
+        let list = sandbox.run(["list"]).out
+        #expect(!list.contains("stale"), "\(list)")
+        #expect(list.contains("Planning (older, its Monday still there) Mon 2026-12-14 15:00") || list.contains("Mon 2026-12-14 15:00"))
+        #expect(list.contains("Planning (moved to Tuesday)") && !list.contains("Mon 2026-12-21"))
+    }
+
+    @Test func thisAndFutureMovesEveryLaterInstance() {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-12-01 08:00"
+        let run = sandbox.run(["import", RecurrenceLimitTests.fixture("thisandfuture.ics")])
+        #expect(run.code == 0 && run.err.isEmpty, "\(run.err)")
+        let list = sandbox.run(["list", "--period", "next7"]).out + sandbox.run(["list", "--period", "next30"]).out
+        for day in ["Tue 2026-12-01 09:00", "Fri 2026-12-04 09:00"] { #expect(list.contains("Standup                             " + day)) }
+        for day in ["Sat 2026-12-05 09:30", "Wed 2026-12-09 09:30", "Thu 2026-12-10 09:30"] {
+            #expect(list.contains("Standup (later, longer)             " + day), "\(day): \(list)")
+        }
+        #expect(!list.contains("2026-12-08") && !list.contains("2026-12-11") && !list.contains("2026-12-05 09:00"))
+        #expect(list.contains("Review                              Mon 2026-12-14 16:00"))
+        #expect(list.contains("Review (Tuesdays from now on)       Tue 2026-12-22 17:00"))
+        #expect(list.contains("Review (Tuesdays from now on)       Tue 2026-12-29 17:00"))
+        #expect(!list.contains("Mon 2026-12-21") && !list.contains("Mon 2026-12-28"), "\(list)")
+        // A backup restores the split series: the override that recurs is written with RANGE=THISANDFUTURE.
+        let exported = sandbox.run(["export", "--format", "ics"]).out
+        #expect(exported.contains("RECURRENCE-ID;RANGE=THISANDFUTURE:20261221T150000Z\r\n"))
+        let copy = sandbox.home + "/copy.ics"
+        #expect((try? exported.write(toFile: copy, atomically: true, encoding: .utf8)) != nil)
+        let restored = sandbox.home + "/restored.sqlite3"
+        let again = sandbox.run(["import", copy], storePath: restored)
+        #expect(again.code == 0 && again.err.isEmpty, "\(again.err)")
+        let relisted = sandbox.run(["list", "--period", "next7"], storePath: restored).out
+            + sandbox.run(["list", "--period", "next30"], storePath: restored).out
+        #expect(relisted == list)
+    }
+}
