@@ -63,7 +63,7 @@ struct CalendarDialectTests {
         let list = sandbox.run(["list", "--period", "next7"]).out
         // 09:30 New York is 15:30 in Berlin.
         #expect(list.contains("Floating standup                    Wed 2026-12-02 15:30"), "\(list)")
-        #expect(sandbox.run(["show", "Floating standup"]).out.contains("  zone     America/New_York\n"))
+        #expect(sandbox.run(["show", "Floating standup"]).out.contains("the event's own zone is America/New_York: Wed 2026-12-02 09:30\n"))
     }
 
     @Test func outlooksTimedRecurrenceIDMovesTheAllDayInstance() {
