@@ -18,6 +18,11 @@ public final class HTTPClient: @unchecked Sendable {
     private let userAgent: String
     private let maxHostConnections: Int
     private let maxTotalConnections: Int
+
+    /// The most transfers this client runs at once (over all hosts).
+    public var maxTransfers: Int { maxTotalConnections }
+    /// The most transfers this client runs at once to one host.
+    public var maxTransfersPerHost: Int { maxHostConnections }
     /// Idle transfers (each owning an easy handle) kept between requests and calls: reusing a
     /// handle skips its setup and teardown. Guarded by `lock`, like everything `perform` touches.
     private var idle: [CurlTransfer] = []
@@ -40,14 +45,17 @@ public final class HTTPClient: @unchecked Sendable {
     }
 
     /// Sends all requests concurrently; returns results in the order of `requests`.
-    /// `onCompletion(index, result)` is called (on this thread) as soon as each one finishes.
+    /// `onCompletion(index, result)` is called (on this thread) as soon as each one finishes;
+    /// `beforeNextTransfers()` after each group of completions, before any waiting request takes a
+    /// freed connection (the scheduler records accepted deliveries there).
     ///
     /// Only as many transfers as could hold a connection are handed to libcurl at a time (per
     /// host and in total); the rest wait here in order, one queue per host, so a slow host's
     /// backlog never takes the place of another host's requests.
     public func perform(
         _ requests: [HTTPRequest],
-        onCompletion: (Int, Result<HTTPResponse, TransportError>) -> Void = { _, _ in }
+        onCompletion: (Int, Result<HTTPResponse, TransportError>) -> Void = { _, _ in },
+        beforeNextTransfers: () -> Void = {}
     ) -> [Result<HTTPResponse, TransportError>] {
         lock.lock()
         defer { lock.unlock() }
@@ -99,6 +107,7 @@ public final class HTTPClient: @unchecked Sendable {
                 onCompletion(entry.index, result)
                 finishedAny = true
             }
+            if finishedAny { beforeNextTransfers() }
             guard status == CURLM_OK else { break }
             if finishedAny {
                 admit()

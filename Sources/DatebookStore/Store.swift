@@ -143,3 +143,26 @@ public final class Store {
         }
     }
 }
+
+extension Store {
+    /// Runs `body` with commits that write the log but skip its fsync (`synchronous = NORMAL`):
+    /// they survive a crash of this process, not a power failure, until `syncLog()` or the end
+    /// of `body`, which fsyncs them all at once.
+    public func withDeferredSync<T>(_ body: () throws -> T) throws -> T {
+        try wrap { try db.execute("PRAGMA synchronous = NORMAL") }
+        defer {
+            try? db.execute("PRAGMA synchronous = FULL")
+            syncLog()
+        }
+        return try body()
+    }
+
+    /// Fsyncs the write-ahead log: every commit so far survives a power failure. Best effort (a
+    /// failed fsync leaves those commits as durable as `synchronous = NORMAL` makes them).
+    public func syncLog() {
+        let fd = open(path + "-wal", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+}
