@@ -28,7 +28,7 @@ extension Scheduler {
         try store.withDeferredSync {
             deliverer.deliver(sendable.map(\.step)) { group in
                 durable.pending += group.count
-                let sync = durable.pending >= options.commitBatch || ContinuousClock.now - durable.time > .milliseconds(50)
+                let sync = durable.pending >= options.syncBatch || ContinuousClock.now - durable.time > .milliseconds(50)
                 do {
                     try record(group.map { decide(sendable[$0.index].entry, $0.outcome, now: now) }, now: now,
                                report: &report, sync: sync)
