@@ -125,6 +125,31 @@ struct DeliveryCommandTests {
         #expect(run.out == "sent to slack 'good'\n")
     }
 
+    /// A server error that outlasts `--wait` is temporary (75), whether the retries ran out or
+    /// the next one would pass the wait; a refusal beside it still makes it 69.
+    @Test func aTransientFailureThatOutlastsTheWaitExits75() throws {
+        let sink = try TestServer(script: "http_sink.py")
+        defer { sink.stop() }
+        let sandbox = Sandbox()
+        sandbox.run(["add", "Standup", "--at", "tomorrow 9:00"])
+        let config = try sandbox.writeConfig("""
+        { channels: {
+            busy: { type: "slack", url: "\(sink.baseURL)/status/503/\(canarySecret)" },
+            limited: { type: "slack", url: "\(sink.baseURL)/status/429?retry_after=1&k=\(canarySecret)" },
+            gone: { type: "slack", url: "\(sink.baseURL)/status/404/\(canarySecret)" },
+        } }
+        """)
+        for wait in [0, 3] {
+            let run = sandbox.send(["send", "alert", "Standup", "--channel", "busy", "--channel", "limited", "--wait", "\(wait)s"],
+                                   config: config)
+            #expect(run.code == 75, "--wait \(wait): \(run.err)")
+            #expect(run.err.contains("slack 'busy': HTTP 503; still failing after \(wait) s, try again later"), "\(run.err)")
+            #expect(run.err.contains("slack 'limited': HTTP 429; still failing after \(wait) s, try again later"), "\(run.err)")
+        }
+        let mixed = sandbox.send(["send", "alert", "Standup", "--channel", "busy", "--channel", "gone", "--wait", "0s"], config: config)
+        #expect(mixed.code == 69)
+    }
+
     @Test func dryRunShowsWhatWouldBeSentWithSecretsHiddenAndSendsNothing() throws {
         let sink = try TestServer(script: "http_sink.py")
         defer { sink.stop() }
