@@ -28,7 +28,7 @@ public final class Store {
         if exists, isDirectory.boolValue { throw StoreError.isDirectory(path: path) }
         var readOnly = requestedReadOnly
         // A read may meet a store from an older datebook: open it for writing so it can be upgraded.
-        if readOnly, exists, !Self.isWriteProtected(path), try Self.peekVersion(path) < Self.schemaVersion {
+        if readOnly, exists, Self.writeProblem(path) == nil, try Self.peekVersion(path) < Self.schemaVersion {
             readOnly = false
         }
         let openPath: String
@@ -41,12 +41,12 @@ public final class Store {
             flags |= SQLITE_OPEN_READONLY
         } else {
             if !exists { try Self.createFile(at: path) }
-            if Self.isWriteProtected(path) { throw StoreError.readOnly(path: path) }
+            if let problem = Self.writeProblem(path) { throw problem }
             openPath = path
             flags |= SQLITE_OPEN_READWRITE
         }
         do {
-            db = try SQLiteConnection(path: openPath, flags: flags)
+            db = try readOnly && exists ? Self.openForReading(path) : SQLiteConnection(path: openPath, flags: flags)
         } catch let error as SQLiteError {
             throw StoreError.sqlite(path: path, message: error.message)
         }
@@ -57,7 +57,7 @@ public final class Store {
     /// The schema version recorded in the file at `path`, read without changing anything.
     static func peekVersion(_ path: String) throws -> Int {
         do {
-            let probe = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX)
+            let probe = try openForReading(path)
             return Int(try probe.integer("PRAGMA user_version"))
         } catch let error as SQLiteError {
             if error.code & 0xFF == SQLITE_NOTADB { throw StoreError.notADatabase(path: path) }
@@ -123,7 +123,7 @@ public final class Store {
             switch error.code & 0xFF {
             case SQLITE_NOTADB: throw StoreError.notADatabase(path: path)
             case SQLITE_BUSY, SQLITE_LOCKED: throw StoreError.busy(path: path)
-            case SQLITE_READONLY: throw StoreError.readOnly(path: path)
+            case SQLITE_READONLY: throw Self.writeProblem(path) ?? StoreError.readOnly(path: path)
             default: throw StoreError.sqlite(path: path, message: error.message)
             }
         }
