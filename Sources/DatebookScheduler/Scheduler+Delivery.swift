@@ -8,10 +8,8 @@ extension Scheduler {
     /// committed before the connections that produced them start another transfer, so a crash can
     /// send again only what was in flight (at most `deliverer.maxInFlight`).
     ///
-    /// Those commits skip the fsync (`synchronous = NORMAL`): a process crash loses none of them,
-    /// a power failure at most those since the last fsynced commit, which is made at least every
-    /// 50 ms or 256 outcomes and at the end of the pass (a lost record means a duplicate, never a
-    /// lost delivery). Fsyncing every commit halved the throughput here (5 ms a commit).
+    /// Those commits skip the fsync (`Store.withDeferredSync`): a process crash loses none of them,
+    /// a power failure at most the last 50 ms (a lost record means a duplicate, never a lost delivery).
     func deliver(_ claimed: [LedgerEntry], _ prepared: [PreparedDelivery], now: Date, report: inout TickReport) throws {
         var sendable: [(entry: LedgerEntry, step: DeliveryStep)] = []
         var settled: [Outcome] = []
@@ -24,16 +22,11 @@ extension Scheduler {
         }
         try record(settled, now: now, report: &report)
         var failure: Error?
-        var durable = (time: ContinuousClock.now, pending: 0)
         try store.withDeferredSync {
             deliverer.deliver(sendable.map(\.step)) { group in
-                durable.pending += group.count
-                let sync = durable.pending >= options.syncBatch || ContinuousClock.now - durable.time > .milliseconds(50)
                 do {
-                    try record(group.map { decide(sendable[$0.index].entry, $0.outcome, now: now) }, now: now,
-                               report: &report, sync: sync)
+                    try record(group.map { decide(sendable[$0.index].entry, $0.outcome, now: now) }, now: now, report: &report)
                 } catch { failure = failure ?? error }
-                if sync { durable = (ContinuousClock.now, 0) }
             }
         }
         if let failure { throw failure }
@@ -58,11 +51,9 @@ extension Scheduler {
     /// A claimed delivery's new state, reason and next attempt.
     typealias Outcome = (LedgerEntry, LedgerEntry.State, String?, Date?)
 
-    /// Commits outcomes in one transaction and logs one line for each; inside `withDeferredSync`,
-    /// `sync` fsyncs the write-ahead log after the commit.
-    func record(_ outcomes: [Outcome], now: Date, report: inout TickReport, sync: Bool = false) throws {
+    /// Commits outcomes in one transaction and logs one line for each.
+    func record(_ outcomes: [Outcome], now: Date, report: inout TickReport) throws {
         guard !outcomes.isEmpty else { return }
-        defer { if sync { store.syncLog() } }
         try store.transaction {
             for (entry, state, reason, next) in outcomes {
                 try store.settle(key: entry.key, claimant: claimant, as: state, reason: reason, nextAttempt: next, now: now)

@@ -20,8 +20,6 @@ public final class Scheduler {
         public var lateAfter: TimeInterval = 60
         /// The furthest back a pass looks after a long downtime (older items are not recorded at all).
         public var maxLookBack: TimeInterval = 35 * 86_400
-        /// While delivering, the write-ahead log is fsynced after at least this many outcomes (or 50 ms).
-        public var syncBatch = 256
         public var claimBatch = 250
         /// A pass that planned nothing records its time only when the last record is this old.
         public var lastPassInterval: TimeInterval = 60

@@ -146,21 +146,62 @@ public final class Store {
 
 extension Store {
     /// Runs `body` with commits that write the log but skip its fsync (`synchronous = NORMAL`):
-    /// they survive a crash of this process, not a power failure, until `syncLog()` or the end
-    /// of `body`, which fsyncs them all at once.
-    public func withDeferredSync<T>(_ body: () throws -> T) throws -> T {
-        try wrap { try db.execute("PRAGMA synchronous = NORMAL") }
+    /// they survive a crash of this process at once, a power failure once a background thread has
+    /// fsynced the log (every `syncInterval`, and when `body` ends). Checkpoints, which fsync too,
+    /// wait until the log holds 40 MB instead of 4 MB.
+    ///
+    /// Figures (10,000 alerts to a local nginx, shared 2-core machine): a commit per group of
+    /// outcomes with `synchronous = FULL` cost 5 ms each; with NORMAL but fsyncs and checkpoints on
+    /// the sending thread, 230 fsyncs took about a second of a 2–3 s pass.
+    public func withDeferredSync<T>(syncInterval: TimeInterval = 0.05, _ body: () throws -> T) throws -> T {
+        try wrap {
+            try db.execute("PRAGMA synchronous = NORMAL")
+            try db.execute("PRAGMA wal_autocheckpoint = 10000")
+            try db.execute("PRAGMA journal_size_limit = 16777216")
+        }
+        let syncer = LogSyncer(path: path + "-wal", interval: syncInterval)
         defer {
+            syncer.stop()
+            try? db.execute("PRAGMA wal_autocheckpoint = 1000")
             try? db.execute("PRAGMA synchronous = FULL")
-            syncLog()
         }
         return try body()
     }
+}
 
-    /// Fsyncs the write-ahead log: every commit so far survives a power failure. Best effort (a
-    /// failed fsync leaves those commits as durable as `synchronous = NORMAL` makes them).
-    public func syncLog() {
-        let fd = open(path + "-wal", O_RDONLY | O_CLOEXEC)
+/// Fsyncs a write-ahead log on its own thread every `interval` until stopped, then once more.
+private final class LogSyncer: @unchecked Sendable {  // `stopped` guarded by `condition`
+    private let condition = NSCondition()
+    private var stopped = false
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(path: String, interval: TimeInterval) {
+        Thread.detachNewThread { [self] in
+            condition.lock()
+            while !stopped {
+                condition.unlock()
+                Self.sync(path)
+                condition.lock()
+                if !stopped { _ = condition.wait(until: Date().addingTimeInterval(interval)) }
+            }
+            condition.unlock()
+            Self.sync(path)
+            finished.signal()
+        }
+    }
+
+    /// Stops the thread after its final fsync.
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+        finished.wait()
+    }
+
+    /// Best effort: a failed fsync leaves those commits as durable as `synchronous = NORMAL` makes them.
+    static func sync(_ path: String) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)
         close(fd)
