@@ -40,9 +40,9 @@ public final class Deliverer: @unchecked Sendable {
     /// together, and no further transfer starts on the connection or worker of any of them until it
     /// returns.
     ///
-    /// HTTP runs on the calling thread, so recording its outcomes costs no thread switch (under
-    /// load each switch cost milliseconds: a quarter of `tick`'s throughput); the workers' outcomes
-    /// join the next group, the HTTP loop woken for them.
+    /// HTTP runs on the calling thread, so recording its outcomes costs no thread switch (with one
+    /// per group, 10,000 alerts took about a quarter longer on the loaded test machine); the
+    /// workers' outcomes join the next group, the HTTP loop woken for them.
     public func deliver(_ steps: [DeliveryStep], onOutcomes: ([(index: Int, outcome: DeliveryOutcome)]) -> Void) {
         let http = http
         let mailbox = OutcomeMailbox(wake: { http.wakeUp() })
