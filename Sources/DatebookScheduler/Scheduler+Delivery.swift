@@ -25,11 +25,27 @@ extension Scheduler {
         try store.withDeferredSync {
             deliverer.deliver(sendable.map(\.step)) { group in
                 do {
-                    try record(group.map { decide(sendable[$0.index].entry, $0.outcome, now: now) }, now: now, report: &report)
+                    try recordPatiently(group.map { decide(sendable[$0.index].entry, $0.outcome, now: now) }, now: now,
+                                        report: &report)
                 } catch { failure = failure ?? error }
             }
         }
         if let failure { throw failure }
+    }
+
+    /// `record`, tried again while another process holds the store's write lock (for up to
+    /// `options.recordPatience`): the connections that produced these outcomes wait meanwhile, so a
+    /// long `import` cannot leave a pass sending on with nothing recorded (each unrecorded delivery
+    /// would go out again once this process is gone).
+    func recordPatiently(_ outcomes: [Outcome], now: Date, report: inout TickReport) throws {
+        let deadline = ContinuousClock.now + .seconds(options.recordPatience)
+        while true {
+            do {
+                return try record(outcomes, now: now, report: &report)
+            } catch StoreError.busy(_) where ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
     }
 
     /// The ledger state an attempt's outcome leads to, through the retry policy.

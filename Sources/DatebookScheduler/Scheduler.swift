@@ -21,6 +21,9 @@ public final class Scheduler {
         /// The furthest back a pass looks after a long downtime (older items are not recorded at all).
         public var maxLookBack: TimeInterval = 35 * 86_400
         public var claimBatch = 250
+        /// How long a pass keeps trying to record outcomes while the store is locked (each try
+        /// waits up to 5 s for the lock), holding back the next transfers meanwhile.
+        public var recordPatience: TimeInterval = 60
         /// A pass that planned nothing records its time only when the last record is this old.
         public var lastPassInterval: TimeInterval = 60
         public init() {}
