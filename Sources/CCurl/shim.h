@@ -33,6 +33,7 @@ struct datebook_curl_api {
     __typeof__(curl_multi_remove_handle) *multi_remove_handle;
     __typeof__(curl_multi_perform) *multi_perform;
     __typeof__(curl_multi_poll) *multi_poll;
+    __typeof__(curl_multi_wakeup) *multi_wakeup;
     __typeof__(curl_multi_info_read) *multi_info_read;
     __typeof__(curl_multi_setopt) *multi_setopt;
 };
@@ -74,6 +75,7 @@ static inline void datebook_curl_open(struct datebook_curl_state *state) {
     DATEBOOK_CURL_SYMBOL(multi_remove_handle)
     DATEBOOK_CURL_SYMBOL(multi_perform)
     DATEBOOK_CURL_SYMBOL(multi_poll)
+    DATEBOOK_CURL_SYMBOL(multi_wakeup)
     DATEBOOK_CURL_SYMBOL(multi_info_read)
     DATEBOOK_CURL_SYMBOL(multi_setopt)
 #undef DATEBOOK_CURL_SYMBOL
@@ -170,6 +172,10 @@ static inline CURLMcode datebook_curl_multi_poll(CURLM *multi, struct curl_waitf
                                                  int timeout, int *ready) {
     const struct datebook_curl_api *api = datebook_curl();
     return api ? api->multi_poll(multi, extra, count, timeout, ready) : CURLM_INTERNAL_ERROR;
+}
+static inline CURLMcode datebook_curl_multi_wakeup(CURLM *multi) {
+    const struct datebook_curl_api *api = datebook_curl();
+    return api ? api->multi_wakeup(multi) : CURLM_INTERNAL_ERROR;
 }
 static inline CURLMsg *datebook_curl_multi_info_read(CURLM *multi, int *left) {
     const struct datebook_curl_api *api = datebook_curl();

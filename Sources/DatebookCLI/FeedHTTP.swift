@@ -38,7 +38,8 @@ public enum FeedHTTP {
         case .success(let response):
             if response.status == 304 { return .notModified }
             guard response.isSuccess else {
-                throw Failure(description: "HTTP \(response.status) from \(redacted(request.url))")
+                let from = response.redirectedTo.map { "\(redacted($0)) (redirected from \(redacted(request.url)))" }
+                throw Failure(description: "HTTP \(response.status) from \(from ?? redacted(request.url))")
             }
             return .body(response.body, contentType: response.header("Content-Type"),
                          etag: response.header("ETag"), lastModified: response.header("Last-Modified"))

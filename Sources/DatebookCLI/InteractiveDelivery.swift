@@ -67,7 +67,8 @@ struct InteractiveDelivery {
                 switch policy.decide(attempt: attempt, outcome: outcome, firstAttempt: firstAttempt, now: Date(),
                                      random: { Double.random(in: 0..<1) }) {
                 case .delivered: results[index] = .sent(attempts: attempt)
-                case .failed(let reason): results[index] = .failed(reason)
+                case .failed(let reason):
+                    results[index] = RetryPolicy.isTransient(outcome) ? .gaveUp(Self.describe(outcome)) : .failed(reason)
                 case .retry(let at):
                     retries.append((index, batch[position].step, at))
                     results[index] = .gaveUp(Self.describe(outcome))

@@ -21,7 +21,7 @@ enum StatusCommand: Command {
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
         let days = try number(arguments.value("--days"), option: "--days", default: 7)
         let limit = try number(arguments.value("--limit"), option: "--limit", default: 20)
-        let store = try context.openStore()
+        let store = try context.openStore(readOnly: true)
         let scheduler = SchedulerFactory.make(context, store: store)
         let week = context.calendar.date(byAdding: .day, value: 7, to: context.now) ?? context.now.addingTimeInterval(7 * 86_400)
         let upcoming = try scheduler.upcoming(now: context.now, until: week, render: false)

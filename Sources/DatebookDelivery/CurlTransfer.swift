@@ -18,8 +18,25 @@ final class CurlTransfer {
     var upload = Data()
     var uploadOffset = 0
 
-    /// The URL with secrets removed, as shown in errors; computed only when needed.
-    var destination: String { redactURL(url) }
+    /// The URL with secrets removed, as shown in errors; computed only when needed. After a
+    /// redirect, the URL that failed, then the one asked for.
+    var destination: String {
+        guard let redirected = redirectedURL else { return redactURL(url) }
+        let target = redactURL(redirected)
+        let scheme = redirected.prefix { $0 != ":" }.lowercased()
+        return (target == "****" ? scheme + "://****" : target) + " (redirected from \(redactURL(url)))"
+    }
+
+    /// The URL the transfer ended at when redirects took it away from `url`, else nil.
+    var redirectedURL: String? {
+        guard easy.long(CURLINFO_REDIRECT_COUNT) > 0 || easy.long(CURLINFO_RESPONSE_CODE) / 100 == 3 else { return nil }
+        var pointer: UnsafeMutablePointer<CChar>?
+        guard datebook_curl_easy_getinfo_string(easy.handle, CURLINFO_EFFECTIVE_URL, &pointer) == CURLE_OK, let pointer else {
+            return nil
+        }
+        let effective = String(cString: pointer)
+        return effective == url ? nil : effective
+    }
 
     init(easy: CurlEasy, url: String, redactions: [String], maxResponseBytes: Int) {
         self.easy = easy
@@ -131,7 +148,7 @@ final class CurlTransfer {
         return .success(
             HTTPResponse(
                 status: easy.long(CURLINFO_RESPONSE_CODE), headers: headers, body: body,
-                totalTime: TimeInterval(micros) / 1_000_000))
+                totalTime: TimeInterval(micros) / 1_000_000, redirectedTo: redirectedURL))
     }
 
     func error(for code: CURLcode) -> TransportError {

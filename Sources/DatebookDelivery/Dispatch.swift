@@ -24,6 +24,12 @@ public enum DeliveryStep: Sendable {
         }
     }
 
+    /// True for the steps `Deliverer` sends through libcurl's multi handle (the rest go to workers).
+    var isHTTP: Bool {
+        if case .http = self { return true }
+        return false
+    }
+
     static func shellQuoted(_ word: String) -> String {
         word.allSatisfy({ $0.isLetter || $0.isNumber || "-_./=:@".contains($0) }) && !word.isEmpty
             ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"

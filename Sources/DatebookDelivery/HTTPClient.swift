@@ -18,6 +18,15 @@ public final class HTTPClient: @unchecked Sendable {
     private let userAgent: String
     private let maxHostConnections: Int
     private let maxTotalConnections: Int
+
+    /// The most transfers this client runs at once (over all hosts).
+    public var maxTransfers: Int { maxTotalConnections }
+    /// The most transfers this client runs at once to one host.
+    public var maxTransfersPerHost: Int { maxHostConnections }
+    /// The multi handle once made, for `wakeUp()` from other threads (guarded by `wakeLock`, not
+    /// `lock`, which `perform` holds while it waits).
+    private var wakeHandle: OpaquePointer?
+    private let wakeLock = NSLock()
     /// Idle transfers (each owning an easy handle) kept between requests and calls: reusing a
     /// handle skips its setup and teardown. Guarded by `lock`, like everything `perform` touches.
     private var idle: [CurlTransfer] = []
@@ -40,14 +49,18 @@ public final class HTTPClient: @unchecked Sendable {
     }
 
     /// Sends all requests concurrently; returns results in the order of `requests`.
-    /// `onCompletion(index, result)` is called (on this thread) as soon as each one finishes.
+    /// `onCompletion(index, result)` is called (on this thread) as soon as each one finishes;
+    /// `beforeNextTransfers()` on every turn of the transfer loop (after each group of completions,
+    /// at least every 200 ms, and at once after `wakeUp()`), always before a waiting request takes
+    /// a freed connection (the scheduler records accepted deliveries there).
     ///
     /// Only as many transfers as could hold a connection are handed to libcurl at a time (per
     /// host and in total); the rest wait here in order, one queue per host, so a slow host's
     /// backlog never takes the place of another host's requests.
     public func perform(
         _ requests: [HTTPRequest],
-        onCompletion: (Int, Result<HTTPResponse, TransportError>) -> Void = { _, _ in }
+        onCompletion: (Int, Result<HTTPResponse, TransportError>) -> Void = { _, _ in },
+        beforeNextTransfers: () -> Void = {}
     ) -> [Result<HTTPResponse, TransportError>] {
         lock.lock()
         defer { lock.unlock() }
@@ -62,6 +75,7 @@ public final class HTTPClient: @unchecked Sendable {
             }
             return requests.indices.map(setupFailure)
         }
+        wakeLock.withLock { wakeHandle = multi.handle }
         var waiting = HostQueues(requests.indices.map { Self.hostKey(requests[$0].url) })
         var running: [OpaquePointer: (index: Int, transfer: CurlTransfer)] = [:]
         var runningPerHost: [Int: Int] = [:]
@@ -99,6 +113,7 @@ public final class HTTPClient: @unchecked Sendable {
                 onCompletion(entry.index, result)
                 finishedAny = true
             }
+            beforeNextTransfers()
             guard status == CURLM_OK else { break }
             if finishedAny {
                 admit()
@@ -118,6 +133,14 @@ public final class HTTPClient: @unchecked Sendable {
             onCompletion(index, setupFailure(index))
         }
         return results.indices.map { results[$0] ?? setupFailure($0) }
+    }
+
+    /// Makes a `perform` waiting on the network on another thread turn its loop at once (and so
+    /// call its `beforeNextTransfers`). Safe from any thread; does nothing before the first `perform`.
+    public func wakeUp() {
+        wakeLock.withLock {
+            if let wakeHandle { _ = datebook_curl_multi_wakeup(wakeHandle) }
+        }
     }
 
     /// `scheme://authority` in lower case: the part of a URL that decides which connection it uses.

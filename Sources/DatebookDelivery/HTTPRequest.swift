@@ -78,12 +78,16 @@ public struct HTTPResponse: Sendable, Equatable {
     public var body: Data
     /// Seconds from the start of the transfer to its end.
     public var totalTime: TimeInterval
+    /// The URL that answered, when redirects led away from the request's (unredacted).
+    public var redirectedTo: String?
 
-    public init(status: Int, headers: [HTTPRequest.Header] = [], body: Data = Data(), totalTime: TimeInterval = 0) {
+    public init(status: Int, headers: [HTTPRequest.Header] = [], body: Data = Data(), totalTime: TimeInterval = 0,
+                redirectedTo: String? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
         self.totalTime = totalTime
+        self.redirectedTo = redirectedTo
     }
 
     /// The first header with this name (case-insensitive).

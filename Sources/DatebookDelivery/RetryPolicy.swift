@@ -62,6 +62,13 @@ public struct RetryPolicy: Sendable, Equatable {
         }
     }
 
+    /// True when `outcome` is worth retrying (5xx, 408, 429, timeouts, exit 75): when retries run
+    /// out on it, the failure is temporary ("try again later"), not a refusal.
+    public static func isTransient(_ outcome: DeliveryOutcome) -> Bool {
+        if case .transient = classify(outcome) { return true }
+        return false
+    }
+
     enum Verdict: Equatable {
         case delivered
         case transient(String, serverDelay: TimeInterval?)

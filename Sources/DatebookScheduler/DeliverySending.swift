@@ -2,10 +2,13 @@ import DatebookDelivery
 
 /// The scheduler's seam to the network: `Deliverer` in production, a scripted fake in tests.
 ///
-/// Contract (as `Deliverer`): `onOutcome` runs on the calling thread once per step, as soon as
-/// that step's result is known.
+/// Contract (as `Deliverer`): `onOutcomes` runs on the calling thread with the outcomes that
+/// arrived together, and the connection or worker of each starts no further transfer until it
+/// returns; so an outcome recorded there is in the ledger before the next transfer it could
+/// duplicate. `maxInFlight` bounds the deliveries accepted but not yet reported.
 public protocol DeliverySending {
-    func deliver(_ steps: [DeliveryStep], onOutcome: (Int, DeliveryOutcome) -> Void)
+    var maxInFlight: Int { get }
+    func deliver(_ steps: [DeliveryStep], onOutcomes: ([(index: Int, outcome: DeliveryOutcome)]) -> Void)
 }
 
 extension Deliverer: DeliverySending {}

@@ -4,12 +4,15 @@ import DatebookStore
 import Foundation
 
 extension Scheduler {
-    /// Sends claimed deliveries and records each outcome. Outcomes are committed in small batches
-    /// as they arrive (only accepted or finally decided ones), so a slow channel never holds up the
-    /// record of the others.
+    /// Sends claimed deliveries and records each outcome as it arrives: each group of outcomes is
+    /// committed before the connections that produced them start another transfer, so a crash can
+    /// send again only what was in flight (at most `deliverer.maxInFlight`).
+    ///
+    /// Those commits skip the fsync (`Store.withDeferredSync`): a process crash loses none of them,
+    /// a power failure at most the last 50 ms (a lost record means a duplicate, never a lost delivery).
     func deliver(_ claimed: [LedgerEntry], _ prepared: [PreparedDelivery], now: Date, report: inout TickReport) throws {
         var sendable: [(entry: LedgerEntry, step: DeliveryStep)] = []
-        var settled: [(LedgerEntry, LedgerEntry.State, String?, Date?)] = []
+        var settled: [Outcome] = []
         for (entry, prepared) in zip(claimed, prepared) {
             switch prepared {
             case .ready(_, let step): sendable.append((entry, step))
@@ -18,23 +21,35 @@ extension Scheduler {
             }
         }
         try record(settled, now: now, report: &report)
-        settled.removeAll()
         var failure: Error?
-        var lastCommit = ContinuousClock.now
-        deliverer.deliver(sendable.map(\.step)) { index, outcome in
-            let entry = sendable[index].entry
-            settled.append(decide(entry, outcome, now: now))
-            guard settled.count >= options.commitBatch || ContinuousClock.now - lastCommit > .milliseconds(50) else { return }
-            do { try record(settled, now: now, report: &report) } catch { failure = failure ?? error }
-            settled.removeAll()
-            lastCommit = ContinuousClock.now
+        try store.withDeferredSync {
+            deliverer.deliver(sendable.map(\.step)) { group in
+                do {
+                    try recordPatiently(group.map { decide(sendable[$0.index].entry, $0.outcome, now: now) }, now: now,
+                                        report: &report)
+                } catch { failure = failure ?? error }
+            }
         }
-        try record(settled, now: now, report: &report)
         if let failure { throw failure }
     }
 
+    /// `record`, tried again while another process holds the store's write lock (for up to
+    /// `options.recordPatience`): the connections that produced these outcomes wait meanwhile, so a
+    /// long `import` cannot leave a pass sending on with nothing recorded (each unrecorded delivery
+    /// would go out again once this process is gone).
+    func recordPatiently(_ outcomes: [Outcome], now: Date, report: inout TickReport) throws {
+        let deadline = ContinuousClock.now + .seconds(options.recordPatience)
+        while true {
+            do {
+                return try record(outcomes, now: now, report: &report)
+            } catch StoreError.busy(_) where ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+    }
+
     /// The ledger state an attempt's outcome leads to, through the retry policy.
-    func decide(_ entry: LedgerEntry, _ outcome: DeliveryOutcome, now: Date) -> (LedgerEntry, LedgerEntry.State, String?, Date?) {
+    func decide(_ entry: LedgerEntry, _ outcome: DeliveryOutcome, now: Date) -> Outcome {
         let started = entry.firstAttemptAt ?? now
         switch retryPolicy.decide(attempt: entry.attempts, outcome: outcome, firstAttempt: started, now: now, random: random) {
         case .delivered:
@@ -49,8 +64,11 @@ extension Scheduler {
         }
     }
 
+    /// A claimed delivery's new state, reason and next attempt.
+    typealias Outcome = (LedgerEntry, LedgerEntry.State, String?, Date?)
+
     /// Commits outcomes in one transaction and logs one line for each.
-    func record(_ outcomes: [(LedgerEntry, LedgerEntry.State, String?, Date?)], now: Date, report: inout TickReport) throws {
+    func record(_ outcomes: [Outcome], now: Date, report: inout TickReport) throws {
         guard !outcomes.isEmpty else { return }
         try store.transaction {
             for (entry, state, reason, next) in outcomes {

@@ -9,8 +9,8 @@ import Foundation
 /// Promises (DESIGN.md): keys come from data; a row is claimed with an atomic
 /// `UPDATE … WHERE state = 'pending'` inside BEGIN IMMEDIATE, so two processes never send the
 /// same delivery; it is marked sent only after the channel accepted it; a crash leaves it
-/// `sending` until its lease ends or its process is gone, and it is then sent again (at most
-/// one duplicate per crash).
+/// `sending` until its lease ends or its process is gone, and it is then sent again (a crash
+/// duplicates only what it had in flight: at most `deliverer.maxInFlight`).
 public final class Scheduler {
     /// Tunables; the defaults suit cron and the daemon.
     public struct Options: Sendable {
@@ -20,9 +20,10 @@ public final class Scheduler {
         public var lateAfter: TimeInterval = 60
         /// The furthest back a pass looks after a long downtime (older items are not recorded at all).
         public var maxLookBack: TimeInterval = 35 * 86_400
-        /// Outcomes committed together in one transaction (all already accepted).
-        public var commitBatch = 256
         public var claimBatch = 250
+        /// How long a pass keeps trying to record outcomes while the store is locked (each try
+        /// waits up to 5 s for the lock), holding back the next transfers meanwhile.
+        public var recordPatience: TimeInterval = 60
         /// A pass that planned nothing records its time only when the last record is this old.
         public var lastPassInterval: TimeInterval = 60
         public init() {}

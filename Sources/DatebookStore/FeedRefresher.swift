@@ -82,10 +82,17 @@ public struct FeedRefresher {
         }
     }
 
-    /// A local file is re-read only when its modification time changed.
+    /// A local file is re-read only when its modification time changed. Only a regular file of at
+    /// most `maxLocalBytes` is read (a FIFO or a device would block or never end).
     static func readLocal(_ feed: Feed) throws -> FeedFetchResult {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: feed.source) else {
             throw FeedError(feed: feed.name, message: "\(feed.source): no such file")
+        }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+            throw FeedError(feed: feed.name, message: "\(feed.source): not a regular file; a local feed must be an .ics or planner .json file")
+        }
+        guard (attributes[.size] as? Int ?? 0) <= maxLocalBytes else {
+            throw FeedError(feed: feed.name, message: "\(feed.source): larger than \(maxLocalBytes >> 20) MB; not read")
         }
         let stamp = (attributes[.modificationDate] as? Date).map { "mtime:\($0.timeIntervalSince1970)" }
         if let stamp, stamp == feed.lastModified { return .notModified }
@@ -94,6 +101,9 @@ public struct FeedRefresher {
         }
         return .body(data, contentType: nil, etag: nil, lastModified: stamp)
     }
+
+    /// The cap on a local feed file (as on a download, `FeedHTTP.maxBytes`).
+    public static let maxLocalBytes = 20 << 20
 
     /// iCalendar or planner JSON, by content; anything else is refused naming what it was.
     func convert(_ data: Data, feed: Feed, contentType: String?, now: Date) throws -> ICSImport {
@@ -114,6 +124,13 @@ public struct FeedRefresher {
         }
     }
 
+    /// An object with an `events` member and no keys but `datebook` and `events`: a planner
+    /// document, perhaps a broken one (its errors may then be shown in detail).
+    static func isPlannerShaped(_ root: JSONNode) -> Bool {
+        guard case .object(let members) = root.value else { return false }
+        return members.contains { $0.key == "events" } && members.allSatisfy { $0.key == "events" || $0.key == "datebook" }
+    }
+
     static func looksLikeJSON(_ data: Data) -> Bool {
         let first = data.prefix(64).drop { [0x20, 0x09, 0x0D, 0x0A, 0xEF, 0xBB, 0xBF].contains($0) }.first
         return first == UInt8(ascii: "{")
@@ -124,13 +141,22 @@ public struct FeedRefresher {
         let events: [Event]
         do {
             let root = try JSONParser.parse(Array(data))
+            // Another program's JSON (credentials, settings) is refused without a word of its content.
+            guard Self.isPlannerShaped(root) else {
+                throw FeedError(feed: feed.name, message: "not iCalendar (got JSON that is not a planner document)")
+            }
             let defaults = PlannerDocument.Defaults(timeZone: timeZone.identifier, newID: { EventID.stable(UUID().uuidString) },
                                                     symbol: { .star }, color: { .primary })
             events = try PlannerDocument.decode(root, file: feed.source, defaults: defaults)
         } catch let error as InputError {
             throw FeedError(feed: feed.name, message: "not a planner document: \(error)")
+        } catch let error as JSONSyntaxError {
+            // Its message may quote a key or a word of the file: only the position is named.
+            throw FeedError(feed: feed.name, message: "not iCalendar (got JSON that cannot be read: line \(error.line), column \(error.column))")
+        } catch let error as FeedError {
+            throw error
         } catch {
-            throw FeedError(feed: feed.name, message: "not iCalendar (got JSON that is not a planner document: \(error))")
+            throw FeedError(feed: feed.name, message: "not iCalendar (got JSON that is not a planner document)")
         }
         var result = ICSImport(events: [], uids: [:], warnings: [])
         for var event in events {

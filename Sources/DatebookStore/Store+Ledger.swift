@@ -146,7 +146,8 @@ extension Store {
     /// Puts in-flight deliveries whose lease ran out, or whose claimant `isGone`, back to pending.
     ///
     /// This is the crash path: a process killed mid-send leaves `sending` rows; re-claiming them may
-    /// send a delivery a second time (at most one duplicate per crash). Call inside a transaction.
+    /// send a delivery a second time (only those the crashed process had in flight, each once).
+    /// Call inside a transaction.
     public func releaseAbandoned(now: Date, isGone: (String) -> Bool) throws {
         try wrap {
             var claimants: [String] = []

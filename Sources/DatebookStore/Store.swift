@@ -26,7 +26,7 @@ public final class Store {
         let exists = try Self.checkRegularFile(path)
         var readOnly = requestedReadOnly
         // A read may meet a store from an older datebook: open it for writing so it can be upgraded.
-        if readOnly, exists, !Self.isWriteProtected(path), try Self.peekVersion(path) < Self.schemaVersion {
+        if readOnly, exists, Self.writeProblem(path) == nil, try Self.peekVersion(path) < Self.schemaVersion {
             readOnly = false
         }
         let openPath: String
@@ -39,12 +39,12 @@ public final class Store {
             flags |= SQLITE_OPEN_READONLY
         } else {
             if !exists { try Self.createFile(at: path) }
-            if Self.isWriteProtected(path) { throw StoreError.readOnly(path: path) }
+            if let problem = Self.writeProblem(path) { throw problem }
             openPath = path
             flags |= SQLITE_OPEN_READWRITE
         }
         do {
-            db = try SQLiteConnection(path: openPath, flags: flags)
+            db = try readOnly && exists ? Self.openForReading(path) : SQLiteConnection(path: openPath, flags: flags)
         } catch let error as SQLiteError {
             throw StoreError.sqlite(path: path, message: error.message)
         }
@@ -71,7 +71,7 @@ public final class Store {
     /// The schema version recorded in the file at `path`, read without changing anything.
     static func peekVersion(_ path: String) throws -> Int {
         do {
-            let probe = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX)
+            let probe = try openForReading(path)
             return Int(try probe.integer("PRAGMA user_version"))
         } catch let error as SQLiteError {
             if error.code & 0xFF == SQLITE_NOTADB { throw StoreError.notADatabase(path: path) }
@@ -137,7 +137,7 @@ public final class Store {
             switch error.code & 0xFF {
             case SQLITE_NOTADB: throw StoreError.notADatabase(path: path)
             case SQLITE_BUSY, SQLITE_LOCKED: throw StoreError.busy(path: path)
-            case SQLITE_READONLY: throw StoreError.readOnly(path: path)
+            case SQLITE_READONLY: throw Self.writeProblem(path) ?? StoreError.readOnly(path: path)
             default: throw StoreError.sqlite(path: path, message: error.message)
             }
         }
@@ -155,5 +155,69 @@ public final class Store {
             try? db.execute("ROLLBACK")
             throw error
         }
+    }
+}
+
+extension Store {
+    /// Runs `body` with commits that write the log but skip its fsync (`synchronous = NORMAL`):
+    /// they survive a crash of this process at once, a power failure once a background thread has
+    /// fsynced the log (every `syncInterval`, and when `body` ends). Checkpoints, which fsync too,
+    /// wait until the log holds 40 MB instead of 4 MB.
+    ///
+    /// Figures (10,000 alerts to a local nginx, shared 2-core machine): a commit per group of
+    /// outcomes with `synchronous = FULL` cost 5 ms each; with NORMAL but fsyncs and checkpoints on
+    /// the sending thread, 230 fsyncs took about a second of a 2–3 s pass.
+    public func withDeferredSync<T>(syncInterval: TimeInterval = 0.05, _ body: () throws -> T) throws -> T {
+        try wrap {
+            try db.execute("PRAGMA synchronous = NORMAL")
+            try db.execute("PRAGMA wal_autocheckpoint = 10000")
+            try db.execute("PRAGMA journal_size_limit = 16777216")
+        }
+        let syncer = LogSyncer(path: path + "-wal", interval: syncInterval)
+        defer {
+            syncer.stop()
+            try? db.execute("PRAGMA wal_autocheckpoint = 1000")
+            try? db.execute("PRAGMA synchronous = FULL")
+        }
+        return try body()
+    }
+}
+
+/// Fsyncs a write-ahead log on its own thread every `interval` until stopped, then once more.
+private final class LogSyncer: @unchecked Sendable {  // `stopped` guarded by `condition`
+    private let condition = NSCondition()
+    private var stopped = false
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(path: String, interval: TimeInterval) {
+        Thread.detachNewThread { [self] in
+            condition.lock()
+            while !stopped {
+                condition.unlock()
+                Self.sync(path)
+                condition.lock()
+                if !stopped { _ = condition.wait(until: Date().addingTimeInterval(interval)) }
+            }
+            condition.unlock()
+            Self.sync(path)
+            finished.signal()
+        }
+    }
+
+    /// Stops the thread after its final fsync.
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+        finished.wait()
+    }
+
+    /// Best effort: a failed fsync leaves those commits as durable as `synchronous = NORMAL` makes them.
+    static func sync(_ path: String) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
     }
 }

@@ -6,6 +6,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case notADatabase(path: String)
     case newerSchema(path: String, found: Int, known: Int)
     case readOnly(path: String)
+    /// This user cannot write it; `advice` names the cause (owner, directory, a stale `-shm`) and the fix.
+    case notWritable(path: String, advice: String)
     case busy(path: String)
     case cannotCreate(path: String, reason: String)
     case sqlite(path: String, message: String)
@@ -22,6 +24,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "store \(path) was written by a newer datebook (schema \(found), this one knows up to \(known)); upgrade datebook — the file was left untouched"
         case .readOnly(let path):
             "store \(path) is read-only; make it writable (chmod u+w) or pass another --store"
+        case let .notWritable(path, advice):
+            "store \(path) cannot be written: \(advice) (reading it works)"
         case .busy(let path):
             "store \(path) is locked by another datebook process; try again"
         case let .cannotCreate(path, reason):

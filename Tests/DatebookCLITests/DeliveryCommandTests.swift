@@ -15,6 +15,13 @@ extension Sandbox {
         return path
     }
 
+    /// A sandbox with one event, "Standup", and a config with these `channels` entries.
+    static func standup(channels: String) throws -> (Sandbox, config: String) {
+        let sandbox = Sandbox()
+        sandbox.run(["add", "Standup", "--at", "tomorrow 9:00"])
+        return (sandbox, try sandbox.writeConfig("{ channels: {\n\(channels)\n} }"))
+    }
+
     func send(_ arguments: [String], config: String, environment: [String: String] = [:]) -> CLIRun {
         let run = self.run(["--config", config] + arguments, environment: environment)
         #expect(!run.out.contains(canarySecret) && !run.err.contains(canarySecret), "a secret leaked: \(arguments)")
@@ -109,20 +116,37 @@ struct DeliveryCommandTests {
     @Test func aBrokenChannelIsNamedAndDoesNotStopTheOthers() throws {
         let sink = try TestServer(script: "http_sink.py")
         defer { sink.stop() }
-        let sandbox = Sandbox()
-        sandbox.run(["add", "Standup", "--at", "tomorrow 9:00"])
-        let config = try sandbox.writeConfig("""
-        { channels: {
+        let (sandbox, config) = try Sandbox.standup(channels: """
             gone: { type: "slack", url: "\(sink.baseURL)/status/404/\(canarySecret)" },
             nokey: { type: "slack", url: { env: "MISSING_SLACK_URL" } },
             good: { type: "slack", url: "\(sink.baseURL)/ok/\(canarySecret)" },
-        } }
-        """)
+            """)
         let run = sandbox.send(["send", "alert", "Standup", "--channel", "gone", "--channel", "nokey", "--channel", "good"], config: config)
         #expect(run.code == 69)
         #expect(run.err.contains("slack 'gone': HTTP 404 (webhook deleted?)"))
         #expect(run.err.contains("slack 'nokey': environment variable MISSING_SLACK_URL is not set"))
         #expect(run.out == "sent to slack 'good'\n")
+    }
+
+    /// A server error that outlasts `--wait` is temporary (75), whether the retries ran out or
+    /// the next one would pass the wait; a refusal beside it still makes it 69.
+    @Test func aTransientFailureThatOutlastsTheWaitExits75() throws {
+        let sink = try TestServer(script: "http_sink.py")
+        defer { sink.stop() }
+        let (sandbox, config) = try Sandbox.standup(channels: """
+            busy: { type: "slack", url: "\(sink.baseURL)/status/503/\(canarySecret)" },
+            limited: { type: "slack", url: "\(sink.baseURL)/status/429?retry_after=1&k=\(canarySecret)" },
+            gone: { type: "slack", url: "\(sink.baseURL)/status/404/\(canarySecret)" },
+            """)
+        for wait in [0, 3] {
+            let run = sandbox.send(["send", "alert", "Standup", "--channel", "busy", "--channel", "limited", "--wait", "\(wait)s"],
+                                   config: config)
+            #expect(run.code == 75, "--wait \(wait): \(run.err)")
+            #expect(run.err.contains("slack 'busy': HTTP 503; still failing after \(wait) s, try again later"), "\(run.err)")
+            #expect(run.err.contains("slack 'limited': HTTP 429; still failing after \(wait) s, try again later"), "\(run.err)")
+        }
+        let mixed = sandbox.send(["send", "alert", "Standup", "--channel", "busy", "--channel", "gone", "--wait", "0s"], config: config)
+        #expect(mixed.code == 69)
     }
 
     @Test func dryRunShowsWhatWouldBeSentWithSecretsHiddenAndSendsNothing() throws {

@@ -61,7 +61,10 @@ struct FeedCommandTests {
         ("/status/500", "feed 'work': HTTP 500 from "),
         ("/html", "feed 'work': not iCalendar (got text/html)"),
         ("/endless", "feed 'work': larger than 20 MB"),
-        ("/redirect-file", "protocol refused"),
+        ("/redirect-file", "file://**** (redirected from http://127.0.0.1:"),
+        // A redirected fetch names the URL that failed, then the one asked for.
+        ("/redirect-to/status/404", "/status/404 (redirected from http://127.0.0.1:"),
+        ("/redirect-to/endless", "/**** (redirected from http://127.0.0.1:"),
     ])
     func aFailedRefreshKeepsTheLastGoodCopy(path: String, message: String) throws {
         let (sandbox, sink, file) = try subscribed()
@@ -127,6 +130,38 @@ struct FeedCommandTests {
         #expect(sandbox.run(["feed", "refresh", "home"]).out == "feed 'home': unchanged\n")
         #expect(sandbox.run(["feed", "rm", "home"]).code == 0)
         #expect(try sandbox.exportedEvents().isEmpty)
+    }
+
+    /// A local path that is not a calendar (a password file, another program's JSON) is refused
+    /// without a word of its content in the output or the store; a FIFO is not even opened.
+    @Test(arguments: [
+        ("shadow", "root:$6$CANARYHASH:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n",
+         "not iCalendar (got plain text without BEGIN:VCALENDAR)"),
+        ("config.json", #"{"auths": {"registry.example.org": {"auth": "CANARYTOKEN"}}}"#,
+         "not iCalendar (got JSON that is not a planner document)"),
+        ("broken.json", #"{"token": CANARYWORD}"#, "not iCalendar (got JSON that cannot be read: line 1, column 11)"),
+        ("fifo", "", "not a regular file"),
+    ])
+    func aLocalFileThatIsNotACalendarIsRefusedWithoutEchoingIt(name: String, content: String, message: String) throws {
+        let sandbox = Sandbox.october()
+        let file = sandbox.home + "/" + name
+        if name == "fifo" {
+            #expect(mkfifo(file, 0o600) == 0)
+        } else {
+            try content.write(toFile: file, atomically: true, encoding: .utf8)
+        }
+        for arguments in [["feed", "add", "local", file], ["feed", "refresh"], ["feed", "list"]] {
+            let run = sandbox.run(arguments)
+            #expect(!(run.out + run.err).contains("CANARY"), "\(arguments): \(run.out)\(run.err)")
+            if arguments[1] == "add" {
+                #expect(run.code != 0)
+                #expect(run.err.hasPrefix("datebook: feed 'local': ") && run.err.contains(message), "\(run.err)")
+            }
+        }
+        for suffix in ["", "-wal"] {
+            let bytes = FileManager.default.contents(atPath: sandbox.store + suffix) ?? Data()
+            #expect(bytes.range(of: Data("CANARY".utf8)) == nil, "the store\(suffix) holds the file's content")
+        }
     }
 
     @Test(arguments: [

@@ -29,6 +29,23 @@ enum Fixtures {
         return message
     }()
 
+    /// The alert with `canaryTitle` in exactly one field, by field name: a payload must keep every
+    /// field inert, not only the body text.
+    static let hostileFields: [String: OutgoingMessage] = {
+        let fields: [String: (inout OutgoingMessage) -> Void] = [
+            "title": { $0.title = canaryTitle }, "text": { $0.text = canaryTitle }, "markdown": { $0.markdown = canaryTitle },
+            "html": { $0.html = canaryTitle }, "url": { $0.url = "https://example.org/" + canaryTitle },
+            "event.title": { $0.event?.title = canaryTitle }, "event.notes": { $0.event?.notes = canaryTitle },
+            "event.symbol": { $0.event?.symbol = canaryTitle }, "event.start": { $0.event?.start = canaryTitle },
+            "event.timeZone": { $0.event?.timeZone = canaryTitle }, "event.colorName": { $0.event?.colorName = canaryTitle },
+        ]
+        return fields.mapValues { set in
+            var message = alert
+            set(&message)
+            return message
+        }
+    }()
+
     /// A digest far beyond Discord's 6000-character message limit.
     static let longDigest: OutgoingMessage = {
         let lines = (1...400).map { "- 2026-12-\(String(format: "%02d", $0 % 28 + 1)) Event number \($0) with a descriptive title (\($0 % 5) open)" }

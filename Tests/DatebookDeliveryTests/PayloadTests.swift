@@ -66,11 +66,56 @@ let allBuilders: [(name: String, build: @Sendable (OutgoingMessage) -> [HTTPRequ
                 #expect((mentions["parse"] as? [Any])?.isEmpty == true)
                 #expect(json["content"] == nil)
             case "mattermost":
-                for word in ["@everyone", "@here", "@channel", "@all"] { #expect(!body.contains(word)) }
+                for word in ["@everyone", "@here", "@channel", "@all", "<!channel>"] { #expect(!body.contains(word)) }
                 #expect(body.contains("@\u{200B}everyone"))
+                #expect(body.contains("<\u{200B}!channel>"))
             default:
                 break  // teams, ntfy, webhook have no text-triggered mentions; goldens pin them
             }
+        }
+    }
+
+    /// Hostile text in every field of the message (and the Mattermost username) reaches no string
+    /// of any payload as a live mention, whichever field the payload builds it from.
+    @Test(arguments: allBuilders.map(\.name), Array(Fixtures.hostileFields.keys).sorted())
+    func noLiveMentionInAnyFieldOfAnyPayload(service: String, field: String) throws {
+        let message = try #require(Fixtures.hostileFields[field])
+        let requests: [HTTPRequest]
+        if service == "mattermost" {
+            var options = mattermost
+            options.username = Fixtures.canaryTitle
+            requests = MattermostPayload.requests(for: message, options: options)
+        } else {
+            requests = try #require(allBuilders.first { $0.name == service }).build(message)
+        }
+        for request in requests {
+            let json = try JSONSerialization.jsonObject(with: request.body)
+            for (path, text) in Self.strings(in: json, path: "") {
+                switch service {
+                case "slack":
+                    #expect(!text.contains("<!") && !text.contains("<@") && !text.contains("<http://evil"), "slack \(path): \(text)")
+                case "mattermost":
+                    #expect(!text.contains("<!") && !text.contains("<@"), "mattermost \(path): \(text)")
+                    #expect(text.range(of: "@(channel|here|all|everyone)\\b", options: [.regularExpression, .caseInsensitive]) == nil,
+                            "mattermost \(path): \(text)")
+                default:
+                    break  // discord: allowed_mentions below; teams, ntfy, webhook have no text-triggered mentions
+                }
+            }
+            if service == "discord" {
+                let mentions = (json as? [String: Any])?["allowed_mentions"] as? [String: Any]
+                #expect(mentions?.count == 1 && (mentions?["parse"] as? [Any])?.isEmpty == true)
+            }
+        }
+    }
+
+    /// Every string leaf of a JSON value with its path (`blocks[0].text.text`).
+    static func strings(in json: Any, path: String) -> [(String, String)] {
+        switch json {
+        case let text as String: return [(path, text)]
+        case let array as [Any]: return array.enumerated().flatMap { strings(in: $1, path: "\(path)[\($0)]") }
+        case let object as [String: Any]: return object.flatMap { strings(in: $1, path: path.isEmpty ? $0 : "\(path).\($0)") }
+        default: return []
         }
     }
 

@@ -11,21 +11,25 @@ func utc(_ text: String) -> Date {
 }
 
 /// A scripted channel: records every step's Idempotency-Key with the simulated time and answers
-/// by URL path (`/hook` accepts; `outcome` may script anything else).
+/// by URL path (`/hook` accepts; `outcome` may script anything else). Steps go one at a time, each
+/// outcome its own group; `beforeTransfer` runs before each step is sent.
 final class FakeChannels: DeliverySending {
     var now = Date(timeIntervalSince1970: 0)
     private(set) var sent: [(key: String, at: Date)] = []
     var outcome: (String, String) -> DeliveryOutcome = { _, _ in .http(HTTPResponse(status: 204)) }
+    var beforeTransfer: () -> Void = {}
+    let maxInFlight = 1
 
-    func deliver(_ steps: [DeliveryStep], onOutcome: (Int, DeliveryOutcome) -> Void) {
+    func deliver(_ steps: [DeliveryStep], onOutcomes: ([(index: Int, outcome: DeliveryOutcome)]) -> Void) {
         for (index, step) in steps.enumerated() {
+            beforeTransfer()
             guard case .http(let requests) = step, let request = requests.first else {
-                onOutcome(index, .accepted)
+                onOutcomes([(index, .accepted)])
                 continue
             }
             let key = request.header("Idempotency-Key") ?? ""
             sent.append((key, now))
-            onOutcome(index, outcome(URL(string: request.url)?.path ?? "", key))
+            onOutcomes([(index, outcome(URL(string: request.url)?.path ?? "", key))])
         }
     }
 

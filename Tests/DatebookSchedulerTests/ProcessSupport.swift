@@ -24,6 +24,12 @@ final class Sink: @unchecked Sendable {
         }
     }
 
+    /// How many requests reached the sink so far (its record lines, counted without parsing them).
+    func requestCount() -> Int {
+        let data = FileManager.default.contents(atPath: server.recordFile.path) ?? Data()
+        return data.reduce(0) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+    }
+
     func counts() throws -> [String: Int] {
         try requests().reduce(into: [:]) { $0[$1.key, default: 0] += 1 }
     }

@@ -20,10 +20,11 @@ enum PayloadText {
         }
     }
 
-    /// Mattermost (and any "@word" service): a zero-width space after `@` in
-    /// `@channel`, `@here`, `@all`, `@everyone` keeps the text readable but inert.
+    /// Mattermost (and any "@word" service): a zero-width space after `@` in `@channel`, `@here`,
+    /// `@all`, `@everyone`, and after `<` in Slack-style `<!channel>`, `<!here>`, `<@user>` (which
+    /// Mattermost's Slack compatibility turns into mentions), keeps the text readable but inert.
     static func neutraliseMentions(_ text: String) -> String {
-        var result = text
+        var result = text.replacingOccurrences(of: "<!", with: "<\u{200B}!").replacingOccurrences(of: "<@", with: "<\u{200B}@")
         for word in ["channel", "here", "all", "everyone"] {
             let pattern = "@(?=\(word)\\b)"
             guard let regex = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else { continue }

@@ -15,11 +15,12 @@ Paths:
   /hang                           read the request, never answer
   /reset                          close the connection without answering
   /redirect-file                  302 to file:///etc/passwd
+  /redirect-to/<path>             302 to /<path> on this sink
   /big?bytes=N                    answer N bytes
   /feed?file=PATH[&type=T]        serve a local file with ETag/Last-Modified; 304 when
                                   If-None-Match matches (feeds). When PATH.mode exists, its
                                   content names another path to answer instead (status/500,
-                                  html, endless, redirect-file), so a feed can start failing
+                                  html, endless, redirect-file, redirect-to/…), so a feed can start failing
   /html                           200 text/html login page (a feed URL that went wrong)
   /endless                        200 text/calendar that never ends (size caps)
   anything else[?delay=S]         204 No Content (after S seconds)
@@ -101,6 +102,8 @@ class Handler(BaseHTTPRequestHandler):
             self.connection.close()
         elif path == "/redirect-file":
             self.answer(302, b"", [("Location", "file:///etc/passwd")])
+        elif path.startswith("/redirect-to/"):
+            self.answer(302, b"", [("Location", path[len("/redirect-to"):])])
         elif path == "/big":
             size = int(query.get("bytes", ["1000"])[0])
             self.answer(200, b"x" * size)
