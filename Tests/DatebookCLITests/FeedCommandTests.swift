@@ -155,7 +155,7 @@ struct FeedCommandTests {
             #expect(!(run.out + run.err).contains("CANARY"), "\(arguments): \(run.out)\(run.err)")
             if arguments[1] == "add" {
                 #expect(run.code != 0)
-                #expect(run.err.hasPrefix("datebook: feed 'local': ") && run.err.contains(message), "\(run.err)")
+                #expect(run.err.hasPrefix("datebook: feed 'local' not added: ") && run.err.contains(message), "\(run.err)")
             }
         }
         for suffix in ["", "-wal"] {
