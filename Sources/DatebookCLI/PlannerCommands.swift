@@ -51,7 +51,7 @@ enum ImportCommand: Command {
             symbol: { Symbol.allCases.randomElement() ?? .star },
             color: { EventColor.allCases.randomElement() ?? .primary }
         )
-        let events = try PlannerDocument.decode(root, file: name, defaults: defaults)
+        let events = try PlannerDocument.decode(root, file: name, defaults: defaults, validation: .planner)
         let store = try context.openStore()
         try store.save(events)
         context.out.write("imported \(events.count) event\(events.count == 1 ? "" : "s") from \(name)\n")

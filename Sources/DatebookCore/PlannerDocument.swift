@@ -75,7 +75,21 @@ public enum PlannerDocument {
     }
 
     /// Validates a whole document; the first problem is thrown and nothing is returned (import all or nothing).
-    public static func decode(_ root: JSONNode, file: String, defaults: Defaults) throws -> [Event] {
+    /// Every event is held to `validation` (the rules `add` applies).
+    public static func decode(_ root: JSONNode, file: String, defaults: Defaults, validation: EventValidation) throws -> [Event] {
+        try decode(root, file: file, defaults: defaults, validation: validation, repairing: false).events
+    }
+
+    /// Like `decode`, for someone else's document (a feed): what `validation` can repair is
+    /// repaired with a warning, an event it must refuse is left out with a warning; a document that
+    /// is not a planner document at all still throws.
+    public static func decodeRepairing(_ root: JSONNode, file: String, defaults: Defaults,
+                                       validation: EventValidation) throws -> (events: [Event], warnings: [String]) {
+        try decode(root, file: file, defaults: defaults, validation: validation, repairing: true)
+    }
+
+    static func decode(_ root: JSONNode, file: String, defaults: Defaults, validation: EventValidation,
+                       repairing: Bool) throws -> (events: [Event], warnings: [String]) {
         let reader = JSONReader(file: file)
         let members = try reader.object(root, "", allowed: ["datebook", "events"])
         if let versionNode = members.first(where: { $0.key == "datebook" })?.value {
@@ -90,14 +104,26 @@ public enum PlannerDocument {
         var seen = Set<String>()
         var events: [Event] = []
         var zones = ZoneNames()
+        var warnings: [String] = []
         for (n, node) in try reader.array(eventsNode, "events").enumerated() {
-            let event = try decodeEvent(node, path: "events[\(n)]", reader: reader, defaults: defaults, zones: &zones)
+            let path = "events[\(n)]"
+            var event = try decodeEvent(node, path: path, reader: reader, defaults: defaults, zones: &zones)
+            if repairing {
+                let repair = validation.repair(&event)
+                for change in repair.changes { warnings.append(reader.fail(node.at(change.field), path + "." + change.field, change.message).description) }
+                if let refusal = repair.refusals.first {
+                    warnings.append(reader.fail(node.at(refusal.field), path + "." + refusal.field, refusal.message + "; event skipped").description)
+                    continue
+                }
+            } else if let problem = validation.problems(event).first {
+                throw reader.fail(node.at(problem.field), path + "." + problem.field, problem.message)
+            }
             guard seen.insert(event.id).inserted else {
                 throw reader.fail(node, "events[\(n)].id", "duplicate id \"\(event.id)\"")
             }
             events.append(event)
         }
-        return events
+        return (events, warnings)
     }
 
     /// Remembers which zone names are valid: creating a TimeZone per event dominates large imports.

@@ -122,17 +122,18 @@ public struct FeedRefresher {
     /// A planner JSON document (the `datebook export` shape); ids are namespaced by the feed.
     func decodeJSON(_ data: Data, feed: Feed, options: PlannerICS.Options, contentType: String?) throws -> ICSImport {
         let events: [Event]
+        var result = ICSImport(events: [], uids: [:], warnings: [])
         do {
             let root = try JSONParser.parse(Array(data))
             let defaults = PlannerDocument.Defaults(timeZone: timeZone.identifier, newID: { EventID.stable(UUID().uuidString) },
                                                     symbol: { .star }, color: { .primary })
-            events = try PlannerDocument.decode(root, file: feed.source, defaults: defaults)
+            (events, result.warnings) = try PlannerDocument.decodeRepairing(root, file: feed.source, defaults: defaults,
+                                                                            validation: .planner)
         } catch let error as InputError {
             throw FeedError(feed: feed.name, message: "not a planner document: \(error)")
         } catch {
             throw FeedError(feed: feed.name, message: "not iCalendar (got JSON that is not a planner document: \(error))")
         }
-        var result = ICSImport(events: [], uids: [:], warnings: [])
         for var event in events {
             let uid = event.id
             event.id = EventID.stable(feed.calendar + "\u{0}" + uid)
