@@ -114,16 +114,22 @@ public struct EventValidation: Sendable {
                 changed("tasks[\(n)].id", "duplicate task id \"\(task.id)\"; only the first such task is kept")
                 continue
             }
-            if task.text.trimmingCharacters(in: .whitespaces).isEmpty {
-                task.text = placeholderTask
-                changed("tasks[\(n)].text", "empty; shown as \"\(placeholderTask)\"")
-            }
-            if let cut = Self.truncate(&task.text, limit: Limits.taskTextBytes) { changed("tasks[\(n)].text", cut) }
+            if let change = Self.repairText(&task, placeholder: placeholderTask) { changed("tasks[\(n)].text", change) }
             tasks.append(task)
         }
         event.tasks = tasks
         repair.refusals = problems(event)
         return repair
+    }
+
+    /// What `repair` does to one task's text (for readers that attach tasks one at a time): an
+    /// empty text gets `placeholder`, a long one is cut; returns the warning, if any.
+    public static func repairText(_ task: inout EventTask, placeholder: String = "(no text)") -> String? {
+        if task.text.trimmingCharacters(in: .whitespaces).isEmpty {
+            task.text = placeholder
+            return "empty; shown as \"\(placeholder)\""
+        }
+        return truncate(&task.text, limit: Limits.taskTextBytes)
     }
 
     // MARK: The rules

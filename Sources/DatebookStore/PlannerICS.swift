@@ -110,21 +110,24 @@ public enum PlannerICS {
             event.tasks = stored.tasks
             return event
         }
+        func warn(_ component: Converted.Component) {
+            for problem in component.problems {
+                result.warnings.append("\(fileName):\(component.line): UID \(component.uid): \(problem)")
+            }
+        }
         // The join reads only what the parts' threads made (no parsed component is copied).
         for p in converted.indices {
             for n in converted[p].components.indices where converted[p].components[n].recurrenceID == nil {
+                warn(converted[p].components[n])
                 guard let made = converted[p].take(n) else { continue }
-                let uid = converted[p].components[n].uid
-                if let problem = converted[p].components[n].problem {
-                    result.warnings.append("\(fileName):\(converted[p].components[n].line): UID \(uid): \(problem)")
-                }
-                add(final(made), uid: uid)
+                add(final(made), uid: converted[p].components[n].uid)
             }
         }
         for p in converted.indices {
             for n in converted[p].components.indices {
                 guard let recurrenceID = converted[p].components[n].recurrenceID else { continue }
                 let uid = converted[p].components[n].uid
+                warn(converted[p].components[n])
                 if let master = converted[p].components[n].masterID, let at = index[master] {
                     var text = RecurrenceText(result.events[at].recurrence ?? "")
                     text.exdates.append(recurrenceID)
@@ -151,7 +154,8 @@ public enum PlannerICS {
             var uid: String
             var recurrenceID: ICalDateValue?
             var line: Int
-            var problem: String?
+            /// What was repaired or why the event was left out (`EventValidation`), one warning each.
+            var problems: [String] = []
             /// An override's master event id.
             var masterID: String?
         }
@@ -181,15 +185,16 @@ public enum PlannerICS {
                 if item.isCancelled {
                     events.append(nil)
                 } else if let recurrenceID = item.recurrenceID {
-                    component.masterID = eventID(uid: item.uid, options: options)
                     var event = makeEvent(item, id: eventID(uid: item.uid + "#" + RecurrenceText.format(recurrenceID), options: options),
                                           options: options)
                     event.recurrence = nil
-                    events.append(event)
+                    let accepted = Self.repair(&event, &component)
+                    events.append(accepted ? event : nil)
+                    // A refused override leaves the master's instance as it was.
+                    if accepted { component.masterID = eventID(uid: item.uid, options: options) }
                 } else {
-                    let event = makeEvent(item, id: eventID(uid: item.uid, options: options), options: options)
-                    events.append(event)
-                    component.problem = event.recurrence.flatMap { RecurrenceExpander.problem(rule: $0) }
+                    var event = makeEvent(item, id: eventID(uid: item.uid, options: options), options: options)
+                    events.append(Self.repair(&event, &component) ? event : nil)
                 }
                 // A cancelled override still adds its EXDATE to the master.
                 if item.isCancelled, item.recurrenceID != nil { component.masterID = eventID(uid: item.uid, options: options) }
@@ -200,6 +205,25 @@ public enum PlannerICS {
                 Todo(taskID: taskID(todo.uid),
                      relatedKey: todo.relatedTo.map { eventKey(uid: $0, options: options, calendarKey: calendarKey) })
             }
+        }
+
+        /// Applies the planner's rules to an event of someone else's calendar: repairs become
+        /// warnings, and false (with the reason as a warning) when the event must be left out.
+        static func repair(_ event: inout Event, _ component: inout Component) -> Bool {
+            let repair = EventValidation.planner.repair(&event)
+            component.problems += repair.changes.map { Self.warning($0) }
+            guard let refusal = repair.refusals.first else { return true }
+            component.problems.append(Self.warning(refusal) + "; event skipped")
+            return false
+        }
+
+        /// A rule's problem as an iCalendar warning: the property, not the planner's field, is named.
+        static func warning(_ problem: EventProblem) -> String {
+            // The expander's own words already name the RRULE.
+            if problem.field == "recurrence" { return problem.message }
+            let names = ["title": "SUMMARY", "notes": "DESCRIPTION", "start": "DTSTART", "end": "DTEND"]
+            let field = names[problem.field] ?? (problem.field.hasPrefix("tasks") ? "VTODO " + problem.field : problem.field)
+            return field + " " + problem.message
         }
 
         static func all(_ parts: [ICalDocument], calendar: String, timeZone: TimeZone) -> [Converted] {
@@ -312,6 +336,7 @@ public enum PlannerICS {
                             index: inout JoinIndex, options: Options, fileName: String) {
         // Events whose stored tasks were replaced by this file's (the "Tasks" event may come last).
         var cleared = [Bool](repeating: false, count: result.events.count + 1)
+        var taskIDs = TaskIDs()
         func attach(_ todo: borrowing ICalTodo, _ made: borrowing Converted.Todo) {
             var at = made.relatedKey.flatMap { index[key: $0] }
             if at == nil {
@@ -341,7 +366,14 @@ public enum PlannerICS {
             case .doing: .doing
             case .done: .done
             }
-            result.events[at].tasks.append(EventTask(id: made.taskID, text: todo.summary ?? "(no text)", status: status))
+            var task = EventTask(id: made.taskID, text: todo.summary ?? "(no text)", status: status)
+            func warn(_ message: String) { result.warnings.append("\(fileName):\(todo.sourceLine): UID \(todo.uid): \(message)") }
+            if let change = EventValidation.repairText(&task) { warn("SUMMARY " + change) }
+            guard taskIDs.insert(task.id, at: at, of: result.events[at].tasks) else {
+                warn("a second VTODO with task id \"\(task.id)\" for the same event; only the first is kept")
+                return
+            }
+            result.events[at].tasks.append(task)
         }
         // Through the buffers: iterating the todos would copy each one (its strings retained and released).
         for p in parts.indices {
@@ -350,6 +382,19 @@ public enum PlannerICS {
                     for n in todos.indices { attach(todos[n], made[n]) }
                 }
             }
+        }
+    }
+
+    /// Which task ids each event has, so a VTODO repeating one is left out (task ids are unique
+    /// within an event). A short checklist is scanned; a long one (the "Tasks" event) gets a set.
+    struct TaskIDs {
+        private var large: [Int: Set<String>] = [:]
+
+        /// False when `tasks` (those of the event at `position`) already has `id`.
+        mutating func insert(_ id: String, at position: Int, of tasks: [EventTask]) -> Bool {
+            if tasks.count < 32 { return !tasks.contains { $0.id == id } }
+            if large[position] == nil { large[position] = Set(tasks.map(\.id)) }
+            return large[position]?.insert(id).inserted ?? true
         }
     }
 
