@@ -12,8 +12,9 @@ public enum Limits {
     /// Longest event or task id.
     public static let idBytes = 128
     /// Years an event's dates may fall in (instants: as a date in UTC, a day inside either end,
-    /// so they are in range in every zone). Export writes exactly these with four digits.
-    public static let years: ClosedRange<Int> = 1...9999
+    /// so they are in range in every zone). iCalendar's reader (libical) takes no year after 3000,
+    /// so this is what both export formats write and read back.
+    public static let years: ClosedRange<Int> = 1...3000
 
     /// The first and last instant `years` allow, as seconds since 1970.
     static let instantSeconds: ClosedRange<Int64> =

@@ -22,12 +22,19 @@ public struct ICalEvent: Sendable, Equatable {
     public var sourceLine: Int
     /// STATUS as written, upper-cased (`CONFIRMED`, `TENTATIVE`, `CANCELLED`).
     public var status: String?
+    /// COLOR (RFC 7986): a CSS3 colour name, as written.
+    public var color: String?
+    /// `X-DATEBOOK-SYMBOL`: the planner symbol's name, as written.
+    public var symbol: String?
+    /// `X-DATEBOOK-TIMEZONE`: the zone of an all-day event (a DATE value has no TZID), as written.
+    public var timeZoneName: String?
 
     public init(uid: String, summary: String? = nil, description: String? = nil,
                 location: String? = nil, url: String? = nil, start: ICalDateValue,
                 end: ICalDateValue? = nil, rrule: String? = nil, rdates: [ICalDateValue] = [],
                 exdates: [ICalDateValue] = [], recurrenceID: ICalDateValue? = nil,
-                alarms: [Int] = [], sourceLine: Int = 0, status: String? = nil) {
+                alarms: [Int] = [], sourceLine: Int = 0, status: String? = nil,
+                color: String? = nil, symbol: String? = nil, timeZoneName: String? = nil) {
         self.uid = uid
         self.summary = summary
         self.description = description
@@ -42,7 +49,15 @@ public struct ICalEvent: Sendable, Equatable {
         self.alarms = alarms
         self.sourceLine = sourceLine
         self.status = status
+        self.color = color
+        self.symbol = symbol
+        self.timeZoneName = timeZoneName
     }
+
+    /// The property `symbol` is read from and written to.
+    public static let symbolProperty = "X-DATEBOOK-SYMBOL"
+    /// The property `timeZoneName` is read from and written to.
+    public static let timeZoneProperty = "X-DATEBOOK-TIMEZONE"
 
     /// The zone recurrence is expanded in: the start's own zone, else `defaultTimeZone`.
     public func timeZone(default defaultTimeZone: TimeZone) -> TimeZone {

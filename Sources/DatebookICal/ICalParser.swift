@@ -244,7 +244,10 @@ private struct Session {
             exdates: reader.dates(component, ICAL_EXDATE_PROPERTY, notes: &notes),
             recurrenceID: recurrenceID,
             alarms: reader.alarms(component, start: start, end: end, notes: &notes),
-            sourceLine: chunk.line, status: reader.status(component)))
+            sourceLine: chunk.line, status: reader.status(component),
+            color: reader.text(component, ICAL_COLOR_PROPERTY, icalproperty_get_color),
+            symbol: reader.xText(component, ICalEvent.symbolProperty),
+            timeZoneName: reader.xText(component, ICalEvent.timeZoneProperty)))
     }
 
     mutating func readTodo(_ chunk: ICalChunk) {

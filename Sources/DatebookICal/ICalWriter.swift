@@ -46,6 +46,9 @@ public enum ICalWriter {
         if let location = event.location { lines.append("LOCATION:\(escape(location))") }
         if let url = event.url { lines.append("URL:\(url)") }
         if let status = event.status { lines.append("STATUS:\(status)") }
+        if let color = event.color { lines.append("COLOR:\(escape(color))") }
+        if let symbol = event.symbol { lines.append(ICalEvent.symbolProperty + ":\(escape(symbol))") }
+        if let zone = event.timeZoneName { lines.append(ICalEvent.timeZoneProperty + ":\(escape(zone))") }
         if let rrule = event.rrule { lines.append("RRULE:\(rrule)") }
         lines += event.rdates.map { property("RDATE", $0) }
         lines += event.exdates.map { property("EXDATE", $0) }

@@ -7,31 +7,46 @@ extension PlannerICS {
     /// each task a VTODO with RELATED-TO its event.
     ///
     /// Events that came from iCalendar keep their UID (`uids`); others get `<id>@datebook`, which
-    /// `decode` maps back to the same id, so export → import reproduces the planner (symbols and
-    /// colours have no iCalendar property and are not written).
+    /// `decode` maps back to the same id, so export → import reproduces the planner; the colour
+    /// is written as RFC 7986 `COLOR` (a CSS3 name), the symbol as `X-DATEBOOK-SYMBOL` and an
+    /// all-day event's zone (a DATE has no TZID) as `X-DATEBOOK-TIMEZONE`.
     public static func encode(_ events: [Event], uids: [String: String], dtstamp: Date) -> String {
         var items: [ICalEvent] = []
         var todos: [ICalTodo] = []
         items.reserveCapacity(events.count)
         for event in events {
-            let uid = uids[event.id].map { $0.components(separatedBy: "#")[0] } ?? event.id + uidSuffix
+            let source = uids[event.id].map(Self.source)
+            let uid = source?.uid ?? event.id + uidSuffix
             let text = event.recurrence.map(RecurrenceText.init)
-            let recurrenceID = uids[event.id].flatMap { stored -> ICalDateValue? in
-                let parts = stored.components(separatedBy: "#")
-                return parts.count > 1 ? RecurrenceText.value(parts[1]) : nil
-            }
+            let recurrenceID = source?.recurrenceID
             let alarms = event.alerts.map { $0.days * 86_400 + $0.seconds }
             items.append(ICalEvent(
                 uid: uid, summary: event.title, description: event.notes.isEmpty ? nil : event.notes,
                 start: value(event.start, zone: event.timeZone), end: event.end.map { value($0, zone: event.timeZone) },
                 rrule: text?.rule, rdates: text?.rdates ?? [], exdates: text?.exdates ?? [],
-                recurrenceID: recurrenceID, alarms: alarms))
+                recurrenceID: recurrenceID, alarms: alarms, color: event.color.cssName, symbol: event.symbol.rawValue,
+                timeZoneName: event.start.isAllDay ? event.timeZone : nil))
             for task in event.tasks {
                 todos.append(ICalTodo(uid: task.id + "." + event.id + uidSuffix, summary: task.text,
                                       status: ICalTaskStatus(rawValue: task.status.rawValue) ?? .todo, relatedTo: uid))
             }
         }
         return ICalWriter.write(events: items, todos: todos, prodID: "-//datebook//datebook//EN", dtstamp: dtstamp)
+    }
+
+    /// A stored source (`UID`, or `UID#RECURRENCE-ID` for a moved instance) taken apart. Only a
+    /// suffix written by `RecurrenceText.format` counts: a UID may hold `#` itself (the one made
+    /// for a VEVENT without a UID does).
+    static func source(_ stored: String) -> (uid: String, recurrenceID: ICalDateValue?) {
+        guard let hash = stored.lastIndex(of: "#") else { return (stored, nil) }
+        let suffix = stored[stored.index(after: hash)...]
+        let digits = suffix.utf8.map { $0 >= 0x30 && $0 <= 0x39 }
+        let shaped = (suffix.count == 8 && !digits.contains(false))
+            || ((suffix.count == 15 || suffix.count == 16) && !digits.prefix(8).contains(false)
+                && Array(suffix.utf8)[8] == UInt8(ascii: "T") && !digits[9..<15].contains(false)
+                && (suffix.count == 15 || suffix.last == "Z"))
+        guard shaped, let value = RecurrenceText.value(String(suffix)) else { return (stored, nil) }
+        return (String(stored[..<hash]), value)
     }
 
     static func value(_ start: EventStart, zone: String) -> ICalDateValue {

@@ -101,12 +101,13 @@ public enum PlannerICS {
             result.uids[id] = uid
             expand(at: position)
         }
-        /// The converted event with what the store already knows of it (symbol, colour, tasks).
-        func final(_ made: consuming Event) -> Event {
+        /// The converted event with what the store already knows of it (tasks, and the symbol and
+        /// colour unless the file gives them).
+        func final(_ made: consuming Event, _ component: Converted.Component) -> Event {
             guard let stored = options.existing(made.id) else { return made }
             var event = made
-            event.symbol = stored.symbol
-            event.color = stored.color
+            if !component.givesSymbol { event.symbol = stored.symbol }
+            if !component.givesColor { event.color = stored.color }
             event.tasks = stored.tasks
             return event
         }
@@ -120,7 +121,7 @@ public enum PlannerICS {
             for n in converted[p].components.indices where converted[p].components[n].recurrenceID == nil {
                 warn(converted[p].components[n])
                 guard let made = converted[p].take(n) else { continue }
-                add(final(made), uid: converted[p].components[n].uid)
+                add(final(made, converted[p].components[n]), uid: converted[p].components[n].uid)
             }
         }
         for p in converted.indices {
@@ -130,12 +131,16 @@ public enum PlannerICS {
                 warn(converted[p].components[n])
                 if let master = converted[p].components[n].masterID, let at = index[master] {
                     var text = RecurrenceText(result.events[at].recurrence ?? "")
-                    text.exdates.append(recurrenceID)
-                    result.events[at].recurrence = text.text
-                    expand(at: at)
+                    // A calendar datebook wrote has the EXDATE already (it is stored with the master).
+                    let key = RecurrenceText.format(recurrenceID)
+                    if !text.exdates.contains(where: { RecurrenceText.format($0) == key }) {
+                        text.exdates.append(recurrenceID)
+                        result.events[at].recurrence = text.text
+                        expand(at: at)
+                    }
                 }
                 guard let made = converted[p].take(n) else { continue }
-                add(final(made), uid: uid + "#" + RecurrenceText.format(recurrenceID))
+                add(final(made, converted[p].components[n]), uid: uid + "#" + RecurrenceText.format(recurrenceID))
             }
         }
         // Tasks change no event's occurrences.
@@ -158,6 +163,9 @@ public enum PlannerICS {
             var problems: [String] = []
             /// An override's master event id.
             var masterID: String?
+            /// Whether the component names a symbol (`X-DATEBOOK-SYMBOL`) or colour (`COLOR`) datebook knows.
+            var givesSymbol = false
+            var givesColor = false
         }
 
         var events: [Event?] = []
@@ -182,6 +190,8 @@ public enum PlannerICS {
             components.reserveCapacity(part.events.count)
             for item in part.events {
                 var component = Component(uid: item.uid, recurrenceID: item.recurrenceID, line: item.sourceLine)
+                component.givesSymbol = item.symbol.flatMap(Symbol.init(rawValue:)) != nil
+                component.givesColor = item.color.flatMap(EventColor.init(cssName:)) != nil
                 if item.isCancelled {
                     events.append(nil)
                 } else if let recurrenceID = item.recurrenceID {
@@ -307,7 +317,9 @@ public enum PlannerICS {
         switch item.start {
         case let .zoned(_, tzid): zone = tzid
         case .utc: zone = "UTC"
-        case .date, .floating: zone = options.timeZone.identifier
+        case .date, .floating:
+            // datebook writes an all-day event's zone beside its date.
+            zone = item.timeZoneName.flatMap { TimeZone(identifier: $0) == nil ? nil : $0 } ?? options.timeZone.identifier
         }
         var recurrence: String?
         if item.rrule != nil || !item.rdates.isEmpty {
@@ -320,8 +332,8 @@ public enum PlannerICS {
             id: id, title: item.summary.flatMap { $0.isEmpty ? nil : $0 } ?? "(no title)",
             start: eventStart(item.start, options.timeZone), end: item.end.map { eventStart($0, options.timeZone) },
             timeZone: zone,
-            symbol: symbols[abs(seed % symbols.count)],
-            color: colors[abs(seed / 7 % colors.count)],
+            symbol: item.symbol.flatMap(Symbol.init(rawValue:)) ?? symbols[abs(seed % symbols.count)],
+            color: item.color.flatMap(EventColor.init(cssName:)) ?? colors[abs(seed / 7 % colors.count)],
             notes: notes, tasks: [], alerts: alerts, recurrence: recurrence)
     }
 

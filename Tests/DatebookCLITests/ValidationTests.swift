@@ -18,7 +18,7 @@ struct ValidationTests {
         (["edit", "Pagliacci", "--title", long], "datebook: --title: is 1001 bytes long; the limit is 1000 bytes (shorten it)"),
         (["edit", "Pagliacci", "--task", long], "datebook: --task: is 1001 bytes long; the limit is 1000 bytes (shorten it)"),
         (["task", "add", "Pagliacci", long], "datebook: TEXT: is 1001 bytes long; the limit is 1000 bytes (shorten it)"),
-        (["add", "x", "--at", "9999-12-31 23:00"], "datebook: --at: the time is out of range (years 1–9999)"),
+        (["add", "x", "--at", "3000-12-31 23:00"], "datebook: --at: the time is out of range (years 1–3000)"),
     ])
     func commandsRefuseWhatBreaksTheRules(args: [String], message: String) {
         let sandbox = Sandbox()
@@ -94,7 +94,7 @@ struct ValidationTests {
             "datebook: warning: \(path):4: UID long@example.org: SUMMARY was 1001 bytes long; cut to 1000 bytes (the limit is 1000)",
             "datebook: warning: \(path):4: UID long@example.org: DTEND the end 2026-12-24T09:00:00Z is before the start 2026-12-24T10:00:00Z; the event has no end",
             "datebook: warning: \(path):4: UID long@example.org: FREQ=SECONDLY is refused (it can produce millions of occurrences); only DTSTART is used",
-            "datebook: warning: \(path):11: UID far@example.org: DTEND the time is out of range (years 1–9999); event skipped",
+            "datebook: warning: \(path):11: UID far@example.org: DTEND the time is out of range (years 1–3000); event skipped",
             "datebook: warning: \(path):22: UID todo@example.org: a second VTODO with task id \"\(String(EventID.stable("todo@example.org").prefix(8)))\" for the same event; only the first is kept",
         ])
         let event = try #require(try sandbox.exportedEvents().first)
@@ -111,7 +111,7 @@ struct ValidationTests {
         let run = sandbox.run(["feed", "add", "shared", path])
         #expect(run.code == 0, "\(run.err)")
         #expect(run.err.contains("\(path):1: events[0].title: was 1001 bytes long; cut to 1000 bytes (the limit is 1000)"))
-        #expect(run.err.contains("\(path):1: events[1].start: the date 0000-01-01 is out of range (years 1–9999); event skipped"))
+        #expect(run.err.contains("\(path):1: events[1].start: the date 0000-01-01 is out of range (years 1–3000); event skipped"))
         #expect(try sandbox.exportedEvents().map { ($0["title"] as? String)?.utf8.count } == [Limits.titleBytes])
     }
 }

@@ -37,9 +37,9 @@ struct EventValidationTests {
         (#"{"events": [{"title": "x", "start": "2026-01-02", "notes": "\#(String(repeating: "é", count: 50_001))"}]}"#,
          "in.json:1: events[0].notes: is 100002 bytes long; the limit is 100000 bytes (shorten it)"),
         (#"{"events": [{"title": "x", "start": "0000-12-31"}]}"#,
-         "in.json:1: events[0].start: the date 0000-12-31 is out of range (years 1–9999)"),
-        (#"{"events": [{"title": "x", "start": "9999-12-31T12:00:00Z"}]}"#,
-         "in.json:1: events[0].start: the time is out of range (years 1–9999)"),
+         "in.json:1: events[0].start: the date 0000-12-31 is out of range (years 1–3000)"),
+        (#"{"events": [{"title": "x", "start": "3000-12-31T12:00:00Z"}]}"#,
+         "in.json:1: events[0].start: the time is out of range (years 1–3000)"),
     ])
     func plannerJSONRefusesWhatAddRefuses(text: String, message: String) throws {
         let root = try JSONParser.parse(text)
@@ -53,7 +53,7 @@ struct EventValidationTests {
 
     @Test func limitsAreAcceptedExactly() throws {
         let title = String(repeating: "é", count: Limits.titleBytes / 2)
-        let text = #"{"events": [{"title": "\#(title)", "start": "0001-01-01", "end": "9999-12-31"}]}"#
+        let text = #"{"events": [{"title": "\#(title)", "start": "0001-01-01", "end": "3000-12-31"}]}"#
         let events = try PlannerDocument.decode(try JSONParser.parse(text), file: "in.json", defaults: defaults, validation: rules)
         #expect(events.first?.title == title)
     }
@@ -80,7 +80,7 @@ struct EventValidationTests {
         var event = Event(id: "abcd000000000001", title: "x", start: .allDay(CalendarDate(year: 10_000, month: 1, day: 1)),
                           timeZone: "UTC", symbol: .gift, color: .red)
         let repair = rules.repair(&event)
-        #expect(repair.refusals == [EventProblem(field: "start", message: "the date 10000-01-01 is out of range (years 1–9999)")])
+        #expect(repair.refusals == [EventProblem(field: "start", message: "the date 10000-01-01 is out of range (years 1–3000)")])
     }
 
     @Test func plannerJSONFeedsAreRepairedWithWarnings() throws {
@@ -96,6 +96,6 @@ struct EventValidationTests {
         #expect(fixed.events.map(\.id) == ["a"])
         #expect(fixed.events.first?.title.utf8.count == Limits.titleBytes)
         #expect(fixed.warnings == ["feed.json:1: events[0].title: was 1001 bytes long; cut to 1000 bytes (the limit is 1000)",
-                                   "feed.json:2: events[1].start: the date 0000-01-01 is out of range (years 1–9999); event skipped"])
+                                   "feed.json:2: events[1].start: the date 0000-01-01 is out of range (years 1–3000); event skipped"])
     }
 }
