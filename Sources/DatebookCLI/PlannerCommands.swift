@@ -38,6 +38,8 @@ enum ImportCommand: Command {
         let path = arguments.positionals[0]
         var (bytes, name) = try FileInput.read(path)
         if !ICSCommands.looksLikeJSON(bytes, name: name) { return try ICSCommands.importICS(&bytes, name: name, context) }
+        let reading = ProgressBar.reading(name, bytes: bytes.count, context: context)
+        defer { reading.finish() }
         let root: JSONNode
         do {
             root = try JSONParser.parse(bytes)
@@ -52,8 +54,11 @@ enum ImportCommand: Command {
             color: { EventColor.allCases.randomElement() ?? .primary }
         )
         let events = try PlannerDocument.decode(root, file: name, defaults: defaults, validation: .planner)
+        reading.finish()
         let store = try context.openStore()
-        try store.save(events)
+        let progress = ProgressBar(total: events.count, context: context)
+        try store.save(events) { progress.show($0) }
+        progress.finish()
         context.out.write("imported \(events.count) event\(events.count == 1 ? "" : "s") from \(name)\n")
         return ExitCode.ok
     }
@@ -75,15 +80,41 @@ enum ExportCommand: Command {
                                  + "; expected json or ics")
         }
         let store = try context.openStore(readOnly: true)
-        var events: [Event] = []
-        try store.forEachEvent { events.append($0) }
-        let text = format == "ics" ? PlannerICS.encode(events, uids: try store.sourceUIDs(), dtstamp: context.now)
-            : PlannerDocument.encode(events)
-        if let output = arguments.value("--output") {
-            try FileOutput.writeAtomically(text, to: XDGPaths.expand(output, context.environment))
-            context.err.write("datebook: exported \(events.count) events to \(output)\n")
+        let file = try arguments.value("--output").map { try AtomicFile(XDGPaths.expand($0, context.environment)) }
+        let progress = ProgressBar(total: try store.eventCount(), verb: "exporting", context: context)
+        // Written as it is read, in pieces of about 64 kB: the planner is never held whole.
+        let write: ([UInt8]) throws -> Void = { bytes in
+            if let file { try file.write(bytes) } else { context.out.write(bytes: bytes) }
+        }
+        var count = 0
+        if format == "ics" {
+            var export = ICSExport(zones: try store.timedEventZones(), uids: try store.sourceUIDs(), dtstamp: context.now)
+            try store.forEachEvent { event in
+                export.add(event)
+                count += 1
+                if export.pending >= 1 << 16 { try write(export.take()) }
+                if count % 1_000 == 0 { progress.show(count) }
+            }
+            export.end()
+            try write(export.take())
         } else {
-            context.out.write(text)
+            var document = PlannerDocument.Writer()
+            var pending = document.header
+            try store.forEachEvent { event in
+                pending += document.text(of: event)
+                count += 1
+                if pending.utf8.count >= 1 << 16 {
+                    try write(Array(pending.utf8))
+                    pending = ""
+                }
+                if count % 1_000 == 0 { progress.show(count) }
+            }
+            try write(Array((pending + document.footer).utf8))
+        }
+        progress.finish()
+        if let file, let output = arguments.value("--output") {
+            try file.commit()
+            context.err.write("datebook: exported \(count) events to \(output)\n")
         }
         return ExitCode.ok
     }

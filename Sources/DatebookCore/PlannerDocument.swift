@@ -18,13 +18,25 @@ public enum PlannerDocument {
     // MARK: Writing
 
     public static func encode(_ events: [Event]) -> String {
-        var out = "{\n  \"datebook\": \(version),\n  \"events\": ["
-        for (n, event) in events.enumerated() {
-            out += n == 0 ? "\n" : ",\n"
-            out += encode(event)
+        var writer = Writer()
+        return writer.header + events.map { writer.text(of: $0) }.joined() + writer.footer
+    }
+
+    /// The document in pieces, so a large planner is written as it is read (`export` streams it):
+    /// `header`, then `text(of:)` for each event, then `footer`.
+    public struct Writer {
+        private var count = 0
+
+        public init() {}
+
+        public var header: String { "{\n  \"datebook\": \(version),\n  \"events\": [" }
+
+        public mutating func text(of event: Event) -> String {
+            defer { count += 1 }
+            return (count == 0 ? "\n" : ",\n") + encode(event)
         }
-        out += events.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
-        return out
+
+        public var footer: String { count == 0 ? "]\n}\n" : "\n  ]\n}\n" }
     }
 
     static func encode(_ event: Event) -> String {

@@ -3,35 +3,12 @@ import DatebookICal
 import Foundation
 
 extension PlannerICS {
-    /// The planner as iCalendar: each event a VEVENT (RRULE, RDATE, EXDATE, VALARM per lead time),
-    /// each task a VTODO with RELATED-TO its event.
-    ///
-    /// Events that came from iCalendar keep their UID (`uids`); others get `<id>@datebook`, which
-    /// `decode` maps back to the same id, so export → import reproduces the planner; the colour
-    /// is written as RFC 7986 `COLOR` (a CSS3 name), the symbol as `X-DATEBOOK-SYMBOL` and an
-    /// all-day event's zone (a DATE has no TZID) as `X-DATEBOOK-TIMEZONE`.
+    /// The planner as iCalendar (see `ICSExport`) in one string, for a few events.
     public static func encode(_ events: [Event], uids: [String: String], dtstamp: Date) -> String {
-        var items: [ICalEvent] = []
-        var todos: [ICalTodo] = []
-        items.reserveCapacity(events.count)
-        for event in events {
-            let source = uids[event.id].map(Self.source)
-            let uid = source?.uid ?? event.id + uidSuffix
-            let text = event.recurrence.map(RecurrenceText.init)
-            let recurrenceID = source?.recurrenceID
-            let alarms = event.alerts.map { $0.days * 86_400 + $0.seconds }
-            items.append(ICalEvent(
-                uid: uid, summary: event.title, description: event.notes.isEmpty ? nil : event.notes,
-                start: value(event.start, zone: event.timeZone), end: event.end.map { value($0, zone: event.timeZone) },
-                rrule: text?.rule, rdates: text?.rdates ?? [], exdates: text?.exdates ?? [],
-                recurrenceID: recurrenceID, alarms: alarms, color: event.color.cssName, symbol: event.symbol.rawValue,
-                timeZoneName: event.start.isAllDay ? event.timeZone : nil))
-            for task in event.tasks {
-                todos.append(ICalTodo(uid: task.id + "." + event.id + uidSuffix, summary: task.text,
-                                      status: ICalTaskStatus(rawValue: task.status.rawValue) ?? .todo, relatedTo: uid))
-            }
-        }
-        return ICalWriter.write(events: items, todos: todos, prodID: "-//datebook//datebook//EN", dtstamp: dtstamp)
+        var export = ICSExport(zones: events.filter { !$0.start.isAllDay }.map(\.timeZone), uids: uids, dtstamp: dtstamp)
+        events.forEach { export.add($0) }
+        export.end()
+        return String(decoding: export.take(), as: UTF8.self)
     }
 
     /// A stored source (`UID`, or `UID#RECURRENCE-ID` for a moved instance) taken apart. Only a
@@ -49,13 +26,74 @@ extension PlannerICS {
         return (String(stored[..<hash]), value)
     }
 
-    static func value(_ start: EventStart, zone: String) -> ICalDateValue {
+}
+
+/// The planner as iCalendar, written event by event (`export --format ics` streams it): each
+/// event a VEVENT (RRULE, RDATE, EXDATE, VALARM per lead time), followed by its tasks as VTODOs
+/// with RELATED-TO the event.
+///
+/// Events that came from iCalendar keep their UID (`uids`); others get `<id>@datebook`, which
+/// `decode` maps back to the same id, so export → import reproduces the planner; the colour
+/// is written as RFC 7986 `COLOR` (a CSS3 name), the symbol as `X-DATEBOOK-SYMBOL` and an
+/// all-day event's zone (a DATE has no TZID) as `X-DATEBOOK-TIMEZONE`.
+public struct ICSExport {
+    private var writer: ICalStreamWriter
+    private let uids: [String: String]
+    /// Zones written with TZID (the others are written as UTC).
+    private let zones: Set<String>
+
+    /// `zones`: the zones of the timed events to come (in any order, repeats allowed); each gets
+    /// a VTIMEZONE.
+    public init(zones: some Sequence<String>, uids: [String: String], dtstamp: Date) {
+        let usable = Set(zones.filter { $0 != "UTC" && TimeZone(identifier: $0) != nil })
+        self.zones = usable
+        self.uids = uids
+        writer = ICalStreamWriter(prodID: "-//datebook//datebook//EN", dtstamp: dtstamp, zones: usable.sorted())
+    }
+
+    public mutating func add(_ event: Event) {
+        let source = uids[event.id].map(PlannerICS.source)
+        let uid = source?.uid ?? event.id + PlannerICS.uidSuffix
+        let text = event.recurrence.map(RecurrenceText.init)
+        writer.event(ICalEvent(
+            uid: uid, summary: event.title, description: event.notes.isEmpty ? nil : event.notes,
+            start: value(event.start, zone: event.timeZone), end: event.end.map { value($0, zone: event.timeZone) },
+            rrule: text?.rule, rdates: text?.rdates ?? [], exdates: text?.exdates ?? [],
+            recurrenceID: source?.recurrenceID, alarms: event.alerts.map { $0.days * 86_400 + $0.seconds },
+            color: event.color.cssName, symbol: event.symbol.rawValue,
+            timeZoneName: event.start.isAllDay ? event.timeZone : nil))
+        for task in event.tasks {
+            writer.todo(ICalTodo(uid: task.id + "." + event.id + PlannerICS.uidSuffix, summary: task.text,
+                                 status: ICalTaskStatus(rawValue: task.status.rawValue) ?? .todo, relatedTo: uid))
+        }
+    }
+
+    public mutating func end() { writer.end() }
+
+    /// Bytes written and not yet taken.
+    public var pending: Int { writer.pending }
+
+    /// The text written since the last `take()`, as UTF-8.
+    public mutating func take() -> [UInt8] { writer.take() }
+
+    private func value(_ start: EventStart, zone: String) -> ICalDateValue {
         switch start {
         case .allDay(let day): return .date(year: day.year, month: day.month, day: day.day)
-        case .instant(let date):
-            if zone != "UTC", TimeZone(identifier: zone) != nil { return .zoned(date, tzid: zone) }
-            return .utc(date)
+        case .instant(let date): return zones.contains(zone) ? .zoned(date, tzid: zone) : .utc(date)
         }
+    }
+}
+
+extension Store {
+    /// The zones of timed events (what an iCalendar export needs VTIMEZONEs for).
+    public func timedEventZones() throws -> [String] {
+        var result: [String] = []
+        try wrap {
+            let rows = try statement("SELECT DISTINCT time_zone FROM events WHERE all_day = 0")
+            try rows.bind([])
+            while try rows.step() { result.append(rows.text(0)) }
+        }
+        return result
     }
 }
 
