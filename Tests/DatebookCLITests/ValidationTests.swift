@@ -103,6 +103,18 @@ struct ValidationTests {
         #expect((event["tasks"] as? [[String: Any]])?.map { $0["text"] as? String } == ["First"])
     }
 
+    @Test func icsFeedsAreRepairedLikeImports() throws {
+        let sandbox = Sandbox()
+        let path = sandbox.home + "/shared.ics"
+        try Self.calendar.write(toFile: path, atomically: true, encoding: .utf8)
+        let run = sandbox.run(["feed", "add", "shared", path])
+        #expect(run.code == 0, "\(run.err)")
+        #expect(run.err.contains("\(path):4: UID long@example.org: SUMMARY was 1001 bytes long; cut to 1000 bytes (the limit is 1000)"))
+        #expect(run.err.contains("\(path):11: UID far@example.org: DTEND the time is out of range (years 1–3000); event skipped"))
+        let titles = try sandbox.exportedEvents().map { ($0["title"] as? String)?.utf8.count }
+        #expect(titles == [Limits.titleBytes])
+    }
+
     @Test func jsonFeedsAreRepairedWithWarnings() throws {
         let sandbox = Sandbox()
         let path = sandbox.home + "/shared.json"
