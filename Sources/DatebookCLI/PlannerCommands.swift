@@ -87,9 +87,21 @@ enum ExportCommand: Command {
             if let file { try file.write(bytes) } else { context.out.write(bytes: bytes) }
         }
         var count = 0
+        /// The event as `import` will take it back: a store written before the rules (or by hand)
+        /// may hold events they refuse; each repair or omission is a warning.
+        func restorable(_ stored: Event) -> Event? {
+            var event = stored
+            let repair = EventValidation.planner.repair(&event)
+            let name = "event \(stored.shortID) '\(TextWidth.clean(String(stored.title.prefix(40))))'"
+            for change in repair.changes { context.err.write("datebook: warning: \(name): \(change); exported so\n") }
+            guard let refusal = repair.refusals.first else { return event }
+            context.err.write("datebook: warning: \(name): \(refusal); left out (import would refuse it)\n")
+            return nil
+        }
         if format == "ics" {
             var export = ICSExport(zones: try store.timedEventZones(), uids: try store.sourceUIDs(), dtstamp: context.now)
-            try store.forEachEvent { event in
+            try store.forEachEvent { stored in
+                guard let event = restorable(stored) else { return }
                 export.add(event)
                 count += 1
                 if export.pending >= 1 << 16 { try write(export.take()) }
@@ -100,7 +112,8 @@ enum ExportCommand: Command {
         } else {
             var document = PlannerDocument.Writer()
             var pending = document.header
-            try store.forEachEvent { event in
+            try store.forEachEvent { stored in
+                guard let event = restorable(stored) else { return }
                 pending += document.text(of: event)
                 count += 1
                 if pending.utf8.count >= 1 << 16 {
@@ -114,7 +127,7 @@ enum ExportCommand: Command {
         progress.finish()
         if let file, let output = arguments.value("--output") {
             try file.commit()
-            context.err.write("datebook: exported \(count) events to \(output)\n")
+            context.err.write("datebook: exported \(count) event\(count == 1 ? "" : "s") to \(output)\n")
         }
         return ExitCode.ok
     }

@@ -1,5 +1,6 @@
 @testable import DatebookCLI
 import DatebookCore
+import DatebookStore
 import Foundation
 import Testing
 
@@ -113,6 +114,36 @@ struct ValidationTests {
         #expect(run.err.contains("\(path):11: UID far@example.org: DTEND the time is out of range (years 1–3000); event skipped"))
         let titles = try sandbox.exportedEvents().map { ($0["title"] as? String)?.utf8.count }
         #expect(titles == [Limits.titleBytes])
+    }
+
+    @Test func exportRepairsWhatAnOlderStoreHoldsSoTheBackupRestores() throws {
+        let sandbox = Sandbox()
+        do {
+            // Written past the rules, as a store from before them may be.
+            let store = try Store(path: sandbox.store)
+            try store.save([
+                Event(id: "abcd000000000001", title: "Every second", start: .instant(Date(timeIntervalSince1970: 1_796_000_000)),
+                      timeZone: "UTC", symbol: .bell, color: .red, recurrence: "FREQ=SECONDLY"),
+                Event(id: "abcd000000000002", title: "Far", start: .allDay(CalendarDate(year: 5000, month: 1, day: 1)),
+                      timeZone: "UTC", symbol: .bell, color: .red),
+            ])
+        }
+        for format in ["json", "ics"] {
+            let file = sandbox.home + "/backup." + format
+            let run = sandbox.run(["export", "--format", format, "-o", file])
+            #expect(run.err == """
+                datebook: warning: event abcd0000 'Every second': recurrence: FREQ=SECONDLY is refused (it can produce millions \
+                of occurrences); only DTSTART is used; exported so
+                datebook: warning: event abcd0000 'Far': start: the date 5000-01-01 is out of range (years 1–3000); left out \
+                (import would refuse it)
+                datebook: exported 1 event to \(file)
+
+                """)
+            let copy = Sandbox()
+            let restored = copy.run(["import", file])
+            #expect(restored.code == 0 && restored.err.isEmpty, "\(format): \(restored.err)")
+            #expect(try copy.exportedEvents().map { $0["recurrence"] is NSNull } == [true])
+        }
     }
 
     @Test func jsonFeedsAreRepairedWithWarnings() throws {
