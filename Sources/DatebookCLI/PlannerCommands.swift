@@ -31,6 +31,9 @@ enum ImportCommand: Command {
         first problem is reported with file, line and field. iCalendar: events are matched by UID, so
         importing again updates them; a broken component is skipped with a warning naming file, line
         and UID, and the rest is imported. VTODOs become tasks, VALARMs alert lead times.
+        Events are held to the limits of 'add' (titles and task texts up to 1,000 bytes, notes up
+        to 100,000, years 1–3000, …): JSON that breaks one is refused; an iCalendar file is
+        repaired (a long text cut, a bad end or rule dropped) or the event skipped, with a warning.
         """
     )
 
@@ -70,7 +73,12 @@ enum ExportCommand: Command {
         name: "export", summary: "export the whole planner as JSON or iCalendar", usage: "[--format json|ics] [-o FILE]",
         options: [.value("--format", "FORMAT", "json (default) or ics"),
                   .value("--output", "FILE", short: "o", "write to FILE atomically instead of stdout")],
-        examples: ["datebook export -o planner.json", "datebook export --format ics -o planner.ics"]
+        examples: ["datebook export -o planner.json", "datebook export --format ics -o planner.ics"],
+        details: """
+        Written as it is read, so a large planner needs little memory; with -o the file appears
+        complete or not at all. iCalendar keeps symbol and colour (X-DATEBOOK-SYMBOL, COLOR), so
+        either format imports back field for field. Progress shows on stderr when it is a terminal.
+        """
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
