@@ -93,6 +93,8 @@ public struct EventValidation: Sendable {
     public func repair(_ event: inout Event, placeholderTitle: String = "(no title)",
                        placeholderTask: String = "(no text)") -> Repair {
         var repair = Repair()
+        // Every repair below answers a problem: a sound event (nearly all) is left untouched.
+        guard !problems(event).isEmpty else { return repair }
         func changed(_ field: String, _ message: String) { repair.changes.append(EventProblem(field: field, message: message)) }
         if Self.isBlank(event.title) {
             event.title = placeholderTitle
