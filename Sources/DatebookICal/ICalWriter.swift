@@ -75,12 +75,25 @@ public enum ICalWriter {
         case let .zoned(instant, tzid):
             let zone = zones[tzid] ?? TimeZone(identifier: tzid) ?? TimeZone(secondsFromGMT: 0) ?? .current
             zones[tzid] = zone
-            return "\(name);TZID=\(quoteParameter(tzid)):" + ICalFormat.local(.of(instant, in: zone))
+            let local = ICalLocalDateTime.of(instant, in: zone)
+            guard readsBack(instant, as: local, in: zone) else { return "\(name):" + ICalFormat.utc(instant) }
+            return "\(name);TZID=\(quoteParameter(tzid)):" + ICalFormat.local(local)
         case let .utc(instant):
             return "\(name):" + ICalFormat.utc(instant)
         case let .floating(local):
             return "\(name):" + ICalFormat.local(local)
         }
+    }
+
+    /// Whether `instant`, written as its wall-clock time in `zone`, is read back as itself. A wall
+    /// time in the hour a DST change repeats names two instants and the reader takes the first, so
+    /// the second (02:15 CET after 02:15 CEST) is written in UTC instead.
+    public static func readsBack(_ instant: Date, in zone: TimeZone) -> Bool {
+        readsBack(instant, as: .of(instant, in: zone), in: zone)
+    }
+
+    static func readsBack(_ instant: Date, as local: ICalLocalDateTime, in zone: TimeZone) -> Bool {
+        local.instant(in: zone).timeIntervalSince1970 == instant.timeIntervalSince1970.rounded(.down)
     }
 
     /// TEXT escaping (RFC 5545 3.3.11): backslash, semicolon, comma, newline.

@@ -40,15 +40,14 @@ public struct ICSExport {
     private var writer: ICalStreamWriter
     private let uids: [String: String]
     /// Zones written with TZID (the others are written as UTC).
-    private let zones: Set<String>
+    private var zones: [String: TimeZone] = [:]
 
     /// `zones`: the zones of the timed events to come (in any order, repeats allowed); each gets
     /// a VTIMEZONE.
     public init(zones: some Sequence<String>, uids: [String: String], dtstamp: Date) {
-        let usable = Set(zones.filter { $0 != "UTC" && TimeZone(identifier: $0) != nil })
-        self.zones = usable
+        for name in zones where name != "UTC" { self.zones[name] = TimeZone(identifier: name) }
         self.uids = uids
-        writer = ICalStreamWriter(prodID: "-//datebook//datebook//EN", dtstamp: dtstamp, zones: usable.sorted())
+        writer = ICalStreamWriter(prodID: "-//datebook//datebook//EN", dtstamp: dtstamp, zones: self.zones.keys.sorted())
     }
 
     public mutating func add(_ event: Event) {
@@ -61,7 +60,7 @@ public struct ICSExport {
             rrule: text?.rule, rdates: text?.rdates ?? [], exdates: text?.exdates ?? [],
             recurrenceID: source?.recurrenceID, alarms: event.alerts.map { $0.days * 86_400 + $0.seconds },
             color: event.color.cssName, symbol: event.symbol.rawValue,
-            timeZoneName: event.start.isAllDay ? event.timeZone : nil))
+            timeZoneName: zoneGoesApart(event) ? event.timeZone : nil))
         for task in event.tasks {
             writer.todo(ICalTodo(uid: task.id + "." + event.id + PlannerICS.uidSuffix, summary: task.text,
                                  status: ICalTaskStatus(rawValue: task.status.rawValue) ?? .todo, relatedTo: uid))
@@ -79,7 +78,16 @@ public struct ICSExport {
     private func value(_ start: EventStart, zone: String) -> ICalDateValue {
         switch start {
         case .allDay(let day): return .date(year: day.year, month: day.month, day: day.day)
-        case .instant(let date): return zones.contains(zone) ? .zoned(date, tzid: zone) : .utc(date)
+        case .instant(let date): return zones[zone] != nil ? .zoned(date, tzid: zone) : .utc(date)
+        }
+    }
+
+    /// Whether DTSTART cannot carry the event's zone (a DATE; or a time in a zone's repeated hour,
+    /// which the writer puts in UTC), so `X-DATEBOOK-TIMEZONE` does.
+    private func zoneGoesApart(_ event: Event) -> Bool {
+        switch event.start {
+        case .allDay: return true
+        case .instant(let date): return zones[event.timeZone].map { !ICalWriter.readsBack(date, in: $0) } ?? false
         }
     }
 }

@@ -313,13 +313,13 @@ public enum PlannerICS {
         for extra in [item.location.map { "Location: " + $0 }, item.url] {
             if let extra, !extra.isEmpty { notes += (notes.isEmpty ? "" : "\n") + extra }
         }
+        let written = item.timeZoneName.flatMap { TimeZone(identifier: $0) == nil ? nil : $0 }
         let zone: String
         switch item.start {
         case let .zoned(_, tzid): zone = tzid
-        case .utc: zone = "UTC"
-        case .date, .floating:
-            // datebook writes an all-day event's zone beside its date.
-            zone = item.timeZoneName.flatMap { TimeZone(identifier: $0) == nil ? nil : $0 } ?? options.timeZone.identifier
+        // datebook writes the zone beside a date, and beside a time it put in UTC (its zone's repeated hour).
+        case .utc: zone = written ?? "UTC"
+        case .date, .floating: zone = written ?? options.timeZone.identifier
         }
         var recurrence: String?
         if item.rrule != nil || !item.rdates.isEmpty {
