@@ -45,6 +45,13 @@ struct JSONParserTests {
         }
     }
 
+    @Test func textsWithoutEscapesAreQuotedAsTheyAre() {
+        #expect(JSONText.quote("plain é 🎁 ß") == "\"plain é 🎁 ß\"")
+        #expect(JSONText.quote("") == "\"\"")
+        // U+2028 starts with the byte 0xE2, like "€" (E2 82 AC), which stays as it is.
+        #expect(JSONText.quote("a\u{2028}b €") == #""a\u2028b €""#)
+    }
+
     @Test func quotesControlCharactersAndKeepsSlashes() {
         #expect(JSONText.quote("a/b \"q\"\n\u{1}") == #""a/b \"q\"\n\u0001""#)
     }
