@@ -52,3 +52,30 @@ struct RoundTripTests {
         }
     }
 }
+
+/// COLOR (RFC 7986) and X-DATEBOOK-SYMBOL from any calendar set the event's colour and symbol;
+/// without them (or with names datebook does not know) a re-import keeps what is stored.
+struct StylePropertyImportTests {
+    static func calendar(_ properties: String) -> String {
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//other//EN\r\nBEGIN:VEVENT\r\nUID:style@example.org\r\n"
+            + "DTSTART:20261224T100000Z\r\nSUMMARY:Styled\r\n" + properties + "END:VEVENT\r\nEND:VCALENDAR\r\n"
+    }
+
+    @Test func colourAndSymbolAreReadAndKeptWhenLeftOut() throws {
+        let sandbox = Sandbox()
+        let path = sandbox.home + "/other.ics"
+        func style() throws -> [String?] {
+            let event = try sandbox.exportedEvents().first
+            return [event?["color"] as? String, event?["symbol"] as? String]
+        }
+        try Self.calendar("COLOR:DodgerBlue\r\nX-DATEBOOK-SYMBOL:airplane\r\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(sandbox.run(["import", path]).code == 0)
+        #expect(try style() == ["primary", "airplane"])
+        try Self.calendar("COLOR:papayawhip\r\nX-DATEBOOK-SYMBOL:no.such.symbol\r\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(sandbox.run(["import", path]).code == 0)
+        #expect(try style() == ["primary", "airplane"], "unknown names keep the stored style")
+        try Self.calendar("COLOR:mint\r\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(sandbox.run(["import", path]).code == 0)
+        #expect(try style() == ["mint", "airplane"])
+    }
+}
