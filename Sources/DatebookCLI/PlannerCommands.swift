@@ -97,49 +97,64 @@ enum ExportCommand: Command {
         let write: ([UInt8]) throws -> Void = { bytes in
             if let file { try file.write(bytes) } else { context.out.write(bytes: bytes) }
         }
+        var document: any ExportDocument = format == "ics"
+            ? ICSExport(zones: try store.timedEventZones(), uids: try store.sourceUIDs(), dtstamp: context.now)
+            : JSONExport()
         var count = 0
-        /// The event as `import` will take it back: a store written before the rules (or by hand)
-        /// may hold events they refuse; each repair or omission is a warning.
-        func restorable(_ stored: Event) -> Event? {
-            var event = stored
-            let repair = EventValidation.planner.repair(&event)
-            let name = "event \(stored.shortID) '\(TextWidth.clean(String(stored.title.prefix(40))))'"
-            for change in repair.changes { context.err.write("datebook: warning: \(name): \(change); exported so\n") }
-            guard let refusal = repair.refusals.first else { return event }
-            context.err.write("datebook: warning: \(name): \(refusal); left out (import would refuse it)\n")
-            return nil
+        try store.forEachEvent { stored in
+            guard let event = restorable(stored, context) else { return }
+            document.add(event)
+            count += 1
+            if document.pending >= 1 << 16 { try write(document.take()) }
+            if count % 1_000 == 0 { progress.show(count) }
         }
-        if format == "ics" {
-            var export = ICSExport(zones: try store.timedEventZones(), uids: try store.sourceUIDs(), dtstamp: context.now)
-            try store.forEachEvent { stored in
-                guard let event = restorable(stored) else { return }
-                export.add(event)
-                count += 1
-                if export.pending >= 1 << 16 { try write(export.take()) }
-                if count % 1_000 == 0 { progress.show(count) }
-            }
-            export.end()
-            try write(export.take())
-        } else {
-            var document = PlannerDocument.Writer()
-            var pending = document.header
-            try store.forEachEvent { stored in
-                guard let event = restorable(stored) else { return }
-                pending += document.text(of: event)
-                count += 1
-                if pending.utf8.count >= 1 << 16 {
-                    try write(Array(pending.utf8))
-                    pending = ""
-                }
-                if count % 1_000 == 0 { progress.show(count) }
-            }
-            try write(Array((pending + document.footer).utf8))
-        }
+        document.end()
+        try write(document.take())
         progress.finish()
         if let file, let output = arguments.value("--output") {
             try file.commit()
             context.err.write("datebook: exported \(count) event\(count == 1 ? "" : "s") to \(output)\n")
         }
         return ExitCode.ok
+    }
+
+    /// The event as `import` will take it back: a store written before the rules (or by hand) may
+    /// hold events they refuse; each repair, or the event left out, is a warning.
+    static func restorable(_ stored: Event, _ context: Context) -> Event? {
+        var event = stored
+        let repair = EventValidation.planner.repair(&event)
+        let name = "event \(stored.shortID) '\(TextWidth.clean(String(stored.title.prefix(40))))'"
+        for change in repair.changes { context.err.write("datebook: warning: \(name): \(change); exported so\n") }
+        guard let refusal = repair.refusals.first else { return event }
+        context.err.write("datebook: warning: \(name): \(refusal); left out (import would refuse it)\n")
+        return nil
+    }
+}
+
+/// An export format written event by event: `add` each, then `end`; `take` hands over the bytes
+/// written so far (whenever `pending` has grown large).
+protocol ExportDocument {
+    mutating func add(_ event: Event)
+    mutating func end()
+    var pending: Int { get }
+    mutating func take() -> [UInt8]
+}
+
+extension ICSExport: ExportDocument {}
+
+/// The planner JSON document (`PlannerDocument.Writer`) as an `ExportDocument`.
+struct JSONExport: ExportDocument {
+    private var writer = PlannerDocument.Writer()
+    private var text: String
+
+    init() { text = writer.header }
+
+    mutating func add(_ event: Event) { text += writer.text(of: event) }
+    mutating func end() { text += writer.footer }
+    var pending: Int { text.utf8.count }
+
+    mutating func take() -> [UInt8] {
+        defer { text = "" }
+        return Array(text.utf8)
     }
 }

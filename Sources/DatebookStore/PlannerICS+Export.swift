@@ -16,16 +16,16 @@ extension PlannerICS {
     /// for a VEVENT without a UID does).
     static func source(_ stored: String) -> (uid: String, recurrenceID: ICalDateValue?) {
         guard let hash = stored.lastIndex(of: "#") else { return (stored, nil) }
-        let suffix = stored[stored.index(after: hash)...]
-        let digits = suffix.utf8.map { $0 >= 0x30 && $0 <= 0x39 }
-        let shaped = (suffix.count == 8 && !digits.contains(false))
-            || ((suffix.count == 15 || suffix.count == 16) && !digits.prefix(8).contains(false)
-                && Array(suffix.utf8)[8] == UInt8(ascii: "T") && !digits[9..<15].contains(false)
-                && (suffix.count == 15 || suffix.last == "Z"))
-        guard shaped, let value = RecurrenceText.value(String(suffix)) else { return (stored, nil) }
+        let suffix = String(stored[stored.index(after: hash)...])
+        // `YYYYMMDD`, or `YYYYMMDDTHHMMSS` with or without `Z`.
+        let bytes = Array(suffix.utf8)
+        func digits(_ range: Range<Int>) -> Bool { bytes[range].allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
+        let date = bytes.count == 8 && digits(0..<8)
+        let time = (bytes.count == 15 || bytes.count == 16 && bytes[15] == UInt8(ascii: "Z"))
+            && digits(0..<8) && bytes[8] == UInt8(ascii: "T") && digits(9..<15)
+        guard date || time, let value = RecurrenceText.value(suffix) else { return (stored, nil) }
         return (String(stored[..<hash]), value)
     }
-
 }
 
 /// The planner as iCalendar, written event by event (`export --format ics` streams it): each
