@@ -98,7 +98,7 @@ public struct FeedRefresher {
     /// iCalendar or planner JSON, by content; anything else is refused naming what it was.
     func convert(_ data: Data, feed: Feed, contentType: String?, now: Date) throws -> ICSImport {
         let options = PlannerICS.Options(calendar: feed.calendar, timeZone: timeZone, today: CalendarDate(now, in: timeZone),
-                                         existing: { try? store.event(id: $0) }, store: store)
+                                         existing: { try? store.event(id: $0) }, store: store, overlays: true)
         if Self.looksLikeJSON(data) {
             return try decodeJSON(data, feed: feed, options: options, contentType: contentType)
         }

@@ -36,14 +36,18 @@ public enum PlannerICS {
         /// The store the events will be saved into, if known: the join then submits each recurring
         /// event for expansion for that store's horizon, on another thread (`OccurrenceExpansions`).
         public var store: Store?
+        /// True for a feed: a stored symbol and colour are the user's overlay and win over the
+        /// file's `X-DATEBOOK-SYMBOL`/`COLOR` (an import takes the file's).
+        public var overlays: Bool
 
         public init(calendar: String, timeZone: TimeZone, today: CalendarDate, existing: @escaping (String) -> Event?,
-                    store: Store? = nil) {
+                    store: Store? = nil, overlays: Bool = false) {
             self.calendar = calendar
             self.timeZone = timeZone
             self.today = today
             self.existing = existing
             self.store = store
+            self.overlays = overlays
         }
     }
 
@@ -102,12 +106,12 @@ public enum PlannerICS {
             expand(at: position)
         }
         /// The converted event with what the store already knows of it (tasks, and the symbol and
-        /// colour unless the file gives them).
+        /// colour unless the file gives them to an import).
         func final(_ made: consuming Event, _ component: Converted.Component) -> Event {
             guard let stored = options.existing(made.id) else { return made }
             var event = made
-            if !component.givesSymbol { event.symbol = stored.symbol }
-            if !component.givesColor { event.color = stored.color }
+            if options.overlays || !component.givesSymbol { event.symbol = stored.symbol }
+            if options.overlays || !component.givesColor { event.color = stored.color }
             event.tasks = stored.tasks
             return event
         }
