@@ -79,6 +79,15 @@ enum EventOptions {
         }
     }
 
+    /// Holds `event` to the planner's rules (the ones imports apply); the first problem is a usage
+    /// error naming the option that set the field.
+    static func validate(_ event: Event, title: String = "TITLE", task: String = "--task") throws {
+        guard let problem = EventValidation.planner.problems(event).first else { return }
+        let options = ["title": title, "start": "--at", "end": "--end", "notes": "--notes", "recurrence": "--repeat"]
+        let name = options[problem.field] ?? (problem.field.hasPrefix("tasks") ? task : problem.field)
+        throw CLIError.usage("\(name): \(problem.message)")
+    }
+
     static func newTaskID() -> String {
         var generator = SystemRandomNumberGenerator()
         return String(EventID.random(using: &generator).prefix(8))
@@ -106,6 +115,7 @@ enum AddCommand: Command {
             color: EventColor.allCases.randomElement(using: &generator) ?? .primary
         )
         try EventOptions.apply(arguments, to: &event, context, newTaskID: EventOptions.newTaskID)
+        try EventOptions.validate(event)
         let store = try context.openStore(extendingHorizon: false)
         try store.save(event)
         context.out.write("added " + Rows.row(Occurrence(event: event, calendar: context.calendar), context).dropFirst(2))
@@ -134,6 +144,7 @@ enum EditCommand: Command {
         if arguments.has("--clear-end") { event.end = nil }
         if arguments.has("--clear-alerts") { event.alerts = [] }
         try EventOptions.apply(arguments, to: &event, context, newTaskID: EventOptions.newTaskID)
+        try EventOptions.validate(event, title: "--title")
         try store.save(event)
         context.out.write("updated " + Rows.row(Occurrence(event: event, calendar: context.calendar), context).dropFirst(2))
         return ExitCode.ok

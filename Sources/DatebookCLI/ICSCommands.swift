@@ -25,9 +25,11 @@ enum ICSCommands {
         let options = PlannerICS.Options(calendar: "import", timeZone: context.timeZone,
                                          today: CalendarDate(context.now, in: context.timeZone),
                                          existing: { empty ? nil : try? store.event(id: $0) }, store: store)
+        let reading = ProgressBar.reading(name, bytes: bytes.count, context: context)
         let result = try read(&bytes, name: name, options: options, context)
-        for warning in result.warnings { context.err.write("datebook: warning: " + warning + "\n") }
+        reading.finish()
         let progress = ProgressBar(total: result.events.count, context: context)
+        for warning in result.warnings { context.err.write("datebook: warning: " + warning + "\n") }
         try store.saveImport(result, calendar: "import") { progress.show($0) }
         progress.finish()
         for limit in try store.truncatedRecurrences() {
@@ -70,30 +72,47 @@ extension ICSCommands {
     }
 }
 
-/// A one-line progress bar on stderr, only when stderr is a terminal and the import is large.
+/// A one-line progress bar on stderr (`importing [#####     ] 41000/100000`), only when stderr
+/// is a terminal and the work is large.
 struct ProgressBar {
     let total: Int
+    let verb: String
     let enabled: Bool
     let err: OutputSink
 
-    init(total: Int, context: Context) {
+    init(total: Int, verb: String = "importing", context: Context) {
         self.total = total
+        self.verb = verb
         err = context.err
-        enabled = total >= 10_000 && context.err is FileDescriptorSink && isatty(STDERR_FILENO) == 1
+        enabled = total >= 10_000 && context.err.isTerminal
     }
 
     func show(_ done: Int) {
         guard enabled, total > 0 else { return }
         let width = 30
         let filled = min(width, done * width / total)
-        err.write("\rimporting [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+        err.write("\r" + verb + " [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
                   + "] \(done)/\(total)")
         err.flush()
     }
 
+    /// Files at least this large get a line while they are read (a 100k-event calendar is 80 MB).
+    static let largeFile = 4_000_000
+
+    /// `importing: reading NAME (82 MB)` while a large file is parsed and nothing can be counted
+    /// yet; its `finish()` clears the line.
+    static func reading(_ name: String, bytes: Int, context: Context) -> ProgressBar {
+        let bar = ProgressBar(total: bytes >= largeFile ? 10_000 : 0, context: context)
+        if bar.enabled {
+            bar.err.write("\rimporting: reading \(name) (\(bytes / 1_000_000) MB)")
+            bar.err.flush()
+        }
+        return bar
+    }
+
     func finish() {
         guard enabled else { return }
-        err.write("\r" + String(repeating: " ", count: 60) + "\r")
+        err.write("\r\u{1B}[K")
         err.flush()
     }
 }

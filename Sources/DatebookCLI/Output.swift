@@ -6,10 +6,13 @@ public protocol OutputSink: AnyObject {
     /// UTF-8 bytes, e.g. a listing row built in a reused buffer.
     func write(bytes: [UInt8])
     func flush()
+    /// Whether a person watches this output (progress lines are shown only then).
+    var isTerminal: Bool { get }
 }
 
 extension OutputSink {
     public func write(bytes: [UInt8]) { write(String(decoding: bytes, as: UTF8.self)) }
+    public var isTerminal: Bool { false }
 }
 
 /// Buffers writes and flushes them to a file descriptor in large chunks (listing 100k rows stays fast).
@@ -23,6 +26,8 @@ public final class FileDescriptorSink: OutputSink {
     }
 
     deinit { flush() }
+
+    public var isTerminal: Bool { isatty(fd) == 1 }
 
     public func write(_ text: String) {
         buffer.append(contentsOf: text.utf8)
@@ -51,7 +56,9 @@ public final class FileDescriptorSink: OutputSink {
 /// Collects output in memory (tests, and commands that render before writing).
 public final class StringSink: OutputSink {
     public private(set) var text = ""
-    public init() {}
+    /// Lets a test see what a terminal would.
+    public let isTerminal: Bool
+    public init(isTerminal: Bool = false) { self.isTerminal = isTerminal }
     public func write(_ text: String) { self.text += text }
     public func flush() {}
 }

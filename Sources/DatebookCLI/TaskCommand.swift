@@ -28,6 +28,7 @@ enum TaskCommand: Command {
         case "add":
             guard !argument.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("task TEXT is empty") }
             event.tasks.append(EventTask(id: EventOptions.newTaskID(), text: argument))
+            try EventOptions.validate(event, task: "TEXT")
             message = "added task \(event.tasks.count)"
         case "rm":
             let index = try taskIndex(argument, in: event, allowText: false)

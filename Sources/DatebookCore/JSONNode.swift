@@ -49,6 +49,22 @@ public struct JSONNode: Sendable, Equatable {
         guard case .object(let members) = value else { return nil }
         return members.first { $0.key == key }?.value
     }
+
+    /// The node at a relative path such as `tasks[2].text`, or the nearest one on the way there
+    /// (a field left out is reported at its object's line).
+    public func at(_ path: String) -> JSONNode {
+        var node = self
+        for part in path.split(separator: ".") {
+            let name = part.prefix { $0 != "[" }
+            guard let member = node[String(name)] else { return node }
+            node = member
+            if let open = part.firstIndex(of: "["), let close = part.firstIndex(of: "]"),
+               let index = Int(part[part.index(after: open)..<close]), case .array(let items) = node.value, items.indices.contains(index) {
+                node = items[index]
+            }
+        }
+        return node
+    }
 }
 
 /// A JSON or JSON5 syntax error with its line and column.

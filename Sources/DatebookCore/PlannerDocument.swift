@@ -18,13 +18,25 @@ public enum PlannerDocument {
     // MARK: Writing
 
     public static func encode(_ events: [Event]) -> String {
-        var out = "{\n  \"datebook\": \(version),\n  \"events\": ["
-        for (n, event) in events.enumerated() {
-            out += n == 0 ? "\n" : ",\n"
-            out += encode(event)
+        var writer = Writer()
+        return writer.header + events.map { writer.text(of: $0) }.joined() + writer.footer
+    }
+
+    /// The document in pieces, so a large planner is written as it is read (`export` streams it):
+    /// `header`, then `text(of:)` for each event, then `footer`.
+    public struct Writer {
+        private var count = 0
+
+        public init() {}
+
+        public var header: String { "{\n  \"datebook\": \(version),\n  \"events\": [" }
+
+        public mutating func text(of event: Event) -> String {
+            defer { count += 1 }
+            return (count == 0 ? "\n" : ",\n") + encode(event)
         }
-        out += events.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
-        return out
+
+        public var footer: String { count == 0 ? "]\n}\n" : "\n  ]\n}\n" }
     }
 
     static func encode(_ event: Event) -> String {
@@ -75,7 +87,21 @@ public enum PlannerDocument {
     }
 
     /// Validates a whole document; the first problem is thrown and nothing is returned (import all or nothing).
-    public static func decode(_ root: JSONNode, file: String, defaults: Defaults) throws -> [Event] {
+    /// Every event is held to `validation` (the rules `add` applies).
+    public static func decode(_ root: JSONNode, file: String, defaults: Defaults, validation: EventValidation) throws -> [Event] {
+        try decode(root, file: file, defaults: defaults, validation: validation, repairing: false).events
+    }
+
+    /// Like `decode`, for someone else's document (a feed): what `validation` can repair is
+    /// repaired with a warning, an event it must refuse is left out with a warning; a document that
+    /// is not a planner document at all still throws.
+    public static func decodeRepairing(_ root: JSONNode, file: String, defaults: Defaults,
+                                       validation: EventValidation) throws -> (events: [Event], warnings: [String]) {
+        try decode(root, file: file, defaults: defaults, validation: validation, repairing: true)
+    }
+
+    static func decode(_ root: JSONNode, file: String, defaults: Defaults, validation: EventValidation,
+                       repairing: Bool) throws -> (events: [Event], warnings: [String]) {
         let reader = JSONReader(file: file)
         let members = try reader.object(root, "", allowed: ["datebook", "events"])
         if let versionNode = members.first(where: { $0.key == "datebook" })?.value {
@@ -90,14 +116,26 @@ public enum PlannerDocument {
         var seen = Set<String>()
         var events: [Event] = []
         var zones = ZoneNames()
+        var warnings: [String] = []
         for (n, node) in try reader.array(eventsNode, "events").enumerated() {
-            let event = try decodeEvent(node, path: "events[\(n)]", reader: reader, defaults: defaults, zones: &zones)
+            let path = "events[\(n)]"
+            var event = try decodeEvent(node, path: path, reader: reader, defaults: defaults, zones: &zones)
+            if repairing {
+                let repair = validation.repair(&event)
+                for change in repair.changes { warnings.append(reader.fail(node.at(change.field), path + "." + change.field, change.message).description) }
+                if let refusal = repair.refusals.first {
+                    warnings.append(reader.fail(node.at(refusal.field), path + "." + refusal.field, refusal.message + "; event skipped").description)
+                    continue
+                }
+            } else if let problem = validation.problems(event).first {
+                throw reader.fail(node.at(problem.field), path + "." + problem.field, problem.message)
+            }
             guard seen.insert(event.id).inserted else {
                 throw reader.fail(node, "events[\(n)].id", "duplicate id \"\(event.id)\"")
             }
             events.append(event)
         }
-        return events
+        return (events, warnings)
     }
 
     /// Remembers which zone names are valid: creating a TimeZone per event dominates large imports.

@@ -126,6 +126,25 @@ public enum EventColor: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The CSS3 colour name iCalendar's COLOR property (RFC 7986) carries: the colour's own
+    /// name where CSS has it, else the nearest CSS colour (`primary` is dodgerblue, `mint`
+    /// darkturquoise).
+    public var cssName: String {
+        switch self {
+        case .primary: "dodgerblue"
+        case .mint: "darkturquoise"
+        default: rawValue
+        }
+    }
+
+    /// The colour a CSS3 name from `cssName` (or the planner's own name) stands for, any case;
+    /// nil for other colours.
+    public init?(cssName: String) {
+        let name = cssName.lowercased()
+        guard let color = Self.allCases.first(where: { $0.cssName == name || $0.rawValue == name }) else { return nil }
+        self = color
+    }
+
     /// The SGR parameter of the nearest 256-colour terminal colour.
     public var ansi: String {
         switch self {

@@ -90,6 +90,7 @@ extension ICalChunkScanner {
     static let usedProperties: Set<String> = [
         "BEGIN", "END", "UID", "SUMMARY", "DESCRIPTION", "LOCATION", "URL", "DTSTART", "DTEND", "DURATION",
         "RDATE", "EXDATE", "RECURRENCE-ID", "STATUS", "TRIGGER", "RELATED-TO", "DUE", "ACTION", "EXRULE", "SEQUENCE",
+        "COLOR", ICalEvent.symbolProperty, ICalEvent.timeZoneProperty,
     ]
 
     /// A component's own RRULE and EXRULE values, unfolded, exactly as written.
@@ -147,7 +148,8 @@ extension ICalChunkScanner {
     private static func propertyName(_ b: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> String {
         var end = s
         while end < e, b[end] != UInt8(ascii: ":"), b[end] != UInt8(ascii: ";") { end += 1 }
-        guard end - s <= 15 else { return "" }
+        // No property the reader uses has a longer name (X-DATEBOOK-TIMEZONE is the longest).
+        guard end - s <= 19 else { return "" }
         var name = String(decoding: UnsafeBufferPointer(rebasing: b[s..<end]), as: UTF8.self)
         if name.utf8.contains(where: { $0 >= 0x61 && $0 <= 0x7A }) { name = name.uppercased() }
         return name

@@ -54,6 +54,13 @@ struct ICalComponentReader {
         component.first(kind).flatMap { Libical.text(getter($0)) }
     }
 
+    /// The first `X-` property called `name` (case-insensitive), as libical gives its value.
+    func xText(_ component: LibicalComponent, _ name: String) -> String? {
+        component.properties(ICAL_X_PROPERTY)
+            .first { icalproperty_get_x_name($0).map { String(cString: $0).uppercased() == name } ?? false }
+            .flatMap { Libical.text(icalproperty_get_x($0)) }
+    }
+
     /// STATUS, upper-cased.
     func status(_ component: LibicalComponent) -> String? {
         component.first(ICAL_STATUS_PROPERTY).flatMap(Libical.valueString)?.uppercased()

@@ -28,12 +28,19 @@ public struct ICalEvent: Sendable, Equatable {
     public var status: String?
     /// SEQUENCE (0 when absent): an override older than its master may name an instance that is gone.
     public var sequence: Int
+    /// COLOR (RFC 7986): a CSS3 colour name, as written.
+    public var color: String?
+    /// `X-DATEBOOK-SYMBOL`: the planner symbol's name, as written.
+    public var symbol: String?
+    /// `X-DATEBOOK-TIMEZONE`: the zone of an all-day event (a DATE value has no TZID), as written.
+    public var timeZoneName: String?
 
     public init(uid: String, summary: String? = nil, description: String? = nil,
                 location: String? = nil, url: String? = nil, start: ICalDateValue,
                 end: ICalDateValue? = nil, rrule: String? = nil, rdates: [ICalDateValue] = [],
                 exdates: [ICalDateValue] = [], exrules: [String] = [], recurrenceID: ICalDateValue? = nil,
-                alarms: [Int] = [], sourceLine: Int = 0, status: String? = nil, sequence: Int = 0) {
+                alarms: [Int] = [], sourceLine: Int = 0, status: String? = nil, sequence: Int = 0,
+                color: String? = nil, symbol: String? = nil, timeZoneName: String? = nil) {
         self.uid = uid
         self.summary = summary
         self.description = description
@@ -50,7 +57,15 @@ public struct ICalEvent: Sendable, Equatable {
         self.sourceLine = sourceLine
         self.status = status
         self.sequence = sequence
+        self.color = color
+        self.symbol = symbol
+        self.timeZoneName = timeZoneName
     }
+
+    /// The property `symbol` is read from and written to.
+    public static let symbolProperty = "X-DATEBOOK-SYMBOL"
+    /// The property `timeZoneName` is read from and written to.
+    public static let timeZoneProperty = "X-DATEBOOK-TIMEZONE"
 
     /// The zone recurrence is expanded in: the start's own zone, else `defaultTimeZone`.
     public func timeZone(default defaultTimeZone: TimeZone) -> TimeZone {

@@ -288,7 +288,10 @@ private struct Session {
             recurrenceID: recurrenceID,
             alarms: reader.alarms(component, start: start, end: end, notes: &notes),
             sourceLine: chunk.line, status: reader.status(component),
-            sequence: component.first(ICAL_SEQUENCE_PROPERTY).map { Int(icalproperty_get_sequence($0)) } ?? 0)
+            sequence: component.first(ICAL_SEQUENCE_PROPERTY).map { Int(icalproperty_get_sequence($0)) } ?? 0,
+            color: reader.text(component, ICAL_COLOR_PROPERTY, icalproperty_get_color),
+            symbol: reader.xText(component, ICalEvent.symbolProperty),
+            timeZoneName: reader.xText(component, ICalEvent.timeZoneProperty))
         event.thisAndFuture = range.map { icalparameter_get_range($0) == ICAL_RANGE_THISANDFUTURE } ?? false
         document.events.append(event)
     }

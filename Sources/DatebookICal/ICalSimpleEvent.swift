@@ -27,6 +27,7 @@ enum ICalSimpleEvent {
         case begin = "BEGIN", end = "END", uid = "UID", summary = "SUMMARY", description = "DESCRIPTION"
         case location = "LOCATION", url = "URL", status = "STATUS", dtstart = "DTSTART", dtend = "DTEND"
         case duration = "DURATION", rrule = "RRULE", trigger = "TRIGGER", action = "ACTION", sequence = "SEQUENCE"
+        case color = "COLOR", symbol = "X-DATEBOOK-SYMBOL", zone = "X-DATEBOOK-TIMEZONE"
 
         /// A small index for `Lines` (an enum with String raw values has no integer of its own).
         var slot: Int {
@@ -46,6 +47,9 @@ enum ICalSimpleEvent {
             case .trigger: 12
             case .action: 13
             case .sequence: 14
+            case .color: 15
+            case .symbol: 16
+            case .zone: 17
             }
         }
     }
@@ -88,13 +92,14 @@ enum ICalSimpleEvent {
                 guard statuses.contains(where: { $0.elementsEqual(value) }) else { plain = false; return nil }
                 return String(decoding: value, as: UTF8.self)
             default:
-                // UID, URL and RRULE are taken as written: no escapes, ASCII, not empty.
+                // UID, URL, RRULE, COLOR and the X-DATEBOOK- values are taken as written: no escapes, ASCII, not empty.
                 guard !value.isEmpty, value.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "\\") }) else { plain = false; return nil }
                 return String(decoding: value, as: UTF8.self)
             }
         }
         let uid = text(.uid), summary = text(.summary), description = text(.description), location = text(.location)
-        let url = text(.url), rrule = text(.rrule), status = text(.status)
+        let url = text(.url), rrule = text(.rrule), status = text(.status), color = text(.color), symbol = text(.symbol)
+        let zone = text(.zone)
         var sequence = 0
         if let range = lines[.sequence] {
             // A plain non-negative integer; anything else is libical's to judge.
@@ -130,7 +135,7 @@ enum ICalSimpleEvent {
         }
         let event = ICalEvent(uid: uid, summary: summary, description: description, location: location, url: url,
                               start: start, end: end, rrule: rrule, alarms: alarms, sourceLine: chunk.line,
-                              status: status, sequence: sequence)
+                              status: status, sequence: sequence, color: color, symbol: symbol, timeZoneName: zone)
         return Read(event: event, notes: notes.messages)
     }
 
@@ -195,7 +200,7 @@ enum ICalSimpleEvent {
                 guard (name == .dtstart ? lines.start : lines.end) == nil else { return nil }
                 if name == .dtstart { lines.start = (params, value) } else { lines.end = (params, value) }
             case (.uid, 1), (.summary, 1), (.description, 1), (.location, 1), (.url, 1), (.status, 1), (.duration, 1), (.rrule, 1),
-                 (.sequence, 1):
+                 (.sequence, 1), (.color, 1), (.symbol, 1), (.zone, 1):
                 guard params.isEmpty, lines[name] == nil else { return nil }
                 lines[name] = value
             default:

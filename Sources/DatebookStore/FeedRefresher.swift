@@ -108,7 +108,7 @@ public struct FeedRefresher {
     /// iCalendar or planner JSON, by content; anything else is refused naming what it was.
     func convert(_ data: Data, feed: Feed, contentType: String?, now: Date) throws -> ICSImport {
         let options = PlannerICS.Options(calendar: feed.calendar, timeZone: timeZone, today: CalendarDate(now, in: timeZone),
-                                         existing: { try? store.event(id: $0) }, store: store)
+                                         existing: { try? store.event(id: $0) }, store: store, overlays: true)
         if Self.looksLikeJSON(data) {
             return try decodeJSON(data, feed: feed, options: options, contentType: contentType)
         }
@@ -139,6 +139,7 @@ public struct FeedRefresher {
     /// A planner JSON document (the `datebook export` shape); ids are namespaced by the feed.
     func decodeJSON(_ data: Data, feed: Feed, options: PlannerICS.Options, contentType: String?) throws -> ICSImport {
         let events: [Event]
+        var result = ICSImport(events: [], uids: [:], warnings: [])
         do {
             let root = try JSONParser.parse(Array(data))
             // Another program's JSON (credentials, settings) is refused without a word of its content.
@@ -147,7 +148,8 @@ public struct FeedRefresher {
             }
             let defaults = PlannerDocument.Defaults(timeZone: timeZone.identifier, newID: { EventID.stable(UUID().uuidString) },
                                                     symbol: { .star }, color: { .primary })
-            events = try PlannerDocument.decode(root, file: feed.source, defaults: defaults)
+            (events, result.warnings) = try PlannerDocument.decodeRepairing(root, file: feed.source, defaults: defaults,
+                                                                            validation: .planner)
         } catch let error as InputError {
             throw FeedError(feed: feed.name, message: "not a planner document: \(error)")
         } catch let error as JSONSyntaxError {
@@ -158,7 +160,6 @@ public struct FeedRefresher {
         } catch {
             throw FeedError(feed: feed.name, message: "not iCalendar (got JSON that is not a planner document)")
         }
-        var result = ICSImport(events: [], uids: [:], warnings: [])
         for var event in events {
             let uid = event.id
             event.id = EventID.stable(feed.calendar + "\u{0}" + uid)

@@ -3,47 +3,108 @@ import DatebookICal
 import Foundation
 
 extension PlannerICS {
-    /// The planner as iCalendar: each event a VEVENT (RRULE, RDATE, EXDATE, VALARM per lead time),
-    /// each task a VTODO with RELATED-TO its event.
-    ///
-    /// Events that came from iCalendar keep their UID (`uids`); others get `<id>@datebook`, which
-    /// `decode` maps back to the same id, so export → import reproduces the planner (symbols and
-    /// colours have no iCalendar property and are not written).
+    /// The planner as iCalendar (see `ICSExport`) in one string, for a few events.
     public static func encode(_ events: [Event], uids: [String: String], dtstamp: Date) -> String {
-        var items: [ICalEvent] = []
-        var todos: [ICalTodo] = []
-        items.reserveCapacity(events.count)
-        for event in events {
-            let uid = uids[event.id].map { $0.components(separatedBy: "#")[0] } ?? event.id + uidSuffix
-            let text = event.recurrence.map(RecurrenceText.init)
-            let recurrenceID = uids[event.id].flatMap { stored -> ICalDateValue? in
-                let parts = stored.components(separatedBy: "#")
-                return parts.count > 1 ? RecurrenceText.value(parts[1]) : nil
-            }
-            let alarms = event.alerts.map { $0.days * 86_400 + $0.seconds }
-            var item = ICalEvent(
-                uid: uid, summary: event.title, description: event.notes.isEmpty ? nil : event.notes,
-                start: value(event.start, zone: event.timeZone), end: event.end.map { value($0, zone: event.timeZone) },
-                rrule: text?.rule, rdates: text?.rdates ?? [], exdates: text?.exdates ?? [], exrules: text?.exrules ?? [],
-                recurrenceID: recurrenceID, alarms: alarms)
-            // An instance that recurs took over the rest of its series (RANGE=THISANDFUTURE on import).
-            item.thisAndFuture = recurrenceID != nil && event.recurrence != nil
-            items.append(item)
-            for task in event.tasks {
-                todos.append(ICalTodo(uid: task.id + "." + event.id + uidSuffix, summary: task.text,
-                                      status: ICalTaskStatus(rawValue: task.status.rawValue) ?? .todo, relatedTo: uid))
-            }
-        }
-        return ICalWriter.write(events: items, todos: todos, prodID: "-//datebook//datebook//EN", dtstamp: dtstamp)
+        var export = ICSExport(zones: events.filter { !$0.start.isAllDay }.map(\.timeZone), uids: uids, dtstamp: dtstamp)
+        events.forEach { export.add($0) }
+        export.end()
+        return String(decoding: export.take(), as: UTF8.self)
     }
 
-    static func value(_ start: EventStart, zone: String) -> ICalDateValue {
+    /// A stored source (`UID`, or `UID#RECURRENCE-ID` for a moved instance) taken apart. Only a
+    /// suffix written by `RecurrenceText.format` counts: a UID may hold `#` itself (the one made
+    /// for a VEVENT without a UID does).
+    static func source(_ stored: String) -> (uid: String, recurrenceID: ICalDateValue?) {
+        guard let hash = stored.lastIndex(of: "#") else { return (stored, nil) }
+        let suffix = String(stored[stored.index(after: hash)...])
+        // `YYYYMMDD`, or `YYYYMMDDTHHMMSS` with or without `Z`.
+        let bytes = Array(suffix.utf8)
+        func digits(_ range: Range<Int>) -> Bool { bytes[range].allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
+        let date = bytes.count == 8 && digits(0..<8)
+        let time = (bytes.count == 15 || bytes.count == 16 && bytes[15] == UInt8(ascii: "Z"))
+            && digits(0..<8) && bytes[8] == UInt8(ascii: "T") && digits(9..<15)
+        guard date || time, let value = RecurrenceText.value(suffix) else { return (stored, nil) }
+        return (String(stored[..<hash]), value)
+    }
+}
+
+/// The planner as iCalendar, written event by event (`export --format ics` streams it): each
+/// event a VEVENT (RRULE, RDATE, EXDATE, VALARM per lead time), followed by its tasks as VTODOs
+/// with RELATED-TO the event.
+///
+/// Events that came from iCalendar keep their UID (`uids`); others get `<id>@datebook`, which
+/// `decode` maps back to the same id, so export → import reproduces the planner; the colour
+/// is written as RFC 7986 `COLOR` (a CSS3 name), the symbol as `X-DATEBOOK-SYMBOL` and an
+/// all-day event's zone (a DATE has no TZID) as `X-DATEBOOK-TIMEZONE`.
+public struct ICSExport {
+    private var writer: ICalStreamWriter
+    private let uids: [String: String]
+    /// Zones written with TZID (the others are written as UTC).
+    private var zones: [String: TimeZone] = [:]
+
+    /// `zones`: the zones of the timed events to come (in any order, repeats allowed); each gets
+    /// a VTIMEZONE.
+    public init(zones: some Sequence<String>, uids: [String: String], dtstamp: Date) {
+        for name in zones where name != "UTC" { self.zones[name] = TimeZone(identifier: name) }
+        self.uids = uids
+        writer = ICalStreamWriter(prodID: "-//datebook//datebook//EN", dtstamp: dtstamp, zones: self.zones.keys.sorted())
+    }
+
+    public mutating func add(_ event: Event) {
+        let source = uids[event.id].map(PlannerICS.source)
+        let uid = source?.uid ?? event.id + PlannerICS.uidSuffix
+        let text = event.recurrence.map(RecurrenceText.init)
+        var item = ICalEvent(
+            uid: uid, summary: event.title, description: event.notes.isEmpty ? nil : event.notes,
+            start: value(event.start, zone: event.timeZone), end: event.end.map { value($0, zone: event.timeZone) },
+            rrule: text?.rule, rdates: text?.rdates ?? [], exdates: text?.exdates ?? [], exrules: text?.exrules ?? [],
+            recurrenceID: source?.recurrenceID, alarms: event.alerts.map { $0.days * 86_400 + $0.seconds },
+            color: event.color.cssName, symbol: event.symbol.rawValue,
+            timeZoneName: zoneGoesApart(event) ? event.timeZone : nil)
+        // An instance that recurs took over the rest of its series (RANGE=THISANDFUTURE on import).
+        item.thisAndFuture = source?.recurrenceID != nil && event.recurrence != nil
+        writer.event(item)
+        for task in event.tasks {
+            writer.todo(ICalTodo(uid: task.id + "." + event.id + PlannerICS.uidSuffix, summary: task.text,
+                                 status: ICalTaskStatus(rawValue: task.status.rawValue) ?? .todo, relatedTo: uid))
+        }
+    }
+
+    public mutating func end() { writer.end() }
+
+    /// Bytes written and not yet taken.
+    public var pending: Int { writer.pending }
+
+    /// The text written since the last `take()`, as UTF-8.
+    public mutating func take() -> [UInt8] { writer.take() }
+
+    private func value(_ start: EventStart, zone: String) -> ICalDateValue {
         switch start {
         case .allDay(let day): return .date(year: day.year, month: day.month, day: day.day)
-        case .instant(let date):
-            if zone != "UTC", TimeZone(identifier: zone) != nil { return .zoned(date, tzid: zone) }
-            return .utc(date)
+        case .instant(let date): return zones[zone] != nil ? .zoned(date, tzid: zone) : .utc(date)
         }
+    }
+
+    /// Whether DTSTART cannot carry the event's zone (a DATE; or a time in a zone's repeated hour,
+    /// which the writer puts in UTC), so `X-DATEBOOK-TIMEZONE` does.
+    private func zoneGoesApart(_ event: Event) -> Bool {
+        switch event.start {
+        case .allDay: return true
+        case .instant(let date): return zones[event.timeZone].map { !ICalWriter.readsBack(date, in: $0) } ?? false
+        }
+    }
+}
+
+extension Store {
+    /// The zones of timed events (what an iCalendar export needs VTIMEZONEs for).
+    public func timedEventZones() throws -> [String] {
+        var result: [String] = []
+        try wrap {
+            let rows = try statement("SELECT DISTINCT time_zone FROM events WHERE all_day = 0")
+            try rows.bind([])
+            while try rows.step() { result.append(rows.text(0)) }
+        }
+        return result
     }
 }
 

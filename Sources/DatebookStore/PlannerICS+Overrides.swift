@@ -28,6 +28,16 @@ extension PlannerICS {
         return (before.text, movedTo == nil ? nil : after.text)
     }
 
+    /// An event's start as an iCalendar value in the event's own zone (UTC when it is unknown).
+    static func value(_ start: EventStart, zone: String) -> ICalDateValue {
+        switch start {
+        case .allDay(let day): return .date(year: day.year, month: day.month, day: day.day)
+        case .instant(let date):
+            if zone != "UTC", TimeZone(identifier: zone) != nil { return .zoned(date, tzid: zone) }
+            return .utc(date)
+        }
+    }
+
     /// Why an override (its `sequence`, of the instance `recurrenceID`) of `master` is stale — older and for an instance
     /// the master no longer gives — or nil when it applies.
     static func staleness(sequence: Int, recurrenceID: ICalDateValue?, of master: Event, masterSequence: Int,

@@ -36,14 +36,18 @@ public enum PlannerICS {
         /// The store the events will be saved into, if known: the join then submits each recurring
         /// event for expansion for that store's horizon, on another thread (`OccurrenceExpansions`).
         public var store: Store?
+        /// True for a feed: a stored symbol and colour are the user's overlay and win over the
+        /// file's `X-DATEBOOK-SYMBOL`/`COLOR` (an import takes the file's).
+        public var overlays: Bool
 
         public init(calendar: String, timeZone: TimeZone, today: CalendarDate, existing: @escaping (String) -> Event?,
-                    store: Store? = nil) {
+                    store: Store? = nil, overlays: Bool = false) {
             self.calendar = calendar
             self.timeZone = timeZone
             self.today = today
             self.existing = existing
             self.store = store
+            self.overlays = overlays
         }
     }
 
@@ -101,32 +105,36 @@ public enum PlannerICS {
             result.uids[id] = uid
             expand(at: position)
         }
-        /// The converted event with what the store already knows of it (symbol, colour, tasks).
-        func final(_ made: consuming Event) -> Event {
+        /// The converted event with what the store already knows of it (tasks, and the symbol and
+        /// colour unless the file gives them to an import).
+        func final(_ made: consuming Event, _ component: Converted.Component) -> Event {
             guard let stored = options.existing(made.id) else { return made }
             var event = made
-            event.symbol = stored.symbol
-            event.color = stored.color
+            if options.overlays || !component.givesSymbol { event.symbol = stored.symbol }
+            if options.overlays || !component.givesColor { event.color = stored.color }
             event.tasks = stored.tasks
             return event
+        }
+        func warn(_ component: Converted.Component) {
+            for problem in component.problems {
+                result.warnings.append("\(fileName):\(component.line): UID \(component.uid): \(problem)")
+            }
         }
         // The join reads only what the parts' threads made (no parsed component is copied).
         var masterSequences: [String: Int] = [:]
         for p in converted.indices {
             for n in converted[p].components.indices where converted[p].components[n].recurrenceID == nil {
+                warn(converted[p].components[n])
                 guard let made = converted[p].take(n) else { continue }
                 if converted[p].components[n].sequence > 0 { masterSequences[made.id] = converted[p].components[n].sequence }
-                let uid = converted[p].components[n].uid
-                if let problem = converted[p].components[n].problem {
-                    result.warnings.append("\(fileName):\(converted[p].components[n].line): UID \(uid): \(problem)")
-                }
-                add(final(made), uid: uid)
+                add(final(made, converted[p].components[n]), uid: converted[p].components[n].uid)
             }
         }
         for p in converted.indices {
             for n in converted[p].components.indices {
                 guard let recurrenceID = converted[p].components[n].recurrenceID else { continue }
                 let uid = converted[p].components[n].uid
+                warn(converted[p].components[n])
                 if let master = converted[p].components[n].masterID, let at = index[master],
                    let stale = staleness(sequence: converted[p].components[n].sequence, recurrenceID: recurrenceID,
                                          of: result.events[at], masterSequence: masterSequences[master] ?? 0,
@@ -149,7 +157,7 @@ public enum PlannerICS {
                         }
                         guard var made = converted[p].take(n) else { continue }
                         if !ownRule { made.recurrence = split?.after }
-                        add(final(made), uid: uid + "#" + RecurrenceText.format(recurrenceID))
+                        add(final(made, converted[p].components[n]), uid: uid + "#" + RecurrenceText.format(recurrenceID))
                         continue
                     }
                     result.warnings.append("\(fileName):\(converted[p].components[n].line): UID \(uid): RANGE=THISANDFUTURE moves "
@@ -159,12 +167,17 @@ public enum PlannerICS {
                 if let master = converted[p].components[n].masterID, let at = index[master] {
                     var text = RecurrenceText(result.events[at].recurrence ?? "")
                     // A timed RECURRENCE-ID of an all-day series (Outlook) names that day.
-                    text.exdates.append(result.events[at].start.isAllDay ? recurrenceID.day(fallback: options.timeZone) : recurrenceID)
-                    result.events[at].recurrence = text.text
-                    expand(at: at)
+                    let excluded = result.events[at].start.isAllDay ? recurrenceID.day(fallback: options.timeZone) : recurrenceID
+                    // A calendar datebook wrote has the EXDATE already (it is stored with the master).
+                    let key = RecurrenceText.format(excluded)
+                    if !text.exdates.contains(where: { RecurrenceText.format($0) == key }) {
+                        text.exdates.append(excluded)
+                        result.events[at].recurrence = text.text
+                        expand(at: at)
+                    }
                 }
                 guard let made = converted[p].take(n) else { continue }
-                add(final(made), uid: uid + "#" + RecurrenceText.format(recurrenceID))
+                add(final(made, converted[p].components[n]), uid: uid + "#" + RecurrenceText.format(recurrenceID))
             }
         }
         // Tasks change no event's occurrences.
@@ -185,9 +198,13 @@ public enum PlannerICS {
             var line: Int
             var sequence: Int
             var thisAndFuture: Bool
-            var problem: String?
+            /// What was repaired or why the event was left out (`EventValidation`), one warning each.
+            var problems: [String] = []
             /// An override's master event id.
             var masterID: String?
+            /// Whether the component names a symbol (`X-DATEBOOK-SYMBOL`) or colour (`COLOR`) datebook knows.
+            var givesSymbol = false
+            var givesColor = false
         }
 
         var events: [Event?] = []
@@ -213,19 +230,22 @@ public enum PlannerICS {
             for item in part.events {
                 var component = Component(uid: item.uid, recurrenceID: item.recurrenceID, line: item.sourceLine,
                                           sequence: item.sequence, thisAndFuture: item.thisAndFuture)
+                component.givesSymbol = item.symbol.flatMap(Symbol.init(rawValue:)) != nil
+                component.givesColor = item.color.flatMap(EventColor.init(cssName:)) != nil
                 if item.isCancelled {
                     events.append(nil)
                 } else if let recurrenceID = item.recurrenceID {
-                    component.masterID = eventID(uid: item.uid, options: options)
                     var event = makeEvent(item, id: eventID(uid: item.uid + "#" + RecurrenceText.format(recurrenceID), options: options),
                                           options: options)
                     // A THISANDFUTURE override with a rule of its own (datebook's export) keeps it.
                     if !item.thisAndFuture { event.recurrence = nil }
-                    events.append(event)
+                    let accepted = Self.repair(&event, &component)
+                    events.append(accepted ? event : nil)
+                    // A refused override leaves the master's instance as it was.
+                    if accepted { component.masterID = eventID(uid: item.uid, options: options) }
                 } else {
-                    let event = makeEvent(item, id: eventID(uid: item.uid, options: options), options: options)
-                    events.append(event)
-                    component.problem = event.recurrence.flatMap { RecurrenceExpander.problem(rule: $0) }
+                    var event = makeEvent(item, id: eventID(uid: item.uid, options: options), options: options)
+                    events.append(Self.repair(&event, &component) ? event : nil)
                 }
                 // A cancelled override still adds its EXDATE to the master.
                 if item.isCancelled, item.recurrenceID != nil { component.masterID = eventID(uid: item.uid, options: options) }
@@ -236,6 +256,25 @@ public enum PlannerICS {
                 Todo(taskID: taskID(todo.uid),
                      relatedKey: todo.relatedTo.map { eventKey(uid: $0, options: options, calendarKey: calendarKey) })
             }
+        }
+
+        /// Applies the planner's rules to an event of someone else's calendar: repairs become
+        /// warnings, and false (with the reason as a warning) when the event must be left out.
+        static func repair(_ event: inout Event, _ component: inout Component) -> Bool {
+            let repair = EventValidation.planner.repair(&event)
+            component.problems += repair.changes.map { Self.warning($0) }
+            guard let refusal = repair.refusals.first else { return true }
+            component.problems.append(Self.warning(refusal) + "; event skipped")
+            return false
+        }
+
+        /// A rule's problem as an iCalendar warning: the property, not the planner's field, is named.
+        static func warning(_ problem: EventProblem) -> String {
+            // The expander's own words already name the RRULE.
+            if problem.field == "recurrence" { return problem.message }
+            let names = ["title": "SUMMARY", "notes": "DESCRIPTION", "start": "DTSTART", "end": "DTEND"]
+            let field = names[problem.field] ?? (problem.field.hasPrefix("tasks") ? "VTODO " + problem.field : problem.field)
+            return field + " " + problem.message
         }
 
         static func all(_ parts: [ICalDocument], calendar: String, timeZone: TimeZone) -> [Converted] {
@@ -315,11 +354,13 @@ public enum PlannerICS {
         for extra in [item.location.map { "Location: " + $0 }, item.url] {
             if let extra, !extra.isEmpty { notes += (notes.isEmpty ? "" : "\n") + extra }
         }
+        let written = item.timeZoneName.flatMap { TimeZone(identifier: $0) == nil ? nil : $0 }
         let zone: String
         switch item.start {
         case let .zoned(_, tzid): zone = tzid
-        case .utc: zone = "UTC"
-        case .date, .floating: zone = options.timeZone.identifier
+        // datebook writes the zone beside a date, and beside a time it put in UTC (its zone's repeated hour).
+        case .utc: zone = written ?? "UTC"
+        case .date, .floating: zone = written ?? options.timeZone.identifier
         }
         var recurrence: String?
         if item.rrule != nil || !item.rdates.isEmpty {
@@ -332,8 +373,8 @@ public enum PlannerICS {
             id: id, title: item.summary.flatMap { $0.isEmpty ? nil : $0 } ?? "(no title)",
             start: eventStart(item.start, options.timeZone), end: item.end.map { eventStart($0, options.timeZone) },
             timeZone: zone,
-            symbol: symbols[abs(seed % symbols.count)],
-            color: colors[abs(seed / 7 % colors.count)],
+            symbol: item.symbol.flatMap(Symbol.init(rawValue:)) ?? symbols[abs(seed % symbols.count)],
+            color: item.color.flatMap(EventColor.init(cssName:)) ?? colors[abs(seed / 7 % colors.count)],
             notes: notes, tasks: [], alerts: alerts, recurrence: recurrence)
     }
 
@@ -348,6 +389,7 @@ public enum PlannerICS {
                             index: inout JoinIndex, options: Options, fileName: String) {
         // Events whose stored tasks were replaced by this file's (the "Tasks" event may come last).
         var cleared = [Bool](repeating: false, count: result.events.count + 1)
+        var taskIDs = TaskIDs()
         func attach(_ todo: borrowing ICalTodo, _ made: borrowing Converted.Todo) {
             var at = made.relatedKey.flatMap { index[key: $0] }
             if at == nil {
@@ -377,7 +419,14 @@ public enum PlannerICS {
             case .doing: .doing
             case .done: .done
             }
-            result.events[at].tasks.append(EventTask(id: made.taskID, text: todo.summary ?? "(no text)", status: status))
+            var task = EventTask(id: made.taskID, text: todo.summary ?? "(no text)", status: status)
+            func warn(_ message: String) { result.warnings.append("\(fileName):\(todo.sourceLine): UID \(todo.uid): \(message)") }
+            if let change = EventValidation.repairText(&task) { warn("SUMMARY " + change) }
+            guard taskIDs.insert(task.id, at: at, of: result.events[at].tasks) else {
+                warn("a second VTODO with task id \"\(task.id)\" for the same event; only the first is kept")
+                return
+            }
+            result.events[at].tasks.append(task)
         }
         // Through the buffers: iterating the todos would copy each one (its strings retained and released).
         for p in parts.indices {
@@ -386,6 +435,19 @@ public enum PlannerICS {
                     for n in todos.indices { attach(todos[n], made[n]) }
                 }
             }
+        }
+    }
+
+    /// Which task ids each event has, so a VTODO repeating one is left out (task ids are unique
+    /// within an event). A short checklist is scanned; a long one (the "Tasks" event) gets a set.
+    struct TaskIDs {
+        private var large: [Int: Set<String>] = [:]
+
+        /// False when `tasks` (those of the event at `position`) already has `id`.
+        mutating func insert(_ id: String, at position: Int, of tasks: [EventTask]) -> Bool {
+            if tasks.count < 32 { return !tasks.contains { $0.id == id } }
+            if large[position] == nil { large[position] = Set(tasks.map(\.id)) }
+            return large[position]?.insert(id).inserted ?? true
         }
     }
 

@@ -7,9 +7,10 @@ extension Store {
         e.notes, e.alerts, e.recurrence, t.position, t.id, t.text, t.status
         """
 
-    /// Inserts or replaces events (with their tasks) in one transaction.
-    public func save(_ events: [Event]) throws {
-        try bulkTransaction(count: events.count) { try writeMany(events) }
+    /// Inserts or replaces events (with their tasks) in one transaction; `progress(done)` after each batch.
+    public func save(_ events: [Event], progress: (Int) -> Void = { _ in }) throws {
+        try bulkTransaction(count: events.count) { try writeMany(events, progress: progress) }
+        progress(events.count)
     }
 
     public func save(_ event: Event) throws { try save([event]) }

@@ -46,6 +46,20 @@ struct FeedCommandTests {
         #expect(dentist?["color"] as? String == "red")
     }
 
+    @Test func overlaysWinOverTheFeedsOwnColourAndSymbol() throws {
+        let sandbox = Sandbox()
+        let path = sandbox.home + "/styled.ics"
+        try StylePropertyImportTests.calendar("COLOR:dodgerblue\r\nX-DATEBOOK-SYMBOL:airplane\r\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(sandbox.run(["feed", "add", "styled", path]).code == 0)
+        #expect(sandbox.run(["edit", "Styled", "--color", "red", "--symbol", "gift"]).code == 0)
+        try StylePropertyImportTests.calendar("COLOR:dodgerblue\r\nX-DATEBOOK-SYMBOL:airplane\r\nLOCATION:moved\r\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(sandbox.run(["feed", "refresh", "styled"]).out == "feed 'styled': 1 event\n")
+        let event = try sandbox.exportedEvents().first
+        #expect(event?["color"] as? String == "red" && event?["symbol"] as? String == "gift.fill")
+    }
+
     @Test func feedEventsAreReadOnly() throws {
         let (sandbox, sink, _) = try subscribed()
         defer { withExtendedLifetime(sink) {} }

@@ -45,6 +45,13 @@ struct JSONParserTests {
         }
     }
 
+    @Test func textsWithoutEscapesAreQuotedAsTheyAre() {
+        #expect(JSONText.quote("plain é 🎁 ß") == "\"plain é 🎁 ß\"")
+        #expect(JSONText.quote("") == "\"\"")
+        // U+2028 starts with the byte 0xE2, like "€" (E2 82 AC), which stays as it is.
+        #expect(JSONText.quote("a\u{2028}b €") == #""a\u2028b €""#)
+    }
+
     @Test func quotesControlCharactersAndKeepsSlashes() {
         #expect(JSONText.quote("a/b \"q\"\n\u{1}") == #""a/b \"q\"\n\u0001""#)
     }
@@ -53,6 +60,8 @@ struct JSONParserTests {
 struct PlannerDocumentTests {
     let defaults = PlannerDocument.Defaults(timeZone: "UTC", newID: { "generated0000000" },
                                             symbol: { .star }, color: { .red })
+    /// Recurrence rules are judged above Core; these tests leave them alone.
+    let noRules = EventValidation(ruleProblem: { _ in nil })
 
     func sample() -> [Event] {
         [
@@ -68,7 +77,7 @@ struct PlannerDocumentTests {
 
     @Test func exportThenImportRoundTripsExactly() throws {
         let text = PlannerDocument.encode(sample())
-        let back = try PlannerDocument.decode(try JSONParser.parse(text), file: "x.json", defaults: defaults)
+        let back = try PlannerDocument.decode(try JSONParser.parse(text), file: "x.json", defaults: defaults, validation: noRules)
         #expect(back == sample())
         #expect(PlannerDocument.encode(back) == text)
         // The export is also plain JSON that Foundation reads.
@@ -97,9 +106,9 @@ struct PlannerDocumentTests {
     ])
     func badDocumentsNameFileLineAndField(text: String, message: String) throws {
         let root = try JSONParser.parse(text)
-        #expect(throws: InputError.self) { try PlannerDocument.decode(root, file: "in.json", defaults: defaults) }
+        #expect(throws: InputError.self) { try PlannerDocument.decode(root, file: "in.json", defaults: defaults, validation: noRules) }
         do {
-            _ = try PlannerDocument.decode(root, file: "in.json", defaults: defaults)
+            _ = try PlannerDocument.decode(root, file: "in.json", defaults: defaults, validation: noRules)
         } catch {
             #expect("\(error)" == message)
         }
@@ -107,7 +116,7 @@ struct PlannerDocumentTests {
 
     @Test func missingOptionalFieldsGetDefaults() throws {
         let root = try JSONParser.parse(#"{"events": [{"title": "x", "start": "2026-01-01T10:00:00+01:00", "tasks": [{"text": "a"}]}]}"#)
-        let events = try PlannerDocument.decode(root, file: "in.json", defaults: defaults)
+        let events = try PlannerDocument.decode(root, file: "in.json", defaults: defaults, validation: noRules)
         #expect(events[0].id == "generated0000000")
         #expect(events[0].start == .instant(Date(timeIntervalSince1970: 1_767_258_000)))
         #expect(events[0].tasks[0].status == .todo)

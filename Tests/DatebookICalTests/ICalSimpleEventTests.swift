@@ -132,3 +132,24 @@ struct ICalSimpleEventTests {
         #expect(fast.warnings.map(\.description) == ["t.ics:4: UID z1: unknown TZID 'Nowhere/Special' (no such zone and no VTIMEZONE in the file); time read in America/New_York instead; use an IANA name such as Europe/Berlin"])
     }
 }
+
+/// The planner's own properties (RFC 7986 COLOR, X-DATEBOOK-SYMBOL, X-DATEBOOK-TIMEZONE) are
+/// written and read back, by the fast path and by libical's.
+struct StylePropertyTests {
+    @Test func colourSymbolAndZoneAreWrittenAndReadBothWays() throws {
+        let plain = ICalEvent(uid: "a@datebook", summary: "Plain", start: .date(year: 2026, month: 12, day: 24),
+                              color: "darkturquoise", symbol: "gift.fill", timeZoneName: "Asia/Tokyo")
+        var escaped = plain
+        escaped.uid = "b@datebook"
+        escaped.description = "needs; libical, for the escapes"
+        let text = ICalWriter.write(events: [plain, escaped], todos: [], prodID: "-//t//EN")
+        #expect(text.contains("\r\nCOLOR:darkturquoise\r\nX-DATEBOOK-SYMBOL:gift.fill\r\nX-DATEBOOK-TIMEZONE:Asia/Tokyo\r\n"))
+        let tests = ICalSimpleEventTests()
+        let (fast, libical) = try tests.bothWays(Data(text.utf8))
+        #expect(fast == libical)
+        #expect(tests.takesFastPath(String(text[text.range(of: "BEGIN:VEVENT")!.lowerBound..<text.range(of: "END:VEVENT\r\n")!.upperBound])))
+        for event in fast.events {
+            #expect(event.color == "darkturquoise" && event.symbol == "gift.fill" && event.timeZoneName == "Asia/Tokyo", "\(event.uid)")
+        }
+    }
+}
