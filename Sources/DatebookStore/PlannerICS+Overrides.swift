@@ -15,7 +15,7 @@ extension PlannerICS {
         // The zone `RecurrenceExpander` expands the event in: all-day events on UTC dates.
         let utc = TimeZone(identifier: "UTC") ?? zone
         let seriesZone = master.start.isAllDay ? utc : TimeZone(identifier: master.timeZone) ?? zone
-        let from = (master.start.isAllDay ? recurrenceID.day(fallback: zone) : recurrenceID).resolve(in: seriesZone)
+        let from = (master.start.isAllDay ? instanceDay(recurrenceID, of: master, fallback: zone) : recurrenceID).resolve(in: seriesZone)
         let start = value(master.start, zone: master.timeZone)
         let shift = movedTo.map { value($0, zone: master.timeZone).resolve(in: seriesZone).timeIntervalSince(from) } ?? 0
         guard let parts = ICalRecurrence.split(rrule: text.rule, rdates: text.rdates, exdates: text.exdates, start: start,
@@ -26,6 +26,19 @@ extension PlannerICS {
         let after = RecurrenceText(rule: parts.after.rrule, rdates: parts.after.rdates, exdates: parts.after.exdates,
                                    exrules: text.exrules)
         return (before.text, movedTo == nil ? nil : after.text)
+    }
+
+    /// The day of an all-day `master` that `recurrenceID` names. Outlook writes a timed RECURRENCE-ID
+    /// (midnight in its Windows zone) and datebook's export writes it in UTC, so a timed value is read
+    /// on the master's own calendar, where both give the same day.
+    static func instanceDay(_ recurrenceID: ICalDateValue, of master: Event, fallback: TimeZone) -> ICalDateValue {
+        switch recurrenceID {
+        case .date, .floating: return recurrenceID.day(fallback: fallback)
+        case .zoned, .utc:
+            let zone = TimeZone(identifier: master.timeZone) ?? fallback
+            let local = ICalLocalDateTime.of(recurrenceID.resolve(in: zone), in: zone)
+            return .date(year: local.year, month: local.month, day: local.day)
+        }
     }
 
     /// An event's start as an iCalendar value in the event's own zone (UTC when it is unknown).
@@ -45,7 +58,8 @@ extension PlannerICS {
         guard sequence < masterSequence, let recurrenceID else { return nil }
         let utc = TimeZone(identifier: "UTC") ?? zone
         // Keys as `RecurrenceExpander` makes them: all-day instances at midnight UTC.
-        let instant = master.start.isAllDay ? recurrenceID.day(fallback: zone).resolve(in: utc) : recurrenceID.resolve(in: zone)
+        let instant = master.start.isAllDay ? instanceDay(recurrenceID, of: master, fallback: zone).resolve(in: utc)
+            : recurrenceID.resolve(in: zone)
         let key = Int64(instant.timeIntervalSince1970.rounded(.down))
         let found = RecurrenceExpander.keys(start: master.start, timeZone: master.timeZone, recurrence: master.recurrence ?? "",
                                             window: key ..< key + 1, cap: 1).keys

@@ -167,7 +167,8 @@ public enum PlannerICS {
                 if let master = converted[p].components[n].masterID, let at = index[master] {
                     var text = RecurrenceText(result.events[at].recurrence ?? "")
                     // A timed RECURRENCE-ID of an all-day series (Outlook) names that day.
-                    let excluded = result.events[at].start.isAllDay ? recurrenceID.day(fallback: options.timeZone) : recurrenceID
+                    let excluded = result.events[at].start.isAllDay
+                        ? Self.instanceDay(recurrenceID, of: result.events[at], fallback: options.timeZone) : recurrenceID
                     // A calendar datebook wrote has the EXDATE already (it is stored with the master).
                     let key = RecurrenceText.format(excluded)
                     if !text.exdates.contains(where: { RecurrenceText.format($0) == key }) {

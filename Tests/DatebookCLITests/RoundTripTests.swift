@@ -23,8 +23,9 @@ struct RoundTripTests {
     @Test(arguments: fixtures)
     func exportThenImportRestoresEveryField(fixture: String) throws {
         let original = Sandbox()
-        guard original.run(["import", Self.testsFolder.appendingPathComponent(fixture).path]).code == 0 else { return }
-        try Self.checkRoundTrips(of: original, name: fixture)
+        let imported = original.run(["import", Self.testsFolder.appendingPathComponent(fixture).path])
+        guard imported.code == 0 else { return }
+        try Self.checkRoundTrips(of: original, name: fixture, warned: Self.warnings(imported.err))
     }
 
     @Test func theSamplePlannerRoundTrips() throws {
@@ -35,7 +36,13 @@ struct RoundTripTests {
 
     /// Exports `original` in each format, imports that into an empty store, and compares both
     /// stores' exports in both formats.
-    static func checkRoundTrips(of original: Sandbox, name: String) throws {
+    /// Each warning from `UID …` on, so the same warning about the original file and about its
+    /// backup compare equal (a truncated rule is truncated again in the backup, and says so).
+    static func warnings(_ err: String) -> Set<String> {
+        Set(err.split(separator: "\n").compactMap { line in line.range(of: "UID ").map { String(line[$0.lowerBound...]) } })
+    }
+
+    static func checkRoundTrips(of original: Sandbox, name: String, warned: Set<String> = []) throws {
         let planner = original.run(["export"]).out
         for format in ["json", "ics"] {
             let file = original.home + "/backup." + format
@@ -43,7 +50,8 @@ struct RoundTripTests {
             let copy = Sandbox()
             let restored = copy.run(["import", file])
             #expect(restored.code == 0, "\(name) via \(format): \(restored.err)")
-            #expect(restored.err.isEmpty, "\(name) via \(format): the backup gives warnings: \(restored.err)")
+            #expect(Self.warnings(restored.err).subtracting(warned).isEmpty && (restored.err.isEmpty || !warned.isEmpty),
+                    "\(name) via \(format): the backup gives warnings the original did not: \(restored.err)")
             #expect(copy.run(["export"]).out == planner, "\(name) via \(format): the planner changed")
             if format == "ics" {
                 #expect(copy.run(["export", "--format", "ics"]).out == (try String(contentsOfFile: file, encoding: .utf8)),
