@@ -57,6 +57,10 @@ enum EventOptions {
         }
         if let end = arguments.value("--end") {
             event.end = try start(end, allDay: event.start.isAllDay, context)
+            // A floating event's end is a wall-clock time too: the one given, as read in --tz.
+            if event.start.isFloating, case .instant(let date) = event.end {
+                event.end = .floating(FloatingTime(date, in: context.timeZone))
+            }
             if event.end.map({ $0.resolved(in: context.calendar) < event.start.resolved(in: context.calendar) }) ?? false {
                 throw CLIError.usage("--end '\(end)' is before the start; give an end after --at")
             }

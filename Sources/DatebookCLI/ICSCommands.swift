@@ -194,6 +194,8 @@ enum RecurrenceOptions {
             }
             // The end of that day in the event's zone, as UTC (RFC 5545 wants UTC for zoned starts).
             var value = String(format: "%04d%02d%02d", day.year, day.month, day.day)
+            // A floating start takes a floating UNTIL (RFC 5545 §3.3.10): the day's last second.
+            if event.start.isFloating { value += "T235959" }
             if case .instant = event.start {
                 var calendar = context.calendar
                 calendar.timeZone = TimeZone(identifier: event.timeZone) ?? context.timeZone

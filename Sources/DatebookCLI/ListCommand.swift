@@ -86,7 +86,7 @@ enum ListCommand: Command {
         let tasks = event.tasks.map { "{\"id\": \(JSONText.quote($0.id)), \"text\": \(JSONText.quote($0.text)), \"status\": \"\($0.status.rawValue)\"}" }
         return "{\"id\": \(JSONText.quote(event.id)), \"title\": \(JSONText.quote(event.title)), "
             + "\"start\": \(JSONText.quote(ISOInstant.format(occurrence.start, in: context.timeZone))), "
-            + "\"allDay\": \(event.start.isAllDay), \"symbol\": \(JSONText.quote(event.symbol.rawValue)), "
+            + "\"allDay\": \(event.start.isAllDay), \"floating\": \(event.start.isFloating), \"symbol\": \(JSONText.quote(event.symbol.rawValue)), "
             + "\"emoji\": \(JSONText.quote(event.symbol.emoji)), \"color\": \(JSONText.quote(event.color.rawValue)), "
             + "\"badge\": \(event.badge), \"complete\": \(event.isComplete), \"tasks\": [" + tasks.joined(separator: ", ") + "]}"
     }
@@ -131,6 +131,7 @@ enum ShowCommand: Command {
     /// repeats expand there), that one too, with the start as it reads there.
     static func zoneLine(_ event: Event, _ context: Context) -> String {
         let shown = context.timeZone.identifier
+        if event.start.isFloating { return shown + " (a floating time: the same wall-clock time in every zone)" }
         guard event.timeZone != shown, let own = TimeZone(identifier: event.timeZone),
               own.identifier != shown else { return shown }
         var line = shown + " (times above); the event's own zone is " + event.timeZone

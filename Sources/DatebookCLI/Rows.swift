@@ -9,6 +9,7 @@ enum Rows {
     static func when(_ start: EventStart, _ context: Context) -> String {
         switch start {
         case .instant(let date): LocalTime(date, in: context.timeZone).listFormat
+        case .floating(let time): time.wallClock.listFormat
         case .allDay(let day):
             day.weekdayName + " " + day.description + " all day"
         }

@@ -63,21 +63,35 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
     }
 }
 
-/// When an event starts: an exact instant, or a whole day in the user's zone.
+/// When an event starts: an exact instant, a whole day in the user's zone, or a wall-clock time
+/// read in the user's zone (a floating time of an imported calendar).
 public enum EventStart: Sendable, Hashable {
     case instant(Date)
     case allDay(CalendarDate)
+    case floating(FloatingTime)
 
     public var isAllDay: Bool {
         if case .allDay = self { return true }
         return false
     }
 
-    /// The instant used for periods and sorting: all-day events start at midnight in `calendar`'s zone.
+    public var isInstant: Bool {
+        if case .instant = self { return true }
+        return false
+    }
+
+    public var isFloating: Bool {
+        if case .floating = self { return true }
+        return false
+    }
+
+    /// The instant used for periods and sorting: all-day events start at midnight in `calendar`'s
+    /// zone, floating times at their wall-clock time there.
     public func resolved(in calendar: Calendar) -> Date {
         switch self {
         case .instant(let date): return date
         case .allDay(let day): return day.start(in: calendar)
+        case .floating(let time): return time.resolved(in: calendar)
         }
     }
 }

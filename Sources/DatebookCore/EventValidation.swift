@@ -184,6 +184,12 @@ public struct EventValidation: Sendable {
                 return "the time is out of range (years \(Limits.years.lowerBound)–\(Limits.years.upperBound))"
             }
             return nil
+        case .floating(let time):
+            // Read in any zone, the time must stay an instant in range: the instants' bounds.
+            guard Limits.instantSeconds.contains(time.wallSeconds) else {
+                return "the time \(time) is out of range (years \(Limits.years.lowerBound)–\(Limits.years.upperBound))"
+            }
+            return nil
         }
     }
 
@@ -193,10 +199,22 @@ public struct EventValidation: Sendable {
             return last < first ? "the end \(last) is before the start \(first)" : nil
         case let (.instant(first), .instant(last)):
             return last < first ? "the end \(ISOInstant.format(last)) is before the start \(ISOInstant.format(first))" : nil
-        case (.allDay, .instant):
-            return "expected a date (YYYY-MM-DD) like the start, got an instant"
-        case (.instant, .allDay):
-            return "expected an instant like the start, got a date"
+        case let (.floating(first), .floating(last)):
+            return last < first ? "the end \(last) is before the start \(first)" : nil
+        case (.allDay, _):
+            return "expected a date (YYYY-MM-DD) like the start, got " + kind(of: end)
+        case (.instant, _):
+            return "expected an instant like the start, got " + kind(of: end)
+        case (.floating, _):
+            return "expected a floating time (YYYY-MM-DDTHH:MM) like the start, got " + kind(of: end)
+        }
+    }
+
+    private static func kind(of value: EventStart) -> String {
+        switch value {
+        case .allDay: "a date"
+        case .instant: "an instant"
+        case .floating: "a floating time"
         }
     }
 

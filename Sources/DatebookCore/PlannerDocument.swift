@@ -8,10 +8,12 @@ import Foundation
 ///   "color": "red", "notes": "", "alerts": ["1d"], "recurrence": null,
 ///   "tasks": [ { "id": "…", "text": "…", "status": "todo" } ] } ] }
 /// ```
-/// Instants are UTC with whole seconds; all-day starts and ends are `YYYY-MM-DD`.
+/// Instants are UTC with whole seconds; all-day starts and ends are `YYYY-MM-DD`; floating times
+/// (wall-clock times read in the viewer's zone, RFC 5545 §3.3.5) are `YYYY-MM-DDTHH:MM[:SS]`
+/// without offset, and the event says `"floating": true`.
 public enum PlannerDocument {
     public static let version = 1
-    static let eventKeys = ["id", "title", "start", "allDay", "end", "timeZone", "symbol", "color",
+    static let eventKeys = ["id", "title", "start", "allDay", "floating", "end", "timeZone", "symbol", "color",
                             "notes", "alerts", "recurrence", "tasks"]
     static let taskKeys = ["id", "text", "status"]
 
@@ -44,6 +46,7 @@ public enum PlannerDocument {
             switch value {
             case .instant(let date): JSONText.quote(ISOInstant.format(date))
             case .allDay(let day): JSONText.quote(day.description)
+            case .floating(let time): JSONText.quote(time.description)
             }
         }
         var out = "    {\n"
@@ -51,6 +54,7 @@ public enum PlannerDocument {
         out += "      \"title\": \(JSONText.quote(event.title)),\n"
         out += "      \"start\": \(start(event.start)),\n"
         out += "      \"allDay\": \(event.start.isAllDay),\n"
+        if event.start.isFloating { out += "      \"floating\": true,\n" }
         out += "      \"end\": \(event.end.map(start) ?? "null"),\n"
         out += "      \"timeZone\": \(JSONText.quote(event.timeZone)),\n"
         out += "      \"symbol\": \(JSONText.quote(event.symbol.rawValue)),\n"
@@ -166,6 +170,11 @@ public enum PlannerDocument {
            try reader.bool(allDayNode, path + ".allDay") != start.isAllDay {
             throw reader.fail(allDayNode, path + ".allDay", "does not match start (a date means all-day, an instant does not)")
         }
+        if let floatingNode = node["floating"], floatingNode.value != .null,
+           try reader.bool(floatingNode, path + ".floating") != start.isFloating {
+            throw reader.fail(floatingNode, path + ".floating",
+                              "does not match start (a time without offset, 2026-12-02T09:30, means floating)")
+        }
         var end: EventStart?
         if let endNode = node["end"], endNode.value != .null {
             end = try decodeStart(endNode, path: path + ".end", reader: reader)
@@ -218,8 +227,10 @@ public enum PlannerDocument {
     static func decodeStart(_ node: JSONNode, path: String, reader: JSONReader) throws -> EventStart {
         let text = try reader.string(node, path)
         if let day = CalendarDate(iso: text), text.count == 10 { return .allDay(day) }
+        if let time = FloatingTime(iso: text) { return .floating(time) }
         guard let date = ISOInstant.parse(text) else {
-            throw reader.fail(node, path, "expected a date (YYYY-MM-DD) or an instant with offset (2026-12-03T08:00:00Z), got \"\(text)\"")
+            throw reader.fail(node, path, "expected a date (YYYY-MM-DD), an instant with offset (2026-12-03T08:00:00Z) "
+                              + "or a floating time (2026-12-03T09:30), got \"\(text)\"")
         }
         return .instant(date)
     }

@@ -57,7 +57,7 @@ public enum ICalParser {
                                 fastPaths: fastPaths)
             if let calendarZone, floatingZone == nil {
                 first.warn(line: calendarZone.line, uid: nil, "X-WR-TIMEZONE '\(calendarZone.name)' is not a known time zone; "
-                           + "floating times stay in the zone of the import")
+                           + "its floating times stay floating (read in the zone they are viewed in)")
             }
             for (name, line) in scan.unterminated {
                 first.warn(line: line, uid: nil, "BEGIN:\(name) has no END:\(name); the component was skipped")

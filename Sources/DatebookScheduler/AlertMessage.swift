@@ -40,6 +40,8 @@ public enum AlertMessage {
         switch occurrence.instanceStart(in: calendar.timeZone) {
         case .instant(let date): start = ISOInstant.format(date)
         case .allDay(let day): start = day.description
+        // The instant its wall-clock time names in the configured zone, which the alert is timed by.
+        case .floating: start = ISOInstant.format(occurrence.start)
         }
         let prefix = lead.map { "in " + leadPhrase($0) + ": " } ?? ""
         return OutgoingMessage(
@@ -59,7 +61,8 @@ public enum AlertMessage {
     static func whenText(_ occurrence: Occurrence, calendar: Calendar) -> String {
         switch occurrence.event.start {
         case .allDay(let day): return day.weekdayName + " " + day.description + ", all day"
-        case .instant: return LocalTime(occurrence.start, in: calendar.timeZone).listFormat + " (" + calendar.timeZone.identifier + ")"
+        case .instant, .floating:
+            return LocalTime(occurrence.start, in: calendar.timeZone).listFormat + " (" + calendar.timeZone.identifier + ")"
         }
     }
 

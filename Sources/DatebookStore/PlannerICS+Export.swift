@@ -5,7 +5,8 @@ import Foundation
 extension PlannerICS {
     /// The planner as iCalendar (see `ICSExport`) in one string, for a few events.
     public static func encode(_ events: [Event], uids: [String: String], dtstamp: Date) -> String {
-        var export = ICSExport(zones: events.filter { !$0.start.isAllDay }.map(\.timeZone), uids: uids, dtstamp: dtstamp)
+        var export = ICSExport(zones: events.filter { if case .instant = $0.start { true } else { false } }.map(\.timeZone),
+                               uids: uids, dtstamp: dtstamp)
         events.forEach { export.add($0) }
         export.end()
         return String(decoding: export.take(), as: UTF8.self)
@@ -82,14 +83,15 @@ public struct ICSExport {
         switch start {
         case .allDay(let day): return .date(year: day.year, month: day.month, day: day.day)
         case .instant(let date): return zones[zone] != nil ? .zoned(date, tzid: zone) : .utc(date)
+        case .floating(let time): return PlannerICS.value(time)
         }
     }
 
-    /// Whether DTSTART cannot carry the event's zone (a DATE; or a time in a zone's repeated hour,
-    /// which the writer puts in UTC), so `X-DATEBOOK-TIMEZONE` does.
+    /// Whether DTSTART cannot carry the event's zone (a DATE or a floating time; or a time in a
+    /// zone's repeated hour, which the writer puts in UTC), so `X-DATEBOOK-TIMEZONE` does.
     private func zoneGoesApart(_ event: Event) -> Bool {
         switch event.start {
-        case .allDay: return true
+        case .allDay, .floating: return true
         case .instant(let date): return zones[event.timeZone].map { !ICalWriter.readsBack(date, in: $0) } ?? false
         }
     }

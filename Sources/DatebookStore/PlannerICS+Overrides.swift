@@ -12,9 +12,7 @@ extension PlannerICS {
         -> (before: String, after: String?)? {
         guard let recurrence = master.recurrence else { return nil }
         let text = RecurrenceText(recurrence)
-        // The zone `RecurrenceExpander` expands the event in: all-day events on UTC dates.
-        let utc = TimeZone(identifier: "UTC") ?? zone
-        let seriesZone = master.start.isAllDay ? utc : TimeZone(identifier: master.timeZone) ?? zone
+        let seriesZone = expansionZone(of: master, fallback: zone)
         let from = (master.start.isAllDay ? instanceDay(recurrenceID, of: master, fallback: zone) : recurrenceID).resolve(in: seriesZone)
         let start = value(master.start, zone: master.timeZone)
         let shift = movedTo.map { value($0, zone: master.timeZone).resolve(in: seriesZone).timeIntervalSince(from) } ?? 0
@@ -41,9 +39,24 @@ extension PlannerICS {
         }
     }
 
+    /// The zone `RecurrenceExpander` expands `master` in: all-day events on UTC dates, floating
+    /// ones on wall-clock times read as UTC, others in their own zone.
+    static func expansionZone(of master: Event, fallback: TimeZone) -> TimeZone {
+        let utc = TimeZone(identifier: "UTC") ?? fallback
+        guard case .instant = master.start else { return utc }
+        return TimeZone(identifier: master.timeZone) ?? fallback
+    }
+
+    /// A floating time as iCalendar's floating DATE-TIME.
+    static func value(_ time: FloatingTime) -> ICalDateValue {
+        .floating(ICalLocalDateTime(year: time.date.year, month: time.date.month, day: time.date.day,
+                                    hour: time.hour, minute: time.minute, second: time.second))
+    }
+
     /// An event's start as an iCalendar value in the event's own zone (UTC when it is unknown).
     static func value(_ start: EventStart, zone: String) -> ICalDateValue {
         switch start {
+        case .floating(let time): return value(time)
         case .allDay(let day): return .date(year: day.year, month: day.month, day: day.day)
         case .instant(let date):
             if zone != "UTC", TimeZone(identifier: zone) != nil { return .zoned(date, tzid: zone) }
@@ -56,10 +69,11 @@ extension PlannerICS {
     static func staleness(sequence: Int, recurrenceID: ICalDateValue?, of master: Event, masterSequence: Int,
                           zone: TimeZone) -> String? {
         guard sequence < masterSequence, let recurrenceID else { return nil }
-        let utc = TimeZone(identifier: "UTC") ?? zone
-        // Keys as `RecurrenceExpander` makes them: all-day instances at midnight UTC.
-        let instant = master.start.isAllDay ? instanceDay(recurrenceID, of: master, fallback: zone).resolve(in: utc)
-            : recurrenceID.resolve(in: zone)
+        // Keys as `RecurrenceExpander` makes them: all-day instances at midnight UTC, floating ones
+        // at their wall clock read as UTC.
+        let seriesZone = master.start.isInstant ? zone : expansionZone(of: master, fallback: zone)
+        let instant = (master.start.isAllDay ? instanceDay(recurrenceID, of: master, fallback: zone) : recurrenceID)
+            .resolve(in: seriesZone)
         let key = Int64(instant.timeIntervalSince1970.rounded(.down))
         let found = RecurrenceExpander.keys(start: master.start, timeZone: master.timeZone, recurrence: master.recurrence ?? "",
                                             window: key ..< key + 1, cap: 1).keys

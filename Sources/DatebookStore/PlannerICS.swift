@@ -379,8 +379,16 @@ public enum PlannerICS {
             notes: notes, tasks: [], alerts: alerts, recurrence: recurrence)
     }
 
+    /// A floating time stays one (RFC 5545 §3.3.5: read in the viewer's zone); X-WR-TIMEZONE's
+    /// calendars reach here with their floating times zoned already.
     static func eventStart(_ value: ICalDateValue, _ zone: TimeZone) -> EventStart {
-        if case let .date(year, month, day) = value { return .allDay(CalendarDate(year: year, month: month, day: day)) }
+        switch value {
+        case let .date(year, month, day): return .allDay(CalendarDate(year: year, month: month, day: day))
+        case let .floating(local):
+            return .floating(FloatingTime(date: CalendarDate(year: local.year, month: local.month, day: local.day),
+                                          hour: local.hour, minute: local.minute, second: local.second))
+        case .zoned, .utc: break
+        }
         return .instant(Date(timeIntervalSince1970: value.resolve(in: zone).timeIntervalSince1970.rounded(.down)))
     }
 

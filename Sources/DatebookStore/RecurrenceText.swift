@@ -99,7 +99,8 @@ public struct RecurrenceText: Sendable, Equatable {
 /// Bounded: at most `cap` keys per event and call, libical's own step limit, and rules libical
 /// would spin on (SECONDLY, MINUTELY, INTERVAL=0, impossible BYxxx) yield only the first start
 /// plus a warning. Instants expand in the event's own zone, so 09:00 stays 09:00 across DST;
-/// all-day events expand on dates (keys are midnight UTC).
+/// all-day events expand on dates (keys are midnight UTC), floating ones on wall-clock times
+/// (keys are those times read as UTC; each is read in the viewer's zone when listed).
 public enum RecurrenceExpander {
     /// Most occurrences one event contributes to one window.
     public static let cap = 1_000
@@ -118,6 +119,10 @@ public enum RecurrenceExpander {
         case .allDay(let day):
             zone = utc
             value = .date(year: day.year, month: day.month, day: day.day)
+        case .floating(let time):
+            // Keys of floating occurrences are wall-clock times read as UTC, like the start's.
+            zone = utc
+            value = PlannerICS.value(time)
         }
         let lower = Date(timeIntervalSince1970: TimeInterval(max(window.lowerBound, -62_000_000_000)))
         let upper = Date(timeIntervalSince1970: TimeInterval(min(window.upperBound, 250_000_000_000)))

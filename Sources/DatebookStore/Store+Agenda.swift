@@ -2,14 +2,15 @@ import DatebookCore
 import Foundation
 
 extension Store {
-    /// How far an all-day event's real start can lie from its key (midnight UTC): zones span UTC−12…UTC+14.
+    /// How far an all-day event's real start can lie from its key (midnight UTC), or a floating
+    /// event's from its key (its wall clock read as UTC): zones span UTC−12…UTC+14.
     static let allDayEarliest: Int64 = 14 * 3600
     static let allDayLatest: Int64 = 12 * 3600
 
     /// Occurrences starting in `[from, to)` (open bounds when nil), in chronological order, streamed.
     ///
-    /// One indexed range query on `start_key`, widened by the span of UTC offsets so all-day events
-    /// are caught; a small reorder buffer then emits exact chronological order without loading the
+    /// One indexed range query on `start_key`, widened by the span of UTC offsets so all-day and
+    /// floating events are caught; a small reorder buffer then emits exact chronological order without loading the
     /// whole range. Never reads events outside the window. Recurring events contribute one
     /// occurrence per instance (see Store+Recurrence.swift), merged into the same order.
     ///
@@ -79,7 +80,7 @@ extension Store {
 
 /// Occurrences waiting until no later row can sort before them; kept sorted by insertion.
 ///
-/// Rows arrive ordered by key; only all-day events can start up to 14 h before their key, so the
+/// Rows arrive ordered by key; only all-day and floating events can start up to 14 h before their key, so the
 /// buffer stays small (the rows of about one day) and most inserts append at the end.
 struct ReorderBuffer {
     private var items: [Occurrence] = []

@@ -51,7 +51,7 @@ extension Store {
                 let bound = Date(timeIntervalSince1970: TimeInterval(newest ? key + Self.allDayLatest : key - Self.allDayEarliest))
                 if before(last.start, bound) { break }
             }
-            let start = Self.start(key: key, allDay: rows.int(2) != 0).resolved(in: calendar)
+            let start = Self.start(key: key, kind: rows.int(2)).resolved(in: calendar)
             let index = kept.firstIndex { before(start, $0.start) } ?? kept.count
             guard index < limit else { continue }
             kept.insert((start, rows.int64(0)), at: index)
@@ -134,19 +134,21 @@ extension Store {
             guard include(event) else { continue }
             let keys = RecurrenceExpander.keys(start: event.start, timeZone: query.text(8), recurrence: query.text(9),
                                                window: window).keys
-            let starts = keys.map { Self.start(key: $0, allDay: event.start.isAllDay).resolved(in: calendar) }
+            let starts = keys.map { Self.start(key: $0, like: event.start).resolved(in: calendar) }
                 .filter { $0 >= from && $0 < to }.sorted()
             guard try body(event, starts) else { return }
         }
     }
 }
 
-/// A `[from, to)` window as SQL on `start_key` that is exact for all-day events too.
+/// A `[from, to)` window as SQL on `start_key` that is exact for all-day and floating events too.
 ///
 /// Timed events are keyed by their instant. An all-day event is keyed by its date's UTC
 /// midnight but starts at midnight in the user's zone, so it is in the window when its date
-/// lies between the first dates starting at or after `from` and `to`. The outer range on
-/// `start_key` lets SQLite use the index; the CASE makes it exact.
+/// lies between the first dates starting at or after `from` and `to`; a floating event is keyed
+/// by its wall-clock time, in the window when that lies between the wall-clock times of `from`
+/// and `to` in the user's zone. The outer range on `start_key` lets SQLite use the index; the
+/// CASE makes it exact.
 struct ExactWindow {
     let timedFrom: Int64, timedTo: Int64, dayFrom: Int64, dayTo: Int64
     let condition: String
@@ -157,11 +159,21 @@ struct ExactWindow {
         let timedTo = to.map { Int64($0.timeIntervalSince1970.rounded(.up)) } ?? Int64.max
         let dayFrom = from.map { Self.firstDayKey(atOrAfter: $0, calendar) } ?? Int64.min
         let dayTo = to.map { Self.firstDayKey(atOrAfter: $0, calendar) } ?? Int64.max
+        let wallFrom = from.map { Self.wallKey(atOrAfter: $0, calendar) } ?? Int64.min
+        let wallTo = to.map { Self.wallKey(atOrAfter: $0, calendar) } ?? Int64.max
         (self.timedFrom, self.timedTo, self.dayFrom, self.dayTo) = (timedFrom, timedTo, dayFrom, dayTo)
-        condition = "e.start_key >= ? AND e.start_key < ? AND CASE WHEN e.all_day THEN e.start_key >= ? AND e.start_key < ? "
-            + "ELSE e.start_key >= ? AND e.start_key < ? END"
-        values = [.integer(min(timedFrom, dayFrom)), .integer(max(timedTo, dayTo)),
-                  .integer(dayFrom), .integer(dayTo), .integer(timedFrom), .integer(timedTo)]
+        condition = "e.start_key >= ? AND e.start_key < ? AND CASE e.all_day WHEN 0 THEN e.start_key >= ? AND e.start_key < ? "
+            + "WHEN 1 THEN e.start_key >= ? AND e.start_key < ? ELSE e.start_key >= ? AND e.start_key < ? END"
+        values = [.integer(min(timedFrom, dayFrom, wallFrom)), .integer(max(timedTo, dayTo, wallTo)),
+                  .integer(timedFrom), .integer(timedTo), .integer(dayFrom), .integer(dayTo),
+                  .integer(wallFrom), .integer(wallTo)]
+    }
+
+    /// The key of the first floating time whose instant (in `calendar`'s zone) is at or after `instant`.
+    /// Exact but for the hours a DST change skips or repeats (a floating 02:30 on the day clocks
+    /// skip 02:00–03:00 reads as 03:30, after a floating 03:00).
+    static func wallKey(atOrAfter instant: Date, _ calendar: Calendar) -> Int64 {
+        FloatingTime(Date(timeIntervalSince1970: instant.timeIntervalSince1970.rounded(.up)), in: calendar.timeZone).wallSeconds
     }
 
     /// The key of the first date whose start (in `calendar`'s zone) is at or after `instant`.

@@ -38,14 +38,14 @@ extension Store {
     }
 
     static func eventRow(_ event: Event, into row: inout some RowSink) {
-        let (startKey, allDay) = key(event.start)
+        let (startKey, kind) = key(event.start)
         row.text(event.id)
         row.text(event.title)
         row.integer(startKey)
-        row.int(allDay ? 1 : 0)
+        row.int(kind.rawValue)
         if let end = event.end.map(key) {
             row.integer(end.0)
-            row.int(end.1 ? 1 : 0)
+            row.int(end.1.rawValue)
         } else {
             row.null()
             row.null()
@@ -177,7 +177,7 @@ extension Store {
 
     /// A listing summary from columns id, title, start_key, all_day, symbol, color, task_count, open_count.
     static func summary(from row: SQLiteStatement) -> Event {
-        var event = Event(id: row.text(0), title: row.text(1), start: start(key: row.int64(2), allDay: row.int(3) != 0),
+        var event = Event(id: row.text(0), title: row.text(1), start: start(key: row.int64(2), kind: row.int(3)),
                           timeZone: "", symbol: row.withTextBytes(4) { Self.symbols.value($0) } ?? .star,
                           color: row.withTextBytes(5) { Self.colors.value($0) } ?? .primary)
         event.taskCounts = TaskCounts(total: row.int(6), open: row.int(7))
@@ -200,8 +200,8 @@ extension Store {
     }
 
     static func event(from row: SQLiteStatement) -> Event {
-        let start = start(key: row.int64(2), allDay: row.int(3) != 0)
-        let end = row.isNull(4) ? nil : Self.start(key: row.int64(4), allDay: row.int(5) != 0)
+        let start = start(key: row.int64(2), kind: row.int(3))
+        let end = row.isNull(4) ? nil : Self.start(key: row.int64(4), kind: row.int(5))
         let alerts = row.text(10).split(separator: " ").compactMap { LeadTime(String($0)) }
         return Event(
             id: row.text(0), title: row.text(1), start: start, end: end, timeZone: row.text(6),
@@ -210,18 +210,34 @@ extension Store {
         )
     }
 
-    /// The sort key: an instant's Unix seconds, or an all-day date's midnight UTC.
-    static func key(_ start: EventStart) -> (Int64, Bool) {
+    /// The sort key: an instant's Unix seconds, an all-day date's midnight UTC, or a floating
+    /// time's wall clock read as UTC; and the kind, stored in `all_day`/`end_all_day`.
+    static func key(_ start: EventStart) -> (Int64, StartKind) {
         switch start {
-        case .instant(let date): (Int64(date.timeIntervalSince1970.rounded(.down)), false)
-        case .allDay(let day): (Int64(day.dayNumber) * 86_400, true)
+        case .instant(let date): (Int64(date.timeIntervalSince1970.rounded(.down)), .instant)
+        case .allDay(let day): (Int64(day.dayNumber) * 86_400, .allDay)
+        case .floating(let time): (time.wallSeconds, .floating)
         }
     }
 
-    static func start(key: Int64, allDay: Bool) -> EventStart {
-        if allDay { return .allDay(CalendarDate(dayNumber: Int(key / 86_400))) }
-        return .instant(Date(timeIntervalSince1970: TimeInterval(key)))
+    static func start(key: Int64, kind: Int) -> EventStart {
+        switch StartKind(rawValue: kind) {
+        case .allDay: .allDay(CalendarDate(dayNumber: Int(key / 86_400)))
+        case .floating: .floating(FloatingTime(wallSeconds: key))
+        case .instant, nil: .instant(Date(timeIntervalSince1970: TimeInterval(key)))
+        }
     }
+
+    /// An occurrence key of an event that starts as `first` (all its occurrences are of one kind).
+    static func start(key: Int64, like first: EventStart) -> EventStart {
+        start(key: key, kind: Self.key(first).1.rawValue)
+    }
+}
+
+/// What an events row's `all_day` (and `end_all_day`) column holds since schema 9; keys of all-day
+/// and floating starts lie up to 14 h from their instant in the user's zone.
+enum StartKind: Int {
+    case instant = 0, allDay = 1, floating = 2
 }
 
 /// Reads a String-backed enum straight from a column's bytes: listings read a symbol and a colour

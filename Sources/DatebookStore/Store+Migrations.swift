@@ -3,7 +3,7 @@ import Foundation
 
 extension Store {
     /// The newest schema this build knows.
-    public static let schemaVersion = 8
+    public static let schemaVersion = 9
 
     /// Each entry upgrades the schema from version `index` to `index + 1`; append, never edit.
     static let migrations: [String] = [
@@ -140,6 +140,13 @@ extension Store {
         // largest single step of a 100k-event import's index rebuild (~0.2 s of 0.55 s).
         """
         DROP INDEX tasks_by_status;
+        """,
+        // Floating times (RFC 5545 §3.3.5): `all_day` and `end_all_day` hold a `StartKind`, 0 an
+        // instant, 1 a date, 2 a floating time keyed by its wall clock read as UTC. The columns
+        // and the covering indexes stay as they are; the version keeps older builds, which would
+        // read 2 as a date, from opening a store that may hold one.
+        """
+        SELECT 1;
         """,
     ]
 

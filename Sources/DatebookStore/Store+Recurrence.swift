@@ -121,7 +121,7 @@ extension Store {
         var starts: [(start: Date, index: Int)] = []
         starts.reserveCapacity(found.keys.count)
         for (index, key) in found.keys {
-            let start = Self.start(key: key, allDay: list[index].start.isAllDay).resolved(in: calendar)
+            let start = Self.start(key: key, like: list[index].start).resolved(in: calendar)
             if let from, start < from { continue }
             if let to, start >= to { continue }
             starts.append((start, index))

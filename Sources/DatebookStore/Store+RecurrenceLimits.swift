@@ -65,7 +65,7 @@ extension Store {
         return try found.compactMap { row in
             guard let event = try event(id: row.id) else { return nil }
             return RecurrenceLimit(eventID: row.id, title: event.title,
-                                   lastKept: Self.start(key: row.last, allDay: event.start.isAllDay), refusal: nil)
+                                   lastKept: Self.start(key: row.last, like: event.start), refusal: nil)
         }
     }
 }

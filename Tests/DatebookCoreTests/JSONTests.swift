@@ -88,7 +88,7 @@ struct PlannerDocumentTests {
         (#"{"events": [{"title": "x", "start": "2026-01-01", "tasks": [{"text": "a", "status": "finished"}]}]}"#,
          #"in.json:1: events[0].tasks[0].status: expected todo, doing or done, got "finished""#),
         ("{\"events\": [\n{\"title\": \"x\", \"start\": \"soon\"}]}",
-         #"in.json:2: events[0].start: expected a date (YYYY-MM-DD) or an instant with offset (2026-12-03T08:00:00Z), got "soon""#),
+         #"in.json:2: events[0].start: expected a date (YYYY-MM-DD), an instant with offset (2026-12-03T08:00:00Z) or a floating time (2026-12-03T09:30), got "soon""#),
         (#"{"events": [{"title": "x", "start": "2026-01-01", "colour": "red"}]}"#,
          #"in.json:1: events[0].colour: unknown key (did you mean 'color'?)"#),
         (#"{"events": [{"title": "x", "start": "2026-01-01", "color": "purpel"}]}"#,

@@ -136,8 +136,8 @@ import Testing
         let unknown = try TestSupport.parse(text: TestSupport.calendar(
             "X-WR-TIMEZONE:Mars/Olympus\r\nBEGIN:VEVENT\r\nUID:u\r\nDTSTART:20261202T093000\r\nEND:VEVENT\r\n"), zone: "UTC")
         #expect(unknown.events.first?.start == .floating(ICalLocalDateTime(year: 2026, month: 12, day: 2, hour: 9, minute: 30)))
-        #expect(unknown.warnings.map(\.message) == ["X-WR-TIMEZONE 'Mars/Olympus' is not a known time zone; floating times "
-                                                   + "stay in the zone of the import"])
+        #expect(unknown.warnings.map(\.message) == ["X-WR-TIMEZONE 'Mars/Olympus' is not a known time zone; its floating times "
+                                                   + "stay floating (read in the zone they are viewed in)"])
     }
 
     /// Outlook writes a timed RECURRENCE-ID, with a Windows TZID, for an instance of an all-day

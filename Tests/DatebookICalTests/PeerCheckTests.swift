@@ -37,7 +37,7 @@ import Testing
         ("exdate-utc.ics", "Europe/Berlin"), ("overrides.ics", "America/New_York"), ("folded-bom-lf.ics", "UTC"),
         ("windows.ics", "Asia/Tokyo"), ("todos.ics", "Europe/Berlin"), ("dtstart-off-rule.ics", "UTC"),
         ("xwr-timezone.ics", "UTC"), ("outlook-allday-override.ics", "Europe/Berlin"),
-        ("thisandfuture.ics", "UTC"),
+        ("thisandfuture.ics", "UTC"), ("floating.ics", "Europe/Berlin"), ("floating.ics", "Asia/Tokyo"),
     ]
 
     @Test(.enabled(if: available, "Python peer skipped: the first python3 on PATH lacks icalendar/recurring-ical-events; run: python3 -m pip install icalendar recurring-ical-events"),
