@@ -58,7 +58,9 @@ public final class Store {
     static func peekVersion(_ path: String) throws -> Int {
         do {
             let probe = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX)
-            return Int(try probe.integer("PRAGMA user_version"))
+            let version = Int(try probe.integer("PRAGMA user_version"))
+            try checkKnown(version: version, path: path)
+            return version
         } catch let error as SQLiteError {
             if error.code & 0xFF == SQLITE_NOTADB { throw StoreError.notADatabase(path: path) }
             throw StoreError.sqlite(path: path, message: error.message)

@@ -3,6 +3,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case isDirectory(path: String)
     case notADatabase(path: String)
     case newerSchema(path: String, found: Int, known: Int)
+    /// A `user_version` below zero: no datebook ever wrote it.
+    case unknownSchema(path: String, found: Int)
     case readOnly(path: String)
     case busy(path: String)
     case cannotCreate(path: String, reason: String)
@@ -16,6 +18,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "store \(path) is not a datebook database (not SQLite); move it away or pass another --store"
         case let .newerSchema(path, found, known):
             "store \(path) was written by a newer datebook (schema \(found), this one knows up to \(known)); upgrade datebook — the file was left untouched"
+        case let .unknownSchema(path, found):
+            "store \(path) has schema version \(found), which no datebook writes; restore a backup or pass another --store — the file was left untouched"
         case .readOnly(let path):
             "store \(path) is read-only; make it writable (chmod u+w) or pass another --store"
         case .busy(let path):
