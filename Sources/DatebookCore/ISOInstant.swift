@@ -53,7 +53,8 @@ public enum ISOInstant {
         }
         guard i == chars.count else { return nil }
         let seconds = day.dayNumber * 86_400 + hour * 3600 + minute * 60 + second - offset
-        return Date(timeIntervalSince1970: TimeInterval(seconds))
+        let instant = Date(timeIntervalSince1970: TimeInterval(seconds))
+        return RepresentableDates.contains(instant) ? instant : nil
     }
 
     static let utc = TimeZone(identifier: "UTC") ?? TimeZone(secondsFromGMT: 0) ?? TimeZone.current

@@ -1,0 +1,72 @@
+import DatebookCore
+import Foundation
+import Testing
+
+/// Every way in keeps to years 1-9999 and refuses what lies outside, instead of trapping or
+/// silently moving the date; valid dates before 1970 keep their value.
+struct RepresentableDatesTests {
+    /// now = 2026-11-30 09:15 UTC.
+    static let parser: WhenParser = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
+        return WhenParser(now: Date(timeIntervalSince1970: 1_795_943_700), calendar: calendar)
+    }()
+
+    @Test(arguments: [
+        ("0000-01-01", "\"0000-01-01\" is not a date like 2026-12-03"),
+        ("0000-12-31 09:00", "\"0000-12-31\" is not a date like 2026-12-03"),
+        ("+3000000d", "\"+3000000d\" is not a time in the years 1-9999"),
+        ("+3652058d", "\"+3652058d\" is not a time in the years 1-9999"),
+        ("9999-12-31T23:59:59-01:00", "\"9999-12-31T23:59:59-01:00\" is not a time in the years 1-9999"),
+        ("0001-01-01T00:00:00+01:00", "\"0001-01-01T00:00:00+01:00\" is not a time in the years 1-9999"),
+    ])
+    func whenOutsideTheRangeIsRefused(text: String, message: String) {
+        let error = #expect(throws: WhenError.self) { try Self.parser.parse(text) }
+        #expect(error?.description == "cannot read time \"\(text)\": " + message)
+    }
+
+    @Test(arguments: [
+        ("1900-01-01T00:00Z", -2_208_988_800),
+        ("0001-01-01T00:00:00Z", -62_135_596_800),
+        ("9999-12-31T23:59:59Z", 253_402_300_799),
+        ("1969-12-31T23:59:59Z", -1),
+    ])
+    func whenInsideTheRangeKeepsItsValue(text: String, seconds: Int) throws {
+        #expect(try Self.parser.parse(text) == .instant(Date(timeIntervalSince1970: TimeInterval(seconds))))
+    }
+
+    @Test func leadTimesStopAtTheSpanOfTheRange() {
+        #expect(LeadTime("3652058d") == LeadTime(days: 3_652_058))
+        #expect(LeadTime("3652059d") == nil)
+        #expect(LeadTime("999999w") == nil)
+        #expect(LeadTime("999999d999999d999999d999999d") == nil)
+        #expect(LeadTime("999999h") == LeadTime(seconds: 999_999 * 3600))
+    }
+
+    @Test func isoTextOutsideTheRangeIsNoDate() {
+        #expect(CalendarDate(iso: "0000-01-01") == nil)
+        #expect(CalendarDate(iso: "0001-01-01") == CalendarDate(year: 1, month: 1, day: 1))
+        #expect(ISOInstant.parse("0001-01-01T00:00:00+01:00") == nil)
+        #expect(ISOInstant.parse("0001-01-01T00:00:00Z") == RepresentableDates.earliest)
+        #expect(ISOInstant.parse("1900-01-01T00:00:00Z") == Date(timeIntervalSince1970: -2_208_988_800))
+    }
+
+    @Test(arguments: [
+        (2024, 13, 45, 0, "month 13 does not exist"),
+        (2023, 2, 29, 0, "2023-02 has no day 29"),
+        (0, 1, 1, 0, "year 0 is outside 1-9999"),
+        (10000, 1, 1, 0, "year 10000 is outside 1-9999"),
+        (2024, 1, 1, 25, "25:00:00 is not a time of day"),
+    ])
+    func fieldsNameTheirProblem(year: Int, month: Int, day: Int, hour: Int, problem: String) {
+        #expect(RepresentableDates.problem(year: year, month: month, day: day, hour: hour) == problem)
+    }
+
+    @Test func theBoundsAreTheFirstAndLastSecondOfTheRange() {
+        #expect(ISOInstant.format(RepresentableDates.earliest) == "0001-01-01T00:00:00Z")
+        #expect(ISOInstant.format(RepresentableDates.latest) == "9999-12-31T23:59:59Z")
+        #expect(RepresentableDates.contains(RepresentableDates.latest))
+        #expect(!RepresentableDates.contains(RepresentableDates.latest.addingTimeInterval(1)))
+        #expect(!RepresentableDates.contains(Date(timeIntervalSince1970: .nan)))
+    }
+}
