@@ -10,7 +10,9 @@ enum FeedFuzz {
     static let types: [String?] = [nil, "text/calendar", "application/json", "text/html; charset=utf-8"]
     /// libFuzzer runs one input at a time on one thread.
     nonisolated(unsafe) static let store: Store? = {
-        let path = NSTemporaryDirectory() + "/datebook-fuzz-\(getpid()).sqlite3"
+        // On tmpfs where there is one: each input commits, and fsync on a disk caps a run at ~10 inputs/s.
+        let directory = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
+        let path = directory + "/datebook-fuzz-\(getpid()).sqlite3"
         try? FileManager.default.removeItem(atPath: path)
         return try? Store(path: path)
     }()
