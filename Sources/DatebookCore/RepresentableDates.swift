@@ -13,9 +13,11 @@ public enum RepresentableDates {
     /// 9999-12-31T23:59:59Z.
     public static let latest = Date(timeIntervalSince1970: 253_402_300_799)
 
-    /// True for an instant in `earliest … latest` (false for NaN).
+    /// True for an instant in `earliest … latest`; false for NaN (compared as Doubles: Date's
+    /// `>=` is `!(<)`, which NaN passes).
     public static func contains(_ instant: Date) -> Bool {
-        instant >= earliest && instant <= latest
+        let seconds = instant.timeIntervalSince1970
+        return seconds >= earliest.timeIntervalSince1970 && seconds <= latest.timeIntervalSince1970
     }
 
     /// Why these wall-clock fields name no representable date and time, or nil when they do:
