@@ -100,12 +100,11 @@ struct ICalComponentReader {
             return nil
         }
         guard let end = Self.add(duration, to: start, defaultTimeZone: defaultTimeZone) else {
-            throw Refusal(message: "DURATION \(Libical.text(duration)) ends after \(Self.latestText) \(Self.skipped(fix: "DURATION"))")
+            throw Refusal(message: "DURATION \(Libical.text(duration)) ends after 9999-12-31, the last date datebook keeps; "
+                          + Self.skipped(fix: "DURATION"))
         }
         return end
     }
-
-    static let latestText = "9999-12-31, the last date datebook keeps;"
 
     /// DTSTART + DURATION: days and weeks are calendar days in the start's zone, the rest exact
     /// seconds; nil when the end falls outside ``RepresentableDates``. libical's fields are 32-bit
