@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: setup build demo test smoke bench clean-bench symbol-order
+.PHONY: setup build demo test smoke bench clean-bench symbol-order fuzz
 
 # The Swift runtime and Foundation linked into the binary: it starts in about two thirds of the
 # time (no Swift libraries to load and bind) and runs where no Swift toolchain is installed.
@@ -45,3 +45,9 @@ symbol-order: setup
 
 clean-bench:
 	rm -rf bench/data bench/out
+
+## libFuzzer targets (fuzz/), each for FUZZ_SECONDS (default 60) from fuzz/corpus/; not run by CI.
+## FUZZ_TARGETS="ical when" picks some. docs/fuzzing.md.
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" bash scripts/fuzz.sh

@@ -43,7 +43,7 @@ let package = Package(
             providers: [.apt(["libical-dev", "tzdata"])]
         ),
         .target(name: "DatebookCore"),
-        .target(name: "DatebookICal", dependencies: ["CICal"]),
+        .target(name: "DatebookICal", dependencies: ["CICal", "DatebookCore"]),
         .target(
             name: "DatebookTemplates",
             path: "templates",
@@ -70,7 +70,7 @@ let package = Package(
             linkerSettings: releaseLink
         ),
         .executableTarget(name: "datebook-bench", dependencies: ["DatebookDelivery"], path: "bench/swift", linkerSettings: releaseLink),
-        .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"]),
+        .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"], exclude: ["Fixtures"]),
         .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),
         .testTarget(
             name: "DatebookSchedulerTests",
@@ -105,4 +105,15 @@ let package = Package(
 // hot functions one by one instead of whole files (the toolchain's libraries are built that way).
 for target in package.targets where target.type == .regular || target.type == .executable {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
+}
+
+// Fuzz targets (fuzz/, docs/fuzzing.md): declared only when DATEBOOK_FUZZ=1, so normal builds and
+// tests never see them. `make fuzz` builds them with -sanitize=fuzzer,address in .build/fuzz.
+if ProcessInfo.processInfo.environment["DATEBOOK_FUZZ"] == "1" {
+    package.targets.append(.executableTarget(
+        name: "datebook-fuzz",
+        dependencies: ["DatebookCore", "DatebookICal", "DatebookStore", "DatebookRender", "DatebookScheduler"],
+        path: "fuzz/Sources/datebook-fuzz"
+    ))
+    package.products.append(.executable(name: "datebook-fuzz", targets: ["datebook-fuzz"]))
 }

@@ -12,7 +12,9 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
         self.day = day
     }
 
-    /// Parses `YYYY-MM-DD`; returns nil for anything else or an impossible date.
+    /// Parses `YYYY-MM-DD`; returns nil for anything else or an impossible date (month 13, Feb 30).
+    /// Whether the year is one datebook keeps is for the caller (`EventValidation`, `WhenParser`),
+    /// which can then say so.
     public init?(iso text: some StringProtocol) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,

@@ -12,9 +12,8 @@ public enum Limits {
     /// Longest event or task id.
     public static let idBytes = 128
     /// Years an event's dates may fall in (instants: as a date in UTC, a day inside either end,
-    /// so they are in range in every zone). iCalendar's reader (libical) takes no year after 3000,
-    /// so this is what both export formats write and read back.
-    public static let years: ClosedRange<Int> = 1...3000
+    /// so they are in range in every zone): ``RepresentableDates``.
+    public static let years: ClosedRange<Int> = RepresentableDates.years
 
     /// The first and last instant `years` allow, as seconds since 1970.
     static let instantSeconds: ClosedRange<Int64> =

@@ -53,6 +53,7 @@ public enum ISOInstant {
         }
         guard i == chars.count else { return nil }
         let seconds = day.dayNumber * 86_400 + hour * 3600 + minute * 60 + second - offset
+        // Whether the instant is in `RepresentableDates` is for the caller, which can say so.
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 

@@ -203,20 +203,31 @@ public struct JSONParser {
     }
 
     private mutating func hex4() throws -> UInt32 {
-        guard index + 4 <= bytes.count,
+        guard index + 4 <= bytes.count, bytes[index..<index + 4].allSatisfy({ Self.isHexDigit($0) }),
               let v = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
         else { throw error("malformed \\u escape") }
         index += 4
         return v
     }
 
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+    }
+
+    /// A `\\uXXXX` escape; a surrogate pair becomes one scalar, a lone surrogate U+FFFD (a high
+    /// surrogate followed by anything but a low one leaves that escape to be read on its own).
     private mutating func unicodeEscape(into out: inout [UInt8]) throws {
         var scalar = try hex4()
         if (0xD800...0xDBFF).contains(scalar), index + 1 < bytes.count,
            bytes[index] == 0x5C, bytes[index + 1] == UInt8(ascii: "u") {
+            let escape = index
             index += 2
             let low = try hex4()
-            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            if (0xDC00...0xDFFF).contains(low) {
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else {
+                index = escape
+            }
         }
         let s = Unicode.Scalar(scalar) ?? "\u{FFFD}"
         out.append(contentsOf: Array(String(Character(s)).utf8))

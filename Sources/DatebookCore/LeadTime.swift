@@ -13,7 +13,11 @@ public struct LeadTime: Sendable, Hashable, CustomStringConvertible {
         self.seconds = seconds
     }
 
-    /// Parses `2w`, `1d`, `1h30m`, `90m`, `45s`, `0m`; nil for anything else.
+    /// The longest lead time: the days from 0001-01-01 to the last day of ``RepresentableDates``.
+    public static let maxDays = CivilDate.days(year: RepresentableDates.years.upperBound, month: 12, day: 31)
+        - CivilDate.days(year: 1, month: 1, day: 1)
+
+    /// Parses `2w`, `1d`, `1h30m`, `90m`, `45s`, `0m`; nil for anything else and for leads longer than `maxDays`.
     public init?(_ text: String) {
         var days = 0, seconds = 0, number = 0, digits = 0, sawUnit = false
         for char in text.lowercased() {
@@ -36,7 +40,7 @@ public struct LeadTime: Sendable, Hashable, CustomStringConvertible {
             digits = 0
             sawUnit = true
         }
-        guard sawUnit, digits == 0 else { return nil }
+        guard sawUnit, digits == 0, days + seconds / 86_400 <= Self.maxDays else { return nil }
         self.init(days: days, seconds: seconds)
     }
 

@@ -48,7 +48,20 @@ public struct WhenParser: Sendable {
     ]
     static let dayWords = ["today", "tomorrow", "yesterday", "next", "noon", "midnight"] + weekdays.keys.sorted()
 
+    /// Parses `input`; a WHEN outside ``RepresentableDates`` (`+999999w999999w`) is refused.
     public func parse(_ input: String) throws -> When {
+        let when = try parseAnyYear(input)
+        let kept = switch when {
+        case .instant(let date): RepresentableDates.contains(date)
+        case .date(let day): RepresentableDates.problem(year: day.year, month: day.month, day: day.day) == nil
+        }
+        guard kept else {
+            throw WhenError(input: input, token: input, expected: "a time in the years " + RepresentableDates.rangeText, suggestion: nil)
+        }
+        return when
+    }
+
+    private func parseAnyYear(_ input: String) throws -> When {
         let text = input.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else {
             throw WhenError(input: input, token: "", expected: "a date or time", suggestion: nil)
@@ -137,7 +150,9 @@ public struct WhenParser: Sendable {
         guard let lead = LeadTime(String(text.dropFirst())) else {
             throw WhenError(input: input, token: text, expected: "a relative time like +2d, +90m or +1h30m", suggestion: nil)
         }
-        let shifted = calendar.date(byAdding: .day, value: lead.days, to: now) ?? now
+        guard let shifted = calendar.date(byAdding: .day, value: lead.days, to: now) else {
+            throw WhenError(input: input, token: text, expected: "a time in the years " + RepresentableDates.rangeText, suggestion: nil)
+        }
         return shifted.addingTimeInterval(TimeInterval(lead.seconds))
     }
 

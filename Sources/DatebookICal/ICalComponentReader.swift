@@ -1,4 +1,5 @@
 import CICal
+import DatebookCore
 import Foundation
 
 /// Reads one parsed VEVENT or VTODO into neutral values, collecting warnings.
@@ -15,6 +16,11 @@ struct ICalComponentReader {
         }
     }
 
+    /// Why a component is refused as a whole (a date or duration datebook cannot keep).
+    struct Refusal: Error {
+        var message: String
+    }
+
     func uid(_ component: LibicalComponent, line: Int, kind: String, notes: inout Notes) -> String {
         if let property = component.first(ICAL_UID_PROPERTY), let uid = Libical.text(icalproperty_get_uid(property)) {
             return uid
@@ -29,16 +35,15 @@ struct ICalComponentReader {
         dateValue(time, tzid: Libical.tzid(property), notes: &notes)
     }
 
-    /// The date value of a libical time with the property's TZID parameter, if any.
+    /// The date value of a libical time with the property's TZID parameter, if any; nil for a null
+    /// time or one that names no representable date (``problem(_:)`` says why).
     func dateValue(_ time: icaltimetype, tzid: String?, notes: inout Notes) -> ICalDateValue? {
-        guard icaltime_is_null_time(time) == 0, icaltime_is_valid_time(time) != 0 else { return nil }
+        guard icaltime_is_null_time(time) == 0, Self.problem(time) == nil else { return nil }
         if time.is_date != 0 {
             return .date(year: Int(time.year), month: Int(time.month), day: Int(time.day))
         }
         if Libical.isUTC(time) {
-            var utc = time
-            utc.zone = nil
-            return .utc(Date(timeIntervalSince1970: TimeInterval(icaltime_as_timet(utc))))
+            return .utc(Libical.utcInstant(time))
         }
         if let tzid {
             let (value, warning) = resolver.value(tzid: tzid, local: Libical.local(time))
@@ -47,6 +52,28 @@ struct ICalComponentReader {
         }
         return resolver.floating(Libical.local(time))
     }
+
+    /// Why a libical time names no date datebook keeps (`month 13 does not exist`), or nil.
+    ///
+    /// libical reads `2024-13-45` and `20241345T250000Z` without complaint, and its own validity
+    /// check stops at the year 3000; datebook's range is ``RepresentableDates``.
+    static func problem(_ time: icaltimetype) -> String? {
+        let isDate = time.is_date != 0
+        return RepresentableDates.problem(year: Int(time.year), month: Int(time.month), day: Int(time.day),
+                                          hour: isDate ? 0 : Int(time.hour), minute: isDate ? 0 : Int(time.minute),
+                                          second: isDate ? 0 : Int(time.second))
+    }
+
+    /// The value of a date property that must be usable when present: nil when absent or
+    /// unreadable, a ``Refusal`` naming the property when it names a date datebook cannot keep.
+    func checkedDate(_ property: OpaquePointer, _ time: icaltimetype, name: String, notes: inout Notes) throws(Refusal) -> ICalDateValue? {
+        if icaltime_is_null_time(time) == 0, let problem = Self.problem(time) {
+            throw Refusal(message: "\(name) is not a date datebook can keep (\(problem)); \(Self.skipped(fix: name))")
+        }
+        return dateValue(property, time, notes: &notes)
+    }
+
+    static func skipped(fix name: String) -> String { "the event was skipped; fix the \(name) line" }
 
     /// A TEXT property, unescaped, through its typed libical getter (the string stays libical's).
     func text(_ component: LibicalComponent, _ kind: icalproperty_kind,
@@ -66,9 +93,10 @@ struct ICalComponentReader {
         component.first(ICAL_STATUS_PROPERTY).flatMap(Libical.valueString)?.uppercased()
     }
 
-    func end(of start: ICalDateValue, _ component: LibicalComponent, notes: inout Notes) -> ICalDateValue? {
+    /// DTEND, or DTSTART + DURATION; throws a ``Refusal`` when either lies outside ``RepresentableDates``.
+    func end(of start: ICalDateValue, _ component: LibicalComponent, notes: inout Notes) throws(Refusal) -> ICalDateValue? {
         if let property = component.first(ICAL_DTEND_PROPERTY) {
-            let value = dateValue(property, icalproperty_get_dtend(property), notes: &notes)
+            let value = try checkedDate(property, icalproperty_get_dtend(property), name: "DTEND", notes: &notes)
             if value == nil { notes.add("DTEND is not a valid date or time; the event has no end") }
             return value
         }
@@ -78,35 +106,42 @@ struct ICalComponentReader {
             notes.add("DURATION is not valid; the event has no end")
             return nil
         }
-        return Self.add(duration, to: start, defaultTimeZone: defaultTimeZone)
+        guard let end = Self.add(duration, to: start, defaultTimeZone: defaultTimeZone) else {
+            throw Refusal(message: "DURATION \(Libical.text(duration)) ends after \(RepresentableDates.years.upperBound)-12-31, the last date datebook keeps; "
+                          + Self.skipped(fix: "DURATION"))
+        }
+        return end
     }
 
-    /// DTSTART + DURATION: days and weeks are calendar days in the start's zone, the rest exact seconds.
-    static func add(_ d: icaldurationtype, to start: ICalDateValue, defaultTimeZone: TimeZone) -> ICalDateValue {
-        let sign = d.is_neg != 0 ? -1 : 1
-        let days = sign * Int(d.weeks * 7 + d.days)
-        let seconds = sign * Int(d.hours * 3600 + d.minutes * 60 + d.seconds)
+    /// DTSTART + DURATION: days and weeks are calendar days in the start's zone, the rest exact
+    /// seconds; nil when the end falls outside ``RepresentableDates``. libical's fields are 32-bit
+    /// (`P1000000000W`); the sums here are 64-bit and checked before any calendar arithmetic.
+    static func add(_ d: icaldurationtype, to start: ICalDateValue, defaultTimeZone: TimeZone) -> ICalDateValue? {
+        let (days, seconds) = Libical.parts(d)
+        let span = RepresentableDates.latest.timeIntervalSince(RepresentableDates.earliest)
+        guard Double(abs(days)) * 86_400 + Double(abs(seconds)) <= span else { return nil }
         let zone = start.timeZone(fallback: defaultTimeZone)
         let calendar = ICalCalendars.calendar(for: zone)
+        let end: ICalDateValue
         switch start {
         case let .date(year, month, day):
             let base = ICalLocalDateTime(year: year, month: month, day: day).instant(in: zone)
-            let moved = calendar.date(byAdding: .day, value: days, to: base) ?? base
+            guard let moved = calendar.date(byAdding: .day, value: days, to: base) else { return nil }
             let local = ICalLocalDateTime.of(moved, in: zone)
-            return .date(year: local.year, month: local.month, day: local.day)
+            end = .date(year: local.year, month: local.month, day: local.day)
         case let .floating(local):
             let utc = TimeZone(identifier: "UTC") ?? defaultTimeZone
-            let base = local.instant(in: utc)
-            let moved = base.addingTimeInterval(TimeInterval(days * 86_400 + seconds))
-            return .floating(ICalLocalDateTime.of(moved, in: utc))
+            let moved = local.instant(in: utc).addingTimeInterval(TimeInterval(days * 86_400 + seconds))
+            guard RepresentableDates.contains(moved) else { return nil }
+            end = .floating(ICalLocalDateTime.of(moved, in: utc))
         case let .zoned(instant, tzid):
             // No calendar arithmetic for the common PT1H: adding zero days is the same instant.
-            let moved = (days == 0 ? instant : calendar.date(byAdding: .day, value: days, to: instant) ?? instant)
-                .addingTimeInterval(TimeInterval(seconds))
-            return .zoned(moved, tzid: tzid)
+            guard let dayMoved = days == 0 ? instant : calendar.date(byAdding: .day, value: days, to: instant) else { return nil }
+            end = .zoned(dayMoved.addingTimeInterval(TimeInterval(seconds)), tzid: tzid)
         case let .utc(instant):
-            return .utc(instant.addingTimeInterval(TimeInterval(days * 86_400 + seconds)))
+            end = .utc(instant.addingTimeInterval(TimeInterval(days * 86_400 + seconds)))
         }
+        return end.isRepresentable ? end : nil
     }
 
     func dates(_ component: LibicalComponent, _ kind: icalproperty_kind, notes: inout Notes) -> [ICalDateValue] {
@@ -134,21 +169,34 @@ struct ICalComponentReader {
                 return nil
             }
             let trigger = icalproperty_get_trigger(property)
+            let lead: Int
             if icaltime_is_null_time(trigger.time) == 0 {
-                var utc = trigger.time
-                utc.zone = nil
-                let at = Date(timeIntervalSince1970: TimeInterval(icaltime_as_timet(utc)))
-                return Int(startInstant.timeIntervalSince(at).rounded())
+                guard Self.problem(trigger.time) == nil else {
+                    notes.add("a VALARM TRIGGER is not a date datebook can keep; ignored")
+                    return nil
+                }
+                lead = Int(startInstant.timeIntervalSince(Libical.utcInstant(trigger.time)).rounded())
+            } else {
+                let related = icalproperty_get_first_parameter(property, ICAL_RELATED_PARAMETER)
+                lead = Self.lead(trigger.duration, relatedToEnd: related.map { icalparameter_get_related($0) == ICAL_RELATED_END } ?? false,
+                                 length: length)
             }
-            let related = icalproperty_get_first_parameter(property, ICAL_RELATED_PARAMETER)
-            return Self.lead(trigger.duration, relatedToEnd: related.map { icalparameter_get_related($0) == ICAL_RELATED_END } ?? false,
-                             length: length)
+            guard Self.isKept(lead: lead, start: startInstant) else {
+                notes.add("a VALARM TRIGGER falls outside years \(RepresentableDates.rangeText); ignored")
+                return nil
+            }
+            return lead
         }
     }
 
     /// Seconds from start to end (0 without an end), for triggers related to the end.
     func length(start: ICalDateValue, end: ICalDateValue?) -> Int {
         end.map { Int($0.resolve(in: defaultTimeZone).timeIntervalSince(start.resolve(in: defaultTimeZone))) } ?? 0
+    }
+
+    /// True when an alarm `lead` seconds before `start` falls on a date datebook keeps.
+    static func isKept(lead: Int, start: Date) -> Bool {
+        RepresentableDates.contains(start.addingTimeInterval(TimeInterval(-lead)))
     }
 
     /// The lead time of a duration TRIGGER: seconds before start, or before end with `RELATED=END`.

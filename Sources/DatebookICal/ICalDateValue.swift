@@ -1,3 +1,4 @@
+import DatebookCore
 import Foundation
 import Synchronization
 
@@ -62,6 +63,19 @@ public enum ICalDateValue: Sendable, Equatable, Hashable {
             return instant
         case let .floating(local):
             return local.instant(in: timeZone)
+        }
+    }
+
+    /// True when the value lies in ``RepresentableDates`` (dates and floating times by their fields).
+    public var isRepresentable: Bool {
+        switch self {
+        case let .date(year, month, day):
+            return RepresentableDates.problem(year: year, month: month, day: day) == nil
+        case let .floating(local):
+            return RepresentableDates.problem(year: local.year, month: local.month, day: local.day,
+                                              hour: local.hour, minute: local.minute, second: local.second) == nil
+        case let .zoned(instant, _), let .utc(instant):
+            return RepresentableDates.contains(instant)
         }
     }
 

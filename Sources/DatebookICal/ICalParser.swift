@@ -262,14 +262,22 @@ private struct Session {
         var notes = ICalComponentReader.Notes()
         let uid = reader.uid(component, line: chunk.line, kind: "VEVENT", notes: &notes)
         defer { for message in notes.messages { warn(line: chunk.line, uid: uid, message) } }
-        guard let property = component.first(ICAL_DTSTART_PROPERTY),
-              let start = reader.dateValue(property, icalproperty_get_dtstart(property), notes: &notes) else {
-            let why = component.parseErrors.first { $0.localizedCaseInsensitiveContains("DTSTART") }
-            notes.add((why.map { "DTSTART is not a valid date or time (libical: \($0))" } ?? "no DTSTART")
-                      + "; event skipped, fix the DTSTART line")
+        let start: ICalDateValue, end: ICalDateValue?
+        do {
+            guard let property = component.first(ICAL_DTSTART_PROPERTY),
+                  let value = try reader.checkedDate(property, icalproperty_get_dtstart(property), name: "DTSTART", notes: &notes)
+            else {
+                let why = component.parseErrors.first { $0.localizedCaseInsensitiveContains("DTSTART") }
+                notes.add((why.map { "DTSTART is not a valid date or time (libical: \($0))" } ?? "no DTSTART")
+                          + "; event skipped, fix the DTSTART line")
+                return
+            }
+            start = value
+            end = try reader.end(of: start, component, notes: &notes)
+        } catch {
+            notes.add(error.message)
             return
         }
-        let end = reader.end(of: start, component, notes: &notes)
         if rules.rrules.count > 1 { notes.add("more than one RRULE; only the first is used") }
         let recurrenceIDProperty = component.first(ICAL_RECURRENCEID_PROPERTY)
         let recurrenceID = recurrenceIDProperty.flatMap {

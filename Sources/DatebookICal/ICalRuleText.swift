@@ -114,7 +114,7 @@ struct ICalRuleText: Equatable {
     private var impossibility: String? {
         for (key, range, signed) in Self.ranges {
             guard let values = numbers(key) else { continue }
-            for value in values where !(range.contains(value) || (signed && range.contains(-value))) {
+            for value in values where !(range.contains(value) || (signed && value != Int.min && range.contains(-value))) {
                 return "\(key)=\(self[key] ?? "") is out of range (\(signed ? "±" : "")\(range.lowerBound)…\(range.upperBound))"
             }
         }

@@ -116,8 +116,10 @@ enum ICalSimpleEvent {
                   let value = date(bytes, endLine, reader: reader, scratch: &scratch, notes: &notes) else { return nil }
             end = value
         } else if let range = lines[.duration] {
-            guard let duration = duration(bytes, range, scratch: &scratch) else { return nil }
-            end = ICalComponentReader.add(duration, to: start, defaultTimeZone: reader.defaultTimeZone)
+            // An end outside the representable range takes the libical path, which refuses it with a warning.
+            guard let duration = duration(bytes, range, scratch: &scratch),
+                  let value = ICalComponentReader.add(duration, to: start, defaultTimeZone: reader.defaultTimeZone) else { return nil }
+            end = value
         }
         var alarms: [Int] = []
         if !lines.triggers.isEmpty {
@@ -130,7 +132,9 @@ enum ICalSimpleEvent {
                 else if related.elementsEqual(";RELATED=START".utf8) { toEnd = false }
                 else { return nil }
                 guard let duration = duration(bytes, trigger.value, scratch: &scratch) else { return nil }
-                alarms.append(ICalComponentReader.lead(duration, relatedToEnd: toEnd, length: length))
+                let lead = ICalComponentReader.lead(duration, relatedToEnd: toEnd, length: length)
+                guard ICalComponentReader.isKept(lead: lead, start: start.resolve(in: reader.defaultTimeZone)) else { return nil }
+                alarms.append(lead)
             }
         }
         let event = ICalEvent(uid: uid, summary: summary, description: description, location: location, url: url,

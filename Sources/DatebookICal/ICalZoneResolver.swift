@@ -43,8 +43,13 @@ final class ICalZoneResolver {
             icalcomponent_free(vtimezone)
             return false
         }
-        guard icaltimezone_set_component(zone, vtimezone) != 0,
-              let tzid = Libical.text(icaltimezone_get_tzid(zone)) else {
+        guard icaltimezone_set_component(zone, vtimezone) != 0 else {
+            // Not attached (no TZID, say): the zone's free would not reach it.
+            icalcomponent_free(vtimezone)
+            icaltimezone_free(zone, 1)
+            return false
+        }
+        guard let tzid = Libical.text(icaltimezone_get_tzid(zone)) else {
             icaltimezone_free(zone, 1)
             return false
         }
@@ -60,8 +65,9 @@ final class ICalZoneResolver {
         case let .iana(zone):
             return (.zoned(local.instant(in: zone), tzid: zone.identifier), nil)
         case let .shipped(zone, label, exact):
-            let time = Libical.floating(local, isDate: false)
-            let instant = Date(timeIntervalSince1970: TimeInterval(icaltime_as_timet_with_zone(time, zone)))
+            var time = Libical.floating(local, isDate: false)
+            icaltimezone_convert_time(&time, zone, icaltimezone_get_utc_timezone())
+            let instant = Libical.utcInstant(time)
             let warning = exact ? nil
                 : "TZID '\(tzid)' is not a known zone name; the time follows the file's VTIMEZONE, and repeats "
                 + "use \(label.identifier), which has the same UTC offsets; use an IANA name such as Europe/Berlin"

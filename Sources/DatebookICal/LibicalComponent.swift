@@ -1,4 +1,5 @@
 import CICal
+import DatebookCore
 import Foundation
 
 /// Owns one parsed libical component tree and frees it in `deinit`.
@@ -92,8 +93,34 @@ enum Libical {
         return time
     }
 
+    /// A libical duration as signed whole days (weeks included) and exact seconds, summed in 64
+    /// bits: libical's fields are 32-bit and `icaldurationtype_as_int` overflows without a word.
+    static func parts(_ duration: icaldurationtype) -> (days: Int, seconds: Int) {
+        let sign = duration.is_neg != 0 ? -1 : 1
+        return (sign * (Int(duration.weeks) * 7 + Int(duration.days)),
+                sign * (Int(duration.hours) * 3600 + Int(duration.minutes) * 60 + Int(duration.seconds)))
+    }
+
     /// Seconds in a libical duration, signed.
     static func seconds(_ duration: icaldurationtype) -> Int {
-        Int(icaldurationtype_as_int(duration))
+        let (days, seconds) = parts(duration)
+        return days * 86_400 + seconds
+    }
+
+    /// A duration as iCalendar text (`P1000000000W`), for messages.
+    static func text(_ duration: icaldurationtype) -> String {
+        guard let text = icaldurationtype_as_ical_string_r(duration) else { return "" }
+        defer { free(text) }
+        return String(cString: text)
+    }
+
+    /// The instant of a UTC libical time, from its fields: `icaltime_as_timet` answers -1 for
+    /// years before 1902 (1900-01-01 became 1969-12-31T23:59:59Z). Fields checked by the caller.
+    static func utcInstant(_ time: icaltimetype) -> Date {
+        let isDate = time.is_date != 0
+        let seconds = RepresentableDates.secondsSince1970(
+            year: Int(time.year), month: Int(time.month), day: Int(time.day),
+            hour: isDate ? 0 : Int(time.hour), minute: isDate ? 0 : Int(time.minute), second: isDate ? 0 : Int(time.second))
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 }

@@ -153,9 +153,7 @@ extension Store {
     /// Checks the version before touching anything, then switches to WAL and migrates.
     func prepareSchema(writable: Bool) throws {
         let found = Int(try wrap { try db.integer("PRAGMA user_version") })
-        guard found <= Self.schemaVersion else {
-            throw StoreError.newerSchema(path: path, found: found, known: Self.schemaVersion)
-        }
+        try Self.checkKnown(version: found, path: path)
         try wrap {
             try db.execute("PRAGMA foreign_keys = ON")
         }
@@ -179,6 +177,14 @@ extension Store {
                 try wrap { try db.execute(Self.migrations[version]) }
             }
             try wrap { try db.execute("PRAGMA user_version = \(Self.schemaVersion)") }
+        }
+    }
+
+    /// Throws unless `version` is one this datebook can open or migrate (0 … `schemaVersion`).
+    static func checkKnown(version: Int, path: String) throws {
+        guard version >= 0 else { throw StoreError.unknownSchema(path: path, found: version) }
+        guard version <= schemaVersion else {
+            throw StoreError.newerSchema(path: path, found: version, known: schemaVersion)
         }
     }
 

@@ -72,7 +72,9 @@ public final class Store {
     static func peekVersion(_ path: String) throws -> Int {
         do {
             let probe = try openForReading(path)
-            return Int(try probe.integer("PRAGMA user_version"))
+            let version = Int(try probe.integer("PRAGMA user_version"))
+            try checkKnown(version: version, path: path)
+            return version
         } catch let error as SQLiteError {
             if error.code & 0xFF == SQLITE_NOTADB { throw StoreError.notADatabase(path: path) }
             throw StoreError.sqlite(path: path, message: error.message)

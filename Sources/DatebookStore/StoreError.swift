@@ -5,6 +5,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case notRegularFile(path: String, kind: String)
     case notADatabase(path: String)
     case newerSchema(path: String, found: Int, known: Int)
+    /// A `user_version` below zero: no datebook ever wrote it.
+    case unknownSchema(path: String, found: Int)
     case readOnly(path: String)
     /// This user cannot write it; `advice` names the cause (owner, directory, a stale `-shm`) and the fix.
     case notWritable(path: String, advice: String)
@@ -22,6 +24,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "store \(path) is not a datebook database (not SQLite); move it away or pass another --store"
         case let .newerSchema(path, found, known):
             "store \(path) was written by a newer datebook (schema \(found), this one knows up to \(known)); upgrade datebook — the file was left untouched"
+        case let .unknownSchema(path, found):
+            "store \(path) has schema version \(found), which no datebook writes; restore a backup or pass another --store — the file was left untouched"
         case .readOnly(let path):
             "store \(path) is read-only; make it writable (chmod u+w) or pass another --store"
         case let .notWritable(path, advice):

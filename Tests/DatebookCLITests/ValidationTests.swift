@@ -92,10 +92,10 @@ struct ValidationTests {
         #expect(run.out == "imported 1 event from \(path) (5 warnings)\n")
         let warnings = run.err.split(separator: "\n").map(String.init)
         #expect(warnings == [
+            "datebook: warning: \(path):11: UID far@example.org: DURATION P3000000D ends after 3000-12-31, the last date datebook keeps; the event was skipped; fix the DURATION line",
             "datebook: warning: \(path):4: UID long@example.org: SUMMARY was 1001 bytes long; cut to 1000 bytes (the limit is 1000)",
             "datebook: warning: \(path):4: UID long@example.org: DTEND the end 2026-12-24T09:00:00Z is before the start 2026-12-24T10:00:00Z; the event has no end",
             "datebook: warning: \(path):4: UID long@example.org: FREQ=SECONDLY is refused (it can produce millions of occurrences); only DTSTART is used",
-            "datebook: warning: \(path):11: UID far@example.org: DTEND the time is out of range (years 1–3000); event skipped",
             "datebook: warning: \(path):22: UID todo@example.org: a second VTODO with task id \"\(String(EventID.stable("todo@example.org").prefix(8)))\" for the same event; only the first is kept",
         ])
         let event = try #require(try sandbox.exportedEvents().first)
@@ -111,7 +111,7 @@ struct ValidationTests {
         let run = sandbox.run(["feed", "add", "shared", path])
         #expect(run.code == 0, "\(run.err)")
         #expect(run.err.contains("\(path):4: UID long@example.org: SUMMARY was 1001 bytes long; cut to 1000 bytes (the limit is 1000)"))
-        #expect(run.err.contains("\(path):11: UID far@example.org: DTEND the time is out of range (years 1–3000); event skipped"))
+        #expect(run.err.contains("\(path):11: UID far@example.org: DURATION P3000000D ends after 3000-12-31, the last date datebook keeps"))
         let titles = try sandbox.exportedEvents().map { ($0["title"] as? String)?.utf8.count }
         #expect(titles == [Limits.titleBytes])
     }

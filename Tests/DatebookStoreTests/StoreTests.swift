@@ -55,6 +55,19 @@ struct StoreOpeningTests {
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
+    @Test(arguments: [-1, Int(Int32.min)], [false, true])
+    func refusesANegativeSchemaVersionAndLeavesTheFileUntouched(version: Int, readOnly: Bool) throws {
+        let path = temporaryDirectory() + "/negative.sqlite3"
+        do {
+            let raw = try SQLiteConnection(path: path, flags: 0x6)
+            try raw.execute("CREATE TABLE other(x); PRAGMA user_version = \(version)")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: StoreError.unknownSchema(path: path, found: version)) { try Store(path: path, readOnly: readOnly) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
     @Test func refusesAFileThatIsNotSQLiteAndLeavesItUntouched() throws {
         let path = temporaryDirectory() + "/notes.txt"
         let text = Data(String(repeating: "not a database\n", count: 300).utf8)

@@ -21,6 +21,8 @@ public struct MustacheError: Error, CustomStringConvertible, Equatable, Sendable
         case missingTemplate(String)
         /// Partials that include each other without end.
         case partialsTooDeep(String, limit: Int)
+        /// Sections, partials and blocks nested deeper than the limit (while parsing or rendering).
+        case nestedTooDeep(String, limit: Int)
     }
 
     /// The template the problem is in, as registered (`digest.html.mustache`).
@@ -57,6 +59,8 @@ public struct MustacheError: Error, CustomStringConvertible, Equatable, Sendable
             return "no template named '\(name)'"
         case .partialsTooDeep(let name, let limit):
             return "partials nested more than \(limit) deep at '\(name)'; check for a template that includes itself"
+        case .nestedTooDeep(let name, let limit):
+            return "sections and partials nested more than \(limit) deep at '\(name)'; flatten the template"
         }
     }
 

@@ -25,8 +25,20 @@ struct MustacheParser {
         return try parseNodes(inside: nil).nodes
     }
 
+    /// Sections nested deeper than this are refused: each level is a stack frame here and in the renderer.
+    static let maximumNesting = 100
+    private var nesting = 0
+    private var positions = MustacheScanner.PositionCursor()
+
     /// Parses until the close tag of `open` (or the end of the template when `open` is nil).
     private mutating func parseNodes(inside open: MustacheTag?) throws -> (nodes: [MustacheNode], close: MustacheTag?) {
+        if let open {
+            guard nesting < Self.maximumNesting else {
+                throw scanner.error(.nestedTooDeep(open.content, limit: Self.maximumNesting), at: open.start)
+            }
+            nesting += 1
+        }
+        defer { if open != nil { nesting -= 1 } }
         var nodes: [MustacheNode] = []
         while index < tags.count {
             let tag = tags[index]
@@ -47,12 +59,13 @@ struct MustacheParser {
                 let children = try parseNodes(inside: tag).nodes
                 nodes.append(.invertedSection(MustacheName(tag.content), children))
             case .partial:
-                nodes.append(.partial(MustachePartialName(tag.content), indent: tag.indent, scanner.position(of: tag.start)))
+                nodes.append(.partial(MustachePartialName(tag.content), indent: tag.indent, scanner.position(of: tag.start, after: &positions)))
             case .parent:
+                let position = scanner.position(of: tag.start, after: &positions)
                 let children = try parseNodes(inside: tag).nodes
                 nodes.append(.parent(
                     MustachePartialName(tag.content), indent: tag.indent,
-                    blocks: Self.blocks(in: children), scanner.position(of: tag.start)
+                    blocks: Self.blocks(in: children), position
                 ))
             case .block:
                 let (children, close) = try parseNodes(inside: tag)

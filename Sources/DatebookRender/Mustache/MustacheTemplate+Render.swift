@@ -5,6 +5,9 @@
 /// Interpolated values are never reindented inside, as the spec requires.
 struct MustacheRenderer {
     static let maximumDepth = 100
+    /// Sections, partials and blocks open at once, across templates (each is a few stack frames).
+    static let maximumNesting = 256
+    private var nesting = 0
 
     private(set) var output = ""
     private var stack: [MustacheValue]
@@ -30,6 +33,12 @@ struct MustacheRenderer {
     }
 
     mutating func render(_ nodes: [MustacheNode]) throws {
+        guard nesting < Self.maximumNesting else {
+            let name = templateNames.last ?? ""
+            throw MustacheError(templateName: name, line: 0, column: 0, kind: .nestedTooDeep(name, limit: Self.maximumNesting))
+        }
+        nesting += 1
+        defer { nesting -= 1 }
         for node in nodes {
             switch node {
             case .text(let text):

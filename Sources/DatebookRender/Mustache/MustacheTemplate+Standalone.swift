@@ -18,8 +18,7 @@ extension MustacheScanner {
         }
         for index in tags.indices where !paired[index] && tags[index].kind.canStandAlone {
             let tag = tags[index]
-            let start = lineStart(before: tag.start)
-            guard isBlank(start..<tag.start), let lineEnd = blankLineEnd(after: tag.end) else { continue }
+            guard let start = blankLineStart(before: tag.start), let lineEnd = blankLineEnd(after: tag.end) else { continue }
             tags[index].trimStart = start
             tags[index].trimEnd = lineEnd.next
             tags[index].standalone = true
@@ -44,8 +43,7 @@ extension MustacheScanner {
         let first = tags[index]
         let second = tags[index + 1]
         guard first.end == second.start else { return false }
-        let start = lineStart(before: first.start)
-        guard isBlank(start..<first.start), let lineEnd = blankLineEnd(after: second.end) else { return false }
+        guard let start = blankLineStart(before: first.start), let lineEnd = blankLineEnd(after: second.end) else { return false }
         let indent = String(decoding: bytes[start..<first.start], as: UTF8.self)
 
         switch (first.kind, second.kind) {

@@ -1,0 +1,31 @@
+import DatebookCore
+import DatebookScheduler
+import Foundation
+
+/// The planner JSON reader, the JSON5 config reader and the WHEN parser.
+enum CoreFuzz {
+    static let zone = TimeZone(identifier: "Europe/Berlin") ?? .current
+    static let now = Date(timeIntervalSince1970: 1_796_284_800)  // 2026-12-03T08:00:00Z
+
+    static func plannerJSON(_ bytes: [UInt8]) {
+        guard let root = try? JSONParser.parse(bytes) else { return }
+        var next = 0
+        let defaults = PlannerDocument.Defaults(timeZone: zone.identifier, newID: { next += 1; return "id\(next)" },
+                                                symbol: { .star }, color: { .primary })
+        guard let events = try? PlannerDocument.decode(root, file: "fuzz.json", defaults: defaults, validation: EventValidation(ruleProblem: { _ in nil })) else { return }
+        FuzzSink.keep(PlannerDocument.encode(events).utf8.count)
+    }
+
+    static func config(_ bytes: [UInt8]) {
+        guard let config = try? Config.parse(bytes, file: "fuzz.json5", environment: ["HOME": "/nonexistent"]) else { return }
+        FuzzSink.keep(config.channels.count + config.digests.count + config.feeds.count)
+    }
+
+    static func when(_ bytes: [UInt8]) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parser = WhenParser(now: now, calendar: calendar)
+        guard let when = try? parser.parse(String(decoding: bytes, as: UTF8.self)) else { return }
+        FuzzSink.keep(when.hashValue & 1)
+    }
+}
