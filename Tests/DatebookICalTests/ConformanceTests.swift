@@ -34,7 +34,7 @@ import Testing
         #expect(result.starts.first == from)
         #expect(result.starts.last == from.addingTimeInterval(999))
         #expect(result.warning?.contains("more than 1000 occurrences") == true)
-        #expect(elapsed < .seconds(2), "expansion took \(elapsed)")
+        #expect(elapsed < .seconds(10), "expansion took \(elapsed)")  // 14 s before the fix; a bound a loaded machine cannot miss
     }
 
     /// With BYSETPOS the lists stay libical's, which builds the whole day's set on every step.
