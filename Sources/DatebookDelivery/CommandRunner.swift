@@ -56,7 +56,8 @@ public struct CommandRunner: Sendable {
     public static func environment(for message: OutgoingMessage) -> [String: String] {
         var values = [
             "DATEBOOK_KIND": message.kind.rawValue, "DATEBOOK_TITLE": message.displayTitle,
-            "DATEBOOK_BODY": message.text, "DATEBOOK_MARKDOWN": message.markdown,
+            "DATEBOOK_BODY": message.text, "DATEBOOK_BODY_MARKUP": DesktopNotification.escapeMarkup(message.text),
+            "DATEBOOK_MARKDOWN": message.markdown,
             "DATEBOOK_IDEMPOTENCY_KEY": message.idempotencyKey,
         ]
         if let url = message.url { values["DATEBOOK_URL"] = url }
@@ -69,11 +70,14 @@ public struct CommandRunner: Sendable {
         return values
     }
 
-    /// Replaces `{{title}}`, `{{body}}`, `{{markdown}}`, `{{url}}`, `{{start}}` inside each
-    /// argument; every argument stays exactly one argv entry whatever the text contains.
+    /// Replaces `{{title}}`, `{{body}}`, `{{bodyMarkup}}`, `{{markdown}}`, `{{url}}`, `{{start}}`
+    /// inside each argument; every argument stays exactly one argv entry whatever the text contains.
+    /// `{{title}}` and `{{body}}` are plain text; `{{bodyMarkup}}` is the body with `&`, `<`, `>`
+    /// escaped, for programs that read markup (notify-send's body).
     public static func expand(_ argv: [String], with message: OutgoingMessage) -> [String] {
         let values = [
-            "{{title}}": message.displayTitle, "{{body}}": message.text, "{{markdown}}": message.markdown,
+            "{{title}}": message.displayTitle, "{{body}}": message.text,
+            "{{bodyMarkup}}": DesktopNotification.escapeMarkup(message.text), "{{markdown}}": message.markdown,
             "{{url}}": message.url ?? "", "{{start}}": message.event?.start ?? "",
         ]
         return argv.map { argument in

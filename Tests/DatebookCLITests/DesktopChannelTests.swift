@@ -1,0 +1,127 @@
+import DatebookTestSupport
+import Foundation
+import Testing
+
+/// The `desktop` channel against a real stack: a private `dbus-daemon --session`, the scripted
+/// notification server of `notification_server.py` on it, and Debian's notify-send.
+@Suite(.serialized) struct DesktopChannelTests {
+    static let config = """
+        { channels: { desk: { type: "desktop" } }, alerts: { channels: ["desk"], lateness: "6h" } }
+        """
+
+    /// One event at 10:00 with a 1 h alert, ticked at 09:00 in a fresh sandbox with this `environment`.
+    static func tick(title: String, tasks: [String] = [], notes: String? = nil, environment: [String: String]) throws -> (Sandbox, CLIRun) {
+        let sandbox = Sandbox()
+        var add = ["add", "--at", "2026-11-30 10:00", "--alert", "1h", "--symbol", "hammer.fill"]
+        for task in tasks { add += ["--task", task] }
+        if let notes { add += ["--notes", notes] }
+        let added = sandbox.run(add + ["--", title])
+        #expect(added.code == 0, "\(added.err)")
+        let config = try sandbox.writeConfig(Self.config)
+        return (sandbox, sandbox.run(["--config", config, "tick"], environment: environment))
+    }
+
+    @Test(arguments: [
+        ("Dentist", [], nil, "🔨 Dentist · in 1 h", "Mon 2026-11-30 10:00 (Europe/Berlin)"),
+        ("Tom & Jerry <b>bold</b>", ["Bring <i>card</i> & ID"], nil, "🔨 Tom & Jerry <b>bold</b> · in 1 h",
+         "Mon 2026-11-30 10:00 (Europe/Berlin)\n1 open task:\n[ ] Bring &lt;i&gt;card&lt;/i&gt; &amp; ID"),
+        ("🎂 Party 🎉", ["Buy 🎁"], "Location: Café <Zoë>", "🔨 🎂 Party 🎉 · in 1 h",
+         "Mon 2026-11-30 10:00 (Europe/Berlin)\nCafé &lt;Zoë&gt;\n1 open task:\n[ ] Buy 🎁"),
+        ("موعد طبيب الأسنان", ["إحضار البطاقة", "حجز سيارة"], nil, "🔨 موعد طبيب الأسنان · in 1 h",
+         "Mon 2026-11-30 10:00 (Europe/Berlin)\n2 open tasks:\n[ ] إحضار البطاقة\n[ ] حجز سيارة"),
+        ("-u critical", [], nil, "🔨 -u critical · in 1 h", "Mon 2026-11-30 10:00 (Europe/Berlin)"),
+        ("--help", [], nil, "🔨 --help · in 1 h", "Mon 2026-11-30 10:00 (Europe/Berlin)"),
+    ] as [(String, [String], String?, String, String)])
+    func summaryAndBodyArriveExactlyWithEventTextEscapedInTheBody(
+        title: String, tasks: [String], notes: String?, summary: String, body: String
+    ) throws {
+        let bus = try NotificationBus()
+        defer { bus.stop() }
+        let (_, run) = try Self.tick(title: title, tasks: tasks, notes: notes, environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(run.code == 0, "\(run.err)")
+        let received = try bus.waitForNotifications(1)
+        try #require(received.count == 1)
+        #expect(received[0]["summary"] as? String == summary)
+        #expect(received[0]["body"] as? String == body)
+        #expect(received[0]["app_name"] as? String == "datebook")
+        #expect(received[0]["app_icon"] as? String == "appointment-soon")
+        let hints = try #require(received[0]["hints"] as? [String: Any])
+        #expect(hints["category"] as? String == "x-datebook.alert")
+        #expect(hints["desktop-entry"] as? String == "datebook")
+        #expect(hints["urgency"] as? Int == 1)  // auto: a 1 h lead is normal
+    }
+
+    @Test func aTenThousandCharacterTitleIsCutTo200ColumnsInTheSummary() throws {
+        let bus = try NotificationBus()
+        defer { bus.stop() }
+        let (_, run) = try Self.tick(title: String(repeating: "x", count: 10_000), environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(run.code == 0, "\(run.err)")
+        let received = try bus.waitForNotifications(1)
+        try #require(received.count == 1)
+        #expect(received[0]["summary"] as? String == "🔨 " + String(repeating: "x", count: 199) + "… · in 1 h")
+        #expect(received[0]["body"] as? String == "Mon 2026-11-30 10:00 (Europe/Berlin)")
+    }
+
+    /// Each way of not reaching a notification server leaves a `failed` row whose reason says
+    /// which, and `status` shows it; a bus without a server is retried first (the session may
+    /// start later), until the delivery's deadline 6 h on.
+    @Test(arguments: [
+        ("no server", "no notification server on the session bus"),
+        ("no bus", "no session bus: DBUS_SESSION_BUS_ADDRESS is not set and"),
+        ("no notify-send", "'datebook-no-such-notify-send' not found; install libnotify-bin"),
+    ])
+    func anUnreachableNotificationServerIsAFailedRowWithItsReason(_ situation: String, reason: String) throws {
+        let bus = try NotificationBus(server: false)
+        defer { bus.stop() }
+        var sandbox = Sandbox()
+        sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00", "--alert", "1h"])
+        let command = situation == "no notify-send" ? ", command: \"datebook-no-such-notify-send\"" : ""
+        let config = try sandbox.writeConfig("""
+            { channels: { desk: { type: "desktop"\(command) } }, alerts: { channels: ["desk"], lateness: "6h" } }
+            """)
+        var environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        if situation == "no bus" { environment = ["XDG_RUNTIME_DIR": sandbox.home + "/run"] }
+        let tick = sandbox.run(["--config", config, "tick"], environment: environment)
+        if situation == "no server" {
+            #expect(tick.code == 75, "\(tick.err)")
+            #expect(tick.err.contains(reason + " (is the desktop session running?)"), "\(tick.err)")
+            sandbox.now = "2026-11-30 15:30"
+            #expect(sandbox.run(["--config", config, "tick"], environment: environment).code == 0)
+        }
+        let status = sandbox.run(["--config", config, "status"], environment: environment)
+        #expect(status.code == 1)
+        let failed = status.out.split(separator: "\n").filter { $0.contains("  failed  alert 'Dentist' (1h before) to desk: ") }
+        #expect(failed.count == 1 && failed[0].contains(reason), "\(status.out)")
+        #expect(try bus.notifications().isEmpty)
+    }
+
+    @Test func addHelpSaysADashLeadingTitleGoesAfterAFinalDoubleDash() {
+        let help = Sandbox().run(["add", "--help"])
+        #expect(help.out.contains("add --at WHEN -- \"-u critical\""), "\(help.out)")
+    }
+
+    /// cron runs `datebook tick` without DBUS_SESSION_BUS_ADDRESS: the real binary, spawned with
+    /// nothing but HOME, PATH and the runtime directory, finds the bus by its `$XDG_RUNTIME_DIR/bus`
+    /// socket. (`/run/user/UID/bus`, the fallback without XDG_RUNTIME_DIR, is covered by
+    /// `DesktopNotificationTests`; a test does not create sockets under /run.)
+    @Test func tickWithACronEnvironmentReachesTheSessionBusByItsRuntimeDirectorySocket() throws {
+        let bus = try NotificationBus()
+        defer { bus.stop() }
+        let sandbox = Sandbox()
+        sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00", "--alert", "1h", "--symbol", "hammer.fill"])
+        let config = try sandbox.writeConfig(Self.config)
+        let process = Process()
+        process.executableURL = repositoryRoot.appendingPathComponent(".build/debug/datebook")
+        process.arguments = ["--store", sandbox.store, "--config", config, "--now", sandbox.now, "--tz", sandbox.tz, "tick"]
+        process.environment = ["HOME": sandbox.home, "PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": bus.directory.path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        let received = try bus.waitForNotifications(1)
+        #expect(received.map { $0["summary"] as? String } == ["🔨 Dentist · in 1 h"])
+    }
+}
