@@ -13,7 +13,7 @@ public enum Datebook {
 
     static let commands: [any Command.Type] = [
         AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
-        TaskCommand.self, TasksCommand.self, CalCommand.self, DemoCommand.self,
+        TaskCommand.self, TasksCommand.self, DoneCommand.self, SnoozeCommand.self, CalCommand.self, DemoCommand.self,
         ImportCommand.self, ExportCommand.self, FeedCommand.self,
         DigestCommand.self, TemplatesCommand.self, SendCommand.self, ChannelsCommand.self,
         TickCommand.self, RunCommand.self, StatusCommand.self, PreviewCommand.self,

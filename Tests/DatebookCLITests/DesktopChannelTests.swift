@@ -124,4 +124,52 @@ import Testing
         let received = try bus.waitForNotifications(1)
         #expect(received.map { $0["summary"] as? String } == ["🔨 Dentist · in 1 h"])
     }
+
+    @Test func doneMarksEveryOpenTaskDoneAndSaysWhenThereIsNone() {
+        let sandbox = Sandbox()
+        sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00", "--task", "Card", "--task", "ID", "--task", "Coat"])
+        sandbox.run(["task", "done", "Dentist", "1"])
+        let done = sandbox.run(["done", "Dentist"])
+        #expect(done.code == 0, "\(done.err)")
+        #expect(done.out.hasSuffix(" Dentist\n") && done.out.hasPrefix("2 tasks done ✓ "), "\(done.out)")
+        #expect(sandbox.run(["tasks", "--status", "open"]).out.contains("ID") == false)
+        #expect(sandbox.run(["done", "Dentist"]).out.hasPrefix("nothing to do: "))
+    }
+
+    /// A snooze is a ledger row of its own: `status` lists it, and the pass at that moment sends
+    /// the alert again (without a lead time, so the summary says when the event is).
+    @Test func snoozeSendsTheAlertAgainAtThatMoment() throws {
+        let bus = try NotificationBus()
+        defer { bus.stop() }
+        var sandbox = Sandbox()
+        sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00", "--symbol", "hammer.fill"])
+        let config = try sandbox.writeConfig(Self.config)
+        let snooze = sandbox.run(["--config", config, "snooze", "Dentist", "--for", "30m"])
+        #expect(snooze.code == 0, "\(snooze.err)")
+        #expect(snooze.out.hasSuffix(" Dentist until Mon 2026-11-30 09:30 (to desk)\n"), "\(snooze.out)")
+        let status = sandbox.run(["--config", config, "status"])
+        #expect(status.out.contains("  Mon 2026-11-30 09:30  alert 'Dentist' (snoozed) to desk\n"), "\(status.out)")
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        sandbox.now = "2026-11-30 09:29"
+        #expect(sandbox.run(["--config", config, "tick"], environment: environment).code == 0)
+        #expect(try bus.notifications().isEmpty)
+        sandbox.now = "2026-11-30 09:30"
+        #expect(sandbox.run(["--config", config, "tick"], environment: environment).code == 0)
+        let received = try bus.waitForNotifications(1)
+        #expect(received.map { $0["summary"] as? String } == ["🔨 Dentist · Mon 2026-11-30 10:00 (Europe/Berlin)"])
+    }
+
+    @Test(arguments: [
+        (["--for", "1h", "--until", "10:00"], "give --for or --until, not both"),
+        (["--until", "08:00"], "--until 08:00 is not in the future; give a later WHEN"),
+        (["--for", "soon"], "cannot read alert lead time 'soon'"),
+    ])
+    func snoozeRefusesUnclearMoments(_ options: [String], message: String) throws {
+        let sandbox = Sandbox()
+        sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00"])
+        let config = try sandbox.writeConfig(Self.config)
+        let run = sandbox.run(["--config", config, "snooze", "Dentist"] + options)
+        #expect(run.code == 64)
+        #expect(run.err.contains(message), "\(run.err)")
+    }
 }
