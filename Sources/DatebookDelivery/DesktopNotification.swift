@@ -25,6 +25,9 @@ public struct DesktopOptions: Sendable, Equatable {
     public var actions: Bool
     /// The notify-send compatible program (argv[0], searched in PATH).
     public var command: String
+    /// The datebook invocation that awaits the buttons (executable and global options), filled in
+    /// by the CLI; empty: no buttons.
+    public var listener: [String] = []
 
     public init(urgency: DesktopUrgency = .auto, expire: TimeInterval? = nil, icon: String? = nil,
                 actions: Bool = false, command: String = "notify-send") {
@@ -88,11 +91,23 @@ public struct DesktopNotification: Sendable, Equatable {
     }
 
     /// notify-send's argv: options first, then `--`, so a summary starting with a dash stays text.
-    public func argv(options: DesktopOptions) -> [String] {
+    /// With `buttons`, `-p` (print the id) and the Done and Snooze actions.
+    public func argv(options: DesktopOptions, buttons: Bool = false) -> [String] {
         var argv = [options.command, "--app-name=datebook", "--category=" + category, "--urgency=" + urgency.rawValue,
                     "--icon=" + icon, "--hint=string:desktop-entry:datebook"]
         if let expire = options.expire { argv.append("--expire-time=\(Int(expire * 1000))") }
+        if buttons { argv += ["--print-id"] + NotificationWatch.actions.flatMap { ["--action=" + $0] } }
         return argv + ["--", summary, body]
+    }
+
+    /// The whole step's argv: notify-send alone, or, with buttons, under `datebook await-notification`
+    /// (which returns once the notification is shown and leaves a listener for the click).
+    public static func command(_ message: OutgoingMessage, options: DesktopOptions, channel: String) -> [String] {
+        let notification = DesktopNotification(message, options: options)
+        guard options.actions, !options.listener.isEmpty, message.kind == .alert, let event = message.event,
+              !event.occurrenceStart.isEmpty else { return notification.argv(options: options) }
+        return options.listener + ["await-notification", "--event", event.id, "--occurrence", event.occurrenceStart,
+                                   "--channel", channel, "--"] + notification.argv(options: options, buttons: true)
     }
 }
 
@@ -143,6 +158,10 @@ enum DesktopOutcome {
         if stderr.contains("org.freedesktop.DBus.Error.ServiceUnknown") || stderr.contains("NoServer") {
             return .transport(TransportError(kind: .connectionFailed, destination: bus,
                                              detail: "no notification server on the session bus (is the desktop session running?): " + line))
+        }
+        if result.termination == .exited(127), stderr.contains("No such file or directory") {
+            return .transport(TransportError(kind: .setupFailed, destination: program,
+                                             detail: "desktop channel: \(line); install libnotify-bin (Debian) or set the channel's command"))
         }
         if stderr.contains("Could not connect") || stderr.contains("Cannot autolaunch") {
             return .transport(TransportError(kind: .connectionFailed, destination: bus,

@@ -102,7 +102,7 @@ public struct Dispatcher: Sendable {
             do { bus = try SessionBus.address(environment: environment, uid: uid) } catch {
                 throw ChannelError.unavailable("\(channel.label): \(error)")
             }
-            return .notification(argv: DesktopNotification(message, options: options).argv(options: options),
+            return .notification(argv: DesktopNotification.command(message, options: options, channel: channel.name),
                                  environment: ["DBUS_SESSION_BUS_ADDRESS": bus], timeout: channel.timeout)
         case .file(let pattern, let format):
             let body: String

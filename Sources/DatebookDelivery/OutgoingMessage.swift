@@ -30,6 +30,8 @@ public struct OutgoingMessage: Sendable, Equatable {
         public var leadSeconds: Int?
         /// Where it happens (an imported event's `Location:` line), empty when unknown.
         public var place: String
+        /// The occurrence's start instant (ISO 8601, UTC), as in the ledger key.
+        public var occurrenceStart: String
         /// The open tasks as shown in the text body: `[ ] Bring card`, `[~] Book taxi` (in progress).
         public var openTaskLines: [String]
 
@@ -37,7 +39,7 @@ public struct OutgoingMessage: Sendable, Equatable {
             id: String, title: String, start: String, end: String? = nil, allDay: Bool = false,
             timeZone: String, symbol: String = "", colorName: String = "", colorHex: String = "",
             notes: String = "", openTasks: Int = 0, when: String = "", relativeWhen: String = "",
-            leadSeconds: Int? = nil, place: String = "", openTaskLines: [String] = []
+            leadSeconds: Int? = nil, place: String = "", occurrenceStart: String = "", openTaskLines: [String] = []
         ) {
             self.id = id
             self.title = title
@@ -54,6 +56,7 @@ public struct OutgoingMessage: Sendable, Equatable {
             self.relativeWhen = relativeWhen
             self.leadSeconds = leadSeconds
             self.place = place
+            self.occurrenceStart = occurrenceStart
             self.openTaskLines = openTaskLines
         }
     }

@@ -55,7 +55,8 @@ public enum AlertMessage {
                 symbol: event.symbol.emoji, colorName: event.color.rawValue, colorHex: event.color.hex,
                 notes: TextWidth.clean(event.notes), openTasks: event.badge, when: when,
                 relativeWhen: lead.map(relativePhrase) ?? when,
-                leadSeconds: lead.map { $0.days * 86_400 + $0.seconds }, place: place(in: event.notes), openTaskLines: taskLines)
+                leadSeconds: lead.map { $0.days * 86_400 + $0.seconds }, place: place(in: event.notes),
+                occurrenceStart: ISOInstant.format(occurrence.start), openTaskLines: taskLines)
         )
     }
 

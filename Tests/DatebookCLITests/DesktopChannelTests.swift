@@ -110,17 +110,9 @@ import Testing
         let sandbox = Sandbox()
         sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00", "--alert", "1h", "--symbol", "hammer.fill"])
         let config = try sandbox.writeConfig(Self.config)
-        let process = Process()
-        process.executableURL = repositoryRoot.appendingPathComponent(".build/debug/datebook")
-        process.arguments = ["--store", sandbox.store, "--config", config, "--now", sandbox.now, "--tz", sandbox.tz, "tick"]
-        process.environment = ["HOME": sandbox.home, "PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": bus.directory.path]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(stderr)")
+        let (status, stderr) = try Self.spawnDatebook(["--store", sandbox.store, "--config", config, "--now", sandbox.now, "--tz", sandbox.tz, "tick"],
+                                                      environment: ["HOME": sandbox.home, "PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": bus.directory.path])
+        #expect(status == 0, "\(stderr)")
         let received = try bus.waitForNotifications(1)
         #expect(received.map { $0["summary"] as? String } == ["🔨 Dentist · in 1 h"])
     }
@@ -171,5 +163,74 @@ import Testing
         let run = sandbox.run(["--config", config, "snooze", "Dentist"] + options)
         #expect(run.code == 64)
         #expect(run.err.contains(message), "\(run.err)")
+    }
+
+    /// The built binary (not this test process): the buttons' listener is a datebook process.
+    static func spawnDatebook(_ arguments: [String], environment: [String: String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = repositoryRoot.appendingPathComponent(".build/debug/datebook")
+        process.arguments = arguments
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, stderr)
+    }
+
+    /// Processes whose command line mentions `text` (the listeners of one sandbox's store).
+    static func processes(mentioning text: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> Int32? in
+            guard let pid = Int32(entry), let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
+            return String(decoding: data, as: UTF8.self).contains(text) ? pid : nil
+        }
+    }
+
+    /// Polls `condition` for up to 10 s.
+    static func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(50_000)
+        }
+        return try condition()
+    }
+
+    /// With `actions: true` the tick returns once the notification is shown (Done and Snooze
+    /// buttons on it); a detached listener applies the click, or nothing when it expires, and exits.
+    @Test(arguments: ["done", "snooze", "expire"])
+    func buttonsAreAppliedByADetachedListener(_ answer: String) throws {
+        let bus = try NotificationBus()
+        defer { bus.stop() }
+        let sandbox = Sandbox()
+        sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00", "--alert", "1h", "--task", "Card", "--task", "ID"])
+        let config = try sandbox.writeConfig("""
+            { channels: { desk: { type: "desktop", actions: true } }, alerts: { channels: ["desk"], lateness: "6h" } }
+            """)
+        let started = Date()
+        let (status, stderr) = try Self.spawnDatebook(
+            ["--store", sandbox.store, "--config", config, "--now", sandbox.now, "--tz", sandbox.tz, "tick"],
+            environment: ["HOME": sandbox.home, "PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(status == 0, "\(stderr)")
+        #expect(Date().timeIntervalSince(started) < 5, "tick waited for the click")
+        let received = try bus.waitForNotifications(1)
+        try #require(received.count == 1)
+        #expect(received[0]["actions"] as? [String] == ["done", "Done", "snooze", "Snooze 1 h"])
+        let id = try #require(received[0]["id"] as? Int)
+        #expect(Self.processes(mentioning: sandbox.store).count == 1, "one listener waits")
+        switch answer {
+        case "expire": bus.close(id, reason: 1)
+        default: bus.invoke(id, action: answer)
+        }
+        #expect(Self.eventually { Self.processes(mentioning: sandbox.store).isEmpty }, "the listener exits")
+        let open = sandbox.run(["tasks", "--status", "open"]).out
+        #expect(open.contains("Card") == (answer != "done"), "\(open)")
+        let upcoming = sandbox.run(["--config", config, "status"]).out
+        #expect(upcoming.contains("  Mon 2026-11-30 10:00  alert 'Dentist' (snoozed) to desk\n") == (answer == "snooze"), "\(upcoming)")
+        let sent = sandbox.run(["--config", config, "status", "--days", "1"]).out
+        #expect(sent.contains("(nothing: every delivery was sent on time)"), "\(sent)")
     }
 }

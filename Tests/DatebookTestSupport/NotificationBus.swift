@@ -82,7 +82,8 @@ public final class NotificationBus: @unchecked Sendable {  // the process and pi
             try? commands.fileHandleForWriting.close()
             let deadline = Date().addingTimeInterval(3)
             while process.isRunning, Date() < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            // A child of this test process may hold the pipe open (no EOF then): SIGTERM stops the server and its bus.
+            if process.isRunning { kill(process.processIdentifier, SIGTERM) }
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: directory)

@@ -12,6 +12,7 @@ actions, hints, expire_timeout, id). Commands on stdin, one a line:
 Each command is answered with `ok` on stdout once the signal is on the bus. EOF on stdin (the test
 ended) stops the server and the bus.
 """
+import ctypes
 import json
 import os
 import signal
@@ -84,6 +85,11 @@ class Notifications(dbus.service.Object):
         pass
 
 
+def die_with_parent():
+    """The bus ends with this server, however it ends (prctl PR_SET_PDEATHSIG, SIGKILL)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+
+
 def main():
     record, directory = sys.argv[1], sys.argv[2]
     options = sys.argv[3:]
@@ -93,13 +99,13 @@ def main():
     address = "unix:path=" + os.path.join(directory, "bus")
     daemon = subprocess.Popen(
         ["dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=" + address, "--print-address"],
-        stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)
     printed = daemon.stdout.readline().decode().strip()
     if not printed:
         sys.exit("dbus-daemon did not start")
 
     def stop(*_):
-        daemon.terminate()
+        daemon.kill()  # SIGTERM may arrive blocked from the test process; the bus is disposable
         daemon.wait()
         os._exit(0)
 
