@@ -5,7 +5,7 @@ Usage: notification_server.py RECORD DIRECTORY [--no-server] [--capabilities a,b
 
 Starts `dbus-daemon --session` listening on unix:path=DIRECTORY/bus, prints the bus address on the
 first line of stdout, and (unless --no-server) owns org.freedesktop.Notifications on it. Every
-Notify call is appended to RECORD as one JSON line (app_name, replaces_id, app_icon, summary, body,
+Notify call is appended to RECORD as one JSON line (time, app_name, replaces_id, app_icon, summary, body,
 actions, hints, expire_timeout, id). Commands on stdin, one a line:
   action ID KEY      emit ActionInvoked(ID, KEY)
   close ID REASON    emit NotificationClosed(ID, REASON) (1 expired, 2 dismissed, 3 closed by call)
@@ -18,6 +18,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import dbus
 import dbus.service
@@ -60,7 +61,7 @@ class Notifications(dbus.service.Object):
     def Notify(self, app_name, replaces_id, app_icon, summary, body, actions, hints, expire_timeout):
         self.next_id += 1
         entry = {
-            "id": self.next_id, "app_name": plain(app_name), "replaces_id": plain(replaces_id),
+            "id": self.next_id, "time": time.time(), "app_name": plain(app_name), "replaces_id": plain(replaces_id),
             "app_icon": plain(app_icon), "summary": plain(summary), "body": plain(body),
             "actions": plain(actions), "hints": plain(hints), "expire_timeout": plain(expire_timeout),
         }
