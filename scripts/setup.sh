@@ -13,6 +13,10 @@ apt_packages=(
   python3                 # test servers (HTTP sink, SMTP)
   python3-aiosmtpd        # the real SMTP server the email tests deliver to
   openssl                 # self-signed certificates for the TLS tests
+  dbus                    # the desktop tests' private session bus (dbus-daemon)
+  libnotify-bin           # notify-send: what the desktop channel runs
+  python3-dbus            # the desktop tests' scripted notification server
+  python3-gi              # its GLib main loop
   pkg-config
 )
 if [ "${1:-}" = "--bench" ]; then

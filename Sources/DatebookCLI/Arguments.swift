@@ -35,6 +35,8 @@ struct CommandSpec: Sendable {
     var positionals: ClosedRange<Int> = 0...0
     var examples: [String] = []
     var details: String = ""
+    /// Left out of `datebook help` (internal commands datebook runs itself).
+    var hidden = false
 }
 
 /// Options every command accepts.

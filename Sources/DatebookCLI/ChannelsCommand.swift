@@ -63,6 +63,7 @@ enum ChannelsCommand: Command {
         case .ntfy(let server, let topic, _, _, _): return redactURL(server) + " topic " + (topic.isInline ? "****" : topic.description)
         case .email(let smtp, _, _, _, let to, _): return redactURL(smtp) + " → " + to.joined(separator: ", ")
         case .command(let argv): return argv.first ?? ""
+        case .desktop(let options): return options.command + " (urgency " + options.urgency.rawValue + ")"
         case .file(let path, let format): return path + " (" + format.rawValue + ")"
         }
     }

@@ -39,7 +39,7 @@ struct Context {
     static func make(_ parsed: ParsedArguments, spec: CommandSpec, environment: [String: String], stdoutIsTerminal: Bool,
                      out: OutputSink, err: OutputSink) throws -> Context {
         let configPath = XDGPaths.config(parsed.value("--config"), environment)
-        let config = try ConfigLoader.load(path: configPath, named: parsed.value("--config") != nil || environment["DATEBOOK_CONFIG"] != nil,
+        var config = try ConfigLoader.load(path: configPath, named: parsed.value("--config") != nil || environment["DATEBOOK_CONFIG"] != nil,
                                            environment: environment, err: err)
         let zoneName = parsed.value("--tz") ?? environment["DATEBOOK_TZ"] ?? config.timeZone
         var zone = TimeZone.current
@@ -61,9 +61,12 @@ struct Context {
             case .date(let day): now = day.start(in: calendar)
             }
         }
+        let storePath = XDGPaths.store(parsed.value("--store"), environment)
+        let pinned = parsed.value("--now") != nil || environment["DATEBOOK_NOW"] != nil
+        config = AwaitNotificationCommand.listening(config, storePath: storePath, now: pinned ? now : nil)
         let colors = try ColorMode.colors(parsed, spec: spec, environment: environment, stdoutIsTerminal: stdoutIsTerminal)
         return Context(now: now, calendar: calendar, timeZone: zone,
-                       storePath: XDGPaths.store(parsed.value("--store"), environment),
+                       storePath: storePath,
                        configPath: configPath,
                        config: config,
                        environment: environment, colors: colors, out: out, err: err)

@@ -13,7 +13,7 @@ public enum Datebook {
 
     static let commands: [any Command.Type] = [
         AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
-        TaskCommand.self, TasksCommand.self, CalCommand.self, DemoCommand.self,
+        TaskCommand.self, TasksCommand.self, DoneCommand.self, SnoozeCommand.self, AwaitNotificationCommand.self, CalCommand.self, DemoCommand.self,
         ImportCommand.self, ExportCommand.self, FeedCommand.self,
         DigestCommand.self, TemplatesCommand.self, SendCommand.self, ChannelsCommand.self,
         TickCommand.self, RunCommand.self, StatusCommand.self, PreviewCommand.self,
@@ -114,7 +114,7 @@ public enum Datebook {
         Commands:
 
         """
-        for command in commands {
+        for command in commands where !command.spec.hidden {
             let spec = command.spec
             out += "  " + spec.name + String(repeating: " ", count: max(1, 10 - spec.name.count)) + spec.summary + "\n"
         }

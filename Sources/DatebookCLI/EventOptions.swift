@@ -104,7 +104,10 @@ enum AddCommand: Command {
         name: "add", summary: "add an event", usage: "TITLE --at WHEN [options]",
         options: EventOptions.specs, positionals: 1...1,
         examples: ["datebook add 'Game Night' --at 'fri 19:00' --symbol gamecontroller.fill --task 'Bring snacks'",
-                   "datebook add 'Christmas' --at 2026-12-25 --event-color red --alert 1w"]
+                   "datebook add 'Christmas' --at 2026-12-25 --event-color red --alert 1w",
+                   "datebook add --at WHEN -- \"-u critical\""],
+        details: "A TITLE that starts with a dash goes after a final --, which ends the options: "
+            + "add --at WHEN -- \"-u critical\"."
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {

@@ -49,7 +49,8 @@ enum RunCommand: Command {
             due = reasons.isEmpty || ContinuousClock.now - started >= .seconds(sleep)
             if reasons.contains(.reload) {
                 do {
-                    let config = try ConfigLoader.load(path: context.configPath, named: true, environment: context.environment, err: context.err)
+                    let loaded = try ConfigLoader.load(path: context.configPath, named: true, environment: context.environment, err: context.err)
+                    let config = AwaitNotificationCommand.listening(loaded, storePath: context.storePath, now: nil)
                     settings.config = config
                     settings.digestRenderer = SchedulerFactory.digestRenderer(context, config: config)
                     planner = SchedulerFactory.make(context, store: store, config: config)

@@ -57,7 +57,7 @@ public enum MessageFormat: String, Sendable, CaseIterable {
 }
 
 /// A named destination from the config (DESIGN.md: slack, discord, teams, mattermost, ntfy,
-/// webhook, email, command, file).
+/// webhook, email, command, desktop, file).
 public struct Channel: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         case slack(url: SecretSource)
@@ -68,6 +68,7 @@ public struct Channel: Sendable, Equatable {
         case webhook(url: SecretSource, secret: SecretSource?)
         case email(smtp: String, username: String?, password: SecretSource?, from: String, to: [String], requireTLS: Bool)
         case command(argv: [String])
+        case desktop(DesktopOptions)
         case file(path: String, format: MessageFormat)
     }
 
@@ -99,11 +100,12 @@ public struct Channel: Sendable, Equatable {
         case .webhook: "webhook"
         case .email: "email"
         case .command: "command"
+        case .desktop: "desktop"
         case .file: "file"
         }
     }
 
-    public static let types = ["slack", "discord", "teams", "mattermost", "ntfy", "webhook", "email", "command", "file"]
+    public static let types = ["slack", "discord", "teams", "mattermost", "ntfy", "webhook", "email", "command", "desktop", "file"]
 
     /// `slack 'team'`: how messages name a channel.
     public var label: String { "\(type) '\(name)'" }
@@ -116,7 +118,7 @@ public struct Channel: Sendable, Equatable {
         case .webhook(_, let secret): secret?.isInline ?? false
         case .ntfy(_, let topic, _, _, let token): topic.isInline || (token?.isInline ?? false)
         case .email(_, _, let password, _, _, _): password?.isInline ?? false
-        case .command, .file: false
+        case .command, .desktop, .file: false
         }
     }
 }

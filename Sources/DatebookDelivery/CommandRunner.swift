@@ -56,7 +56,8 @@ public struct CommandRunner: Sendable {
     public static func environment(for message: OutgoingMessage) -> [String: String] {
         var values = [
             "DATEBOOK_KIND": message.kind.rawValue, "DATEBOOK_TITLE": message.displayTitle,
-            "DATEBOOK_BODY": message.text, "DATEBOOK_MARKDOWN": message.markdown,
+            "DATEBOOK_BODY": message.text, "DATEBOOK_BODY_MARKUP": DesktopNotification.escapeMarkup(message.text),
+            "DATEBOOK_MARKDOWN": message.markdown,
             "DATEBOOK_IDEMPOTENCY_KEY": message.idempotencyKey,
         ]
         if let url = message.url { values["DATEBOOK_URL"] = url }
@@ -69,11 +70,14 @@ public struct CommandRunner: Sendable {
         return values
     }
 
-    /// Replaces `{{title}}`, `{{body}}`, `{{markdown}}`, `{{url}}`, `{{start}}` inside each
-    /// argument; every argument stays exactly one argv entry whatever the text contains.
+    /// Replaces `{{title}}`, `{{body}}`, `{{bodyMarkup}}`, `{{markdown}}`, `{{url}}`, `{{start}}`
+    /// inside each argument; every argument stays exactly one argv entry whatever the text contains.
+    /// `{{title}}` and `{{body}}` are plain text; `{{bodyMarkup}}` is the body with `&`, `<`, `>`
+    /// escaped, for programs that read markup (notify-send's body).
     public static func expand(_ argv: [String], with message: OutgoingMessage) -> [String] {
         let values = [
-            "{{title}}": message.displayTitle, "{{body}}": message.text, "{{markdown}}": message.markdown,
+            "{{title}}": message.displayTitle, "{{body}}": message.text,
+            "{{bodyMarkup}}": DesktopNotification.escapeMarkup(message.text), "{{markdown}}": message.markdown,
             "{{url}}": message.url ?? "", "{{start}}": message.event?.start ?? "",
         ]
         return argv.map { argument in
@@ -84,6 +88,13 @@ public struct CommandRunner: Sendable {
     /// Runs `argv` (argv[0] searched in PATH) with the inherited environment plus `environment`.
     public func run(_ argv: [String], environment: [String: String] = [:]) throws(CommandError) -> CommandResult {
         guard let program = argv.first, !program.isEmpty else { throw CommandError.emptyArgv }
+        let (pid, stdout, stderr) = try Self.spawnPiped(argv, environment: environment)
+        defer { close(stdout); close(stderr) }
+        return collect(pid: pid, stdout: stdout, stderr: stderr)
+    }
+
+    /// Starts `argv` with stdout and stderr on new pipes; returns their read ends (the caller closes them).
+    static func spawnPiped(_ argv: [String], environment: [String: String]) throws(CommandError) -> (pid_t, stdout: Int32, stderr: Int32) {
         var out: [Int32] = [-1, -1]
         var err: [Int32] = [-1, -1]
         guard pipe(&out) == 0 else { throw CommandError.pipeFailed(errno: errno) }
@@ -92,7 +103,9 @@ public struct CommandRunner: Sendable {
             close(out[0]); close(out[1])
             throw CommandError.pipeFailed(errno: code)
         }
-        for fd in [out[0], err[0]] { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // Every end close-on-exec (dup2 onto 1 and 2 clears it there): a command's own long-lived
+        // children must not hold another command's pipe open.
+        for fd in out + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         let pid: pid_t
         do {
             pid = try spawn(argv, environment: environment, stdout: out[1], stderr: err[1])
@@ -102,15 +115,19 @@ public struct CommandRunner: Sendable {
         }
         close(out[1])
         close(err[1])
-        defer { close(out[0]); close(err[0]) }
-        return collect(pid: pid, stdout: out[0], stderr: err[0])
+        return (pid, out[0], err[0])
     }
 
-    private func spawn(_ argv: [String], environment: [String: String], stdout: Int32, stderr: Int32) throws(CommandError) -> pid_t {
+    /// Starts `argv` with stdin from `stdin` (else /dev/null) and stdout/stderr on the given
+    /// descriptors, in a process group of its own, or a session of its own with `newSession`.
+    static func spawn(_ argv: [String], environment: [String: String], stdin: Int32? = nil, stdout: Int32, stderr: Int32,
+                      newSession: Bool = false) throws(CommandError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let stdin { posix_spawn_file_actions_adddup2(&actions, stdin, 0) } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
         var attributes = posix_spawnattr_t()
@@ -124,7 +141,9 @@ public struct CommandRunner: Sendable {
         sigaddset(&defaults, SIGPIPE)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        // POSIX_SPAWN_SETSID (glibc 2.26+) is 0x80; Swift's Glibc module does not export it.
+        let group = newSession ? Int32(0x80) : Int32(POSIX_SPAWN_SETPGROUP)
+        posix_spawnattr_setflags(&attributes, Int16(Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | group))
 
         var merged = ProcessInfo.processInfo.environment
         for (key, value) in environment { merged[key] = value }

@@ -117,6 +117,8 @@ public final class Deliverer: @unchecked Sendable {
             } catch {
                 return .transport(TransportError(kind: .setupFailed, destination: argv.first ?? "", detail: "\(error)"))
             }
+        case .notification(let argv, let environment, let timeout):
+            return DesktopOutcome.of(argv, environment: environment, timeout: timeout)
         case .file(let path, let contents):
             do {
                 try FileWriter.writeAtomically(contents, to: path)

@@ -6,6 +6,8 @@ public enum DeliveryStep: Sendable {
     case http([HTTPRequest])
     case email(SMTPConfiguration, EmailMessage)
     case command(argv: [String], environment: [String: String], timeout: TimeInterval)
+    /// A notify-send run: like `command`, but a bus without a notification server is a transient failure.
+    case notification(argv: [String], environment: [String: String], timeout: TimeInterval)
     case file(path: String, contents: String)
 
     /// Exactly what would be sent, with every secret replaced by `****`.
@@ -16,7 +18,7 @@ public enum DeliveryStep: Sendable {
         case .email(let smtp, let message):
             let text = String(decoding: message.render(), as: UTF8.self)
             return "SMTP " + redactURL(smtp.url) + (smtp.username.map { " as \($0)" } ?? "") + "\n" + text
-        case .command(let argv, let environment, _):
+        case .command(let argv, let environment, _), .notification(let argv, let environment, _):
             let env = environment.keys.sorted().map { "\($0)=…" }.joined(separator: " ")
             return "exec " + argv.map(Self.shellQuoted).joined(separator: " ") + "\n(environment: " + env + ")"
         case .file(let path, let contents):
@@ -42,12 +44,16 @@ public struct Dispatcher: Sendable {
     public var now: Date
     public var timeZone: TimeZone
     public var host: String
+    /// Whose session bus a desktop notification goes to when the environment names none.
+    public var uid: UInt32
 
-    public init(environment: [String: String], now: Date, timeZone: TimeZone, host: String = "localhost") {
+    public init(environment: [String: String], now: Date, timeZone: TimeZone, host: String = "localhost",
+                uid: UInt32 = getuid()) {
         self.environment = environment
         self.now = now
         self.timeZone = timeZone
         self.host = host
+        self.uid = uid
     }
 
     /// - Throws: `ChannelError.unavailable` when a secret cannot be read or the channel is misconfigured.
@@ -91,6 +97,13 @@ public struct Dispatcher: Sendable {
         case .command(let argv):
             return .command(argv: CommandRunner.expand(argv, with: message),
                             environment: CommandRunner.environment(for: message), timeout: channel.timeout)
+        case .desktop(let options):
+            let bus: String
+            do { bus = try SessionBus.address(environment: environment, uid: uid) } catch {
+                throw ChannelError.unavailable("\(channel.label): \(error)")
+            }
+            return .notification(argv: DesktopNotification.command(message, options: options, channel: channel.name),
+                                 environment: ["DBUS_SESSION_BUS_ADDRESS": bus], timeout: channel.timeout)
         case .file(let pattern, let format):
             let body: String
             switch format {

@@ -22,11 +22,24 @@ public struct OutgoingMessage: Sendable, Equatable {
         public var colorHex: String
         public var notes: String
         public var openTasks: Int
+        /// `Tue 2026-12-01 07:00 (Europe/Berlin)` or `Fri 2026-12-25, all day`.
+        public var when: String
+        /// `in 1 h`, `now`; empty when the alert has no lead time.
+        public var relativeWhen: String
+        /// Seconds between the alert and the occurrence, nil for an alert sent by hand.
+        public var leadSeconds: Int?
+        /// Where it happens (an imported event's `Location:` line), empty when unknown.
+        public var place: String
+        /// The occurrence's start instant (ISO 8601, UTC), as in the ledger key.
+        public var occurrenceStart: String
+        /// The open tasks as shown in the text body: `[ ] Bring card`, `[~] Book taxi` (in progress).
+        public var openTaskLines: [String]
 
         public init(
             id: String, title: String, start: String, end: String? = nil, allDay: Bool = false,
             timeZone: String, symbol: String = "", colorName: String = "", colorHex: String = "",
-            notes: String = "", openTasks: Int = 0
+            notes: String = "", openTasks: Int = 0, when: String = "", relativeWhen: String = "",
+            leadSeconds: Int? = nil, place: String = "", occurrenceStart: String = "", openTaskLines: [String] = []
         ) {
             self.id = id
             self.title = title
@@ -39,6 +52,12 @@ public struct OutgoingMessage: Sendable, Equatable {
             self.colorHex = colorHex
             self.notes = notes
             self.openTasks = openTasks
+            self.when = when
+            self.relativeWhen = relativeWhen
+            self.leadSeconds = leadSeconds
+            self.place = place
+            self.occurrenceStart = occurrenceStart
+            self.openTaskLines = openTaskLines
         }
     }
 

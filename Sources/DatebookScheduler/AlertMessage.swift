@@ -16,6 +16,7 @@ public enum AlertMessage {
         let when = whenText(occurrence, calendar: calendar)
         let open = event.tasks.filter { $0.status.isOpen }.sorted { ($0.status == .doing ? 0 : 1) < ($1.status == .doing ? 0 : 1) }
         var text = "\(event.symbol.emoji) \(title)\n\(when)"
+        var taskLines: [String] = []
         var markdown = "**\(event.symbol.emoji) \(Markdown.escape(title))**  \n\(when)"
         var html = "<p><strong>\(event.symbol.emoji) \(MustacheEscaper.html(title))</strong><br>\(MustacheEscaper.html(when))</p>"
         if !open.isEmpty {
@@ -26,6 +27,7 @@ public enum AlertMessage {
             for task in open.prefix(20) {
                 let clean = TextWidth.truncate(TextWidth.clean(task.text), to: 200)
                 let mark = task.status == .doing ? "[~]" : "[ ]"
+                taskLines.append("\(mark) \(clean)")
                 text += "\n  \(mark) \(clean)"
                 markdown += "\n- [ ] " + (task.status == .doing ? "*(in progress)* " : "") + Markdown.escape(clean)
                 html += "<li>" + (task.status == .doing ? "(in progress) " : "") + MustacheEscaper.html(clean) + "</li>"
@@ -53,7 +55,10 @@ public enum AlertMessage {
             event: OutgoingMessage.Event(
                 id: event.id, title: title, start: start, allDay: event.start.isAllDay, timeZone: event.timeZone,
                 symbol: event.symbol.emoji, colorName: event.color.rawValue, colorHex: event.color.hex,
-                notes: TextWidth.clean(event.notes), openTasks: event.badge)
+                notes: TextWidth.clean(event.notes), openTasks: event.badge, when: when,
+                relativeWhen: lead.map(relativePhrase) ?? when,
+                leadSeconds: lead.map { $0.days * 86_400 + $0.seconds }, place: place(in: event.notes),
+                occurrenceStart: ISOInstant.format(occurrence.start), openTaskLines: taskLines)
         )
     }
 
@@ -64,6 +69,19 @@ public enum AlertMessage {
         case .instant, .floating:
             return LocalTime(occurrence.start, in: calendar.timeZone).listFormat + " (" + calendar.timeZone.identifier + ")"
         }
+    }
+
+    /// `in 1 d`, `in 2 h`, `in 1 h 30 min`, `in 10 min`, `now` (the desktop summary's `· in 1 h`).
+    static func relativePhrase(_ lead: LeadTime) -> String {
+        let parts = [(lead.days, "d"), (lead.seconds / 3600, "h"), (lead.seconds % 3600 / 60, "min")]
+            .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+        return parts.isEmpty ? "now" : "in " + parts.joined(separator: " ")
+    }
+
+    /// The place from an imported event's notes (`Location: Room 4`), empty when there is none.
+    static func place(in notes: String) -> String {
+        let line = notes.split(whereSeparator: \.isNewline).first { $0.hasPrefix("Location: ") }
+        return line.map { TextWidth.truncate(TextWidth.clean(String($0.dropFirst("Location: ".count))), to: 200) } ?? ""
     }
 
     /// `1 day`, `2 hours`, `1 hour 30 minutes`, `10 minutes`.

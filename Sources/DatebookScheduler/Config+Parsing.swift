@@ -12,7 +12,7 @@ extension Config {
         "slack": ["url"], "teams": ["url"], "discord": ["url", "username"], "mattermost": ["url", "username"],
         "ntfy": ["url", "topic", "priority", "tags", "token"], "webhook": ["url", "secret"],
         "email": ["smtp", "username", "password", "from", "to", "requireTLS"],
-        "command": ["argv"], "file": ["path", "format"],
+        "command": ["argv"], "desktop": ["urgency", "expire", "icon", "actions", "command"], "file": ["path", "format"],
     ]
 
     /// Parses and validates config text; every error names the file, line and key path.
@@ -121,6 +121,8 @@ extension Config {
                 throw reader.fail(node, path + ".argv", "expected the program and its arguments, e.g. [\"notify-send\", \"{{title}}\"]")
             }
             kind = .command(argv: argv)
+        case "desktop":
+            kind = .desktop(try desktop(node, path, reader: reader))
         default:
             let formatNode = node["format"]
             let format = try formatNode.map { MessageFormat(rawValue: try reader.choice($0, path + ".format", MessageFormat.allCases.map(\.rawValue))) } ?? .markdown
@@ -131,6 +133,24 @@ extension Config {
         if let ca = node["caFile"] { channel.caFile = expandHome(try reader.string(ca, path + ".caFile"), environment) }
         if let timeout = node["timeout"] { channel.timeout = try duration(timeout, path + ".timeout", reader: reader) }
         return channel
+    }
+
+    static func desktop(_ node: JSONNode, _ path: String, reader: JSONReader) throws -> DesktopOptions {
+        var options = DesktopOptions()
+        if let urgency = node["urgency"] {
+            let word = try reader.choice(urgency, path + ".urgency", DesktopUrgency.allCases.map(\.rawValue))
+            options.urgency = DesktopUrgency(rawValue: word) ?? .auto
+        }
+        options.expire = try node["expire"].map { try duration($0, path + ".expire", reader: reader) }
+        options.icon = try reader.optionalString(node["icon"], path + ".icon")
+        if let actions = node["actions"] { options.actions = try reader.bool(actions, path + ".actions") }
+        if let command = node["command"] {
+            options.command = try reader.string(command, path + ".command")
+            guard !options.command.isEmpty else {
+                throw reader.fail(command, path + ".command", "expected a program like notify-send or /usr/bin/notify-send")
+            }
+        }
+        return options
     }
 
     static func digest(_ node: JSONNode, path: String, reader: JSONReader, channels: [String]) throws -> DigestSchedule {

@@ -82,13 +82,13 @@ extension Scheduler {
     /// `alert 'Dentist' (1h before)` from the ledger row and the event's current title (its id when deleted).
     public func describe(_ entry: LedgerEntry) -> String {
         guard entry.kind == .alert, let id = entry.eventID, let event = try? store.event(id: id) else { return Self.summary(of: entry) }
-        return "alert '\(TextWidth.clean(event.title))' (\(entry.lead ?? "?") before)"
+        return "alert '\(TextWidth.clean(event.title))' (\(entry.lead.map { $0 + " before" } ?? "snoozed"))"
     }
 
     /// A description of a ledger row without reading the event: kind, lead or digest date.
     public static func summary(of entry: LedgerEntry) -> String {
         switch entry.kind {
-        case .alert: "alert for event \(entry.eventID ?? "?") (\(entry.lead ?? "?") before)"
+        case .alert: "alert for event \(entry.eventID ?? "?") (\(entry.lead.map { $0 + " before" } ?? "snoozed"))"
         case .digest: "digest '\(entry.digest ?? "?")' \(entry.digestDate ?? "")"
         }
     }

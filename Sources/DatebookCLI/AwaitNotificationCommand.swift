@@ -1,0 +1,92 @@
+import DatebookCore
+import DatebookDelivery
+import DatebookScheduler
+import DatebookStore
+import Foundation
+
+/// `datebook await-notification --event ID --occurrence ISO --channel NAME -- notify-send …`
+/// (internal: the desktop channel runs it for a notification with Done and Snooze buttons).
+///
+/// Shows the notification and exits as soon as it is on screen (exit 0: sent), leaving a detached
+/// `… await-notification --attached …` that reads notify-send's answer and applies it: `done`
+/// marks every open task done, `snooze` puts the alert in the ledger again one hour later; end
+/// of file (closed or expired unclicked) changes nothing. When notify-send fails, its stderr and
+/// exit status are passed on for the delivery's ledger row.
+enum AwaitNotificationCommand: Command {
+    static let spec = CommandSpec(
+        name: "await-notification", summary: "(internal) show a desktop notification and await its buttons",
+        usage: "--event ID --occurrence ISO --channel NAME [--attached] -- PROGRAM [ARGUMENTS]…",
+        options: [.value("--event", "ID", "the event"), .value("--occurrence", "ISO", "the occurrence's start"),
+                  .value("--channel", "NAME", "the channel a snooze goes to"),
+                  .flag("--attached", "read the answer on stdin and apply it")],
+        positionals: 0...Int.max, hidden: true
+    )
+
+    static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
+        guard let eventID = arguments.value("--event"), let channel = arguments.value("--channel"),
+              let occurrence = arguments.value("--occurrence").flatMap(ISOInstant.parse) else {
+            throw UsageError(message: "await-notification needs --event, --occurrence and --channel", command: "await-notification")
+        }
+        if arguments.flags.contains("--attached") {
+            try listen(eventID: eventID, occurrence: occurrence, channel: channel, arguments, context)
+            return ExitCode.ok
+        }
+        guard !arguments.positionals.isEmpty else {
+            throw UsageError(message: "await-notification needs the notify-send command after --", command: "await-notification")
+        }
+        let own = CommandLine.arguments
+        let listener = [executablePath()] + own.dropFirst().prefix { $0 != "--" } + ["--attached"]
+        switch try NotificationWatch.show(arguments.positionals, listener: listener) {
+        case .shown(let id):
+            context.out.write("shown \(id)\n")
+            return ExitCode.ok
+        case .failed(let result):
+            context.err.write(String(decoding: result.stderr, as: UTF8.self))
+            if case .exited(let code) = result.termination, code != 0 { return code }
+            return ExitCode.unavailable
+        }
+    }
+
+    /// Reads notify-send's answer (the action's key, or nothing when the notification closes) and applies it.
+    static func listen(eventID: String, occurrence: Date, channel: String, _ arguments: ParsedArguments, _ context: Context) throws {
+        // The click's time; `--now` (reproducible runs) fixes it like every other time.
+        let pinned = context.environment["DATEBOOK_NOW"] != nil || arguments.value("--now") != nil
+        while let line = readLine() {
+            let clicked = pinned ? context.now : Date()
+            let store = try context.openStore(extendingHorizon: false)
+            switch line.trimmingCharacters(in: .whitespaces) {
+            case "done":
+                if let event = try store.event(id: eventID), let done = Snooze.completingTasks(of: event) { try store.save(done) }
+            case "snooze":
+                let until = clicked.addingTimeInterval(Snooze.defaultLength)
+                _ = try store.plan(Snooze.entry(eventID: eventID, occurrenceStart: occurrence, until: until, channel: channel),
+                                   now: clicked)
+            default:
+                continue
+            }
+        }
+    }
+
+    /// `config` with its desktop channels' buttons awaited by this program on `storePath` (at the
+    /// pretended time `now`, when one is given).
+    static func listening(_ config: Config, storePath: String, now: Date?) -> Config {
+        let listener = [executablePath(), "--store", storePath] + (now.map { ["--now", ISOInstant.format($0)] } ?? [])
+        var config = config
+        config.channels = config.channels.map { channel in
+            guard case .desktop(var options) = channel.kind, options.actions else { return channel }
+            options.listener = listener
+            var channel = channel
+            channel.kind = .desktop(options)
+            return channel
+        }
+        return config
+    }
+
+    /// This program, for the detached listener (`/proc/self/exe`, else argv[0]).
+    static func executablePath() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return CommandLine.arguments.first ?? "datebook" }
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

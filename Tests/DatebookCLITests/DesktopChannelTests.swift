@@ -1,0 +1,236 @@
+import DatebookTestSupport
+import Foundation
+import Testing
+
+/// The `desktop` channel against a real stack: a private `dbus-daemon --session`, the scripted
+/// notification server of `notification_server.py` on it, and Debian's notify-send.
+@Suite(.serialized) struct DesktopChannelTests {
+    static let config = """
+        { channels: { desk: { type: "desktop" } }, alerts: { channels: ["desk"], lateness: "6h" } }
+        """
+
+    /// One event at 10:00 with a 1 h alert, ticked at 09:00 in a fresh sandbox with this `environment`.
+    static func tick(title: String, tasks: [String] = [], notes: String? = nil, environment: [String: String]) throws -> (Sandbox, CLIRun) {
+        let sandbox = Sandbox()
+        var add = ["add", "--at", "2026-11-30 10:00", "--alert", "1h", "--symbol", "hammer.fill"]
+        for task in tasks { add += ["--task", task] }
+        if let notes { add += ["--notes", notes] }
+        let added = sandbox.run(add + ["--", title])
+        #expect(added.code == 0, "\(added.err)")
+        let config = try sandbox.writeConfig(Self.config)
+        return (sandbox, sandbox.run(["--config", config, "tick"], environment: environment))
+    }
+
+    @Test(arguments: [
+        ("Dentist", [], nil, "🔨 Dentist · in 1 h", "Mon 2026-11-30 10:00 (Europe/Berlin)"),
+        ("Tom & Jerry <b>bold</b>", ["Bring <i>card</i> & ID"], nil, "🔨 Tom & Jerry <b>bold</b> · in 1 h",
+         "Mon 2026-11-30 10:00 (Europe/Berlin)\n1 open task:\n[ ] Bring &lt;i&gt;card&lt;/i&gt; &amp; ID"),
+        ("🎂 Party 🎉", ["Buy 🎁"], "Location: Café <Zoë>", "🔨 🎂 Party 🎉 · in 1 h",
+         "Mon 2026-11-30 10:00 (Europe/Berlin)\nCafé &lt;Zoë&gt;\n1 open task:\n[ ] Buy 🎁"),
+        ("موعد طبيب الأسنان", ["إحضار البطاقة", "حجز سيارة"], nil, "🔨 موعد طبيب الأسنان · in 1 h",
+         "Mon 2026-11-30 10:00 (Europe/Berlin)\n2 open tasks:\n[ ] إحضار البطاقة\n[ ] حجز سيارة"),
+        ("-u critical", [], nil, "🔨 -u critical · in 1 h", "Mon 2026-11-30 10:00 (Europe/Berlin)"),
+        ("--help", [], nil, "🔨 --help · in 1 h", "Mon 2026-11-30 10:00 (Europe/Berlin)"),
+    ] as [(String, [String], String?, String, String)])
+    func summaryAndBodyArriveExactlyWithEventTextEscapedInTheBody(
+        title: String, tasks: [String], notes: String?, summary: String, body: String
+    ) throws {
+        let bus = try NotificationBus()
+        defer { bus.stop() }
+        let (_, run) = try Self.tick(title: title, tasks: tasks, notes: notes, environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(run.code == 0, "\(run.err)")
+        let received = try bus.waitForNotifications(1)
+        try #require(received.count == 1)
+        #expect(received[0]["summary"] as? String == summary)
+        #expect(received[0]["body"] as? String == body)
+        #expect(received[0]["app_name"] as? String == "datebook")
+        #expect(received[0]["app_icon"] as? String == "appointment-soon")
+        let hints = try #require(received[0]["hints"] as? [String: Any])
+        #expect(hints["category"] as? String == "x-datebook.alert")
+        #expect(hints["desktop-entry"] as? String == "datebook")
+        #expect(hints["urgency"] as? Int == 1)  // auto: a 1 h lead is normal
+    }
+
+    @Test func aTenThousandCharacterTitleIsCutTo200ColumnsInTheSummary() throws {
+        let bus = try NotificationBus()
+        defer { bus.stop() }
+        let (_, run) = try Self.tick(title: String(repeating: "x", count: 10_000), environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(run.code == 0, "\(run.err)")
+        let received = try bus.waitForNotifications(1)
+        try #require(received.count == 1)
+        #expect(received[0]["summary"] as? String == "🔨 " + String(repeating: "x", count: 199) + "… · in 1 h")
+        #expect(received[0]["body"] as? String == "Mon 2026-11-30 10:00 (Europe/Berlin)")
+    }
+
+    /// Each way of not reaching a notification server leaves a `failed` row whose reason says
+    /// which, and `status` shows it; a bus without a server is retried first (the session may
+    /// start later), until the delivery's deadline 6 h on.
+    @Test(arguments: [
+        ("no server", "no notification server on the session bus"),
+        ("no bus", "no session bus: DBUS_SESSION_BUS_ADDRESS is not set and"),
+        ("no notify-send", "'datebook-no-such-notify-send' not found; install libnotify-bin"),
+    ])
+    func anUnreachableNotificationServerIsAFailedRowWithItsReason(_ situation: String, reason: String) throws {
+        let bus = try NotificationBus(server: false)
+        defer { bus.stop() }
+        var sandbox = Sandbox()
+        sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00", "--alert", "1h"])
+        let command = situation == "no notify-send" ? ", command: \"datebook-no-such-notify-send\"" : ""
+        let config = try sandbox.writeConfig("""
+            { channels: { desk: { type: "desktop"\(command) } }, alerts: { channels: ["desk"], lateness: "6h" } }
+            """)
+        var environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        if situation == "no bus" { environment = ["XDG_RUNTIME_DIR": sandbox.home + "/run"] }
+        let tick = sandbox.run(["--config", config, "tick"], environment: environment)
+        if situation == "no server" {
+            #expect(tick.code == 75, "\(tick.err)")
+            #expect(tick.err.contains(reason + " (is the desktop session running?)"), "\(tick.err)")
+            sandbox.now = "2026-11-30 15:30"
+            #expect(sandbox.run(["--config", config, "tick"], environment: environment).code == 0)
+        }
+        let status = sandbox.run(["--config", config, "status"], environment: environment)
+        #expect(status.code == 1)
+        let failed = status.out.split(separator: "\n").filter { $0.contains("  failed  alert 'Dentist' (1h before) to desk: ") }
+        #expect(failed.count == 1 && failed[0].contains(reason), "\(status.out)")
+        #expect(try bus.notifications().isEmpty)
+    }
+
+    @Test func addHelpSaysADashLeadingTitleGoesAfterAFinalDoubleDash() {
+        let help = Sandbox().run(["add", "--help"])
+        #expect(help.out.contains("add --at WHEN -- \"-u critical\""), "\(help.out)")
+    }
+
+    /// cron runs `datebook tick` without DBUS_SESSION_BUS_ADDRESS: the real binary, spawned with
+    /// nothing but HOME, PATH and the runtime directory, finds the bus by its `$XDG_RUNTIME_DIR/bus`
+    /// socket. (`/run/user/UID/bus`, the fallback without XDG_RUNTIME_DIR, is covered by
+    /// `DesktopNotificationTests`; a test does not create sockets under /run.)
+    @Test func tickWithACronEnvironmentReachesTheSessionBusByItsRuntimeDirectorySocket() throws {
+        let bus = try NotificationBus()
+        defer { bus.stop() }
+        let sandbox = Sandbox()
+        sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00", "--alert", "1h", "--symbol", "hammer.fill"])
+        let config = try sandbox.writeConfig(Self.config)
+        let (status, stderr) = try Self.spawnDatebook(["--store", sandbox.store, "--config", config, "--now", sandbox.now, "--tz", sandbox.tz, "tick"],
+                                                      environment: ["HOME": sandbox.home, "PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": bus.directory.path])
+        #expect(status == 0, "\(stderr)")
+        let received = try bus.waitForNotifications(1)
+        #expect(received.map { $0["summary"] as? String } == ["🔨 Dentist · in 1 h"])
+    }
+
+    @Test func doneMarksEveryOpenTaskDoneAndSaysWhenThereIsNone() {
+        let sandbox = Sandbox()
+        sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00", "--task", "Card", "--task", "ID", "--task", "Coat"])
+        sandbox.run(["task", "done", "Dentist", "1"])
+        let done = sandbox.run(["done", "Dentist"])
+        #expect(done.code == 0, "\(done.err)")
+        #expect(done.out.hasSuffix(" Dentist\n") && done.out.hasPrefix("2 tasks done ✓ "), "\(done.out)")
+        #expect(sandbox.run(["tasks", "--status", "open"]).out.contains("ID") == false)
+        #expect(sandbox.run(["done", "Dentist"]).out.hasPrefix("nothing to do: "))
+    }
+
+    /// A snooze is a ledger row of its own: `status` lists it, and the pass at that moment sends
+    /// the alert again (without a lead time, so the summary says when the event is).
+    @Test func snoozeSendsTheAlertAgainAtThatMoment() throws {
+        let bus = try NotificationBus()
+        defer { bus.stop() }
+        var sandbox = Sandbox()
+        sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00", "--symbol", "hammer.fill"])
+        let config = try sandbox.writeConfig(Self.config)
+        let snooze = sandbox.run(["--config", config, "snooze", "Dentist", "--for", "30m"])
+        #expect(snooze.code == 0, "\(snooze.err)")
+        #expect(snooze.out.hasSuffix(" Dentist until Mon 2026-11-30 09:30 (to desk)\n"), "\(snooze.out)")
+        let status = sandbox.run(["--config", config, "status"])
+        #expect(status.out.contains("  Mon 2026-11-30 09:30  alert 'Dentist' (snoozed) to desk\n"), "\(status.out)")
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        sandbox.now = "2026-11-30 09:29"
+        #expect(sandbox.run(["--config", config, "tick"], environment: environment).code == 0)
+        #expect(try bus.notifications().isEmpty)
+        sandbox.now = "2026-11-30 09:30"
+        #expect(sandbox.run(["--config", config, "tick"], environment: environment).code == 0)
+        let received = try bus.waitForNotifications(1)
+        #expect(received.map { $0["summary"] as? String } == ["🔨 Dentist · Mon 2026-11-30 10:00 (Europe/Berlin)"])
+    }
+
+    @Test(arguments: [
+        (["--for", "1h", "--until", "10:00"], "give --for or --until, not both"),
+        (["--until", "08:00"], "--until 08:00 is not in the future; give a later WHEN"),
+        (["--for", "soon"], "cannot read alert lead time 'soon'"),
+    ])
+    func snoozeRefusesUnclearMoments(_ options: [String], message: String) throws {
+        let sandbox = Sandbox()
+        sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00"])
+        let config = try sandbox.writeConfig(Self.config)
+        let run = sandbox.run(["--config", config, "snooze", "Dentist"] + options)
+        #expect(run.code == 64)
+        #expect(run.err.contains(message), "\(run.err)")
+    }
+
+    /// The built binary (not this test process): the buttons' listener is a datebook process.
+    static func spawnDatebook(_ arguments: [String], environment: [String: String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = repositoryRoot.appendingPathComponent(".build/debug/datebook")
+        process.arguments = arguments
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, stderr)
+    }
+
+    /// Processes whose command line mentions `text` (the listeners of one sandbox's store).
+    static func processes(mentioning text: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> Int32? in
+            guard let pid = Int32(entry), let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
+            return String(decoding: data, as: UTF8.self).contains(text) ? pid : nil
+        }
+    }
+
+    /// Polls `condition` for up to 10 s.
+    static func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(50_000)
+        }
+        return try condition()
+    }
+
+    /// With `actions: true` the tick returns once the notification is shown (Done and Snooze
+    /// buttons on it); a detached listener applies the click, or nothing when it expires, and exits.
+    @Test(arguments: ["done", "snooze", "expire"])
+    func buttonsAreAppliedByADetachedListener(_ answer: String) throws {
+        let bus = try NotificationBus()
+        defer { bus.stop() }
+        let sandbox = Sandbox()
+        sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00", "--alert", "1h", "--task", "Card", "--task", "ID"])
+        let config = try sandbox.writeConfig("""
+            { channels: { desk: { type: "desktop", actions: true } }, alerts: { channels: ["desk"], lateness: "6h" } }
+            """)
+        let started = Date()
+        let (status, stderr) = try Self.spawnDatebook(
+            ["--store", sandbox.store, "--config", config, "--now", sandbox.now, "--tz", sandbox.tz, "tick"],
+            environment: ["HOME": sandbox.home, "PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(status == 0, "\(stderr)")
+        #expect(Date().timeIntervalSince(started) < 5, "tick waited for the click")
+        let received = try bus.waitForNotifications(1)
+        try #require(received.count == 1)
+        #expect(received[0]["actions"] as? [String] == ["done", "Done", "snooze", "Snooze 1 h"])
+        let id = try #require(received[0]["id"] as? Int)
+        #expect(Self.processes(mentioning: sandbox.store).count == 1, "one listener waits")
+        switch answer {
+        case "expire": bus.close(id, reason: 1)
+        default: bus.invoke(id, action: answer)
+        }
+        #expect(Self.eventually { Self.processes(mentioning: sandbox.store).isEmpty }, "the listener exits")
+        let open = sandbox.run(["tasks", "--status", "open"]).out
+        #expect(open.contains("Card") == (answer != "done"), "\(open)")
+        let upcoming = sandbox.run(["--config", config, "status"]).out
+        #expect(upcoming.contains("  Mon 2026-11-30 10:00  alert 'Dentist' (snoozed) to desk\n") == (answer == "snooze"), "\(upcoming)")
+        let sent = sandbox.run(["--config", config, "status", "--days", "1"]).out
+        #expect(sent.contains("(nothing: every delivery was sent on time)"), "\(sent)")
+    }
+}
