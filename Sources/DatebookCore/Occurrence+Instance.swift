@@ -12,6 +12,22 @@ extension Occurrence {
         }
     }
 
+    /// This instance's end, as far from `instanceStart` as the event's end is from its start (nil
+    /// when the event has none): the second instance of a weekly 10:00–11:00 meeting ends at 11:00
+    /// of its own day, not of the first.
+    public func instanceEnd(in timeZone: TimeZone) -> EventStart? {
+        switch (event.start, event.end) {
+        case let (.allDay(first), .allDay(end)?):
+            return .allDay(CalendarDate(dayNumber: CalendarDate(start, in: timeZone).dayNumber + end.dayNumber - first.dayNumber))
+        case let (.floating(first), .floating(end)?):
+            return .floating(FloatingTime(wallSeconds: FloatingTime(start, in: timeZone).wallSeconds + end.wallSeconds - first.wallSeconds))
+        case let (.instant(first), .instant(end)?):
+            return .instant(start.addingTimeInterval(end.timeIntervalSince(first)))
+        default:
+            return nil
+        }
+    }
+
     /// True when this occurrence is one instance of a repeating event.
     public var isRepeating: Bool { event.recurrence != nil }
 }

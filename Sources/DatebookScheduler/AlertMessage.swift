@@ -38,13 +38,17 @@ public enum AlertMessage {
             markdown += "\n\nAll tasks done ✓"
             html += "<p>All tasks done ✓</p>"
         }
-        let start: String
-        switch occurrence.instanceStart(in: calendar.timeZone) {
-        case .instant(let date): start = ISOInstant.format(date)
-        case .allDay(let day): start = day.description
-        // The instant its wall-clock time names in the configured zone, which the alert is timed by.
-        case .floating: start = ISOInstant.format(occurrence.start)
+        // A floating time as the instant its wall-clock time names in the configured zone, which
+        // the alert is timed by.
+        func stamp(_ value: EventStart) -> String {
+            switch value {
+            case .instant(let date): return ISOInstant.format(date)
+            case .allDay(let day): return day.description
+            case .floating(let time): return ISOInstant.format(time.resolved(in: calendar))
+            }
         }
+        let start = stamp(occurrence.instanceStart(in: calendar.timeZone))
+        let end = occurrence.instanceEnd(in: calendar.timeZone).map(stamp)
         let prefix = lead.map { "in " + leadPhrase($0) + ": " } ?? ""
         return OutgoingMessage(
             kind: .alert,
@@ -53,7 +57,7 @@ public enum AlertMessage {
             title: prefix + title,
             text: text, markdown: markdown, html: html,
             event: OutgoingMessage.Event(
-                id: event.id, title: title, start: start, allDay: event.start.isAllDay, timeZone: event.timeZone,
+                id: event.id, title: title, start: start, end: end, allDay: event.start.isAllDay, timeZone: event.timeZone,
                 symbol: event.symbol.emoji, colorName: event.color.rawValue, colorHex: event.color.hex,
                 notes: TextWidth.clean(event.notes), openTasks: event.badge, when: when,
                 relativeWhen: lead.map(relativePhrase) ?? when,
