@@ -3,12 +3,13 @@ import DatebookDelivery
 import Foundation
 
 extension Config {
-    static let topKeys = ["timeZone", "locale", "templates", "channels", "digests", "alerts", "feeds"]
-    static let digestKeys = ["name", "at", "days", "channels", "format", "template"]
-    static let alertKeys = ["before", "channels", "quietHours", "lateness", "cancelWhenDone"]
-    static let feedKeys = ["name", "url", "every"]
-    static let commonChannelKeys = ["type", "insecure", "caFile", "timeout"]
-    static let channelKeys: [String: [String]] = [
+    // The keys the parser accepts; `datebook man 5` documents each (a test fails on one it lacks).
+    public static let topKeys = ["timeZone", "locale", "templates", "channels", "digests", "alerts", "feeds"]
+    public static let digestKeys = ["name", "at", "days", "channels", "format", "template"]
+    public static let alertKeys = ["before", "channels", "quietHours", "lateness", "cancelWhenDone"]
+    public static let feedKeys = ["name", "url", "every"]
+    public static let commonChannelKeys = ["type", "insecure", "caFile", "timeout"]
+    public static let channelKeys: [String: [String]] = [
         "slack": ["url"], "teams": ["url"], "discord": ["url", "username"], "mattermost": ["url", "username"],
         "ntfy": ["url", "topic", "priority", "tags", "token"], "webhook": ["url", "secret"],
         "email": ["smtp", "username", "password", "from", "to", "requireTLS"],
