@@ -5,6 +5,8 @@ import Foundation
 
 /// `datebook send digest|alert …`: render and deliver now to named channels.
 enum SendCommand: Command {
+    static let targets = ["digest", "alert"]
+
     static let spec = CommandSpec(
         name: "send", summary: "send the digest or one event's alert to channels now",
         usage: "digest --channel NAME… [--format text|markdown|html] [--dry-run] | alert EVENT --channel NAME… [--dry-run]",
@@ -19,8 +21,8 @@ enum SendCommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
         let what = arguments.positionals[0]
-        guard what == "digest" || what == "alert" else {
-            throw UsageError(message: "unknown send target '\(what)'" + Suggestion.hint(for: what, in: ["digest", "alert"]) + "; expected digest or alert", command: "send")
+        guard targets.contains(what) else {
+            throw UsageError(message: "unknown send target '\(what)'" + Suggestion.hint(for: what, in: targets) + "; expected digest or alert", command: "send")
         }
         var channels = try InteractiveDelivery.channels(arguments.all("--channel"), context)
         var delivery = InteractiveDelivery(context: context)
