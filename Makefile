@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: setup build demo test smoke bench clean-bench symbol-order fuzz
+.PHONY: setup build demo test smoke bench clean-bench symbol-order fuzz install uninstall
 
 # The Swift runtime and Foundation linked into the binary: it starts in about two thirds of the
 # time (no Swift libraries to load and bind) and runs where no Swift toolchain is installed.
@@ -13,6 +13,17 @@ setup:
 
 build: setup
 	$(SWIFT) build $(RELEASE) --product datebook
+
+## Release build, then the binary, man pages, completions and systemd user units under
+## $(DESTDIR)$(PREFIX); a prefix that cannot be written gets nothing. scripts/install.sh list shows the files.
+PREFIX ?= /usr/local
+DESTDIR ?=
+install: build
+	@BIN=.build/release/datebook PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" bash scripts/install.sh install
+
+## Removes exactly the files install writes.
+uninstall:
+	@PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" bash scripts/install.sh uninstall
 
 ## Set up, build, load the sample planner into the default store and show the agenda.
 demo: build

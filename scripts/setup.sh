@@ -18,12 +18,16 @@ apt_packages=(
   python3-dbus            # the desktop tests' scripted notification server
   python3-gi              # its GLib main loop
   pkg-config
-  groff                   # the man page test: groff -man -ww -z on datebook(1) and datebook-config(5)
-  man-db                  # man -l renders them
-  bash-completion         # the completion tests run each real shell on its script
-  zsh
-  fish
 )
+if [ "${1:-}" = "--test" ]; then
+  apt_packages+=(
+    groff                 # the man page tests: groff -man -ww -z on datebook(1) and datebook-config(5)
+    man-db                # man -l renders them
+    bash-completion       # the completion tests run each real shell on its script
+    zsh
+    fish
+  )
+fi
 if [ "${1:-}" = "--bench" ]; then
   apt_packages+=(nginx-light)   # the fast local sink of the delivery benchmark
 fi
