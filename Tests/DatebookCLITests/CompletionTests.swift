@@ -121,6 +121,24 @@ import Testing
         }
     }
 
+    /// The same in an interactive zsh with compinit on a pseudo-terminal: Tab after `show Pag`
+    /// turns the line into `show Pagliacci`, the script found on fpath as `_datebook`.
+    @Test func zshCompletesOnTabInAnInteractiveShell() throws {
+        let setup = try Setup()
+        try FileManager.default.createDirectory(atPath: setup.home + "/zfunc", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: setup.home + "/datebook.zsh", toPath: setup.home + "/zfunc/_datebook")
+        let script = """
+        zmodload zsh/zpty
+        zpty shell 'PS1="> " zsh -f -i'
+        zpty -w shell 'fpath=(\(setup.home)/zfunc $fpath); autoload -Uz compinit; compinit -u -D'
+        zpty -w shell $'datebook show Pag\\t'
+        if zpty -r -m shell line '*show Pagliacci*'; then print completed; fi
+        zpty -d shell
+        """
+        let run = try runProgram("/usr/bin/timeout", ["20", "/usr/bin/zsh", "-f", "-c", script], environment: setup.environment)
+        #expect(run.out.hasSuffix("completed\n"), "\(run.out) \(run.err)")
+    }
+
     @Test func anUnknownShellNamesTheThreeKnownOnes() {
         let run = Sandbox().run(["completions", "powershell"])
         #expect(run.code == 64)
