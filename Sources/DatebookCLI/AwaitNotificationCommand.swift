@@ -73,7 +73,7 @@ enum AwaitNotificationCommand: Command {
         let listener = [executablePath(), "--store", storePath] + (now.map { ["--now", ISOInstant.format($0)] } ?? [])
         var config = config
         config.channels = config.channels.map { channel in
-            guard case .desktop(var options) = channel.kind, options.actions else { return channel }
+            guard case .desktop(var options) = channel.kind, options.actions != false else { return channel }
             options.listener = listener
             var channel = channel
             channel.kind = .desktop(options)

@@ -5,8 +5,10 @@ import Testing
 /// The `desktop` channel against a real stack: a private `dbus-daemon --session`, the scripted
 /// notification server of `notification_server.py` on it, and Debian's notify-send.
 @Suite(.serialized) struct DesktopChannelTests {
+    /// `actions: false`: these tests run datebook in this process, whose executable (the test
+    /// runner) cannot be the buttons' listener; the buttons' tests spawn the built binary.
     static let config = """
-        { channels: { desk: { type: "desktop" } }, alerts: { channels: ["desk"], lateness: "6h" } }
+        { channels: { desk: { type: "desktop", actions: false } }, alerts: { channels: ["desk"], lateness: "6h" } }
         """
 
     /// One event at 10:00 with a 1 h alert, ticked at 09:00 in a fresh sandbox with this `environment`.
@@ -243,5 +245,34 @@ import Testing
         #expect(upcoming.contains("  Mon 2026-11-30 10:00  alert 'Dentist' (snoozed) to desk\n") == (answer == "snooze"), "\(upcoming)")
         let sent = sandbox.run(["--config", config, "status", "--days", "1"]).out
         #expect(sent.contains("(nothing: every delivery was sent on time)"), "\(sent)")
+    }
+
+    /// Without `actions` in the config the buttons follow the server's `actions` capability
+    /// (GetCapabilities); an explicit `actions: false` wins over a server that offers them.
+    @Test(arguments: [
+        (nil, ["body", "body-markup", "actions"], true),
+        (nil, ["body", "body-markup"], false),
+        (false, ["body", "body-markup", "actions"], false),
+        (true, ["body", "body-markup", "actions"], true),
+    ] as [(Bool?, [String], Bool)])
+    func buttonsFollowTheServersActionsCapabilityUnlessTheConfigSays(actions: Bool?, capabilities: [String], buttons: Bool) throws {
+        let bus = try NotificationBus(capabilities: capabilities)
+        defer { bus.stop() }
+        let sandbox = Sandbox()
+        sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00", "--alert", "1h", "--task", "Card"])
+        let setting = actions.map { ", actions: \($0)" } ?? ""
+        let config = try sandbox.writeConfig("""
+            { channels: { desk: { type: "desktop"\(setting) } }, alerts: { channels: ["desk"], lateness: "6h" } }
+            """)
+        let (status, stderr) = try Self.spawnDatebook(
+            ["--store", sandbox.store, "--config", config, "--now", sandbox.now, "--tz", sandbox.tz, "tick"],
+            environment: ["HOME": sandbox.home, "PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(status == 0, "\(stderr)")
+        let received = try bus.waitForNotifications(1)
+        try #require(received.count == 1)
+        #expect(received[0]["actions"] as? [String] == (buttons ? ["done", "Done", "snooze", "Snooze 1 h"] : []))
+        #expect(Self.processes(mentioning: sandbox.store).count == (buttons ? 1 : 0))
+        if buttons, let id = received[0]["id"] as? Int { bus.close(id, reason: 2) }
+        #expect(Self.eventually { Self.processes(mentioning: sandbox.store).isEmpty }, "no listener stays")
     }
 }
