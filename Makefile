@@ -11,8 +11,11 @@ RELEASE := -c release --static-swift-stdlib
 setup:
 	@bash scripts/setup.sh
 
+# datebook-notify-wait (C) goes next to datebook: it waits for the click on a desktop
+# notification's buttons (docs/desktop.md). Install both into the same directory.
 build: setup
 	$(SWIFT) build $(RELEASE) --product datebook
+	$(SWIFT) build $(RELEASE) --product datebook-notify-wait
 
 ## Set up, build, load the sample planner into the default store and show the agenda.
 demo: build
@@ -37,6 +40,7 @@ bench: build
 	python3 bench/delivery.py
 	/usr/bin/python3 bench/scheduler.py
 	/usr/bin/python3 bench/hostile.py
+	/usr/bin/python3 bench/desktop.py
 
 # Re-profiles the common paths and rewrites scripts/symbol-order.txt (the release link's function
 # order); commit the result.
