@@ -11,8 +11,11 @@ RELEASE := -c release --static-swift-stdlib
 setup:
 	@bash scripts/setup.sh
 
+# datebook-notify-wait (C) goes next to datebook: it waits for the click on a desktop
+# notification's buttons (docs/desktop.md). Install both into the same directory.
 build: setup
 	$(SWIFT) build $(RELEASE) --product datebook
+	$(SWIFT) build $(RELEASE) --product datebook-notify-wait
 
 ## Release build, then the binary, man pages, completions and systemd user units under
 ## $(DESTDIR)$(PREFIX); a prefix that cannot be written gets nothing. scripts/install.sh list shows the files.
@@ -48,6 +51,7 @@ bench: build
 	python3 bench/delivery.py
 	/usr/bin/python3 bench/scheduler.py
 	/usr/bin/python3 bench/hostile.py
+	/usr/bin/python3 bench/desktop.py
 
 # Re-profiles the common paths and rewrites scripts/symbol-order.txt (the release link's function
 # order); commit the result.

@@ -18,6 +18,7 @@ let package = Package(
     products: [
         .executable(name: "datebook", targets: ["datebook"]),
         .executable(name: "datebook-bench", targets: ["datebook-bench"]),
+        .executable(name: "datebook-notify-wait", targets: ["datebook-notify-wait"]),
     ],
     targets: [
         .systemLibrary(
@@ -69,6 +70,14 @@ let package = Package(
             dependencies: ["DatebookCLI"],
             linkerSettings: releaseLink
         ),
+        // C, so that what waits for a notification's button stays small (docs/desktop.md); the
+        // listener looks for it next to the datebook binary.
+        .executableTarget(name: "datebook-notify-wait", linkerSettings: [
+            // A C program: without the Swift start-up object (swiftrt.o) nothing pulls in the Swift
+            // runtime, which would more than double what it keeps resident while it waits (and, static,
+            // no libswiftCore.so is loaded in debug builds either).
+            .unsafeFlags(["-nostartfiles", "-static-stdlib"]),
+        ]),
         .executableTarget(name: "datebook-bench", dependencies: ["DatebookDelivery"], path: "bench/swift", linkerSettings: releaseLink),
         .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"], exclude: ["Fixtures"]),
         .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),

@@ -8,17 +8,20 @@ import Foundation
 /// (internal: the desktop channel runs it for a notification with Done and Snooze buttons).
 ///
 /// Shows the notification and exits as soon as it is on screen (exit 0: sent), leaving a detached
-/// `… await-notification --attached …` that reads notify-send's answer and applies it: `done`
-/// marks every open task done, `snooze` puts the alert in the ledger again one hour later; end
-/// of file (closed or expired unclicked) changes nothing. When notify-send fails, its stderr and
-/// exit status are passed on for the delivery's ledger row.
+/// `datebook-notify-wait` (the small C waiter next to this binary) that reads notify-send's answer
+/// and only then runs `… await-notification --attached --answer KEY` to apply it: `done` marks
+/// every open task done, `snooze` puts the alert in the ledger again one hour later; end of file
+/// (closed or expired unclicked) changes nothing. Without the waiter, `… --attached` itself reads
+/// the answer (a whole datebook process waits). When notify-send fails, its stderr and exit status
+/// are passed on for the delivery's ledger row.
 enum AwaitNotificationCommand: Command {
     static let spec = CommandSpec(
         name: "await-notification", summary: "(internal) show a desktop notification and await its buttons",
-        usage: "--event ID --occurrence ISO --channel NAME [--attached] -- PROGRAM [ARGUMENTS]…",
+        usage: "--event ID --occurrence ISO --channel NAME [--attached [--answer KEY]] -- PROGRAM [ARGUMENTS]…",
         options: [.value("--event", "ID", "the event"), .value("--occurrence", "ISO", "the occurrence's start"),
                   .value("--channel", "NAME", "the channel a snooze goes to"),
-                  .flag("--attached", "read the answer on stdin and apply it")],
+                  .flag("--attached", "read the answer on stdin and apply it"),
+                  .value("--answer", "KEY", "with --attached: apply this action key (done, snooze) instead of reading stdin")],
         positionals: 0...Int.max, hidden: true
     )
 
@@ -35,7 +38,11 @@ enum AwaitNotificationCommand: Command {
             throw UsageError(message: "await-notification needs the notify-send command after --", command: "await-notification")
         }
         let own = CommandLine.arguments
-        let listener = [executablePath()] + own.dropFirst().prefix { $0 != "--" } + ["--attached"]
+        let executable = executablePath()
+        let attached = [executable] + own.dropFirst().prefix { $0 != "--" } + ["--attached"]
+        let waiter = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent(waiterName).path
+        let small = executable.hasPrefix("/") && FileManager.default.isExecutableFile(atPath: waiter)  // it execs an absolute path
+        let listener = small ? [waiter] + attached + ["--answer"] : attached
         switch try NotificationWatch.show(arguments.positionals, listener: listener) {
         case .shown(let id):
             context.out.write("shown \(id)\n")
@@ -47,23 +54,40 @@ enum AwaitNotificationCommand: Command {
         }
     }
 
-    /// Reads notify-send's answer (the action's key, or nothing when the notification closes) and applies it.
+    /// The C waiter (`Sources/datebook-notify-wait`), looked for next to this program.
+    static let waiterName = "datebook-notify-wait"
+
+    /// Applies `--answer KEY` (from the waiter), else each answer notify-send prints on stdin (the
+    /// action's key; nothing when the notification closes).
     static func listen(eventID: String, occurrence: Date, channel: String, _ arguments: ParsedArguments, _ context: Context) throws {
+        if let answer = arguments.value("--answer") {
+            try apply(answer, eventID: eventID, occurrence: occurrence, channel: channel, arguments, context)
+            return
+        }
+        while let line = readLine() {
+            try apply(line.trimmingCharacters(in: .whitespaces), eventID: eventID, occurrence: occurrence, channel: channel,
+                      arguments, context)
+        }
+    }
+
+    /// `done`: every open task done; `snooze`: the alert in the ledger again one hour after the
+    /// click; any other key: nothing.
+    static func apply(_ answer: String, eventID: String, occurrence: Date, channel: String, _ arguments: ParsedArguments,
+                      _ context: Context) throws {
         // The click's time; `--now` (reproducible runs) fixes it like every other time.
         let pinned = context.environment["DATEBOOK_NOW"] != nil || arguments.value("--now") != nil
-        while let line = readLine() {
-            let clicked = pinned ? context.now : Date()
+        let clicked = pinned ? context.now : Date()
+        switch answer {
+        case "done":
             let store = try context.openStore(extendingHorizon: false)
-            switch line.trimmingCharacters(in: .whitespaces) {
-            case "done":
-                if let event = try store.event(id: eventID), let done = Snooze.completingTasks(of: event) { try store.save(done) }
-            case "snooze":
-                let until = clicked.addingTimeInterval(Snooze.defaultLength)
-                _ = try store.plan(Snooze.entry(eventID: eventID, occurrenceStart: occurrence, until: until, channel: channel),
-                                   now: clicked)
-            default:
-                continue
-            }
+            if let event = try store.event(id: eventID), let done = Snooze.completingTasks(of: event) { try store.save(done) }
+        case "snooze":
+            let store = try context.openStore(extendingHorizon: false)
+            let until = clicked.addingTimeInterval(Snooze.defaultLength)
+            _ = try store.plan(Snooze.entry(eventID: eventID, occurrenceStart: occurrence, until: until, channel: channel),
+                               now: clicked)
+        default:
+            return
         }
     }
 
@@ -73,7 +97,7 @@ enum AwaitNotificationCommand: Command {
         let listener = [executablePath(), "--store", storePath] + (now.map { ["--now", ISOInstant.format($0)] } ?? [])
         var config = config
         config.channels = config.channels.map { channel in
-            guard case .desktop(var options) = channel.kind, options.actions else { return channel }
+            guard case .desktop(var options) = channel.kind, options.actions != false else { return channel }
             options.listener = listener
             var channel = channel
             channel.kind = .desktop(options)

@@ -21,8 +21,9 @@ public struct DesktopOptions: Sendable, Equatable {
     public var expire: TimeInterval?
     /// An icon name from the icon theme or a file path; nil picks one by the message kind.
     public var icon: String?
-    /// Done and Snooze buttons.
-    public var actions: Bool
+    /// Done and Snooze buttons; nil (not in the config): when the notification server advertises
+    /// the `actions` capability.
+    public var actions: Bool?
     /// The notify-send compatible program (argv[0], searched in PATH).
     public var command: String
     /// The datebook invocation that awaits the buttons (executable and global options), filled in
@@ -30,7 +31,7 @@ public struct DesktopOptions: Sendable, Equatable {
     public var listener: [String] = []
 
     public init(urgency: DesktopUrgency = .auto, expire: TimeInterval? = nil, icon: String? = nil,
-                actions: Bool = false, command: String = "notify-send") {
+                actions: Bool? = nil, command: String = "notify-send") {
         self.urgency = urgency
         self.expire = expire
         self.icon = icon
@@ -100,12 +101,21 @@ public struct DesktopNotification: Sendable, Equatable {
         return argv + ["--", summary, body]
     }
 
-    /// The whole step's argv: notify-send alone, or, with buttons, under `datebook await-notification`
-    /// (which returns once the notification is shown and leaves a listener for the click).
-    public static func command(_ message: OutgoingMessage, options: DesktopOptions, channel: String) -> [String] {
+    /// Whether buttons could go on this message: an alert of an occurrence, with a listener to
+    /// await the click, on a channel whose `actions` is not false.
+    public static func canHaveButtons(_ message: OutgoingMessage, options: DesktopOptions) -> Bool {
+        options.actions != false && !options.listener.isEmpty && message.kind == .alert
+            && !(message.event?.occurrenceStart.isEmpty ?? true)
+    }
+
+    /// The whole step's argv: notify-send alone, or, with `buttons` (where `canHaveButtons`), under
+    /// `datebook await-notification` (which returns once the notification is shown and leaves a
+    /// listener for the click).
+    public static func command(_ message: OutgoingMessage, options: DesktopOptions, channel: String, buttons: Bool) -> [String] {
         let notification = DesktopNotification(message, options: options)
-        guard options.actions, !options.listener.isEmpty, message.kind == .alert, let event = message.event,
-              !event.occurrenceStart.isEmpty else { return notification.argv(options: options) }
+        guard buttons, canHaveButtons(message, options: options), let event = message.event else {
+            return notification.argv(options: options)
+        }
         return options.listener + ["await-notification", "--event", event.id, "--occurrence", event.occurrenceStart,
                                    "--channel", channel, "--"] + notification.argv(options: options, buttons: true)
     }
@@ -128,6 +138,48 @@ public enum SessionBus {
                     + "DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/\(uid)/bus in the cron line while you are logged in")
         }
         return "unix:path=" + path
+    }
+
+    /// The notification server's capabilities (`GetCapabilities`: `actions`, `body-markup`, …) on
+    /// the bus at `address`, asked by `dbus-send` (else `gdbus`) within `timeout`; empty when
+    /// neither program, no server or no answer.
+    public static func capabilities(address: String, timeout: TimeInterval = 2) -> Set<String> {
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": address]
+        let runner = CommandRunner(timeout: timeout, grace: 0.5)
+        let queries = [
+            ["dbus-send", "--session", "--print-reply", "--reply-timeout=\(Int(timeout * 1000))",
+             "--dest=org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+             "org.freedesktop.Notifications.GetCapabilities"],
+            ["gdbus", "call", "--session", "--timeout", "\(Int(timeout.rounded(.up)))", "--dest", "org.freedesktop.Notifications",
+             "--object-path", "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications.GetCapabilities"],
+        ]
+        for query in queries {
+            guard let result = try? runner.run(query, environment: environment) else { continue }  // not installed
+            return result.succeeded ? quotedWords(String(decoding: result.stdout, as: UTF8.self)) : []
+        }
+        return []
+    }
+
+    /// The quoted strings of a reply: dbus-send's `string "actions"` lines, gdbus's `(['actions', 'body'],)`.
+    static func quotedWords(_ reply: String) -> Set<String> {
+        var words: Set<String> = []
+        var current: String?
+        var quote: Character = "\""
+        for character in reply {
+            if var word = current {
+                if character == quote {
+                    words.insert(word)
+                    current = nil
+                } else {
+                    word.append(character)
+                    current = word
+                }
+            } else if character == "\"" || character == "'" {
+                quote = character
+                current = ""
+            }
+        }
+        return words
     }
 
     public static func isSocket(_ path: String) -> Bool {

@@ -46,6 +46,8 @@ public struct Dispatcher: Sendable {
     public var host: String
     /// Whose session bus a desktop notification goes to when the environment names none.
     public var uid: UInt32
+    /// The notification server's capabilities on a bus (asked when a desktop channel leaves `actions` unset).
+    public var desktopCapabilities: @Sendable (_ busAddress: String) -> Set<String> = { SessionBus.capabilities(address: $0) }
 
     public init(environment: [String: String], now: Date, timeZone: TimeZone, host: String = "localhost",
                 uid: UInt32 = getuid()) {
@@ -102,7 +104,9 @@ public struct Dispatcher: Sendable {
             do { bus = try SessionBus.address(environment: environment, uid: uid) } catch {
                 throw ChannelError.unavailable("\(channel.label): \(error)")
             }
-            return .notification(argv: DesktopNotification.command(message, options: options, channel: channel.name),
+            let buttons = DesktopNotification.canHaveButtons(message, options: options)
+                && (options.actions ?? desktopCapabilities(bus).contains("actions"))
+            return .notification(argv: DesktopNotification.command(message, options: options, channel: channel.name, buttons: buttons),
                                  environment: ["DBUS_SESSION_BUS_ADDRESS": bus], timeout: channel.timeout)
         case .file(let pattern, let format):
             let body: String

@@ -5,8 +5,10 @@ import Testing
 /// The `desktop` channel against a real stack: a private `dbus-daemon --session`, the scripted
 /// notification server of `notification_server.py` on it, and Debian's notify-send.
 @Suite(.serialized) struct DesktopChannelTests {
+    /// `actions: false`: these tests run datebook in this process, whose executable (the test
+    /// runner) cannot be the buttons' listener; the buttons' tests spawn the built binary.
     static let config = """
-        { channels: { desk: { type: "desktop" } }, alerts: { channels: ["desk"], lateness: "6h" } }
+        { channels: { desk: { type: "desktop", actions: false } }, alerts: { channels: ["desk"], lateness: "6h" } }
         """
 
     /// One event at 10:00 with a 1 h alert, ticked at 09:00 in a fresh sandbox with this `environment`.
@@ -200,6 +202,15 @@ import Testing
         }
     }
 
+    /// Whether every one of `pids` has ended (gone, or a zombie not yet reaped). A pid, unlike a
+    /// command line, stays the same while the waiter execs datebook.
+    static func ended(_ pids: [Int32]) -> Bool {
+        pids.allSatisfy { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+            return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+        }
+    }
+
     /// Polls `condition` for up to 10 s.
     static func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
         let deadline = Date().addingTimeInterval(10)
@@ -231,17 +242,114 @@ import Testing
         try #require(received.count == 1)
         #expect(received[0]["actions"] as? [String] == ["done", "Done", "snooze", "Snooze 1 h"])
         let id = try #require(received[0]["id"] as? Int)
-        #expect(Self.processes(mentioning: sandbox.store).count == 1, "one listener waits")
+        let listeners = Self.processes(mentioning: sandbox.store)
+        #expect(listeners.count == 1, "one listener waits")
         switch answer {
         case "expire": bus.close(id, reason: 1)
         default: bus.invoke(id, action: answer)
         }
-        #expect(Self.eventually { Self.processes(mentioning: sandbox.store).isEmpty }, "the listener exits")
+        #expect(Self.eventually { Self.ended(listeners) }, "the listener exits")
         let open = sandbox.run(["tasks", "--status", "open"]).out
         #expect(open.contains("Card") == (answer != "done"), "\(open)")
         let upcoming = sandbox.run(["--config", config, "status"]).out
         #expect(upcoming.contains("  Mon 2026-11-30 10:00  alert 'Dentist' (snoozed) to desk\n") == (answer == "snooze"), "\(upcoming)")
         let sent = sandbox.run(["--config", config, "status", "--days", "1"]).out
         #expect(sent.contains("(nothing: every delivery was sent on time)"), "\(sent)")
+    }
+
+    /// Without `actions` in the config the buttons follow the server's `actions` capability
+    /// (GetCapabilities); an explicit `actions: false` wins over a server that offers them.
+    @Test(arguments: [
+        (nil, ["body", "body-markup", "actions"], true),
+        (nil, ["body", "body-markup"], false),
+        (false, ["body", "body-markup", "actions"], false),
+        (true, ["body", "body-markup", "actions"], true),
+    ] as [(Bool?, [String], Bool)])
+    func buttonsFollowTheServersActionsCapabilityUnlessTheConfigSays(actions: Bool?, capabilities: [String], buttons: Bool) throws {
+        let bus = try NotificationBus(capabilities: capabilities)
+        defer { bus.stop() }
+        let sandbox = Sandbox()
+        sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00", "--alert", "1h", "--task", "Card"])
+        let setting = actions.map { ", actions: \($0)" } ?? ""
+        let config = try sandbox.writeConfig("""
+            { channels: { desk: { type: "desktop"\(setting) } }, alerts: { channels: ["desk"], lateness: "6h" } }
+            """)
+        let (status, stderr) = try Self.spawnDatebook(
+            ["--store", sandbox.store, "--config", config, "--now", sandbox.now, "--tz", sandbox.tz, "tick"],
+            environment: ["HOME": sandbox.home, "PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(status == 0, "\(stderr)")
+        let received = try bus.waitForNotifications(1)
+        try #require(received.count == 1)
+        #expect(received[0]["actions"] as? [String] == (buttons ? ["done", "Done", "snooze", "Snooze 1 h"] : []))
+        let listeners = Self.processes(mentioning: sandbox.store)
+        #expect(listeners.count == (buttons ? 1 : 0))
+        if buttons, let id = received[0]["id"] as? Int { bus.close(id, reason: 2) }
+        #expect(Self.eventually { Self.ended(listeners) }, "no listener stays")
+    }
+
+    /// The built C waiter (`Sources/datebook-notify-wait`), fed `input` on stdin, with `/bin/echo`
+    /// in datebook's place: what it would run, or nothing.
+    static func waiter(_ input: String, program: String = "/bin/echo") throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = repositoryRoot.appendingPathComponent(".build/debug/datebook-notify-wait")
+        process.arguments = [program, "--store", "S", "await-notification", "--attached", "--answer"]
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        if !input.isEmpty { stdin.fileHandleForWriting.write(Data(input.utf8)) }  // nothing to write: no SIGPIPE if it exits first
+        try stdin.fileHandleForWriting.close()
+        let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
+    /// The waiter runs datebook only for a line that is an action key, with the key as the last
+    /// argument (an argv: no shell ever reads it); end of file runs nothing.
+    @Test(arguments: [
+        ("done\n", "--store S await-notification --attached --answer done\n"),
+        ("snooze\n", "--store S await-notification --attached --answer snooze\n"),
+        ("", ""),
+        ("$(touch /tmp/x); rm -rf ~\n`id`\nDone\n", ""),
+        ("warning: something\nsnooze\n", "--store S await-notification --attached --answer snooze\n"),
+        (String(repeating: "a", count: 33) + "\n", ""),
+    ])
+    func theWaiterRunsDatebookOnlyForAnActionKey(_ input: String, ran: String) throws {
+        let (status, output) = try Self.waiter(input)
+        #expect(status == 0)
+        #expect(output == ran)
+    }
+
+    @Test func theWaiterRefusesARelativeProgram() throws {
+        #expect(try Self.waiter("", program: "echo").0 == 64)
+    }
+
+    /// While a notification with buttons is on screen, what stays is notify-send and the C waiter
+    /// (issue 20: ≤ 10 MB RSS together; a waiting datebook alone was about 25 MB).
+    @Test func whileTheNotificationIsOnScreenOnlyNotifySendAndTheSmallWaiterStay() throws {
+        let bus = try NotificationBus()
+        defer { bus.stop() }
+        let sandbox = Sandbox()
+        sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00", "--alert", "1h", "--task", "Card"])
+        let config = try sandbox.writeConfig("""
+            { channels: { desk: { type: "desktop", actions: true } }, alerts: { channels: ["desk"], lateness: "6h" } }
+            """)
+        let (status, stderr) = try Self.spawnDatebook(
+            ["--store", sandbox.store, "--config", config, "--now", sandbox.now, "--tz", sandbox.tz, "tick"],
+            environment: ["HOME": sandbox.home, "PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(status == 0, "\(stderr)")
+        let id = try #require(try bus.waitForNotifications(1).first?["id"] as? Int)
+        let waiting = Self.processes(mentioning: sandbox.store)
+        try #require(waiting.count == 1)
+        #expect(WaitingProcesses.name(waiting[0]) == "datebook-notify-wait")
+        let writers = WaitingProcesses.writers(toStdinOf: waiting[0])
+        #expect(writers.map(WaitingProcesses.name) == ["notify-send"])
+        let kilobytes = (waiting + writers).compactMap(WaitingProcesses.residentKilobytes).reduce(0, +)
+        #expect(kilobytes > 0 && kilobytes <= 10 * 1024, "\(kilobytes) kB resident while waiting")
+        bus.invoke(id, action: "done")
+        #expect(Self.eventually { Self.ended(waiting) }, "the listener exits")
+        #expect(!sandbox.run(["tasks", "--status", "open"]).out.contains("Card"))
     }
 }

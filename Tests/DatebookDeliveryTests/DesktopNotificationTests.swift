@@ -1,3 +1,4 @@
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -54,4 +55,55 @@ import Testing
         #expect(CommandRunner.expand(["{{body}}", "{{bodyMarkup}}"], with: message) == ["Tom & Jerry <b>", "Tom &amp; Jerry &lt;b&gt;"])
         #expect(CommandRunner.environment(for: message)["DATEBOOK_BODY_MARKUP"] == "Tom &amp; Jerry &lt;b&gt;")
     }
+
+    @Test func capabilitiesAreReadFromDbusSendAndGdbusReplies() {
+        let dbusSend = "method return time=1.2 sender=:1.3 -> destination=:1.4 serial=4 reply_serial=2\n"
+            + "   array [\n      string \"body\"\n      string \"actions\"\n   ]\n"
+        #expect(SessionBus.quotedWords(dbusSend) == ["body", "actions"])
+        #expect(SessionBus.quotedWords("(['body', 'body-markup', 'actions'],)\n") == ["body", "body-markup", "actions"])
+        #expect(SessionBus.quotedWords("([],)\n").isEmpty)
+    }
+
+    /// The real query (dbus-send) against the scripted server: what it advertises, or nothing
+    /// when no one serves notifications on the bus.
+    @Test(arguments: [
+        (true, ["body", "actions"], ["body", "actions"]),
+        (true, ["body"], ["body"]),
+        (false, ["body", "actions"], []),
+    ] as [(Bool, [String], Set<String>)])
+    func theServersCapabilitiesAreAskedOnTheBus(server: Bool, advertised: [String], expected: Set<String>) throws {
+        let bus = try NotificationBus(server: server, capabilities: advertised)
+        defer { bus.stop() }
+        #expect(SessionBus.capabilities(address: bus.address) == expected)
+    }
+
+    /// Unset `actions`: buttons (await-notification) only when the server offers `actions`; set: as set, unasked.
+    @Test(arguments: [
+        (nil, ["actions"], true), (nil, ["body"], false), (false, ["actions"], false), (true, ["body"], true),
+    ] as [(Bool?, Set<String>, Bool)])
+    func dispatchAsksTheCapabilitiesOnlyWhenActionsIsUnset(actions: Bool?, capabilities: Set<String>, buttons: Bool) throws {
+        var options = DesktopOptions(actions: actions)
+        options.listener = ["/usr/bin/datebook"]
+        var dispatcher = Dispatcher(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/tmp/bus"], now: Date(), timeZone: .gmt)
+        let asked = Counter()
+        dispatcher.desktopCapabilities = { _ in
+            asked.increment()
+            return capabilities
+        }
+        var message = Fixtures.alert
+        message.event?.occurrenceStart = "2026-12-01T17:00:00Z"
+        let step = try dispatcher.prepare(message, for: Channel(name: "desk", kind: .desktop(options)))
+        guard case .notification(let argv, _, _) = step else { Issue.record("not a notification: \(step)"); return }
+        #expect(argv.contains("await-notification") == buttons)
+        #expect(argv.contains("--action=done=Done") == buttons)
+        #expect(asked.value == (actions == nil ? 1 : 0))
+    }
+}
+
+/// A count shared with a `@Sendable` closure.
+final class Counter: @unchecked Sendable {  // guarded by `lock`
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func increment() { lock.withLock { count += 1 } }
 }
