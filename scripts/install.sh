@@ -19,6 +19,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 # Installed path (relative to PREFIX) and mode, one a line.
 files=(
   "bin/datebook 755"
+  "bin/datebook-notify-wait 755"
   "share/man/man1/datebook.1 644"
   "share/man/man5/datebook-config.5 644"
   "share/bash-completion/completions/datebook 644"
@@ -36,6 +37,8 @@ generate() {
   local clean=(env -i "HOME=$stage" "PATH=/usr/bin:/bin" "$BIN")
   case "$1" in
     bin/datebook) cp "$BIN" "$2" ;;
+    # The desktop channel's click waiter, found next to the binary (docs/desktop.md).
+    bin/datebook-notify-wait) cp "$(dirname "$BIN")/datebook-notify-wait" "$2" ;;
     share/man/man1/datebook.1) "${clean[@]}" man 1 >"$2" ;;
     share/man/man5/datebook-config.5) "${clean[@]}" man 5 >"$2" ;;
     share/bash-completion/completions/datebook) "${clean[@]}" completions bash >"$2" ;;

@@ -35,6 +35,7 @@ import Testing
         #expect(run.status == 0, "\(run.err)")
         #expect(Self.regularFiles(under: destdir) == [
             "opt/db/bin/datebook",
+            "opt/db/bin/datebook-notify-wait",
             "opt/db/lib/systemd/user/datebook-tick.service",
             "opt/db/lib/systemd/user/datebook-tick.timer",
             "opt/db/lib/systemd/user/datebook.service",
