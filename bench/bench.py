@@ -34,6 +34,8 @@ COMMANDS = [
     ("--version", ["--version"], {n: 15 for n in SIZES}),
     ("tasks --status open", ["tasks", "--status", "open"], {}),
     ("export --format ics", ["export", "--format", "ics"], {100_000: 2000}),
+    # What one Tab costs for an EVENT argument (shell completion, issue 19).
+    ("__complete -- show Team", ["__complete", "--", "show", "Team"], {100_000: 50, 1_000_000: 50}),
     ("export --format json", ["export", "--format", "json"], {}),
 ]
 # Commands measured only up to a size (the rest print every row: 1M events are 2M task rows).
