@@ -93,12 +93,14 @@ enum AwaitNotificationCommand: Command {
 
     /// `config` with its desktop channels' buttons awaited by this program on `storePath` (at the
     /// pretended time `now`, when one is given).
-    static func listening(_ config: Config, storePath: String, now: Date?) -> Config {
+    /// Icon themes are looked for in `environment`'s `XDG_DATA_DIRS`.
+    static func listening(_ config: Config, storePath: String, now: Date?, environment: [String: String]) -> Config {
         let listener = [executablePath(), "--store", storePath] + (now.map { ["--now", ISOInstant.format($0)] } ?? [])
         var config = config
         config.channels = config.channels.map { channel in
-            guard case .desktop(var options) = channel.kind, options.actions != false else { return channel }
-            options.listener = listener
+            guard case .desktop(var options) = channel.kind else { return channel }
+            options.iconDirectories = DesktopIcons.dataDirectories(environment)
+            if options.actions != false { options.listener = listener }
             var channel = channel
             channel.kind = .desktop(options)
             return channel

@@ -63,7 +63,8 @@ struct Context {
         }
         let storePath = XDGPaths.store(parsed.value("--store"), environment)
         let pinned = parsed.value("--now") != nil || environment["DATEBOOK_NOW"] != nil
-        config = AwaitNotificationCommand.listening(config, storePath: storePath, now: pinned ? now : nil)
+        config = AwaitNotificationCommand.listening(config, storePath: storePath, now: pinned ? now : nil,
+                                                   environment: environment)
         let colors = try ColorMode.colors(parsed, spec: spec, environment: environment, stdoutIsTerminal: stdoutIsTerminal)
         return Context(now: now, calendar: calendar, timeZone: zone,
                        storePath: storePath,

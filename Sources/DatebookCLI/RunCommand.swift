@@ -50,7 +50,8 @@ enum RunCommand: Command {
             if reasons.contains(.reload) {
                 do {
                     let loaded = try ConfigLoader.load(path: context.configPath, named: true, environment: context.environment, err: context.err)
-                    let config = AwaitNotificationCommand.listening(loaded, storePath: context.storePath, now: nil)
+                    let config = AwaitNotificationCommand.listening(loaded, storePath: context.storePath, now: nil,
+                                                                   environment: context.environment)
                     settings.config = config
                     settings.digestRenderer = SchedulerFactory.digestRenderer(context, config: config)
                     planner = SchedulerFactory.make(context, store: store, config: config)

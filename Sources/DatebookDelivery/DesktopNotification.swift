@@ -29,6 +29,9 @@ public struct DesktopOptions: Sendable, Equatable {
     /// The datebook invocation that awaits the buttons (executable and global options), filled in
     /// by the CLI; empty: no buttons.
     public var listener: [String] = []
+    /// Where icon themes are looked for (`$XDG_DATA_DIRS`), filled in by the CLI; empty: no
+    /// per-event icon, `appointment-soon` for every alert.
+    public var iconDirectories: [String] = []
 
     public init(urgency: DesktopUrgency = .auto, expire: TimeInterval? = nil, icon: String? = nil,
                 actions: Bool? = nil, command: String = "notify-send") {
@@ -64,7 +67,7 @@ public struct DesktopNotification: Sendable, Equatable {
                 lines += event.openTaskLines
             }
             body = lines.map(Self.escapeMarkup).joined(separator: "\n")
-            icon = options.icon ?? "appointment-soon"
+            icon = options.icon ?? DesktopIcons.icon(forSymbol: event.symbol, dataDirectories: options.iconDirectories)
         } else {
             summary = Self.singleLine(message.displayTitle)
             body = Self.escapeMarkup(message.text)

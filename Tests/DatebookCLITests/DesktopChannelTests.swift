@@ -53,6 +53,27 @@ import Testing
         #expect(hints["urgency"] as? Int == 1)  // auto: a 1 h lead is normal
     }
 
+    /// An alert's icon fits its event where an installed theme has such an icon (the hammer's
+    /// `applications-engineering` here), and is `appointment-soon` where none does.
+    @Test func theIconFitsTheEventWhereAThemeHasOne() throws {
+        let bus = try NotificationBus()
+        defer { bus.stop() }
+        let share = FileManager.default.temporaryDirectory.appendingPathComponent("datebook-icons-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: share) }
+        let folder = share + "/icons/hicolor/scalable/categories"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: folder + "/applications-engineering.svg", contents: Data("<svg/>".utf8))
+        FileManager.default.createFile(atPath: folder + "/camera-photo-symbolic.svg", contents: Data("<svg/>".utf8))
+        let (_, themed) = try Self.tick(title: "Fix the shelf", environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address,
+                                                                               "XDG_DATA_DIRS": share])
+        #expect(themed.code == 0, "\(themed.err)")
+        let (_, plain) = try Self.tick(title: "Dentist", environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(plain.code == 0, "\(plain.err)")
+        let received = try bus.waitForNotifications(2)
+        try #require(received.count == 2)
+        #expect(received.map { $0["app_icon"] as? String } == ["applications-engineering", "appointment-soon"])
+    }
+
     /// A title that long only comes from someone else's calendar (`add` refuses more than
     /// `Limits.titleBytes`; an import cuts it to that with a warning).
     @Test func aTenThousandCharacterTitleIsCutTo200ColumnsInTheSummary() throws {

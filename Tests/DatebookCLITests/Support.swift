@@ -28,7 +28,8 @@ struct Sandbox {
              terminal: Bool = false) -> CLIRun {
         let out = StringSink(), err = StringSink()
         // The whole environment the CLI sees (nothing of this process's is passed on).
-        var environment = ["HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data"]
+        var environment = ["HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data",
+                           "XDG_DATA_DIRS": home + "/share"]
         environment.merge(extra) { $1 }
         let code = Datebook.main(arguments: ["--store", storePath ?? store, "--now", now, "--tz", tz] + arguments,
                                  environment: environment, stdoutIsTerminal: terminal, out: out, err: err)
