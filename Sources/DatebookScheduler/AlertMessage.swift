@@ -68,7 +68,7 @@ public enum AlertMessage {
 
     /// `Tue 2026-12-01 07:00 (Europe/Berlin)` or `Fri 2026-12-25, all day`.
     static func whenText(_ occurrence: Occurrence, calendar: Calendar) -> String {
-        switch occurrence.event.start {
+        switch occurrence.instanceStart(in: calendar.timeZone) {
         case .allDay(let day): return day.weekdayName + " " + day.description + ", all day"
         case .instant, .floating:
             return LocalTime(occurrence.start, in: calendar.timeZone).listFormat + " (" + calendar.timeZone.identifier + ")"

@@ -41,4 +41,15 @@ struct AlertEventFieldsTests {
                          timeZone: "Europe/Berlin", symbol: .star, color: .red)
         #expect(try Self.webhookEvent(call, occurrence: utc("2026-12-02T09:00:00Z"))["end"] is NSNull)
     }
+
+    /// An alert of a later instance of a recurring all-day event names that instance's day (it
+    /// named the first one).
+    @Test func aRecurringAllDayAlertNamesItsOwnDay() {
+        let bins = Event(id: "aaaa000000000005", title: "Bins out", start: .allDay(CalendarDate(year: 2026, month: 12, day: 1)),
+                         timeZone: "Europe/Berlin", symbol: .star, color: .green, recurrence: "FREQ=WEEKLY")
+        let message = AlertMessage.make(Occurrence(event: bins, start: utc("2026-12-07T23:00:00Z")), lead: LeadTime(seconds: 3600),
+                                        channel: "hook", calendar: Self.calendar)
+        #expect(message.text.contains("Tue 2026-12-08, all day"), "\(message.text)")
+        #expect(message.event?.start == "2026-12-08")
+    }
 }
