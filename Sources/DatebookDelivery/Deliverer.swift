@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Sends prepared steps: HTTP ones together through one `curl_multi`, email, commands and files on
 /// a few worker threads, so one slow destination never holds up another.
@@ -204,21 +205,20 @@ private final class OutcomeMailbox: @unchecked Sendable {  // state guarded by `
 }
 
 /// Indices of the steps the workers share, each handed out once.
-private final class WorkList: @unchecked Sendable {  // `position` guarded by `lock`
-    private let lock = NSLock()
+private final class WorkList: Sendable {
     private let indices: [Int]
-    private var position = 0
+    private let position = Mutex(0)
 
     init(_ indices: [Int]) { self.indices = indices }
 
     var count: Int { indices.count }
 
     func next() -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard position < indices.count else { return nil }
-        position += 1
-        return indices[position - 1]
+        position.withLock { position in
+            guard position < indices.count else { return nil }
+            position += 1
+            return indices[position - 1]
+        }
     }
 }
 

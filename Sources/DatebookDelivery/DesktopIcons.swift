@@ -4,8 +4,8 @@ import Foundation
 /// fits the event's symbol, when an installed icon theme has it; else `appointment-soon`.
 ///
 /// Themes are looked up under `<data dir>/icons/<theme>/<size>/<context>/<name>.svg|png` for each
-/// data directory (`$XDG_DATA_DIRS`, default `/usr/local/share:/usr/share`), once per notification
-/// (a few milliseconds for a full Adwaita theme).
+/// data directory (`$XDG_DATA_DIRS`, default `/usr/local/share:/usr/share`), once per notification,
+/// by looking for the event's few candidate files in each theme's folders.
 public enum DesktopIcons {
     /// Icon names by the event symbol's emoji, best first (Icon Naming Specification names only).
     static let candidates: [String: [String]] = [
@@ -44,32 +44,22 @@ public enum DesktopIcons {
     /// The first candidate for `emoji` that a theme under `dataDirectories` has, else the fallback.
     static func icon(forSymbol emoji: String, dataDirectories: [String]) -> String {
         guard let names = candidates[emoji], !dataDirectories.isEmpty else { return fallback }
-        let installed = installedNames(dataDirectories)
-        return names.first(where: installed.contains) ?? fallback
+        let folders = iconFolders(dataDirectories)
+        return names.first { name in folders.contains { has(name, in: $0) } } ?? fallback
     }
 
-    /// The icon names (file names without extension) of every theme under `dataDirectories`,
-    /// limited to the candidates (a theme holds thousands of icons).
-    static func installedNames(_ dataDirectories: [String]) -> Set<String> {
-        let wanted = Set(candidates.values.joined())
-        var found: Set<String> = []
-        let files = FileManager.default
-        for directory in dataDirectories {
-            let icons = directory + "/icons"
-            for theme in (try? files.contentsOfDirectory(atPath: icons)) ?? [] {
-                for size in (try? files.contentsOfDirectory(atPath: icons + "/" + theme)) ?? [] {
-                    let sizePath = icons + "/" + theme + "/" + size
-                    for context in (try? files.contentsOfDirectory(atPath: sizePath)) ?? [] {
-                        for file in (try? files.contentsOfDirectory(atPath: sizePath + "/" + context)) ?? [] {
-                            guard file.hasSuffix(".svg") || file.hasSuffix(".png") else { continue }
-                            let name = String(file.dropLast(4))
-                            if wanted.contains(name) { found.insert(name) }
-                        }
-                    }
-                }
-            }
+    /// Every `<data dir>/icons/<theme>/<size>/<context>` folder: only folders are listed, never
+    /// the thousands of icons a theme holds.
+    static func iconFolders(_ dataDirectories: [String]) -> [String] {
+        func children(_ path: String) -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).map { path + "/" + $0 }
         }
-        return found
+        return dataDirectories.flatMap { children($0 + "/icons") }.flatMap(children).flatMap(children)
+    }
+
+    static func has(_ name: String, in folder: String) -> Bool {
+        FileManager.default.fileExists(atPath: folder + "/" + name + ".svg")
+            || FileManager.default.fileExists(atPath: folder + "/" + name + ".png")
     }
 
     /// `$XDG_DATA_DIRS` as the Base Directory Specification reads it.

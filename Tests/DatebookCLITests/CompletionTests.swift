@@ -145,7 +145,7 @@ import Testing
         #expect(run.err.contains("unknown shell 'powershell'; expected bash, zsh or fish"))
     }
 
-    @Test func everyCommandWithArgumentsAndEveryValueOptionIsKnownToCompletion() {
+    @Test func everyCommandWhoseFirstArgumentIsNotFreeTextCompletesIt() {
         // Commands whose positionals are free text (a title, a month, a program to run).
         let freeText: Set<String> = ["add", "cal", "await-notification", "__complete", "demo", "list", "tick", "run", "status", "preview"]
         for spec in Datebook.commands.map({ $0.spec }) where spec.positionals.upperBound > 0 && !freeText.contains(spec.name) {
