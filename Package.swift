@@ -93,7 +93,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DatebookDeliveryTests",
-            dependencies: ["DatebookDelivery", "DatebookTestSupport"],
+            dependencies: ["DatebookDelivery", "DatebookCore", "DatebookTestSupport"],
             exclude: ["Support", "Snapshots"]
         ),
         .testTarget(

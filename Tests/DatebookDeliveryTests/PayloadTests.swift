@@ -1,3 +1,4 @@
+import DatebookCore
 import Foundation
 import DatebookTestSupport
 import Testing

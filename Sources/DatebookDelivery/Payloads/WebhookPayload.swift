@@ -1,3 +1,4 @@
+import DatebookCore
 import Foundation
 
 /// Generic JSON webhook, schema `datebook.v1`:

@@ -1,8 +1,8 @@
 import Foundation
 
-/// SHA-256 (FIPS 180-4) in Swift, so Delivery needs no libcrypto. Used for webhook
-/// signatures and Message-IDs; tested against the FIPS and RFC 4231 vectors.
-struct SHA256 {
+/// SHA-256 (FIPS 180-4) in Swift, so datebook needs no libcrypto. Used for webhook
+/// signatures, Message-IDs and action links; tested against the FIPS and RFC 4231 vectors.
+public struct SHA256 {
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
         0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -14,7 +14,7 @@ struct SHA256 {
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
 
-    static func hash(_ data: Data) -> Data {
+    public static func hash(_ data: Data) -> Data {
         var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
         var bytes = [UInt8](data)
         let bitLength = UInt64(bytes.count) * 8
@@ -52,8 +52,8 @@ struct SHA256 {
 }
 
 /// HMAC-SHA256 (RFC 2104).
-enum HMACSHA256 {
-    static func authenticationCode(key: Data, message: Data) -> Data {
+public enum HMACSHA256 {
+    public static func authenticationCode(key: Data, message: Data) -> Data {
         var block = key.count > 64 ? SHA256.hash(key) : key
         block.append(Data(repeating: 0, count: 64 - block.count))
         let inner = Data(block.map { $0 ^ 0x36 }) + message
@@ -68,7 +68,7 @@ extension UInt32 {
 
 extension Data {
     /// Lowercase hexadecimal, two digits per byte.
-    var hexString: String {
+    public var hexString: String {
         let digits: [UInt8] = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(count * 2)

@@ -1,0 +1,83 @@
+import CSQLite
+import DatebookCore
+import Foundation
+
+extension Store {
+    /// Keys made here and kept in the store, and the action links already used (issue 16).
+    /// `secrets` holds each key as hex; `used_action_links` one row per used link until it expires.
+    static let actionLinksMigration = """
+        CREATE TABLE secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE used_action_links (
+            id TEXT PRIMARY KEY,
+            action TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            used_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX used_action_links_by_expiry ON used_action_links(expires_at);
+        """
+
+    /// The name of the key that signs action links.
+    public static let actionLinkKeyName = "action-link-key"
+
+    /// The 256-bit key named `name`, made from the system's random source (getrandom) the first
+    /// time it is asked for. Runs inside the caller's transaction when there is one; two processes
+    /// asking at once agree on the first one written.
+    public func secretKey(named name: String, now: Date) throws -> Data {
+        if let found = try storedSecret(named: name) { return found }
+        var generator = SystemRandomNumberGenerator()
+        let fresh = Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        try wrap {
+            try statement("INSERT INTO secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING")
+                .bind(.text(name), .text(fresh.hexString), .integer(Self.millis(now))).run()
+        }
+        guard let stored = try storedSecret(named: name) else {
+            throw StoreError.sqlite(path: path, message: "the key '\(name)' was written but cannot be read back")
+        }
+        return stored
+    }
+
+    /// The key named `name`, or nil when none was made yet (a read-only store never makes one).
+    public func storedSecret(named name: String) throws -> Data? {
+        try wrap {
+            let query = try statement("SELECT value FROM secrets WHERE name = ?").bind(.text(name))
+            defer { sqlite3_reset(query.handle) }
+            guard try query.step() else { return nil }
+            return Self.bytes(hex: query.text(0))
+        }
+    }
+
+    /// Records that the link `id` is used now; false when it was used before. Call inside the
+    /// transaction that applies the action, so the action and its record commit together. Rows
+    /// of links that have expired are dropped on the way: an expired link is refused anyway.
+    public func useActionLink(id: String, action: String, eventID: String, expires: Date, now: Date) throws -> Bool {
+        try wrap {
+            try statement("DELETE FROM used_action_links WHERE expires_at <= ?").bind(.integer(Self.millis(now))).run()
+            try statement("""
+                INSERT INTO used_action_links (id, action, event_id, used_at, expires_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO NOTHING
+                """).bind(.text(id), .text(action), .text(eventID), .integer(Self.millis(now)), .integer(Self.millis(expires))).run()
+            return db.changes > 0
+        }
+    }
+
+    /// Whether the link `id` was used (and has not expired since).
+    public func isActionLinkUsed(id: String) throws -> Bool {
+        try wrap {
+            let query = try statement("SELECT 1 FROM used_action_links WHERE id = ?").bind(.text(id))
+            defer { sqlite3_reset(query.handle) }
+            return try query.step()
+        }
+    }
+
+    static func bytes(hex: String) -> Data? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes = Data(capacity: digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(byte)
+        }
+        return bytes
+    }
+}
