@@ -61,6 +61,23 @@ public struct OutgoingMessage: Sendable, Equatable {
         }
     }
 
+    /// A link an alert carries (`serve.baseURL` set): Done, Snooze 1 h, Tomorrow 9:00 (signed,
+    /// opening a confirmation page) and the event's page.
+    public struct Action: Sendable, Equatable {
+        /// `done`, `snooze`, `tomorrow` or `event`: `{{doneURL}}` … in command templates,
+        /// `actions[].action` in the generic webhook.
+        public var name: String
+        /// The button's text: `Done`, `Snooze 1 h`, `Tomorrow 9:00`, `Open`.
+        public var label: String
+        public var url: String
+
+        public init(name: String, label: String, url: String) {
+            self.name = name
+            self.label = label
+            self.url = url
+        }
+    }
+
     public var kind: Kind
     /// Stable key derived from data (event id, occurrence, lead time, channel); sent as
     /// `Idempotency-Key` and used for the email Message-ID.
@@ -72,6 +89,8 @@ public struct OutgoingMessage: Sendable, Equatable {
     public var html: String?
     public var url: String?
     public var event: Event?
+    /// The alert's links, in button order; empty without `serve.baseURL` (and for digests).
+    public var actions: [Action] = []
 
     public init(
         kind: Kind, idempotencyKey: String, title: String, text: String, markdown: String,

@@ -19,6 +19,14 @@ public enum Snooze {
                     kind: .alert, eventID: eventID, occurrenceStart: occurrenceStart, channel: channel, dueAt: until)
     }
 
+    /// 09:00 on the day after `now` in `calendar`'s zone (the Tomorrow 9:00 link); on a day that
+    /// skips 09:00 (a DST change at that hour), the first moment after it.
+    public static func tomorrowMorning(after now: Date, calendar: Calendar) -> Date {
+        let today = calendar.startOfDay(for: now)
+        let tomorrow = calendar.date(byAdding: .day, value: 1, to: today) ?? today.addingTimeInterval(86_400)
+        return calendar.date(bySettingHour: 9, minute: 0, second: 0, of: tomorrow) ?? tomorrow.addingTimeInterval(9 * 3600)
+    }
+
     /// Every open task of `event` marked done (the Done button and `datebook done`); nil when none was open.
     public static func completingTasks(of event: Event) -> Event? {
         guard event.tasks.contains(where: { $0.status.isOpen }) else { return nil }

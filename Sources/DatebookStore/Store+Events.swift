@@ -15,6 +15,10 @@ extension Store {
 
     public func save(_ event: Event) throws { try save([event]) }
 
+    /// Saves `event` inside the caller's `transaction { … }`, where `save` would begin a second one
+    /// (an action link's change commits with the record of its use).
+    public func saveInTransaction(_ event: Event) throws { try write(event) }
+
     /// Inserts or replaces one event with its tasks and occurrences (a bulk load into an empty store
     /// takes `BulkRows` instead). `expanded`: its occurrence keys, when already expanded.
     func write(_ event: Event, expanded: [Int64]? = nil) throws {
