@@ -61,6 +61,7 @@ public struct CommandRunner: Sendable {
             "DATEBOOK_IDEMPOTENCY_KEY": message.idempotencyKey,
         ]
         if let url = message.url { values["DATEBOOK_URL"] = url }
+        for action in message.actions { values["DATEBOOK_" + action.name.uppercased() + "_URL"] = action.url }
         if let event = message.event {
             values["DATEBOOK_EVENT_ID"] = event.id
             values["DATEBOOK_EVENT_START"] = event.start
@@ -79,6 +80,8 @@ public struct CommandRunner: Sendable {
             "{{title}}": message.displayTitle, "{{body}}": message.text,
             "{{bodyMarkup}}": DesktopNotification.escapeMarkup(message.text), "{{markdown}}": message.markdown,
             "{{url}}": message.url ?? "", "{{start}}": message.event?.start ?? "",
+            "{{doneURL}}": message.actionURL("done") ?? "", "{{snoozeURL}}": message.actionURL("snooze") ?? "",
+            "{{tomorrowURL}}": message.actionURL("tomorrow") ?? "", "{{eventURL}}": message.actionURL("event") ?? "",
         ]
         return argv.map { argument in
             values.reduce(argument) { $0.replacingOccurrences(of: $1.key, with: $1.value) }

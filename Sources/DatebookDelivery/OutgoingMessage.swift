@@ -113,6 +113,16 @@ public struct OutgoingMessage: Sendable, Equatable {
         return symbol + " " + title
     }
 
+    /// The link of action `name` (`done`, `snooze`, `tomorrow`, `event`), nil when the alert has none.
+    public func actionURL(_ name: String) -> String? {
+        actions.first { $0.name == name }?.url
+    }
+
+    /// The links as plain text, one `Label: URL` a line (the text part of an email).
+    public var actionLines: String {
+        actions.map { $0.label + ": " + $0.url }.joined(separator: "\n")
+    }
+
     /// `colorHex` as a 24-bit integer (Discord embed color), nil when not `#RRGGBB`.
     var colorValue: Int? {
         guard let hex = event?.colorHex, hex.hasPrefix("#"), hex.count == 7 else { return nil }

@@ -36,7 +36,7 @@ extension Scheduler {
     /// Reads what the rows need from the store, then builds messages and payloads on all cores
     /// (pure work: no store, no network).
     func prepare(_ entries: [LedgerEntry], now: Date) throws -> [PreparedDelivery] {
-        builder(now: now).buildAll(try entries.map(input))
+        try builder(now: now).buildAll(try entries.map(input))
     }
 
     /// The occurrence of `event` that starts at `start`, if the event still has one there: its own
@@ -53,9 +53,26 @@ extension Scheduler {
         return found
     }
 
-    func builder(now: Date) -> Builder {
+    func builder(now: Date) throws -> Builder {
         Builder(config: config, calendar: calendar, renderer: digestRenderer,
-                dispatcher: Dispatcher(environment: environment, now: now, timeZone: calendar.timeZone, host: host))
+                dispatcher: Dispatcher(environment: environment, now: now, timeZone: calendar.timeZone, host: host),
+                links: try actionLinkIssuer(now: now))
+    }
+
+    /// Signs this pass's action links with the store's key, made on first use; nil without
+    /// `actionLinkBaseURL`, or when the key does not exist yet and the store cannot be written
+    /// (a read-only `preview`: its alerts then show no links).
+    func actionLinkIssuer(now: Date) throws -> ActionLinkIssuer? {
+        guard let base = options.actionLinkBaseURL else { return nil }
+        let key: Data
+        if let stored = try store.storedSecret(named: Store.actionLinkKeyName) {
+            key = stored
+        } else if let made = try? store.secretKey(named: Store.actionLinkKeyName, now: now) {
+            key = made
+        } else {
+            return nil
+        }
+        return ActionLinkIssuer(baseURL: base, key: key)
     }
 
     func input(_ entry: LedgerEntry) throws -> DeliveryInput {
@@ -85,6 +102,8 @@ struct Builder: Sendable {
     let calendar: Calendar
     let renderer: any DigestRendering
     let dispatcher: Dispatcher
+    /// Signs the links of alerts; nil when `serve.baseURL` is unset.
+    var links: ActionLinkIssuer?
 
     /// Builds many at once, spread over the cores.
     func buildAll(_ inputs: [DeliveryInput]) -> [PreparedDelivery] {
@@ -103,7 +122,10 @@ struct Builder: Sendable {
         case .obsolete(let reason):
             return .obsolete(reason: reason)
         case .alert(let occurrence, let lead, let channel):
-            message = AlertMessage.make(occurrence, lead: lead, channel: channel, calendar: calendar)
+            var alert = AlertMessage.make(occurrence, lead: lead, channel: channel, calendar: calendar)
+            alert.actions = links?.actions(eventID: occurrence.event.id, occurrenceStart: occurrence.start, channel: channel,
+                                           now: dispatcher.now) ?? []
+            message = alert
             channelName = channel
         case .digest(let request):
             do {

@@ -26,6 +26,8 @@ public final class Scheduler {
         public var recordPatience: TimeInterval = 60
         /// A pass that planned nothing records its time only when the last record is this old.
         public var lastPassInterval: TimeInterval = 60
+        /// `serve.baseURL`: when set, every alert carries signed action links under it (issue 16).
+        public var actionLinkBaseURL: String?
         public init() {}
     }
 

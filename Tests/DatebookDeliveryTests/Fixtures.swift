@@ -1,3 +1,4 @@
+import DatebookCore
 import Foundation
 
 @testable import DatebookDelivery
@@ -16,6 +17,19 @@ enum Fixtures {
         markdown: "**Mia's birthday** starts at 18:00 (Europe/Berlin).\n\n- [ ] buy candles\n- [ ] wrap gift",
         html: "<p><strong>Mia&#39;s birthday</strong> starts at 18:00.</p>",
         url: "https://example.org/events/evt-42", event: event)
+
+    /// `alert` with the action links `serve.baseURL` adds, signed with a fixed key and expiry so
+    /// the tokens (and the golden files) never change.
+    static let alertWithLinks: OutgoingMessage = {
+        var message = alert
+        let key = Data(repeating: 0x42, count: 32), base = "https://planner.example.org"
+        let occurrence = Date(timeIntervalSince1970: 1_796_144_400), expires = Date(timeIntervalSince1970: 1_796_749_200)
+        message.actions = ActionLink.Action.allCases.compactMap { action in
+            ActionLink(action: action, eventID: "evt-42", occurrenceStart: occurrence, channel: "team", expires: expires)
+                .token(key: key).map { OutgoingMessage.Action(name: action.name, label: action.label, url: base + "/a/" + $0) }
+        } + [OutgoingMessage.Action(name: "event", label: "Open", url: base + "/events/evt-42")]
+        return message
+    }()
 
     static let canaryTitle = "@everyone <!channel> @here <http://evil|click> @channel @all"
 

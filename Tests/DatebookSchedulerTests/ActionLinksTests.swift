@@ -131,3 +131,34 @@ struct ActionLinksTests {
         #expect(try other.store.storedSecret(named: Store.actionLinkKeyName) == nil)
     }
 }
+
+/// Which alerts carry links, and that what they carry is what `ActionLinks` accepts.
+struct AlertLinkTests {
+    static func prepared(baseURL: String?) throws -> (Harness, Event, OutgoingMessage) {
+        let h = try Harness(zone: "Europe/Berlin")
+        let event = try h.add("Pagliacci", at: .instant(utc("2026-12-02T10:00:00Z")), tasks: [EventTask(id: "a", text: "Tickets")])
+        var options = Scheduler.Options()
+        options.actionLinkBaseURL = baseURL
+        let scheduler = Scheduler(store: h.store, config: h.config, calendar: h.calendar, deliverer: h.fake, options: options)
+        let entry = Snooze.entry(eventID: event.id, occurrenceStart: utc("2026-12-02T10:00:00Z"), until: ActionLinksTests.now, channel: "hook")
+        let message = try #require(try scheduler.prepare(entry, now: ActionLinksTests.now).message)
+        return (h, event, message)
+    }
+
+    @Test func anAlertCarriesLinksThatActOnItsOwnOccurrenceAndChannel() throws {
+        let (h, event, message) = try Self.prepared(baseURL: "https://planner.example.org")
+        #expect(message.actions.map(\.name) == ["done", "snooze", "tomorrow", "event"])
+        let token = try #require(message.actionURL("snooze")?.components(separatedBy: "/a/").last)
+        let checked = try ActionLinks(store: h.store, calendar: h.calendar).check(token, now: ActionLinksTests.now)
+        #expect(checked.event.id == event.id)
+        #expect(checked.link.channel == "hook")
+        #expect(checked.link.occurrenceStart == utc("2026-12-02T10:00:00Z"))
+        #expect(checked.link.expires == ActionLinksTests.now.addingTimeInterval(7 * 86_400))
+    }
+
+    @Test func withoutABaseURLAnAlertHasNoLinksAndNoKeyIsMade() throws {
+        let (h, _, message) = try Self.prepared(baseURL: nil)
+        #expect(message.actions.isEmpty)
+        #expect(try h.store.storedSecret(named: Store.actionLinkKeyName) == nil)
+    }
+}

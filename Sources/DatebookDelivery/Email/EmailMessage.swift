@@ -63,11 +63,23 @@ public struct EmailMessage: Sendable, Equatable {
 
     /// Builds the email for an outgoing message. The Message-ID derives from the
     /// idempotency key, so a retried send keeps the same Message-ID.
+    /// An alert's action links follow the text in both parts.
     public init(_ message: OutgoingMessage, from: EmailAddress, to: [EmailAddress], date: Date, host: String) {
+        var text = message.text, html = message.html
+        if !message.actions.isEmpty {
+            text += "\n\n" + message.actionLines
+            html = html.map { $0 + Self.actionParagraph(message.actions) }
+        }
         self.init(
-            from: from, to: to, subject: PayloadText.decoratedTitle(message), text: message.text,
-            html: message.html, date: date,
+            from: from, to: to, subject: PayloadText.decoratedTitle(message), text: text,
+            html: html, date: date,
             messageID: Self.messageID(idempotencyKey: message.idempotencyKey, host: host))
+    }
+
+    /// `<p><a href="…">Done</a> · <a href="…">Snooze 1 h</a> · …</p>`.
+    static func actionParagraph(_ actions: [OutgoingMessage.Action]) -> String {
+        "<p>" + actions.map { "<a href=\"" + HTMLText.escape($0.url) + "\">" + HTMLText.escape($0.label) + "</a>" }
+            .joined(separator: " · ") + "</p>"
     }
 
     /// `<32 hex chars of SHA-256(key)@host>`, or a random id when the key is empty.
