@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -26,6 +27,6 @@ import Testing
                                      + "Tomorrow 9:00: \(Fixtures.alertWithLinks.actionURL("tomorrow") ?? "")\n"
                                      + "Open: https://planner.example.org/events/evt-42"))
         #expect(email.html?.contains("<a href=\"\(done)\">Done</a> · ") == true)
-        expectSnapshot(email.render(), named: "email-alert-links.eml")
+        GoldenFiles().expect(String(decoding: email.render(), as: UTF8.self), named: "email-alert-links.eml")
     }
 }

@@ -71,7 +71,7 @@ public struct EmailMessage: Sendable, Equatable {
             html = html.map { $0 + Self.actionParagraph(message.actions) }
         }
         self.init(
-            from: from, to: to, subject: PayloadText.decoratedTitle(message), text: text,
+            from: from, to: to, subject: message.displayTitle, text: text,
             html: html, date: date,
             messageID: Self.messageID(idempotencyKey: message.idempotencyKey, host: host))
     }
