@@ -18,10 +18,11 @@ public enum Fixtures {
         html: "<p><strong>Mia&#39;s birthday</strong> starts at 18:00.</p>",
         url: "https://example.org/events/evt-42", event: event)
 
-    /// `alert` with the action links `serve.baseURL` adds, signed with a fixed key and expiry so
-    /// the tokens (and the golden files) never change.
+    /// `alert` with the action links `serve.baseURL` adds (and, like the scheduler's alerts, no
+    /// `url`), signed with a fixed key and expiry so the tokens (and the golden files) never change.
     public static let alertWithLinks: OutgoingMessage = {
         var message = alert
+        message.url = nil  // as in the scheduler's alerts: the event page is a link of its own
         let key = Data(repeating: 0x42, count: 32), base = "https://planner.example.org"
         let occurrence = Date(timeIntervalSince1970: 1_796_144_400), expires = Date(timeIntervalSince1970: 1_796_749_200)
         message.actions = ActionLink.Action.allCases.compactMap { action in

@@ -31,7 +31,8 @@ public enum DiscordPayload {
         }
         let fieldChars = 6 + 10 + (message.event.map { PayloadText.length($0.start) } ?? 0)
         let chunkLimit = min(descriptionLimit, messageLimit - PayloadText.length(title) - fieldChars)
-        let chunks = PayloadText.split(message.markdown, limit: chunkLimit)
+        let links = PayloadText.markdownLinks(message)
+        let chunks = PayloadText.split(message.markdown + (links.isEmpty ? "" : "\n\n" + links), limit: chunkLimit)
         var embeds: [(embed: JSONValue, size: Int)] = []
         for (index, chunk) in chunks.enumerated() {
             var embed: [String: JSONValue] = ["description": .string(chunk)]

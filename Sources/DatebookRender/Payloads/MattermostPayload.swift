@@ -19,6 +19,8 @@ public enum MattermostPayload {
     public static func requests(for message: OutgoingMessage, options: Options) -> [HTTPRequest] {
         var text = "#### \(PayloadText.decoratedTitle(message))\n\n\(message.markdown)"
         if let url = message.url, url.lowercased().hasPrefix("http") { text += "\n\n[Open](\(url))" }
+        let links = PayloadText.markdownLinks(message)
+        if !links.isEmpty { text += "\n\n" + links }
         let safe = PayloadText.neutraliseMentions(text)
         return PayloadText.split(safe, limit: textLimit).map { piece in
             var body: [String: JSONValue] = ["text": .string(piece)]

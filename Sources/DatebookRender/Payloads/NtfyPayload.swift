@@ -25,6 +25,7 @@ public enum NtfyPayload {
     }
 
     static let messageBytes = 4000
+    static let maxActions = 3
 
     public static func requests(for message: OutgoingMessage, options: Options) -> [HTTPRequest] {
         let priority = min(5, max(1, options.priority ?? (message.kind == .alert ? 4 : 3)))
@@ -37,6 +38,14 @@ public enum NtfyPayload {
             "markdown": true,
         ]
         if let url = message.url, url.lowercased().hasPrefix("http") { body["click"] = .string(url) }
+        if !message.actions.isEmpty {
+            // ntfy shows at most three buttons; the event's page is where a tap on the notification goes.
+            let views: [JSONValue] = message.actions.filter { $0.name != "event" }.prefix(maxActions).map { action in
+                ["action": "view", "label": .string(action.label), "url": .string(action.url), "clear": true]
+            }
+            body["actions"] = .array(views)
+            if body["click"] == nil, let page = message.actionURL("event") { body["click"] = .string(page) }
+        }
         var headers: [HTTPRequest.Header] = []
         var redactions = [options.topic.value]
         if let token = options.token {

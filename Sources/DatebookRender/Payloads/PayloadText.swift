@@ -92,6 +92,20 @@ enum PayloadText {
     /// Title with the event's symbol in front, when there is one.
     static func decoratedTitle(_ message: OutgoingMessage) -> String { message.displayTitle }
 
+    /// An alert's action links as one line of Markdown, `[Done](…) · [Snooze 1 h](…) · …`
+    /// (Discord and Mattermost, which have no buttons for webhooks); empty without links.
+    static func markdownLinks(_ message: OutgoingMessage) -> String {
+        message.actions.map { "[\($0.label)](\(markdownURL($0.url)))" }.joined(separator: " · ")
+    }
+
+    /// A URL that cannot end a Markdown link early: spaces, parentheses and brackets percent-encoded.
+    static func markdownURL(_ url: String) -> String {
+        url.replacingOccurrences(of: " ", with: "%20").replacingOccurrences(of: "(", with: "%28")
+            .replacingOccurrences(of: ")", with: "%29").replacingOccurrences(of: "[", with: "%5B")
+            .replacingOccurrences(of: "]", with: "%5D").replacingOccurrences(of: "<", with: "%3C")
+            .replacingOccurrences(of: ">", with: "%3E")
+    }
+
     /// The standard JSON request used by all chat services.
     static func jsonRequest(url: String, body: JSONValue, redactions: [String] = [], extraHeaders: [HTTPRequest.Header] = []) -> HTTPRequest {
         HTTPRequest(

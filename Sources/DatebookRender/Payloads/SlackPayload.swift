@@ -39,6 +39,11 @@ public enum SlackPayload {
         if let url = message.url, let link = slackLink(url) {
             blocks.append(["type": "section", "text": ["type": "mrkdwn", "text": .string("<\(link)|Open>")]])
         }
+        let buttons: [JSONValue] = message.actions.filter { slackLink($0.url) != nil }.map { action in
+            ["type": "button", "action_id": .string(action.name), "url": .string(action.url),
+             "text": ["type": "plain_text", "text": .string(action.label)]]
+        }
+        if !buttons.isEmpty { blocks.append(["type": "actions", "elements": .array(buttons)]) }
         let fallback = PayloadText.slackEscape(PayloadText.truncate("\(title)\n\(message.text)", limit: 3000))
         let body: JSONValue = ["text": .string(fallback), "blocks": .array(blocks)]
         return [PayloadText.jsonRequest(url: options.url.value, body: body)]

@@ -42,9 +42,14 @@ public enum TeamsPayload {
             "type": "AdaptiveCard", "version": "1.4", "body": .array(items),
             "msteams": ["width": "Full"],
         ]
+        var actions: [JSONValue] = []
         if let url = message.url, url.lowercased().hasPrefix("http") {
-            content["actions"] = [["type": "Action.OpenUrl", "title": "Open", "url": .string(url)]]
+            actions.append(["type": "Action.OpenUrl", "title": "Open", "url": .string(url)])
         }
+        for action in message.actions {
+            actions.append(["type": "Action.OpenUrl", "title": .string(action.label), "url": .string(action.url)])
+        }
+        if !actions.isEmpty { content["actions"] = .array(actions) }
         return [
             "type": "message",
             "attachments": [["contentType": "application/vnd.microsoft.card.adaptive", "contentUrl": .null, "content": .object(content)]],

@@ -7,9 +7,12 @@ import Foundation
 ///     {"schema":"datebook.v1","kind":"alert|digest|test","idempotencyKey":"…",
 ///      "title":"…","text":"…","markdown":"…","html":"…"|null,"url":"…"|null,
 ///      "event":{"id","title","start","end"|null,"allDay","timeZone","symbol",
-///               "colorName","colorHex","notes","openTasks"}|null}
+///               "colorName","colorHex","notes","openTasks"}|null,
+///      "actions":[{"action":"done|snooze|tomorrow|event","label","url"}]}
 ///
-/// Keys are always present (null when absent); new keys may be added, none renamed.
+/// Keys are always present (null when absent) except `actions`, which an alert has only with
+/// `serve.baseURL` set (so bodies without links stay byte for byte as they were); new keys may be
+/// added, none renamed.
 /// Headers: `Idempotency-Key`, and with a secret `X-Datebook-Signature: sha256=<hex>`,
 /// the HMAC-SHA256 of the exact body bytes.
 public enum WebhookPayload {
@@ -51,11 +54,14 @@ public enum WebhookPayload {
                 "colorHex": .string(value.colorHex), "notes": .string(value.notes), "openTasks": .int(value.openTasks),
             ]
         }
-        return [
+        var document: [String: JSONValue] = [
             "schema": .string(schema), "kind": .string(message.kind.rawValue),
             "idempotencyKey": .string(message.idempotencyKey), "title": .string(message.title),
             "text": .string(message.text), "markdown": .string(message.markdown),
             "html": .optional(message.html), "url": .optional(message.url), "event": event,
         ]
+        guard !message.actions.isEmpty else { return .object(document) }
+        document["actions"] = .array(message.actions.map { ["action": .string($0.name), "label": .string($0.label), "url": .string($0.url)] })
+        return .object(document)
     }
 }
