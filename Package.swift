@@ -43,6 +43,11 @@ let package = Package(
             name: "CICal",
             providers: [.apt(["libical-dev", "tzdata"])]
         ),
+        // No pkgConfig and no link line: libmicrohttpd (and through it GnuTLS) is opened by `serve` only (see shim.h).
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
         .target(name: "DatebookCore"),
         .target(name: "DatebookICal", dependencies: ["CICal", "DatebookCore"]),
         .target(
@@ -60,10 +65,11 @@ let package = Package(
         .target(name: "DatebookRender", dependencies: ["DatebookCore", "DatebookDelivery", "CCmark", "DatebookTemplates"]),
         .target(name: "DatebookDelivery", dependencies: ["DatebookCore", "CCurl"]),
         .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite"]),
+        .target(name: "DatebookServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookRender"]),
         .target(
             name: "DatebookCLI",
-            dependencies: ["DatebookCore", "DatebookStore", "DatebookRender", "DatebookDelivery", "DatebookScheduler"]
+            dependencies: ["DatebookCore", "DatebookStore", "DatebookRender", "DatebookDelivery", "DatebookScheduler", "DatebookServer"]
         ),
         .executableTarget(
             name: "datebook",
@@ -101,6 +107,7 @@ let package = Package(
             dependencies: ["DatebookRender", "DatebookTemplates", "DatebookCore", "DatebookDelivery", "DatebookTestSupport"],
             exclude: ["Snapshots", "Fixtures"]
         ),
+        .testTarget(name: "DatebookServerTests", dependencies: ["DatebookServer", "DatebookTestSupport"]),
         .testTarget(
             name: "DatebookCLITests",
             dependencies: ["DatebookCLI", "DatebookStore", "DatebookTestSupport"],

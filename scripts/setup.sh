@@ -9,6 +9,7 @@ apt_packages=(
   libical-dev             # CICal: iCalendar and RRULE
   libcmark-gfm-dev        # CCmark: Markdown → HTML
   libcmark-gfm-extensions-dev
+  libmicrohttpd-dev       # CMicroHTTPD: datebook serve (opened at run time by serve only)
   tzdata                  # time zones for Foundation and libical
   python3                 # test servers (HTTP sink, SMTP)
   python3-aiosmtpd        # the real SMTP server the email tests deliver to
@@ -26,10 +27,15 @@ if [ "${1:-}" = "--test" ]; then
     bash-completion       # the completion tests run each real shell on its script
     zsh
     fish
+    chromium              # the web pages in a real browser (headless: screenshots, --dump-dom)
+    fonts-noto-color-emoji  # emoji in those screenshots
   )
 fi
 if [ "${1:-}" = "--bench" ]; then
-  apt_packages+=(nginx-light)   # the fast local sink of the delivery benchmark
+  apt_packages+=(
+    nginx-light           # the fast local sink of the delivery benchmark; the static page beside datebook serve
+    wrk                   # the load of the serve benchmark
+  )
 fi
 
 missing=()

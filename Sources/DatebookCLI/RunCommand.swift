@@ -7,12 +7,19 @@ import Foundation
 enum RunCommand: Command {
     static let spec = CommandSpec(
         name: "run", summary: "run as a daemon: deliver alerts and digests when they are due",
-        usage: "", examples: ["datebook run", "systemctl --user enable --now datebook.service"],
+        usage: "[--serve [--listen HOST:PORT]]",
+        options: [
+            .flag("--serve", "also run the web server of 'datebook serve' in this process"),
+            .value("--listen", "HOST:PORT", "with --serve: where to listen (default: serve.listen, else 127.0.0.1:8650)"),
+        ],
+        examples: ["datebook run", "datebook run --serve", "systemctl --user enable --now datebook.service"],
         details: """
         Sleeps until the next alert, digest or retry (re-checking the wall clock at least once a minute, so
         a suspend or a clock step is handled like a missed tick). Store changes made by other datebook
         commands wake it at once. SIGHUP reloads the config; SIGTERM or SIGINT let the deliveries in flight
         finish (each is bounded by its channel's timeout) and exit 0. One line per delivery on stderr.
+        With --serve the web server of 'datebook serve' runs in the same process (SIGTERM lets its requests
+        in flight finish too).
         """
     )
 
@@ -21,6 +28,8 @@ enum RunCommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
         let log = SerialLog(context.err)
+        if arguments.has("--listen"), !arguments.has("--serve") { throw UsageError(message: "--listen needs --serve", command: "run") }
+        let server = arguments.has("--serve") ? try ServerLauncher.start(context, listen: arguments.value("--listen"), log: log) : nil
         let store = try context.openStore()
         // The main thread only decides when to run a pass; it reads a few pages around now.
         try store.limitPageCache(kibibytes: 1024)
@@ -66,8 +75,9 @@ enum RunCommand: Command {
                 due = true
             }
         }
+        server?.stop()
         runner.waitForAll()
-        log.write("stopping: in-flight deliveries finished")
+        log.write("stopping: in-flight \(server == nil ? "" : "requests and ")deliveries finished")
         return ExitCode.ok
     }
 }

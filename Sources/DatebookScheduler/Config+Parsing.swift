@@ -4,10 +4,11 @@ import Foundation
 
 extension Config {
     // The keys the parser accepts; `datebook man 5` documents each (a test fails on one it lacks).
-    public static let topKeys = ["timeZone", "locale", "templates", "channels", "digests", "alerts", "feeds"]
+    public static let topKeys = ["timeZone", "locale", "templates", "channels", "digests", "alerts", "feeds", "serve"]
     public static let digestKeys = ["name", "at", "days", "channels", "format", "template"]
     public static let alertKeys = ["before", "channels", "quietHours", "lateness", "cancelWhenDone"]
     public static let feedKeys = ["name", "url", "every"]
+    public static let serveKeys = ["listen", "baseURL", "token"]
     public static let commonChannelKeys = ["type", "insecure", "caFile", "timeout"]
     public static let channelKeys: [String: [String]] = [
         "slack": ["url"], "teams": ["url"], "discord": ["url", "username"], "mattermost": ["url", "username"],
@@ -66,7 +67,30 @@ extension Config {
                                         every: every)
             }
         }
+        if let node = root["serve"] { config.serve = try serve(node, reader: reader, environment: environment) }
         return config
+    }
+
+    static func serve(_ node: JSONNode, reader: JSONReader, environment: [String: String]) throws -> ServeConfig {
+        _ = try reader.object(node, "serve", allowed: serveKeys)
+        var serve = ServeConfig()
+        if let listen = node["listen"] {
+            let text = try reader.string(listen, "serve.listen")
+            let port = text.split(separator: ":").last.flatMap { UInt16($0) }
+            guard text.contains(":"), port != nil else {
+                throw reader.fail(listen, "serve.listen", "expected HOST:PORT like 127.0.0.1:8650 or [::1]:8650, got \"\(text)\"")
+            }
+            serve.listen = text
+        }
+        if let base = node["baseURL"] {
+            let text = try reader.string(base, "serve.baseURL")
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw reader.fail(base, "serve.baseURL", "expected an http:// or https:// URL like https://planner.example.org, got \"\(text)\"")
+            }
+            serve.baseURL = text.hasSuffix("/") ? String(text.dropLast()) : text
+        }
+        if let token = node["token"] { serve.token = try secret(token, "serve.token", reader: reader, environment: environment) }
+        return serve
     }
 
     static func channel(_ name: String, _ node: JSONNode, reader: JSONReader, environment: [String: String]) throws -> Channel {

@@ -12,9 +12,12 @@ public struct Config: Sendable, Equatable {
     public var digests: [DigestSchedule]
     public var alerts: AlertPolicy
     public var feeds: [FeedSubscription]
+    /// `datebook serve` (and `run --serve`): where it listens, its public address and its token.
+    public var serve: ServeConfig
 
     public init(timeZone: String? = nil, locale: String? = nil, templates: String? = nil, channels: [Channel] = [],
-                digests: [DigestSchedule] = [], alerts: AlertPolicy = AlertPolicy(), feeds: [FeedSubscription] = []) {
+                digests: [DigestSchedule] = [], alerts: AlertPolicy = AlertPolicy(), feeds: [FeedSubscription] = [],
+                serve: ServeConfig = ServeConfig()) {
         self.timeZone = timeZone
         self.locale = locale
         self.templates = templates
@@ -22,6 +25,7 @@ public struct Config: Sendable, Equatable {
         self.digests = digests
         self.alerts = alerts
         self.feeds = feeds
+        self.serve = serve
     }
 
     public func channel(named name: String) -> Channel? { channels.first { $0.name == name } }
@@ -144,5 +148,21 @@ public struct FeedSubscription: Sendable, Equatable {
         self.name = name
         self.source = source
         self.every = every
+    }
+}
+
+/// The `serve` key: the web server's address, the address people reach it at, and its token.
+public struct ServeConfig: Sendable, Equatable {
+    /// `HOST:PORT` to listen on (default 127.0.0.1:8650).
+    public var listen: String?
+    /// The address people reach the server at (behind a reverse proxy: its https URL), for links.
+    public var baseURL: String?
+    /// Required when listening anywhere but loopback: the login form's password and the API's bearer token.
+    public var token: SecretSource?
+
+    public init(listen: String? = nil, baseURL: String? = nil, token: SecretSource? = nil) {
+        self.listen = listen
+        self.baseURL = baseURL
+        self.token = token
     }
 }

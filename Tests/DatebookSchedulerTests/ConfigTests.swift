@@ -14,7 +14,7 @@ struct ConfigTests {
     /// there as `key:` (in a value or a comment).
     @Test func theShippedExampleMentionsEveryKey() throws {
         let text = try String(contentsOf: repositoryRoot.appendingPathComponent("etc/config.example.json5"), encoding: .utf8)
-        let keys = Config.topKeys + Config.digestKeys + Config.alertKeys + Config.feedKeys + Config.commonChannelKeys
+        let keys = Config.topKeys + Config.digestKeys + Config.alertKeys + Config.feedKeys + Config.serveKeys + Config.commonChannelKeys
             + Config.channelKeys.values.flatMap { $0 }
         for key in Set(keys) {
             let mentioned = text.range(of: "(?<![A-Za-z])\(key):", options: .regularExpression) != nil
@@ -65,6 +65,10 @@ struct ConfigTests {
         ("{\n  channels: {\n    a: { type: \"slack\" url: \"x\" }\n  }\n}", "config.json5:3: expected ',' or '}' after the value of 'type' (column 24)"),
         ("{ channels: { m: { type: \"email\", smtp: \"mail.example.org\", from: \"a@b\", to: [\"c@d\"] } } }",
          "config.json5:1: channels.m.smtp: expected an smtp:// or smtps:// URL, got \"mail.example.org\""),
+        ("{ serve: { listen: \"localhost\" } }",
+         "config.json5:1: serve.listen: expected HOST:PORT like 127.0.0.1:8650 or [::1]:8650, got \"localhost\""),
+        ("{ serve: { baseURL: \"planner.example.org\" } }",
+         "config.json5:1: serve.baseURL: expected an http:// or https:// URL like https://planner.example.org, got \"planner.example.org\""),
     ])
     func errorsNameFileLineKeyPathAndExpectation(text: String, message: String) {
         do {
@@ -73,6 +77,12 @@ struct ConfigTests {
         } catch {
             #expect("\(error)" == message)
         }
+    }
+
+    @Test func serveTakesListenBaseURLAndASecretToken() throws {
+        let config = try parse("{ serve: { listen: \"0.0.0.0:8650\", baseURL: \"https://planner.example.org/\", token: { env: \"DATEBOOK_TOKEN\" } } }")
+        #expect(config.serve == ServeConfig(listen: "0.0.0.0:8650", baseURL: "https://planner.example.org", token: .environment("DATEBOOK_TOKEN")))
+        #expect(try parse("{}").serve == ServeConfig())
     }
 
     @Test func secretsComeInlineFromEnvironmentOrFile() throws {

@@ -9,6 +9,7 @@ enum CommandManual {
         ("IMPORT, EXPORT AND FEED COMMANDS", ["import", "export", "feed"]),
         ("DIGEST AND CHANNEL COMMANDS", ["digest", "templates", "send", "channels"]),
         ("SCHEDULER COMMANDS", ["tick", "run", "status", "preview"]),
+        ("SERVER COMMANDS", ["serve"]),
         ("SHELL COMMANDS", ["completions"]),
         ("INTERNAL COMMANDS", ["await-notification", "man", "__complete"]),
     ]

@@ -16,6 +16,7 @@ enum ConfigManual {
             ("DIGESTS", "digests[].", Config.digestKeys),
             ("ALERTS", "alerts.", Config.alertKeys),
             ("FEEDS", "feeds[].", Config.feedKeys),
+            ("SERVE", "serve.", Config.serveKeys),
         ]
         return sections
     }
@@ -112,5 +113,9 @@ enum ConfigManual {
         "feeds[].name": "the feed's name",
         "feeds[].url": "an https:// or http:// URL or a path (a SECRET)",
         "feeds[].every": "a DURATION between refreshes (default 30m)",
+        "serve": "the web server of datebook serve and datebook run --serve",
+        "serve.listen": "HOST:PORT to listen on (default 127.0.0.1:8650); anything but loopback needs serve.token",
+        "serve.baseURL": "the address people reach the server at (behind a proxy: its https URL), used to build links",
+        "serve.token": "the password of the web pages and the API's bearer token (a SECRET); required off loopback",
     ]
 }

@@ -1,0 +1,188 @@
+#ifndef DATEBOOK_CMICROHTTPD_SHIM_H
+#define DATEBOOK_CMICROHTTPD_SHIM_H
+
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <microhttpd.h>
+
+/* libmicrohttpd is opened on first use, not linked, like libcurl (see CCurl/shim.h): it pulls in
+   GnuTLS and its dependencies, which every datebook process would otherwise load at start although
+   only `serve` and `run --serve` use it. Swift calls the cmhd_* functions below; each resolves through
+   a table filled on first use. Without the library they fail (NULL daemon, MHD_NO) and
+   cmhd_load_error() says why. */
+struct cmhd_api {
+    __typeof__(MHD_start_daemon) *start_daemon;
+    __typeof__(MHD_stop_daemon) *stop_daemon;
+    __typeof__(MHD_quiesce_daemon) *quiesce_daemon;
+    __typeof__(MHD_get_daemon_info) *get_daemon_info;
+    __typeof__(MHD_get_connection_info) *get_connection_info;
+    __typeof__(MHD_get_connection_values) *get_connection_values;
+    __typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+    __typeof__(MHD_add_response_header) *add_response_header;
+    __typeof__(MHD_queue_response) *queue_response;
+    __typeof__(MHD_destroy_response) *destroy_response;
+};
+
+struct cmhd_state {
+    struct cmhd_api api;
+    int loaded;
+    char error[256];
+};
+
+static inline void cmhd_open(struct cmhd_state *state) {
+    void *library = dlopen("libmicrohttpd.so.12", RTLD_LAZY | RTLD_LOCAL);
+    if (!library) {
+        const char *why = dlerror();
+        snprintf(state->error, sizeof state->error, "%s (Debian: apt install libmicrohttpd12)", why ? why : "libmicrohttpd.so.12 not found");
+        return;
+    }
+    struct cmhd_api api;
+#define CMHD_SYMBOL(field, name) \
+    if (!(*(void **)&api.field = dlsym(library, name))) { \
+        snprintf(state->error, sizeof state->error, "libmicrohttpd.so.12 has no %s", name); \
+        return; \
+    }
+    CMHD_SYMBOL(start_daemon, "MHD_start_daemon")
+    CMHD_SYMBOL(stop_daemon, "MHD_stop_daemon")
+    CMHD_SYMBOL(quiesce_daemon, "MHD_quiesce_daemon")
+    CMHD_SYMBOL(get_daemon_info, "MHD_get_daemon_info")
+    CMHD_SYMBOL(get_connection_info, "MHD_get_connection_info")
+    CMHD_SYMBOL(get_connection_values, "MHD_get_connection_values")
+    CMHD_SYMBOL(create_response_from_buffer, "MHD_create_response_from_buffer")
+    CMHD_SYMBOL(add_response_header, "MHD_add_response_header")
+    CMHD_SYMBOL(queue_response, "MHD_queue_response")
+    CMHD_SYMBOL(destroy_response, "MHD_destroy_response")
+#undef CMHD_SYMBOL
+    state->api = api;
+    state->loaded = 1;
+}
+
+/* Loads the library once (function-local statics: Swift's importer does not emit file-scope ones). */
+static inline struct cmhd_state *cmhd_state(void) {
+    static struct cmhd_state state;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static int done;
+    if (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&lock);
+        if (!done) {
+            cmhd_open(&state);
+            __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&lock);
+    }
+    return &state;
+}
+
+static inline const struct cmhd_api *cmhd(void) {
+    struct cmhd_state *state = cmhd_state();
+    return state->loaded ? &state->api : NULL;
+}
+
+/* Why the library could not be loaded ("" when it was). */
+static inline const char *cmhd_load_error(void) { return cmhd_state()->error; }
+
+/// The daemon's settings, passed to `cmhd_start` (MHD_start_daemon is variadic).
+typedef struct cmhd_settings {
+    const struct sockaddr *address;      /* where to listen (IPv4 or IPv6) */
+    unsigned int connection_timeout;     /* seconds of silence before a connection is closed */
+    size_t connection_memory_limit;      /* per connection: request line + headers must fit */
+    unsigned int thread_pool_size;
+    unsigned int connection_limit;
+    int ipv6;                            /* address is a sockaddr_in6 */
+} cmhd_settings;
+
+/// Starts a daemon polling with epoll on its own pool of threads.
+static inline struct MHD_Daemon *cmhd_start(const cmhd_settings *settings,
+                                            MHD_AccessHandlerCallback handler, void *handler_context,
+                                            MHD_RequestCompletedCallback completed, void *completed_context,
+                                            MHD_NotifyConnectionCallback connection, void *connection_context) {
+    const struct cmhd_api *api = cmhd();
+    if (!api) return NULL;
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | (settings->ipv6 ? MHD_USE_IPv6 : 0);
+    return api->start_daemon(flags, 0, NULL, NULL, handler, handler_context,
+                             MHD_OPTION_SOCK_ADDR, settings->address,
+                             MHD_OPTION_CONNECTION_TIMEOUT, settings->connection_timeout,
+                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, settings->connection_memory_limit,
+                             MHD_OPTION_THREAD_POOL_SIZE, settings->thread_pool_size,
+                             MHD_OPTION_CONNECTION_LIMIT, settings->connection_limit,
+                             MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+                             MHD_OPTION_NOTIFY_CONNECTION, connection, connection_context,
+                             MHD_OPTION_END);
+}
+
+/// Stops accepting; returns the listening socket, which the caller must close (after cmhd_stop), or -1.
+static inline int cmhd_quiesce(struct MHD_Daemon *daemon) {
+    const struct cmhd_api *api = cmhd();
+    return api ? api->quiesce_daemon(daemon) : -1;
+}
+
+static inline void cmhd_stop(struct MHD_Daemon *daemon) {
+    const struct cmhd_api *api = cmhd();
+    if (api) api->stop_daemon(daemon);
+}
+
+/// The port the daemon is bound to (the one the kernel chose for port 0).
+static inline uint16_t cmhd_bound_port(struct MHD_Daemon *daemon) {
+    const struct cmhd_api *api = cmhd();
+    const union MHD_DaemonInfo *info = api ? api->get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT) : NULL;
+    return info ? info->port : 0;
+}
+
+/// The socket of a connection, or -1.
+static inline int cmhd_connection_fd(struct MHD_Connection *connection) {
+    const struct cmhd_api *api = cmhd();
+    const union MHD_ConnectionInfo *info = api ? api->get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD) : NULL;
+    return info ? info->connect_fd : -1;
+}
+
+/// 1 when the peer of a connection is on loopback (127.0.0.0/8, ::1 or ::ffff:127.x.x.x).
+static inline int cmhd_peer_is_loopback(struct MHD_Connection *connection) {
+    const struct cmhd_api *api = cmhd();
+    const union MHD_ConnectionInfo *info = api ? api->get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS) : NULL;
+    if (!info || !info->client_addr) return 0;
+    if (info->client_addr->sa_family == AF_INET) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *)info->client_addr;
+        return (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
+    }
+    if (info->client_addr->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)info->client_addr;
+        if (IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr)) return 1;
+        return IN6_IS_ADDR_V4MAPPED(&v6->sin6_addr) && v6->sin6_addr.s6_addr[12] == 127;
+    }
+    return 0;
+}
+
+/// Calls `iterator` for each request header (`query` 0) or query argument (`query` 1).
+static inline void cmhd_values(struct MHD_Connection *connection, int query, MHD_KeyValueIterator iterator, void *context) {
+    const struct cmhd_api *api = cmhd();
+    if (api) (void)api->get_connection_values(connection, query ? MHD_GET_ARGUMENT_KIND : MHD_HEADER_KIND, iterator, context);
+}
+
+static inline int cmhd_is_connection_start(enum MHD_ConnectionNotificationCode code) { return code == MHD_CONNECTION_NOTIFY_STARTED; }
+
+/// Queues a response of `status` with `count` headers and a copy of `size` bytes of `body`.
+static inline enum MHD_Result cmhd_respond(struct MHD_Connection *connection, unsigned int status,
+                                           const char *const *names, const char *const *values, size_t count,
+                                           const void *body, size_t size) {
+    const struct cmhd_api *api = cmhd();
+    if (!api) return MHD_NO;
+    struct MHD_Response *response = api->create_response_from_buffer(size, (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (!response) return MHD_NO;
+    for (size_t i = 0; i < count; i++) (void)api->add_response_header(response, names[i], values[i]);
+    enum MHD_Result result = api->queue_response(connection, status, response);
+    api->destroy_response(response);
+    return result;
+}
+
+static inline enum MHD_Result cmhd_yes(void) { return MHD_YES; }
+static inline enum MHD_Result cmhd_no(void) { return MHD_NO; }
+
+#endif

@@ -1,0 +1,65 @@
+import DatebookDelivery
+import DatebookScheduler
+import DatebookServer
+import Foundation
+
+/// `datebook serve`: the planner on the web, as pages, an iCalendar feed and a JSON API.
+enum ServeCommand: Command {
+    static let spec = CommandSpec(
+        name: "serve", summary: "serve the planner on the web: pages, an iCalendar feed and a JSON API",
+        usage: "[--listen HOST:PORT]",
+        options: [.value("--listen", "HOST:PORT", "where to listen (default: serve.listen, else 127.0.0.1:8650; port 0 picks a free one)")],
+        examples: ["datebook serve", "datebook serve --listen 127.0.0.1:0", "DATEBOOK_TOKEN=… datebook serve --listen 0.0.0.0:8650"],
+        details: """
+        Listens on 127.0.0.1:8650 unless --listen or the config's serve.listen says otherwise, and prints the
+        address it is bound to on stderr. Anything but a loopback address requires serve.token. One line per
+        request on stderr (method, path without the query, status, milliseconds). GET /healthz answers 200.
+        SIGTERM or SIGINT let the requests in flight finish and exit 0. See docs/serve.md.
+        """
+    )
+
+    static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
+        let log = SerialLog(context.err)
+        let server = try ServerLauncher.start(context, listen: arguments.value("--listen"), log: log)
+        let wakeups = Wakeups(watchingStore: context.storePath)
+        while !wakeups.wait(seconds: 3600).contains(.stop) {}
+        server.stop()
+        log.write("stopping: in-flight requests finished")
+        return ExitCode.ok
+    }
+}
+
+/// Starts the web server for `serve` and `run --serve`: the address, the token rule, the routes.
+enum ServerLauncher {
+    static func start(_ context: Context, listen option: String?, log: SerialLog) throws -> WebServer {
+        let text = option ?? context.config.serve.listen ?? ListenAddress.standard.description
+        guard let listen = ListenAddress(text) else {
+            throw CLIError.usage("\(option == nil ? "serve.listen" : "--listen"): expected HOST:PORT with a numeric address like 127.0.0.1:8650 or [::1]:8650, got '\(text)'")
+        }
+        let token = try resolveToken(context)
+        if !listen.isLoopback, token == nil {
+            throw CLIError(message: "refusing to listen on \(listen) without a token: anything but loopback requires serve.token in \(context.configPath) (e.g. token: { env: \"DATEBOOK_TOKEN\" })",
+                           code: ExitCode.usage)
+        }
+        let server: WebServer
+        do {
+            server = try WebServer(settings: ServerSettings(listen: listen), routes: Routes(), log: { log.write($0) })
+        } catch let error as ServerError {
+            throw CLIError(message: error.description, code: ExitCode.unavailable)
+        }
+        log.write("serving on http://\(server.address) (pid \(getpid()))")
+        return server
+    }
+
+    /// The configured token, read now (a missing variable or file is an error naming it, never the value).
+    static func resolveToken(_ context: Context) throws -> Secret? {
+        guard let source = context.config.serve.token else { return nil }
+        do {
+            let secret = try source.resolve(environment: context.environment)
+            guard !secret.value.isEmpty else { throw CLIError.data("serve.token \(source) is empty") }
+            return secret
+        } catch let error as ChannelError {
+            throw CLIError(message: "serve.token: \(error)", code: ExitCode.unavailable)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// What a route pattern captured: `/events/{id}` matched against `/events/ab12` gives `id` = `ab12`.
+public typealias RouteParameters = [String: String]
+
+/// A route's work: from the request and its captures to a response. Errors become 500 (logged, not shown).
+public typealias RouteHandler = @Sendable (WebRequest, RouteParameters) throws -> WebResponse
+
+/// The route table: method + path pattern → handler. Other rooms extend it with `add`.
+///
+/// A pattern is literal segments and `{name}` captures (one whole segment each). Matching is exact,
+/// segment by segment; a path with an empty, `.` or `..` segment matches nothing (traversal never
+/// reaches a handler). A path that matches with another method gets 405 and `Allow`.
+public struct Routes: Sendable {
+    struct Route: Sendable {
+        var method: String
+        var segments: [Segment]
+        var handler: RouteHandler
+    }
+
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case capture(String)
+    }
+
+    private(set) var routes: [Route] = []
+
+    public init() {}
+
+    /// Adds a route; a later route with the same method and pattern wins over an earlier one.
+    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping RouteHandler) {
+        let segments = Self.split(pattern).map { part -> Segment in
+            part.hasPrefix("{") && part.hasSuffix("}") ? .capture(String(part.dropFirst().dropLast())) : .literal(part)
+        }
+        routes.removeAll { $0.method == method && $0.segments == segments }
+        routes.append(Route(method: method.uppercased(), segments: segments, handler: handler))
+    }
+
+    /// The adds of `other` on top of these.
+    public mutating func merge(_ other: Routes) {
+        for route in other.routes {
+            routes.removeAll { $0.method == route.method && $0.segments == route.segments }
+            routes.append(route)
+        }
+    }
+
+    /// The outcome of looking a request up.
+    public enum Match {
+        case found(RouteHandler, RouteParameters)
+        case wrongMethod(allowed: [String])
+        case notFound
+    }
+
+    public func match(method: String, path: String) -> Match {
+        let parts = Self.split(path)
+        guard path.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
+              !path.contains("//") || path == "/" else { return .notFound }
+        var allowed: [String] = []
+        for route in routes.reversed() {
+            guard let parameters = Self.captures(route.segments, parts) else { continue }
+            if route.method == method.uppercased() || (route.method == "GET" && method.uppercased() == "HEAD") {
+                return .found(route.handler, parameters)
+            }
+            allowed.append(route.method)
+        }
+        return allowed.isEmpty ? .notFound : .wrongMethod(allowed: Array(Set(allowed)).sorted())
+    }
+
+    /// Answers a request: the matching route's response, 404, 405, or 500 when the handler threw.
+    public func respond(to request: WebRequest) -> (response: WebResponse, error: (any Error)?) {
+        switch match(method: request.method, path: request.path) {
+        case .found(let handler, let parameters):
+            do {
+                return (try handler(request, parameters), nil)
+            } catch {
+                return (.text(500, "Internal error; the server log has the details.\n"), error)
+            }
+        case .wrongMethod(let allowed):
+            var response = WebResponse.text(405, "Method \(request.method) not allowed here; use \(allowed.joined(separator: " or ")).\n")
+            response.setHeader("Allow", allowed.joined(separator: ", "))
+            return (response, nil)
+        case .notFound:
+            return (.text(404, "Not found.\n"), nil)
+        }
+    }
+
+    static func split(_ path: String) -> [String] {
+        guard path != "/" else { return [] }
+        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    static func captures(_ segments: [Segment], _ parts: [String]) -> RouteParameters? {
+        guard segments.count == parts.count else { return nil }
+        var parameters: RouteParameters = [:]
+        for (segment, part) in zip(segments, parts) {
+            switch segment {
+            case .literal(let text): guard text == part else { return nil }
+            case .capture(let name): parameters[name] = part
+            }
+        }
+        return parameters
+    }
+}
