@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "DatebookRender", dependencies: ["DatebookCore", "DatebookDelivery", "CCmark", "DatebookTemplates"]),
         .target(name: "DatebookDelivery", dependencies: ["DatebookCore", "CCurl"]),
         .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite"]),
-        .target(name: "DatebookServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "DatebookServer", dependencies: ["CMicroHTTPD", "DatebookCore", "DatebookStore", "DatebookScheduler"]),
         .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookRender"]),
         .target(
             name: "DatebookCLI",
@@ -107,7 +107,7 @@ let package = Package(
             dependencies: ["DatebookRender", "DatebookTemplates", "DatebookCore", "DatebookDelivery", "DatebookTestSupport"],
             exclude: ["Snapshots", "Fixtures"]
         ),
-        .testTarget(name: "DatebookServerTests", dependencies: ["DatebookServer", "DatebookTestSupport"]),
+        .testTarget(name: "DatebookServerTests", dependencies: ["DatebookServer", "DatebookCore", "DatebookStore", "DatebookScheduler", "DatebookTestSupport"]),
         .testTarget(
             name: "DatebookCLITests",
             dependencies: ["DatebookCLI", "DatebookStore", "DatebookTestSupport"],

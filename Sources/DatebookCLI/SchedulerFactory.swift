@@ -14,6 +14,7 @@ enum SchedulerFactory {
     static func make(_ context: Context, store: Store, config: Config? = nil, log: @escaping (String) -> Void = { _ in }) -> Scheduler {
         var options = Scheduler.Options()
         if let lease = context.environment["DATEBOOK_LEASE"].flatMap(TimeInterval.init), lease > 0 { options.lease = lease }
+        options.actionLinkBaseURL = (config ?? context.config).serve.baseURL
         return Scheduler(store: store, config: config ?? context.config, calendar: context.calendar,
                          environment: context.environment, digestRenderer: digestRenderer(context, config: config ?? context.config),
                          options: options, log: log)

@@ -43,12 +43,19 @@ enum ServerLauncher {
         }
         let server: WebServer
         do {
-            server = try WebServer(settings: ServerSettings(listen: listen), routes: Routes(), log: { log.write($0) })
+            server = try WebServer(settings: ServerSettings(listen: listen), routes: routes(context), log: { log.write($0) })
         } catch let error as ServerError {
             throw CLIError(message: error.description, code: ExitCode.unavailable)
         }
         log.write("serving on http://\(server.address) (pid \(getpid()))")
         return server
+    }
+
+    /// Every page the server answers.
+    static func routes(_ context: Context) -> Routes {
+        let pinned = context.pinnedNow
+        let links = ActionLinkRoutes(storePath: context.storePath, calendar: context.calendar, clock: { pinned ?? Date() })
+        return links.routes
     }
 
     /// The configured token, read now (a missing variable or file is an error naming it, never the value).

@@ -143,7 +143,7 @@ public struct ActionLink: Sendable, Equatable {
     }
 
     /// Compares every byte whatever the first difference, so the time taken tells nothing.
-    static func constantTimeEqual(_ a: Data, _ b: Data) -> Bool {
+    public static func constantTimeEqual(_ a: Data, _ b: Data) -> Bool {
         guard a.count == b.count else { return false }
         return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }

@@ -80,6 +80,18 @@ public struct ActionLinkIssuer: Sendable, Equatable {
         self.lifetime = lifetime
     }
 
+    /// Signs with `store`'s key, made on first use; nil when the key does not exist yet and the
+    /// store cannot be written (a read-only `preview`: its alerts then show no links).
+    public init?(baseURL: String, store: Store, now: Date) throws {
+        if let stored = try store.storedSecret(named: Store.actionLinkKeyName) {
+            self.init(baseURL: baseURL, key: stored)
+        } else if let made = try? store.secretKey(named: Store.actionLinkKeyName, now: now) {
+            self.init(baseURL: baseURL, key: made)
+        } else {
+            return nil
+        }
+    }
+
     /// Done, Snooze 1 h, Tomorrow 9:00, then the event's page (`/events/{id}`); just the page when
     /// a field is too long to sign (over 255 bytes).
     public func actions(eventID: String, occurrenceStart: Date, channel: String, now: Date) -> [OutgoingMessage.Action] {

@@ -57,23 +57,7 @@ extension Scheduler {
     func builder(now: Date) throws -> Builder {
         Builder(config: config, calendar: calendar, renderer: digestRenderer,
                 dispatcher: Dispatcher(environment: environment, now: now, timeZone: calendar.timeZone, host: host),
-                links: try actionLinkIssuer(now: now))
-    }
-
-    /// Signs this pass's action links with the store's key, made on first use; nil without
-    /// `actionLinkBaseURL`, or when the key does not exist yet and the store cannot be written
-    /// (a read-only `preview`: its alerts then show no links).
-    func actionLinkIssuer(now: Date) throws -> ActionLinkIssuer? {
-        guard let base = options.actionLinkBaseURL else { return nil }
-        let key: Data
-        if let stored = try store.storedSecret(named: Store.actionLinkKeyName) {
-            key = stored
-        } else if let made = try? store.secretKey(named: Store.actionLinkKeyName, now: now) {
-            key = made
-        } else {
-            return nil
-        }
-        return ActionLinkIssuer(baseURL: base, key: key)
+                links: try options.actionLinkBaseURL.flatMap { try ActionLinkIssuer(baseURL: $0, store: store, now: now) })
     }
 
     func input(_ entry: LedgerEntry) throws -> DeliveryInput {
