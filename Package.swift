@@ -60,12 +60,19 @@ let package = Package(
                 .embedInCode("digest.html.mustache"),
                 .embedInCode("layout.html.mustache"),
                 .embedInCode("calendar.html.mustache"),
+                .embedInCode("web-layout.html.mustache"),
+                .embedInCode("web-agenda.html.mustache"),
+                .embedInCode("web-task.html.mustache"),
+                .embedInCode("web-calendar.html.mustache"),
+                .embedInCode("web-event.html.mustache"),
+                .embedInCode("web-action.html.mustache"),
+                .embedInCode("web.css.mustache"),
             ]
         ),
         .target(name: "DatebookRender", dependencies: ["DatebookCore", "DatebookDelivery", "CCmark", "DatebookTemplates"]),
         .target(name: "DatebookDelivery", dependencies: ["DatebookCore", "CCurl"]),
         .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite"]),
-        .target(name: "DatebookServer", dependencies: ["CMicroHTTPD", "DatebookCore", "DatebookStore", "DatebookScheduler"]),
+        .target(name: "DatebookServer", dependencies: ["CMicroHTTPD", "DatebookCore", "DatebookStore", "DatebookRender", "DatebookScheduler"]),
         .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookRender"]),
         .target(
             name: "DatebookCLI",
@@ -107,7 +114,7 @@ let package = Package(
             dependencies: ["DatebookRender", "DatebookTemplates", "DatebookCore", "DatebookDelivery", "DatebookTestSupport"],
             exclude: ["Snapshots", "Fixtures"]
         ),
-        .testTarget(name: "DatebookServerTests", dependencies: ["DatebookServer", "DatebookCore", "DatebookStore", "DatebookScheduler", "DatebookTestSupport"]),
+        .testTarget(name: "DatebookServerTests", dependencies: ["DatebookServer", "DatebookCore", "DatebookStore", "DatebookRender", "DatebookScheduler", "DatebookTestSupport"]),
         .testTarget(
             name: "DatebookCLITests",
             dependencies: ["DatebookCLI", "DatebookStore", "DatebookTestSupport"],

@@ -10,6 +10,13 @@ public enum BuiltInTemplates {
         ("digest.html.mustache", String(decoding: PackageResources.digest_html_mustache, as: UTF8.self)),
         ("layout.html.mustache", String(decoding: PackageResources.layout_html_mustache, as: UTF8.self)),
         ("calendar.html.mustache", String(decoding: PackageResources.calendar_html_mustache, as: UTF8.self)),
+        ("web-layout.html.mustache", String(decoding: PackageResources.web_layout_html_mustache, as: UTF8.self)),
+        ("web-agenda.html.mustache", String(decoding: PackageResources.web_agenda_html_mustache, as: UTF8.self)),
+        ("web-task.html.mustache", String(decoding: PackageResources.web_task_html_mustache, as: UTF8.self)),
+        ("web-calendar.html.mustache", String(decoding: PackageResources.web_calendar_html_mustache, as: UTF8.self)),
+        ("web-event.html.mustache", String(decoding: PackageResources.web_event_html_mustache, as: UTF8.self)),
+        ("web-action.html.mustache", String(decoding: PackageResources.web_action_html_mustache, as: UTF8.self)),
+        ("web.css.mustache", String(decoding: PackageResources.web_css_mustache, as: UTF8.self)),
     ]
 
     /// The source of the built-in called `name`, or nil.

@@ -6,8 +6,6 @@ import Foundation
 /// Everything a command needs from the outside world, resolved once from arguments and environment.
 struct Context {
     let now: Date
-    /// `now` when `--now` or `DATEBOOK_NOW` fixed it, else nil (a long-running server then reads the clock).
-    let pinnedNow: Date?
     let calendar: Calendar
     let timeZone: TimeZone
     let storePath: String
@@ -68,7 +66,7 @@ struct Context {
         config = AwaitNotificationCommand.listening(config, storePath: storePath, now: pinned ? now : nil,
                                                    environment: environment)
         let colors = try ColorMode.colors(parsed, spec: spec, environment: environment, stdoutIsTerminal: stdoutIsTerminal)
-        return Context(now: now, pinnedNow: pinned ? now : nil, calendar: calendar, timeZone: zone,
+        return Context(now: now, calendar: calendar, timeZone: zone,
                        storePath: storePath,
                        configPath: configPath,
                        config: config,

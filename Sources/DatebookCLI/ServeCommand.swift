@@ -20,7 +20,8 @@ enum ServeCommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
         let log = SerialLog(context.err)
-        let server = try ServerLauncher.start(context, listen: arguments.value("--listen"), log: log)
+        let pinned = arguments.value("--now") != nil || context.environment["DATEBOOK_NOW"] != nil
+        let server = try ServerLauncher.start(context, listen: arguments.value("--listen"), pinned: pinned, log: log)
         let wakeups = Wakeups(watchingStore: context.storePath)
         while !wakeups.wait(seconds: 3600).contains(.stop) {}
         server.stop()
@@ -31,19 +32,28 @@ enum ServeCommand: Command {
 
 /// Starts the web server for `serve` and `run --serve`: the address, the token rule, the routes.
 enum ServerLauncher {
-    static func start(_ context: Context, listen option: String?, log: SerialLog) throws -> WebServer {
+    static func start(_ context: Context, listen option: String?, pinned: Bool = false, log: SerialLog) throws -> WebServer {
         let text = option ?? context.config.serve.listen ?? ListenAddress.standard.description
         guard let listen = ListenAddress(text) else {
             throw CLIError.usage("\(option == nil ? "serve.listen" : "--listen"): expected HOST:PORT with a numeric address like 127.0.0.1:8650 or [::1]:8650, got '\(text)'")
         }
-        let token = try resolveToken(context)
+        let token = try resolveToken(context.config.serve.token, "serve.token", context)
         if !listen.isLoopback, token == nil {
             throw CLIError(message: "refusing to listen on \(listen) without a token: anything but loopback requires serve.token in \(context.configPath) (e.g. token: { env: \"DATEBOOK_TOKEN\" })",
                            code: ExitCode.usage)
         }
+        // The store is created (and its recurrences expanded) once here; requests open it without writing its schema.
+        _ = try context.openStore()
+        let feedToken = try resolveToken(context.config.serve.feedToken, "serve.feedToken", context)
+        let auth = SiteAuth(token: token?.value, secureCookie: context.config.serve.baseURL?.hasPrefix("https:") == true)
+        let site = try PlannerSite(settings: SiteSettings(context, pinned: pinned, feedToken: feedToken?.value), auth: auth)
         let server: WebServer
         do {
-            server = try WebServer(settings: ServerSettings(listen: listen), routes: routes(context), log: { log.write($0) })
+            var routes = site.routes()
+            let pinnedNow = pinned ? context.now : nil
+            routes.merge(ActionLinkRoutes(storePath: context.storePath, calendar: context.calendar, renderer: site.renderer,
+                                          clock: { pinnedNow ?? Date() }).routes)
+            server = try WebServer(settings: ServerSettings(listen: listen), routes: routes, log: { log.write($0) })
         } catch let error as ServerError {
             throw CLIError(message: error.description, code: ExitCode.unavailable)
         }
@@ -51,22 +61,15 @@ enum ServerLauncher {
         return server
     }
 
-    /// Every page the server answers.
-    static func routes(_ context: Context) -> Routes {
-        let pinned = context.pinnedNow
-        let links = ActionLinkRoutes(storePath: context.storePath, calendar: context.calendar, clock: { pinned ?? Date() })
-        return links.routes
-    }
-
-    /// The configured token, read now (a missing variable or file is an error naming it, never the value).
-    static func resolveToken(_ context: Context) throws -> Secret? {
-        guard let source = context.config.serve.token else { return nil }
+    /// A configured token, read now (a missing variable or file is an error naming it, never the value).
+    static func resolveToken(_ source: SecretSource?, _ key: String, _ context: Context) throws -> Secret? {
+        guard let source else { return nil }
         do {
             let secret = try source.resolve(environment: context.environment)
-            guard !secret.value.isEmpty else { throw CLIError.data("serve.token \(source) is empty") }
+            guard !secret.value.isEmpty else { throw CLIError.data("\(key) \(source) is empty") }
             return secret
         } catch let error as ChannelError {
-            throw CLIError(message: "serve.token: \(error)", code: ExitCode.unavailable)
+            throw CLIError(message: "\(key): \(error)", code: ExitCode.unavailable)
         }
     }
 }

@@ -8,7 +8,7 @@ extension Config {
     public static let digestKeys = ["name", "at", "days", "channels", "format", "template"]
     public static let alertKeys = ["before", "channels", "quietHours", "lateness", "cancelWhenDone"]
     public static let feedKeys = ["name", "url", "every"]
-    public static let serveKeys = ["listen", "baseURL", "token"]
+    public static let serveKeys = ["listen", "baseURL", "token", "feedToken"]
     public static let commonChannelKeys = ["type", "insecure", "caFile", "timeout"]
     public static let channelKeys: [String: [String]] = [
         "slack": ["url"], "teams": ["url"], "discord": ["url", "username"], "mattermost": ["url", "username"],
@@ -90,6 +90,7 @@ extension Config {
             serve.baseURL = text.hasSuffix("/") ? String(text.dropLast()) : text
         }
         if let token = node["token"] { serve.token = try secret(token, "serve.token", reader: reader, environment: environment) }
+        if let token = node["feedToken"] { serve.feedToken = try secret(token, "serve.feedToken", reader: reader, environment: environment) }
         return serve
     }
 

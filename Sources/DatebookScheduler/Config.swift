@@ -159,10 +159,14 @@ public struct ServeConfig: Sendable, Equatable {
     public var baseURL: String?
     /// Required when listening anywhere but loopback: the login form's password and the API's bearer token.
     public var token: SecretSource?
+    /// When set, `/feeds/FEEDTOKEN/calendar.ics` (and `/calendar.ics?token=FEEDTOKEN`) serve the feed
+    /// without a login, for calendar apps that cannot sign in.
+    public var feedToken: SecretSource?
 
-    public init(listen: String? = nil, baseURL: String? = nil, token: SecretSource? = nil) {
+    public init(listen: String? = nil, baseURL: String? = nil, token: SecretSource? = nil, feedToken: SecretSource? = nil) {
         self.listen = listen
         self.baseURL = baseURL
         self.token = token
+        self.feedToken = feedToken
     }
 }

@@ -80,8 +80,9 @@ struct ConfigTests {
     }
 
     @Test func serveTakesListenBaseURLAndASecretToken() throws {
-        let config = try parse("{ serve: { listen: \"0.0.0.0:8650\", baseURL: \"https://planner.example.org/\", token: { env: \"DATEBOOK_TOKEN\" } } }")
-        #expect(config.serve == ServeConfig(listen: "0.0.0.0:8650", baseURL: "https://planner.example.org", token: .environment("DATEBOOK_TOKEN")))
+        let config = try parse("{ serve: { listen: \"0.0.0.0:8650\", baseURL: \"https://planner.example.org/\", token: { env: \"DATEBOOK_TOKEN\" }, feedToken: \"f33d\" } }")
+        #expect(config.serve == ServeConfig(listen: "0.0.0.0:8650", baseURL: "https://planner.example.org", token: .environment("DATEBOOK_TOKEN"),
+                                            feedToken: .inline("f33d")))
         #expect(try parse("{}").serve == ServeConfig())
     }
 

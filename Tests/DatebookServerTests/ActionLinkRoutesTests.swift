@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookRender
 import DatebookScheduler
 @testable import DatebookServer
 import DatebookStore
@@ -33,7 +34,9 @@ final class ActionLinkFixture: Sendable {
         self.tokens = tokens
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "Europe/Berlin") ?? .gmt
-        running = try RunningServer(routes: ActionLinkRoutes(storePath: storePath, calendar: calendar, clock: { serverTime }).routes)
+        let renderer = try DigestRenderer(overrideDirectory: nil)
+        running = try RunningServer(routes: ActionLinkRoutes(storePath: storePath, calendar: calendar, renderer: renderer,
+                                                             clock: { serverTime }).routes)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }
@@ -54,10 +57,10 @@ final class ActionLinkFixture: Sendable {
                     headers: ["Content-Type": "application/x-www-form-urlencoded"].merging(headers) { $1 }, body: Array(form.utf8))
     }
 
-    /// The confirmation page's form proof.
-    func proof(_ token: String) throws -> String {
+    /// The confirmation page's CSRF value.
+    func csrf(_ token: String) throws -> String {
         let page = try get(token).text
-        let marker = "name=\"proof\" value=\""
+        let marker = "name=\"csrf\" value=\""
         let start = try #require(page.range(of: marker)).upperBound
         return String(page[start...].prefix { $0 != "\"" })
     }
@@ -78,17 +81,17 @@ struct ActionLinkRoutesTests {
         }
         #expect(try request(fixture.running.port, "HEAD", "/a/" + done).status == 200)
         #expect(try fixture.state().open == 2)
-        #expect(try fixture.post(done, form: "proof=" + fixture.proof(done)).status == 200, "the link is still unused")
+        #expect(try fixture.post(done, form: "csrf=" + fixture.csrf(done)).status == 200, "the link is still unused")
     }
 
     @Test func thePostFromThePageActsOnce() throws {
         let fixture = try ActionLinkFixture()
-        let done = try fixture.token("done"), proof = try fixture.proof(done)
-        let result = try fixture.post(done, form: "proof=" + proof)
+        let done = try fixture.token("done"), csrf = try fixture.csrf(done)
+        let result = try fixture.post(done, form: "csrf=" + csrf)
         #expect(result.status == 200)
         #expect(result.text.contains("2 tasks of “Pagliacci &lt;img src=x onerror=alert(1)&gt;” done ✓"))
         #expect(try fixture.state().open == 0)
-        let again = try fixture.post(done, form: "proof=" + proof)
+        let again = try fixture.post(done, form: "csrf=" + csrf)
         #expect(again.status == 409)
         #expect(again.text.contains("This link was used already"))
         #expect(try fixture.get(done).status == 409)
@@ -98,7 +101,7 @@ struct ActionLinkRoutesTests {
         let fixture = try ActionLinkFixture()
         for name in ["snooze", "tomorrow"] {
             let token = try fixture.token(name)
-            #expect(try fixture.post(token, form: "proof=" + fixture.proof(token)).status == 200)
+            #expect(try fixture.post(token, form: "csrf=" + fixture.csrf(token)).status == 200)
         }
         let rows = try fixture.state().deliveries
         #expect(rows.map(\.dueAt) == [ActionLinkFixture.now.addingTimeInterval(3600), ISOInstant.parse("2026-12-02T08:00:00Z")])
@@ -112,8 +115,8 @@ struct ActionLinkRoutesTests {
         #expect(page.status == 410)
         #expect(page.text.contains("This link expired on 2026-12-08T20:00:00Z"))
         #expect(!page.text.contains("<form"))
-        let proof = try ActionLinkRoutes.formProof(token: snooze, store: Store(path: fixture.storePath))
-        #expect(try fixture.post(snooze, form: "proof=" + proof).status == 410)
+        let csrf = try ActionLinkRoutes.csrf(token: snooze, store: Store(path: fixture.storePath))
+        #expect(try fixture.post(snooze, form: "csrf=" + csrf).status == 410)
         #expect(try fixture.state().deliveries.isEmpty)
     }
 
@@ -126,7 +129,7 @@ struct ActionLinkRoutesTests {
         let page = try fixture.get(tampered)
         #expect(page.status == 400)
         #expect(page.text.contains("not signed by this planner"))
-        #expect(try fixture.post(tampered, form: "proof=" + fixture.proof(done)).status == 403)
+        #expect(try fixture.post(tampered, form: "csrf=" + fixture.csrf(done)).status == 403)
         #expect(try fixture.state().open == 2)
     }
 
@@ -152,8 +155,8 @@ struct ActionLinkRoutesTests {
         let fixture = try ActionLinkFixture()
         let done = try fixture.token("done")
         #expect(try fixture.post(done, form: "").status == 403)
-        #expect(try fixture.post(done, form: "proof=" + String(repeating: "0", count: 64)).status == 403)
-        let crossSite = try fixture.post(done, form: "proof=" + fixture.proof(done), headers: ["Sec-Fetch-Site": "cross-site"])
+        #expect(try fixture.post(done, form: "csrf=" + String(repeating: "0", count: 64)).status == 403)
+        let crossSite = try fixture.post(done, form: "csrf=" + fixture.csrf(done), headers: ["Sec-Fetch-Site": "cross-site"])
         #expect(crossSite.status == 403)
         #expect(try fixture.state().open == 2)
     }

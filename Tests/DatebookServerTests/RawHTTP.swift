@@ -96,7 +96,7 @@ final class RawConnection {
 /// One request on a fresh connection.
 func request(_ port: UInt16, _ method: String, _ target: String, headers: [String: String] = [:], body: [UInt8] = []) throws -> RawResponse {
     let connection = try RawConnection(port: port)
-    var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+    var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
     for (name, value) in headers { head += "\(name): \(value)\r\n" }
     if !body.isEmpty || method == "POST" || method == "PATCH" { head += "Content-Length: \(body.count)\r\n" }
     _ = connection.send(Array((head + "\r\n").utf8) + body)

@@ -1,47 +1,48 @@
 import DatebookCore
+import DatebookRender
 import DatebookScheduler
 import Foundation
 
-/// The pages of `/a/{token}`: plain HTML without script or inline style (the server's
-/// Content-Security-Policy allows neither), every piece of event text escaped.
-enum ActionLinkPage {
-    static func confirmation(_ checked: ActionLinks.Checked, token: String, proof: String, calendar: Calendar) -> WebResponse {
-        let title = HTMLText.escape(TextWidth.clean(checked.event.title))
-        let question: String
+/// What the pages of `/a/{token}` say, rendered with `web-action.html.mustache` in the site's
+/// layout (every piece of event text escaped by the template).
+struct ActionLinkPage {
+    var status: Int
+    var heading: String
+    var message: String
+    /// The confirmation form: where it posts, its CSRF value and its button.
+    var form: (action: String, csrf: String, button: String)?
+    var eventURL: String?
+
+    static func confirmation(_ checked: ActionLinks.Checked, token: String, csrf: String) -> ActionLinkPage {
+        let title = "“" + TextWidth.clean(checked.event.title) + "”"
+        let message: String
         switch checked.link.action {
         case .done:
             let open = checked.event.badge
-            question = open == 0 ? "“\(title)” has no open tasks left."
-                : "Mark \(open == 1 ? "the open task" : "all \(open) open tasks") of “\(title)” done?"
-        case .snooze: question = "Send the alert for “\(title)” again in 1 hour?"
-        case .tomorrow: question = "Send the alert for “\(title)” again tomorrow at 9:00?"
+            message = open == 0 ? title + " has no open tasks left."
+                : "Mark " + (open == 1 ? "the open task" : "all \(open) open tasks") + " of " + title + " done?"
+        case .snooze: message = "Send the alert for " + title + " again in 1 hour?"
+        case .tomorrow: message = "Send the alert for " + title + " again tomorrow at 9:00?"
         }
-        let body = """
-            <p>\(question)</p>
-            <form method="post" action="/a/\(HTMLText.escape(token))">
-            <input type="hidden" name="proof" value="\(HTMLText.escape(proof))">
-            <button type="submit">\(HTMLText.escape(checked.link.action.label))</button>
-            </form>
-            <p><a href="/events/\(HTMLText.escape(checked.event.id))">Open the event</a></p>
-            """
-        return page(200, heading: checked.link.action.label, body: body)
+        return ActionLinkPage(status: 200, heading: checked.link.action.label, message: message,
+                              form: ("/a/" + token, csrf, checked.link.action.label), eventURL: "/events/" + checked.event.id)
     }
 
-    static func done(_ outcome: ActionLinks.Outcome, title: String, calendar: Calendar) -> WebResponse {
-        let name = HTMLText.escape(TextWidth.clean(title))
+    static func result(_ outcome: ActionLinks.Outcome, event: Event, calendar: Calendar) -> ActionLinkPage {
+        let title = "“" + TextWidth.clean(event.title) + "”"
         switch outcome {
         case .done(let count):
-            let text = count == 0 ? "“\(name)” had no open tasks." : "\(count == 1 ? "1 task" : "\(count) tasks") of “\(name)” done ✓"
-            return page(200, heading: "Done", body: "<p>\(text)</p>")
+            let message = count == 0 ? title + " had no open tasks." : (count == 1 ? "1 task" : "\(count) tasks") + " of " + title + " done ✓"
+            return ActionLinkPage(status: 200, heading: "Done", message: message, eventURL: "/events/" + event.id)
         case .snoozed(let until, let channel):
-            let when = HTMLText.escape(LocalTime(until, in: calendar.timeZone).listFormat + " (" + calendar.timeZone.identifier + ")")
-            return page(200, heading: "Snoozed",
-                        body: "<p>The alert for “\(name)” comes again \(when) on \(HTMLText.escape(channel)).</p>")
+            let when = LocalTime(until, in: calendar.timeZone).listFormat + " (" + calendar.timeZone.identifier + ")"
+            return ActionLinkPage(status: 200, heading: "Snoozed", message: "The alert for " + title + " comes again " + when + " on " + channel + ".",
+                                  eventURL: "/events/" + event.id)
         }
     }
 
     /// 400 malformed or forged, 410 expired, 409 used, 404 event gone: each with its sentence.
-    static func refused(_ refusal: ActionLink.Refusal) -> WebResponse {
+    static func refused(_ refusal: ActionLink.Refusal) -> ActionLinkPage {
         let status: Int
         switch refusal {
         case .malformed, .forged: status = 400
@@ -49,26 +50,20 @@ enum ActionLinkPage {
         case .used: status = 409
         case .eventGone: status = 404
         }
-        return page(status, heading: "Nothing was changed", body: "<p>" + HTMLText.escape(refusal.description) + "</p>")
+        return ActionLinkPage(status: status, heading: "Nothing was changed", message: refusal.description)
     }
 
-    static func forbidden(_ reason: String) -> WebResponse {
-        page(403, heading: "Nothing was changed", body: "<p>" + HTMLText.escape(reason) + "</p>")
+    static func forbidden(_ reason: String) -> ActionLinkPage {
+        ActionLinkPage(status: 403, heading: "Nothing was changed", message: reason)
     }
 
-    static func page(_ status: Int, heading: String, body: String) -> WebResponse {
-        var response = WebResponse.html(status, """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="robots" content="noindex"><title>\(HTMLText.escape(heading)) · datebook</title></head>
-            <body>
-            <h1>\(HTMLText.escape(heading))</h1>
-            \(body)
-            </body>
-            </html>
-
-            """)
+    func response(_ renderer: DigestRenderer, timeZone: TimeZone) throws -> WebResponse {
+        let value: MustacheValue = [
+            "lang": "en-US", "timeZone": .string(timeZone.identifier), "heading": .string(heading), "message": .string(message),
+            "form": form.map { ["action": .string($0.action), "csrf": .string($0.csrf), "button": .string($0.button)] } ?? .null,
+            "eventURL": eventURL.map { .string($0) } ?? .null,
+        ]
+        var response = WebResponse.html(status, try renderer.renderPage("web-action.html.mustache", value))
         response.setHeader("Cache-Control", "no-store")
         return response
     }

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookRender
 import DatebookScheduler
 import DatebookStore
 import Foundation
@@ -13,12 +14,15 @@ public struct ActionLinkRoutes: Sendable {
     public var storePath: String
     /// The user's zone: Tomorrow 9:00 is 09:00 there, and the pages show times in it.
     public var calendar: Calendar
+    /// The site's templates (`web-action.html.mustache` in `web-layout.html.mustache`).
+    public var renderer: DigestRenderer
     /// The moment a request is handled (`--now` pins it for reproducible runs).
     public var clock: @Sendable () -> Date
 
-    public init(storePath: String, calendar: Calendar, clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(storePath: String, calendar: Calendar, renderer: DigestRenderer, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.storePath = storePath
         self.calendar = calendar
+        self.renderer = renderer
         self.clock = clock
     }
 
@@ -32,39 +36,43 @@ public struct ActionLinkRoutes: Sendable {
     /// The confirmation page: what the link would do, and a form that posts it back.
     func confirm(_ token: String) throws -> WebResponse {
         let store = try Store(path: storePath)
-        let links = ActionLinks(store: store, calendar: calendar)
+        let page: ActionLinkPage
         do {
-            let checked = try links.check(token, now: clock())
-            let proof = try Self.formProof(token: token, store: store)
-            return ActionLinkPage.confirmation(checked, token: token, proof: proof, calendar: calendar)
+            let checked = try ActionLinks(store: store, calendar: calendar).check(token, now: clock())
+            page = .confirmation(checked, token: token, csrf: try Self.csrf(token: token, store: store))
         } catch let refusal as ActionLink.Refusal {
-            return ActionLinkPage.refused(refusal)
+            page = .refused(refusal)
         }
+        return try page.response(renderer, timeZone: calendar.timeZone)
     }
 
     /// Acts on a link posted from its confirmation page.
     func act(_ token: String, _ request: WebRequest) throws -> WebResponse {
-        if let site = request.header("sec-fetch-site"), site == "cross-site" {
-            return ActionLinkPage.forbidden("This form was sent from another site; open the link itself and press its button.")
+        try answer(token, request).response(renderer, timeZone: calendar.timeZone)
+    }
+
+    func answer(_ token: String, _ request: WebRequest) throws -> ActionLinkPage {
+        if request.header("sec-fetch-site") == "cross-site" {
+            return .forbidden("This form was sent from another site; open the link itself and press its button.")
         }
         let store = try Store(path: storePath)
-        let expected = try Self.formProof(token: token, store: store)
-        guard let proof = request.form["proof"], !expected.isEmpty,
-              ActionLink.constantTimeEqual(Data(proof.utf8), Data(expected.utf8)) else {
-            return ActionLinkPage.forbidden("This request did not come from the link's own page; open the link and press its button.")
+        let expected = try Self.csrf(token: token, store: store)
+        guard let sent = request.form["csrf"], !expected.isEmpty, ActionLink.constantTimeEqual(Data(sent.utf8), Data(expected.utf8)) else {
+            return .forbidden("This request did not come from the link's own page; open the link and press its button.")
         }
         let links = ActionLinks(store: store, calendar: calendar)
         do {
-            let title = try links.check(token, now: clock()).event.title
-            return ActionLinkPage.done(try links.perform(token, now: clock()), title: title, calendar: calendar)
+            let event = try links.check(token, now: clock()).event
+            return .result(try links.perform(token, now: clock()), event: event, calendar: calendar)
         } catch let refusal as ActionLink.Refusal {
-            return ActionLinkPage.refused(refusal)
+            return .refused(refusal)
         }
     }
 
-    /// The form's CSRF proof: an HMAC of the link under the store's key, so a POST must carry
-    /// what only the confirmation page shows. Empty (and every proof refused) without a key.
-    static func formProof(token: String, store: Store) throws -> String {
+    /// The form's CSRF value: an HMAC of the link under the store's key, so a POST must carry what
+    /// only the confirmation page shows (and a page loaded before a restart still works). Empty,
+    /// and every POST refused, without a key.
+    static func csrf(token: String, store: Store) throws -> String {
         guard let key = try store.storedSecret(named: Store.actionLinkKeyName) else { return "" }
         return HMACSHA256.authenticationCode(key: key, message: Data(("confirm\0" + token).utf8)).hexString
     }

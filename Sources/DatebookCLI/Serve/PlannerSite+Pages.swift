@@ -1,0 +1,99 @@
+import DatebookCore
+import DatebookRender
+import DatebookServer
+import DatebookStore
+import Foundation
+
+/// The pages: the agenda (`GET /`), an event (`GET /events/{id}`), and the forms that change tasks.
+extension PlannerSite {
+    func agendaPage(_ request: WebRequest, _: RouteParameters) throws -> WebResponse {
+        let context = settings.context()
+        let plan = DigestPlan(now: context.now, calendar: context.calendar)
+        let input = try DigestQuery.input(plan: plan, store: store(context, readOnly: true), calendar: context.calendar)
+        let locale = try DigestLocale(identifier: settings.config.locale ?? "en_US", timeZone: context.timeZone)
+        guard case .object(var root) = DigestContext(input, locale: locale).value else { return .text(500, "Internal error.\n") }
+        root["page"] = page(request)
+        return .html(200, try renderer.renderPage("web-agenda.html.mustache", .object(Self.taggingTasks(root))))
+    }
+
+    /// The digest's tree with `eventID` in each task, so a task's form can name its event.
+    static func taggingTasks(_ root: [String: MustacheValue]) -> [String: MustacheValue] {
+        var root = root
+        guard case .array(let sections)? = root["sections"] else { return root }
+        root["sections"] = .array(sections.map { section in
+            guard case .object(var fields) = section, case .array(let events)? = fields["events"] else { return section }
+            fields["events"] = .array(events.map { event in
+                guard case .object(var eventFields) = event, let id = eventFields["id"] else { return event }
+                for key in ["openTasks", "doneTasks"] {
+                    guard case .array(let tasks)? = eventFields[key] else { continue }
+                    eventFields[key] = .array(tasks.map { task in
+                        guard case .object(var taskFields) = task else { return task }
+                        taskFields["eventID"] = id
+                        return .object(taskFields)
+                    })
+                }
+                return .object(eventFields)
+            })
+            return .object(fields)
+        })
+        return root
+    }
+
+    func eventPage(_ request: WebRequest, _ parameters: RouteParameters) throws -> WebResponse {
+        let context = settings.context()
+        guard let event = try store(context, readOnly: true).event(id: parameters["id"] ?? "") else { return Self.noEventPage }
+        var when = Rows.when(event.start, context)
+        if let end = event.end { when += " – " + Rows.when(end, context) }
+        let tasks: [MustacheValue] = event.tasks.enumerated().map { n, task in
+            ["number": .int(n + 1), "id": .string(task.id), "text": .string(TextWidth.clean(task.text)), "status": .string(task.status.rawValue),
+             "todo": .bool(task.status == .todo), "doing": .bool(task.status == .doing), "done": .bool(task.status == .done),
+             "eventID": .string(event.id)]
+        }
+        let badge = Rows.badge(event)
+        let value: MustacheValue = [
+            "lang": "en-US", "timeZone": .string(context.timeZone.identifier), "page": page(request),
+            "event": ["id": .string(event.id), "title": .string(TextWidth.clean(event.title)), "emoji": .string(event.symbol.emoji),
+                      "color": .string(event.color.rawValue), "when": .string(when), "recurrence": event.recurrence.map { .string($0) } ?? .null,
+                      "notes": event.notes.isEmpty ? .null : .string(event.notes), "badge": .string(badge), "hasBadge": .bool(!badge.isEmpty),
+                      "complete": .bool(event.isComplete), "tasks": .array(tasks)],
+        ]
+        return .html(200, try renderer.renderPage("web-event.html.mustache", value))
+    }
+
+    static let noEventPage = WebResponse.html(404, SitePage.message(title: "No such event",
+                                                                     text: "There is no event with that id; it may have been removed."))
+
+    /// `POST /events/{id}/task`: `task` (its id) gets `status`; then back to `next` (303).
+    func setTaskStatus(_ request: WebRequest, _ parameters: RouteParameters) throws -> WebResponse {
+        let form = request.form
+        guard let status = form["status"].flatMap(TaskStatus.init(rawValue:)) else {
+            return .html(400, SitePage.message(title: "Not changed", text: "status must be todo, doing or done."))
+        }
+        let context = settings.context()
+        let store = try store(context, readOnly: false)
+        guard var event = try store.event(id: parameters["id"] ?? "") else { return Self.noEventPage }
+        guard let index = event.tasks.firstIndex(where: { $0.id == form["task"] }) else {
+            return .html(404, SitePage.message(title: "No such task", text: "That task is no longer on the event; reload the page."))
+        }
+        event.tasks[index].status = status
+        try store.save(event)
+        return .seeOther(SiteAuth.localPath(form["next"] ?? "/"))
+    }
+
+    /// `POST /events/{id}/tasks`: a new task with `text`; then the event's page (303).
+    func addTask(_ request: WebRequest, _ parameters: RouteParameters) throws -> WebResponse {
+        let text = (request.form["text"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { return .html(400, SitePage.message(title: "Not added", text: "The task's text is empty.")) }
+        let context = settings.context()
+        let store = try store(context, readOnly: false)
+        guard var event = try store.event(id: parameters["id"] ?? "") else { return Self.noEventPage }
+        event.tasks.append(EventTask(id: EventOptions.newTaskID(), text: text))
+        do {
+            try EventOptions.validate(event, task: "text")
+        } catch let error as CLIError {
+            return .html(400, SitePage.message(title: "Not added", text: error.message))
+        }
+        try store.save(event)
+        return .seeOther("/events/" + event.id)
+    }
+}

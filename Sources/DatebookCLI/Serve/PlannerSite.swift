@@ -1,0 +1,133 @@
+import DatebookCore
+import DatebookRender
+import DatebookScheduler
+import DatebookServer
+import DatebookStore
+import Foundation
+import Synchronization
+
+/// What the site's handlers need of the command's context, as a value threads can share; each
+/// request makes its own `Context` (with the time of the request, or the pinned `--now`).
+struct SiteSettings: Sendable {
+    var storePath: String
+    var configPath: String
+    var config: Config
+    var environment: [String: String]
+    var timeZone: TimeZone
+    var calendar: Calendar
+    /// `--now` or `DATEBOOK_NOW`: every request sees this time (reproducible tests).
+    var pinnedNow: Date?
+    var templates: String
+    var feedToken: String?
+
+    init(_ context: Context, pinned: Bool, feedToken: String?) {
+        storePath = context.storePath
+        configPath = context.configPath
+        config = context.config
+        environment = context.environment
+        timeZone = context.timeZone
+        calendar = context.calendar
+        pinnedNow = pinned ? context.now : nil
+        templates = TemplatesCommand.overrideDirectory(context)
+        self.feedToken = feedToken
+    }
+
+    /// A context for one request, writing to `out`.
+    func context(now: Date? = nil, out: OutputSink = StringSink()) -> Context {
+        let time = now ?? pinnedNow ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        return Context(now: time, calendar: calendar, timeZone: timeZone, storePath: storePath, configPath: configPath,
+                       config: config, environment: environment, colors: false, out: out, err: StringSink())
+    }
+}
+
+/// The planner on the web: the route table of `datebook serve` (pages, forms, feed, API).
+struct PlannerSite: Sendable {
+    let settings: SiteSettings
+    let auth: SiteAuth
+    let renderer: DigestRenderer
+    let stylesheet: [UInt8]
+    let feed: FeedCache
+
+    init(settings: SiteSettings, auth: SiteAuth) throws {
+        self.settings = settings
+        self.auth = auth
+        renderer = try DigestRenderer(overrideDirectory: settings.templates)
+        let colors = MustacheValue.array(EventColor.allCases.map { ["name": .string($0.rawValue), "hex": .string($0.hex)] })
+        stylesheet = Array(try renderer.renderPage("web.css.mustache", ["colors": colors], escaped: false).utf8)
+        feed = FeedCache()
+    }
+
+    func routes() -> Routes {
+        var routes = auth.loginRoutes()
+        routes.add("GET", "/static/site.css") { [stylesheet] _, _ in
+            WebResponse(status: 200, headers: [("Content-Type", "text/css; charset=utf-8"), ("Cache-Control", "max-age=300")], body: stylesheet)
+        }
+        routes.add("GET", "/", auth.page(agendaPage))
+        routes.add("GET", "/events/{id}", auth.page(eventPage))
+        routes.add("POST", "/events/{id}/task", auth.form(setTaskStatus))
+        routes.add("POST", "/events/{id}/tasks", auth.form(addTask))
+        routes.add("GET", "/calendar.ics") { [self] request, parameters in
+            if let token = settings.feedToken, let given = request.query["token"], given == token {
+                return try calendarFeed(request, parameters)
+            }
+            return try auth.api(calendarFeed)(request, parameters)
+        }
+        routes.add("GET", "/feeds/{token}/calendar.ics") { [self] request, parameters in
+            guard let token = settings.feedToken, parameters["token"] == token else { return .text(404, "Not found.\n") }
+            return try calendarFeed(request, parameters)
+        }
+        routes.add("GET", "/api/v1/agenda", auth.api(apiAgenda))
+        routes.add("GET", "/api/v1/events/{id}", auth.api(apiEvent))
+        routes.add("PATCH", "/api/v1/events/{id}/tasks/{n}", auth.api(apiSetTask))
+        return routes
+    }
+
+    /// The store for one request (read-only for pages and the feed).
+    func store(_ context: Context, readOnly: Bool) throws -> Store {
+        try context.openStore(readOnly: readOnly, extendingHorizon: false)
+    }
+
+    /// `page` of every template's context: the CSRF token, this page's path and the feed links.
+    func page(_ request: WebRequest) -> MustacheValue {
+        let base = settings.config.serve.baseURL ?? "http://" + (request.header("host") ?? "127.0.0.1")
+        let feedPath = settings.feedToken.map { "/feeds/\($0)/calendar.ics" } ?? "/calendar.ics"
+        let webcal = "webcal" + base.drop { $0 != ":" } + feedPath
+        return ["csrf": .string(auth.csrf), "path": .string(request.path), "feedPath": .string(feedPath),
+                "webcalURL": .string(webcal), "feedHasToken": .bool(settings.feedToken != nil)]
+    }
+}
+
+/// The iCalendar feed, exported again only when the store's files changed.
+///
+/// `GET /calendar.ics` with a matching `If-None-Match` then costs two `stat` calls: the export of a
+/// large planner is not repeated for every phone that polls. The bytes depend only on the store
+/// (DTSTAMP is the store's modification time), so the same planner always has the same ETag.
+final class FeedCache: Sendable {
+    struct Entry: Sendable {
+        var signature: [Int]
+        var etag: String
+        var body: [UInt8]
+    }
+
+    private let entry = Mutex<Entry?>(nil)
+
+    /// The store file's and its write-ahead log's modification times and sizes.
+    static func signature(of storePath: String) -> [Int] {
+        [storePath, storePath + "-wal"].flatMap { path -> [Int] in
+            var info = stat()
+            guard stat(path, &info) == 0 else { return [0, 0, 0] }
+            return [info.st_mtim.tv_sec, info.st_mtim.tv_nsec, Int(info.st_size)]
+        }
+    }
+
+    func current(storePath: String, export: (Date) throws -> [UInt8]) throws -> Entry {
+        let signature = Self.signature(of: storePath)
+        if let cached = entry.withLock({ $0 }), cached.signature == signature { return cached }
+        let body = try export(Date(timeIntervalSince1970: TimeInterval(signature[0])))
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in body { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let fresh = Entry(signature: signature, etag: "\"" + String(hash, radix: 16) + "-" + String(body.count) + "\"", body: body)
+        entry.withLock { $0 = fresh }
+        return fresh
+    }
+}
