@@ -31,15 +31,17 @@ enum SendCommand: Command {
             guard let lead = LeadTime(wait) else { throw CLIError.usage("cannot read --wait '\(wait)': expected a duration like 30s or 2m") }
             delivery.wait = TimeInterval(lead.days * 86_400 + lead.seconds)
         }
-        // With serve.baseURL an alert's links are signed with the store's key, made on first use.
+        // With serve.baseURL an alert's links are signed with the store's key, made on first use
+        // (not by a dry run, which writes nothing: it shows links once the key exists).
+        let dryRun = arguments.has("--dry-run")
         let base = what == "alert" ? context.config.serve.baseURL : nil
-        let store = try context.openStore(readOnly: base == nil)
+        let store = try context.openStore(readOnly: base == nil || dryRun)
         let items: [InteractiveDelivery.Item]
         if what == "alert" {
             guard arguments.positionals.count == 2 else { throw UsageError(message: "'send alert' needs an EVENT", command: "send") }
             let event = try EventResolver.resolve(arguments.positionals[1], in: store, context: context)
             let occurrence = Occurrence(event: event, calendar: context.calendar)
-            let links = try base.flatMap { try ActionLinkIssuer(baseURL: $0, store: store, now: context.now) }
+            let links = try base.flatMap { try ActionLinkIssuer(baseURL: $0, store: store, now: context.now, makingKey: !dryRun) }
             items = channels.map { channel in
                 var message = AlertMessage.make(occurrence, lead: nil, channel: channel.name, calendar: context.calendar)
                 message.actions = links?.actions(eventID: event.id, occurrenceStart: occurrence.start, channel: channel.name,

@@ -80,13 +80,14 @@ public struct ActionLinkIssuer: Sendable, Equatable {
         self.lifetime = lifetime
     }
 
-    /// Signs with `store`'s key, made on first use; nil when the key does not exist yet and the
-    /// store cannot be written (a read-only `preview`: its alerts then show no links).
-    public init?(baseURL: String, store: Store, now: Date) throws {
+    /// Signs with `store`'s key, made on first use when `makingKey`; nil when there is no key
+    /// yet and none is to be made (`preview`, `status`: they write nothing, so their alerts show
+    /// links only once a pass or `send alert` has made it).
+    public init?(baseURL: String, store: Store, now: Date, makingKey: Bool) throws {
         if let stored = try store.storedSecret(named: Store.actionLinkKeyName) {
             self.init(baseURL: baseURL, key: stored)
-        } else if let made = try? store.secretKey(named: Store.actionLinkKeyName, now: now) {
-            self.init(baseURL: baseURL, key: made)
+        } else if makingKey {
+            self.init(baseURL: baseURL, key: try store.secretKey(named: Store.actionLinkKeyName, now: now))
         } else {
             return nil
         }

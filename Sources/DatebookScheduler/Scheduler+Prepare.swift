@@ -29,15 +29,17 @@ enum DeliveryInput: Sendable {
 }
 
 extension Scheduler {
-    /// Builds the message and the channel step for a ledger row; never sends.
+    /// Builds the message and the channel step for a ledger row; never sends, never writes (an
+    /// alert shows action links only once a pass has made the store's key).
     public func prepare(_ entry: LedgerEntry, now: Date) throws -> PreparedDelivery {
-        try prepare([entry], now: now)[0]
+        try prepare([entry], now: now, makingKey: false)[0]
     }
 
     /// Reads what the rows need from the store, then builds messages and payloads on all cores
-    /// (pure work: no store, no network).
-    func prepare(_ entries: [LedgerEntry], now: Date) throws -> [PreparedDelivery] {
-        try builder(now: now).buildAll(try entries.map(input))
+    /// (pure work: no store, no network). `makingKey`: a pass that sends makes the action-link key
+    /// on first use.
+    func prepare(_ entries: [LedgerEntry], now: Date, makingKey: Bool = true) throws -> [PreparedDelivery] {
+        try builder(now: now, makingKey: makingKey).buildAll(try entries.map(input))
     }
 
     /// The occurrence of `event` that starts at `start`, if the event still has one there: its own
@@ -54,10 +56,10 @@ extension Scheduler {
         return found
     }
 
-    func builder(now: Date) throws -> Builder {
+    func builder(now: Date, makingKey: Bool) throws -> Builder {
         Builder(config: config, calendar: calendar, renderer: digestRenderer,
                 dispatcher: Dispatcher(environment: environment, now: now, timeZone: calendar.timeZone, host: host),
-                links: try options.actionLinkBaseURL.flatMap { try ActionLinkIssuer(baseURL: $0, store: store, now: now) })
+                links: try options.actionLinkBaseURL.flatMap { try ActionLinkIssuer(baseURL: $0, store: store, now: now, makingKey: makingKey) })
     }
 
     func input(_ entry: LedgerEntry) throws -> DeliveryInput {

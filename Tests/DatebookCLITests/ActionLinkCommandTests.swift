@@ -89,6 +89,8 @@ struct ActionLinkCommandTests {
 
         let status = sandbox.send(["status"], config: config)
         #expect(status.out.contains("(snoozed)"))
+        let preview = sandbox.send(["preview", "--days", "1"], config: config)
+        #expect(preview.out.contains("(snoozed)"))
         sandbox.now = "2026-11-30 20:04"
         #expect(sandbox.send(["tick"], config: config).code == 0)
         #expect(try bodies(sink).filter { $0.path == "/hook" }.count == 1)

@@ -134,8 +134,9 @@ struct ActionLinksTests {
 
 /// Which alerts carry links, and that what they carry is what `ActionLinks` accepts.
 struct AlertLinkTests {
-    static func prepared(baseURL: String?) throws -> (Harness, Event, OutgoingMessage) {
+    static func prepared(baseURL: String?, keyMade: Bool = true) throws -> (Harness, Event, OutgoingMessage) {
         let h = try Harness(zone: "Europe/Berlin")
+        if keyMade { _ = try h.store.secretKey(named: Store.actionLinkKeyName, now: ActionLinksTests.now) }
         let event = try h.add("Pagliacci", at: .instant(utc("2026-12-02T10:00:00Z")), tasks: [EventTask(id: "a", text: "Tickets")])
         var options = Scheduler.Options()
         options.actionLinkBaseURL = baseURL
@@ -156,9 +157,22 @@ struct AlertLinkTests {
         #expect(checked.link.expires == ActionLinksTests.now.addingTimeInterval(7 * 86_400))
     }
 
-    @Test func withoutABaseURLAnAlertHasNoLinksAndNoKeyIsMade() throws {
-        let (h, _, message) = try Self.prepared(baseURL: nil)
+    @Test func withoutABaseURLAnAlertHasNoLinks() throws {
+        let (_, _, message) = try Self.prepared(baseURL: nil)
+        #expect(message.actions.isEmpty)
+    }
+
+    @Test func previewingMakesNoKeyAndThePassThatSendsMakesIt() throws {
+        let (h, event, message) = try Self.prepared(baseURL: "https://planner.example.org", keyMade: false)
         #expect(message.actions.isEmpty)
         #expect(try h.store.storedSecret(named: Store.actionLinkKeyName) == nil)
+        var options = Scheduler.Options()
+        options.actionLinkBaseURL = "https://planner.example.org"
+        _ = try h.store.plan(Snooze.entry(eventID: event.id, occurrenceStart: utc("2026-12-02T10:00:00Z"), until: ActionLinksTests.now,
+                                          channel: "hook"), now: ActionLinksTests.now)
+        h.fake.now = ActionLinksTests.now
+        try Scheduler(store: h.store, config: h.config, calendar: h.calendar, deliverer: h.fake, options: options).tick(now: ActionLinksTests.now)
+        #expect(h.fake.sent.count == 1)
+        #expect(try h.store.storedSecret(named: Store.actionLinkKeyName)?.count == 32)
     }
 }

@@ -57,7 +57,7 @@ public struct ActionLinkRoutes: Sendable {
         }
         let store = try Store(path: storePath)
         let expected = try Self.csrf(token: token, store: store)
-        guard let sent = request.form["csrf"], !expected.isEmpty, ActionLink.constantTimeEqual(Data(sent.utf8), Data(expected.utf8)) else {
+        guard let sent = request.form[SiteAuth.csrfField], !expected.isEmpty, SiteAuth.same(sent, expected) else {
             return .forbidden("This request did not come from the link's own page; open the link and press its button.")
         }
         let links = ActionLinks(store: store, calendar: calendar)
