@@ -115,7 +115,7 @@ enum ConfigManual {
         "feeds[].every": "a DURATION between refreshes (default 30m)",
         "serve": "the web server of datebook serve and datebook run --serve",
         "serve.listen": "HOST:PORT to listen on (default 127.0.0.1:8650); anything but loopback needs serve.token",
-        "serve.baseURL": "the address people reach the server at (behind a proxy: its https URL), used to build links",
+        "serve.baseURL": "the address people reach the server at (behind a proxy: its https URL); set, every alert carries signed Done, Snooze 1 h and Tomorrow 9:00 links under it",
         "serve.token": "the password of the web pages and the API's bearer token (a SECRET); required off loopback",
         "serve.feedToken": "a SECRET in the feed's URL (/feeds/FEEDTOKEN/calendar.ics) so calendar apps can subscribe without a login",
     ]
