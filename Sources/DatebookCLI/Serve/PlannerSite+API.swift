@@ -63,12 +63,13 @@ extension PlannerSite {
 
     /// `GET /calendar.ics`: `datebook export --format ics`, with an ETag; a matching `If-None-Match` gets 304.
     func calendarFeed(_ request: WebRequest, _: RouteParameters) throws -> WebResponse {
-        let entry = try feed.current(storePath: settings.storePath) { stamp in
+        // DTSTAMP is the store's modification time, so the bytes (and the ETag) change only with the planner.
+        let entry = try feed.value(storePath: settings.storePath) { signature in
             let out = StringSink()
             var arguments = ParsedArguments()
             arguments.values["--format"] = ["ics"]
-            _ = try ExportCommand.run(arguments, settings.context(now: stamp, out: out))
-            return Array(out.text.utf8)
+            _ = try ExportCommand.run(arguments, settings.context(now: Date(timeIntervalSince1970: TimeInterval(signature[0])), out: out))
+            return FeedDocument(body: Array(out.text.utf8))
         }
         let headers: [(name: String, value: String)] = [("ETag", entry.etag), ("Cache-Control", "no-cache")]
         if let match = request.header("if-none-match"), match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == entry.etag }) {
