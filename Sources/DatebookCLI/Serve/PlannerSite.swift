@@ -57,6 +57,12 @@ struct PlannerSite: Sendable {
         stylesheet = Array(try renderer.renderPage("web.css.mustache", ["colors": colors], escaped: false).utf8)
     }
 
+    /// Exports the feed again now if the store changed, so the next phone that polls finds it made
+    /// (the export of 10,000 events takes longer than a request should). One at a time.
+    func warmFeed() {
+        feed.refreshInBackground { [self] in _ = try? feedDocument() }
+    }
+
     func routes() -> Routes {
         var routes = auth.loginRoutes()
         routes.add("GET", "/static/site.css") { [stylesheet] _, _ in
@@ -112,6 +118,20 @@ final class StoreCache<Value: Sendable>: Sendable {
     }
 
     private let entry = Mutex<(key: Key, value: Value)?>(nil)
+    private let refreshing = Mutex(false)
+
+    /// Runs `refresh` (which reads through this cache) on a thread of its own, unless one still runs.
+    func refreshInBackground(_ refresh: @escaping @Sendable () -> Void) {
+        let start = refreshing.withLock { busy in
+            defer { busy = true }
+            return !busy
+        }
+        guard start else { return }
+        Thread.detachNewThread { [self] in
+            refresh()
+            refreshing.withLock { $0 = false }
+        }
+    }
 
     /// The store file's and its write-ahead log's modification times and sizes.
     static func signature(of storePath: String) -> [Int] {
@@ -130,6 +150,14 @@ final class StoreCache<Value: Sendable>: Sendable {
         entry.withLock { $0 = (key, value) }
         return value
     }
+}
+
+/// Collects output as bytes (the feed: 8 MB for 10,000 events, never decoded into a String).
+final class ByteSink: OutputSink {
+    private(set) var bytes: [UInt8] = []
+    func write(_ text: String) { bytes.append(contentsOf: text.utf8) }
+    func write(bytes more: [UInt8]) { bytes.append(contentsOf: more) }
+    func flush() {}
 }
 
 /// The feed's bytes and their ETag (a hash of the bytes: the same planner, the same tag).
