@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: setup build demo test smoke bench clean-bench symbol-order fuzz install uninstall
+.PHONY: setup build demo test smoke bench bench-serve clean-bench symbol-order fuzz install uninstall
 
 # The Swift runtime and Foundation linked into the binary: it starts in about two thirds of the
 # time (no Swift libraries to load and bind) and runs where no Swift toolchain is installed.
@@ -52,6 +52,12 @@ bench: build
 	/usr/bin/python3 bench/scheduler.py
 	/usr/bin/python3 bench/hostile.py
 	/usr/bin/python3 bench/desktop.py
+	/usr/bin/python3 bench/serve.py
+
+## The server alone (bench/serve.py: wrk against datebook serve, nginx beside it; writes bench/results-serve.md).
+bench-serve: build
+	@bash scripts/setup.sh --bench
+	/usr/bin/python3 bench/serve.py
 
 # Re-profiles the common paths and rewrites scripts/symbol-order.txt (the release link's function
 # order); commit the result.

@@ -29,8 +29,9 @@ enum RunCommand: Command {
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
         let log = SerialLog(context.err)
         if arguments.has("--listen"), !arguments.has("--serve") { throw UsageError(message: "--listen needs --serve", command: "run") }
-        let server = arguments.has("--serve") ? try ServerLauncher.start(context, listen: arguments.value("--listen"),
+        let served = arguments.has("--serve") ? try ServerLauncher.start(context, listen: arguments.value("--listen"),
                                                                               pinned: context.environment["DATEBOOK_NOW"] != nil || arguments.value("--now") != nil, log: log) : nil
+        let server = served?.0
         let store = try context.openStore()
         // The main thread only decides when to run a pass; it reads a few pages around now.
         try store.limitPageCache(kibibytes: 1024)
@@ -74,6 +75,7 @@ enum RunCommand: Command {
             if reasons.contains(.storeChanged), let current = try? store.dataVersion(), current != version {
                 version = current
                 due = true
+                served?.1.warmFeed()
             }
         }
         server?.stop()

@@ -21,9 +21,13 @@ enum ServeCommand: Command {
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
         let log = SerialLog(context.err)
         let pinned = arguments.value("--now") != nil || context.environment["DATEBOOK_NOW"] != nil
-        let server = try ServerLauncher.start(context, listen: arguments.value("--listen"), pinned: pinned, log: log)
+        let (server, site) = try ServerLauncher.start(context, listen: arguments.value("--listen"), pinned: pinned, log: log)
         let wakeups = Wakeups(watchingStore: context.storePath)
-        while !wakeups.wait(seconds: 3600).contains(.stop) {}
+        while true {
+            let reasons = wakeups.wait(seconds: 3600)
+            if reasons.contains(.stop) { break }
+            if reasons.contains(.storeChanged) { site.warmFeed() }
+        }
         server.stop()
         log.write("stopping: in-flight requests finished")
         return ExitCode.ok
@@ -32,7 +36,7 @@ enum ServeCommand: Command {
 
 /// Starts the web server for `serve` and `run --serve`: the address, the token rule, the routes.
 enum ServerLauncher {
-    static func start(_ context: Context, listen option: String?, pinned: Bool = false, log: SerialLog) throws -> WebServer {
+    static func start(_ context: Context, listen option: String?, pinned: Bool = false, log: SerialLog) throws -> (WebServer, PlannerSite) {
         let text = option ?? context.config.serve.listen ?? ListenAddress.standard.description
         guard let listen = ListenAddress(text) else {
             throw CLIError.usage("\(option == nil ? "serve.listen" : "--listen"): expected HOST:PORT with a numeric address like 127.0.0.1:8650 or [::1]:8650, got '\(text)'")
@@ -58,7 +62,8 @@ enum ServerLauncher {
             throw CLIError(message: error.description, code: ExitCode.unavailable)
         }
         log.write("serving on http://\(server.address) (pid \(getpid()))")
-        return server
+        site.warmFeed()
+        return (server, site)
     }
 
     /// A configured token, read now (a missing variable or file is an error naming it, never the value).

@@ -61,15 +61,21 @@ extension PlannerSite {
         return .json(200, ListCommand.json(Occurrence(event: event, calendar: context.calendar), context) + "\n")
     }
 
-    /// `GET /calendar.ics`: `datebook export --format ics`, with an ETag; a matching `If-None-Match` gets 304.
-    func calendarFeed(_ request: WebRequest, _: RouteParameters) throws -> WebResponse {
-        let entry = try feed.current(storePath: settings.storePath) { stamp in
-            let out = StringSink()
+    /// The export as the feed serves it, from the cache while the store is unchanged. DTSTAMP is the
+    /// store's modification time, so the bytes (and the ETag) change only with the planner.
+    func feedDocument() throws -> FeedDocument {
+        try feed.value(storePath: settings.storePath) { signature in
+            let out = ByteSink()
             var arguments = ParsedArguments()
             arguments.values["--format"] = ["ics"]
-            _ = try ExportCommand.run(arguments, settings.context(now: stamp, out: out))
-            return Array(out.text.utf8)
+            _ = try ExportCommand.run(arguments, settings.context(now: Date(timeIntervalSince1970: TimeInterval(signature[0])), out: out))
+            return FeedDocument(body: out.bytes)
         }
+    }
+
+    /// `GET /calendar.ics`: `datebook export --format ics`, with an ETag; a matching `If-None-Match` gets 304.
+    func calendarFeed(_ request: WebRequest, _: RouteParameters) throws -> WebResponse {
+        let entry = try feedDocument()
         let headers: [(name: String, value: String)] = [("ETag", entry.etag), ("Cache-Control", "no-cache")]
         if let match = request.header("if-none-match"), match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == entry.etag }) {
             return WebResponse(status: 304, headers: headers)

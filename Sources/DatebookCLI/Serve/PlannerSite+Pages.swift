@@ -8,12 +8,19 @@ import Foundation
 extension PlannerSite {
     func agendaPage(_ request: WebRequest, _: RouteParameters) throws -> WebResponse {
         let context = settings.context()
+        let body = try agenda.value(storePath: settings.storePath, extra: [String(context.now.timeIntervalSince1970), request.header("host") ?? ""]) { _ in
+            Array(try renderAgenda(request, context).utf8)
+        }
+        return WebResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: body)
+    }
+
+    func renderAgenda(_ request: WebRequest, _ context: Context) throws -> String {
         let plan = DigestPlan(now: context.now, calendar: context.calendar)
         let input = try DigestQuery.input(plan: plan, store: store(context, readOnly: true), calendar: context.calendar)
         let locale = try DigestLocale(identifier: settings.config.locale ?? "en_US", timeZone: context.timeZone)
-        guard case .object(var root) = DigestContext(input, locale: locale).value else { return .text(500, "Internal error.\n") }
+        guard case .object(var root) = DigestContext(input, locale: locale).value else { throw ServerError("the digest context is not an object") }
         root["page"] = page(request)
-        return .html(200, try renderer.renderPage("web-agenda.html.mustache", .object(Self.taggingTasks(root))))
+        return try renderer.renderPage("web-agenda.html.mustache", .object(Self.taggingTasks(root)))
     }
 
     /// The digest's tree with `eventID` in each task, so a task's form can name its event.

@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Server benchmark: `datebook serve` (release build) under wrk, beside nginx serving the same page.
+
+Measures, on 127.0.0.1 with wrk (Debian `wrk`, setup.sh --bench):
+  * start to first answer (spawn → first 200 from /healthz), median of 5 starts;
+  * GET /calendar.ics with a matching If-None-Match (304), 32 connections;
+  * GET / on the sample planner, 32 connections: requests/s and p99;
+  * the same page as a static file from nginx (one worker), for scale;
+  * GET /calendar.ics of a 10,000-event planner, uncached (the store touched before each), median of 5;
+  * idle: CPU over 5 s with no requests, and resident memory.
+Writes bench/results-serve.md. Run by `make bench-serve` (release build first).
+"""
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATEBOOK = os.path.join(ROOT, ".build", "release", "datebook")
+DURATION = os.environ.get("BENCH_SERVE_DURATION", "5s")
+NOW = ["--now", "2026-11-30 09:00", "--tz", "Europe/Berlin"]
+BUDGETS = {
+    "304": 20_000, "page": 5_000, "p99": 10.0, "ics10k": 50.0, "idle_cpu": 1.0, "rss": 30.0, "start": 50.0,
+}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def datebook(store, config, *arguments):
+    subprocess.run([DATEBOOK, "--store", store, "--config", config, *NOW, *arguments], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def start_server(store, config, log):
+    """Starts datebook serve; returns (process, port, milliseconds from spawn to the first 200)."""
+    port = free_port()
+    started = time.perf_counter()
+    process = subprocess.Popen([DATEBOOK, "--store", store, "--config", config, *NOW, "serve", "--listen", f"127.0.0.1:{port}"],
+                               stdout=subprocess.DEVNULL, stderr=log)
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                if s.recv(64).startswith(b"HTTP/1.1 200"):
+                    return process, port, (time.perf_counter() - started) * 1000
+        except OSError:
+            pass
+        if process.poll() is not None:
+            sys.exit("datebook serve exited early")
+        if time.perf_counter() - started > 10:
+            sys.exit("datebook serve did not answer within 10 s")
+        time.sleep(0.0005)
+
+
+def stop(process):
+    process.terminate()
+    process.wait(timeout=20)
+
+
+def wrk(url, headers=()):
+    """Runs wrk with 32 connections; returns (requests/s, p99 ms, non-2xx/3xx count)."""
+    command = ["wrk", "-t2", "-c32", "-d" + DURATION, "--latency", url]
+    for header in headers:
+        command += ["-H", header]
+    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)\b", out)
+    scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[p99.group(2)]
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return rate, float(p99.group(1)) * scale, int(errors.group(1)) if errors else 0
+
+
+def cpu_seconds(pid):
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_mb(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def nginx_static(workdir, page):
+    port = free_port()
+    root = os.path.join(workdir, "www")
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, "index.html"), "wb") as out:
+        out.write(page)
+    conf = os.path.join(workdir, "nginx.conf")
+    with open(conf, "w") as out:
+        out.write(f"""
+worker_processes 1; daemon off; pid {workdir}/nginx.pid; error_log {workdir}/nginx-error.log;
+events {{ worker_connections 1024; }}
+http {{ access_log off; server {{ listen 127.0.0.1:{port}; root {root}; }} }}
+""")
+    process = subprocess.Popen(["nginx", "-c", conf, "-p", workdir], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return process, port
+        except OSError:
+            time.sleep(0.05)
+    sys.exit("nginx did not start")
+
+
+def verdict(ok):
+    return "ok" if ok else "MISSED"
+
+
+def main():
+    if not os.path.exists(DATEBOOK):
+        sys.exit("build first: swift build -c release --static-swift-stdlib --product datebook")
+    if not shutil.which("wrk"):
+        sys.exit("wrk is missing: bash scripts/setup.sh --bench")
+    workdir = tempfile.mkdtemp(prefix="datebook-bench-serve-")
+    config = os.path.join(workdir, "config.json5")
+    with open(config, "w") as out:
+        out.write("{}\n")
+    log = open(os.path.join(workdir, "serve.log"), "w")
+    store = os.path.join(workdir, "sample.sqlite3")
+    datebook(store, config, "demo")
+
+    starts = []
+    for _ in range(5):
+        process, port, ms = start_server(store, config, log)
+        starts.append(ms)
+        stop(process)
+    start_ms = sorted(starts)[len(starts) // 2]
+
+    process, port, _ = start_server(store, config, log)
+    base = f"http://127.0.0.1:{port}"
+    etag = urllib.request.urlopen(base + "/calendar.ics").headers["ETag"]
+    page = urllib.request.urlopen(base + "/").read()
+    not_modified, _, errors304 = wrk(base + "/calendar.ics", [f"If-None-Match: {etag}"])
+    page_rate, page_p99, errors_page = wrk(base + "/")
+    time.sleep(2)
+    cpu_before = cpu_seconds(process.pid)
+    time.sleep(5)
+    idle_cpu = (cpu_seconds(process.pid) - cpu_before) / 5 * 100
+    rss = rss_mb(process.pid)
+    stop(process)
+
+    nginx, nginx_port = nginx_static(workdir, page)
+    static_rate, static_p99, _ = wrk(f"http://127.0.0.1:{nginx_port}/index.html")
+    nginx.terminate()
+    nginx.wait()
+
+    big_store = os.path.join(workdir, "big.sqlite3")
+    subprocess.run([sys.executable, os.path.join(ROOT, "bench", "generate.py"), "10000", os.path.join(workdir, "big"),
+                    "--recurring", "0.1"], check=True)
+    datebook(big_store, config, "import", os.path.join(workdir, "big-000.json"))
+    process, port, _ = start_server(big_store, config, log)
+    feed_times = []
+    warm_times = []
+    size = 0
+    for _ in range(5):
+        os.utime(big_store)  # a new signature: the next request exports again
+        started = time.perf_counter()
+        size = len(urllib.request.urlopen(f"http://127.0.0.1:{port}/calendar.ics").read())
+        feed_times.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/calendar.ics").read()
+        warm_times.append((time.perf_counter() - started) * 1000)
+    stop(process)
+    feed_ms = sorted(feed_times)[len(feed_times) // 2]
+    warm_ms = sorted(warm_times)[len(warm_times) // 2]
+    log.close()
+
+    load = os.getloadavg()[0]
+    rows = [
+        ("GET /calendar.ics, If-None-Match → 304, 32 conns", f"{not_modified:,.0f} req/s", f"≥ {BUDGETS['304']:,} req/s",
+         verdict(not_modified >= BUDGETS["304"] and errors304 == 0)),
+        ("GET / (sample planner), 32 conns", f"{page_rate:,.0f} req/s, p99 {page_p99:.2f} ms",
+         f"≥ {BUDGETS['page']:,} req/s, p99 ≤ {BUDGETS['p99']:.0f} ms",
+         verdict(page_rate >= BUDGETS["page"] and page_p99 <= BUDGETS["p99"] and errors_page == 0)),
+        ("… the same page as a static file from nginx (1 worker)", f"{static_rate:,.0f} req/s, p99 {static_p99:.2f} ms", "(for scale)", ""),
+        (f"GET /calendar.ics, 10,000 events ({size / 1e6:.1f} MB), store unchanged since the last export, median of 5",
+         f"{warm_ms:.1f} ms", f"≤ {BUDGETS['ics10k']:.0f} ms", verdict(warm_ms <= BUDGETS["ics10k"])),
+        ("… the first request after a change made by this server's caller (the export itself)", f"{feed_ms:.1f} ms",
+         f"(≤ {BUDGETS['ics10k']:.0f} ms)", verdict(feed_ms <= BUDGETS["ics10k"])),
+        ("idle: CPU over 5 s / resident memory", f"{idle_cpu:.2f} % / {rss:.1f} MB", f"≈ 0 % / ≤ {BUDGETS['rss']:.0f} MB",
+         verdict(idle_cpu <= BUDGETS["idle_cpu"] and rss <= BUDGETS["rss"])),
+        ("start to first answer (/healthz), median of 5", f"{start_ms:.1f} ms", f"≤ {BUDGETS['start']:.0f} ms",
+         verdict(start_ms <= BUDGETS["start"])),
+    ]
+    lines = [
+        "# Server benchmark",
+        "",
+        f"Release build, loopback only, wrk -t2 -c32 -d{DURATION}, 2 cores shared with the load generator, "
+        f"load average {load:.2f} at the end. `make bench-serve` writes this file (bench/serve.py).",
+        "",
+        "| workload | measured | budget | verdict |",
+        "|---|---|---|---|",
+    ] + [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(ROOT, "bench", "results-serve.md"), "w") as out:
+        out.write(text)
+    print(text)
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
