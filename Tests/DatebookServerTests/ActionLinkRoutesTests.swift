@@ -4,6 +4,7 @@ import DatebookScheduler
 @testable import DatebookServer
 import DatebookStore
 import Foundation
+import Synchronization
 import Testing
 
 /// A store with one event (two open tasks, title with markup), the links of its alert, and a
@@ -95,6 +96,18 @@ struct ActionLinkRoutesTests {
         #expect(again.status == 409)
         #expect(again.text.contains("This link was used already"))
         #expect(try fixture.get(done).status == 409)
+    }
+
+    @Test func aLinkPostedTenTimesAtOnceActsOnce() throws {
+        let fixture = try ActionLinkFixture()
+        let snooze = try fixture.token("snooze"), csrf = try fixture.csrf(snooze)
+        let statuses = Mutex<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: 10) { _ in
+            let status = (try? fixture.post(snooze, form: "csrf=" + csrf).status) ?? 0
+            statuses.withLock { $0.append(status) }
+        }
+        #expect(statuses.withLock { $0.sorted() } == [200] + Array(repeating: 409, count: 9))
+        #expect(try fixture.state().deliveries.count == 1)
     }
 
     @Test func snoozeAndTomorrowPutTheAlertInTheLedgerAgain() throws {

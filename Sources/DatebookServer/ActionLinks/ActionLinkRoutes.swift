@@ -35,7 +35,7 @@ public struct ActionLinkRoutes: Sendable {
 
     /// The confirmation page: what the link would do, and a form that posts it back.
     func confirm(_ token: String) throws -> WebResponse {
-        let store = try Store(path: storePath)
+        let store = try Store(path: storePath, readOnly: true)
         let page: ActionLinkPage
         do {
             let checked = try ActionLinks(store: store, calendar: calendar).check(token, now: clock())
