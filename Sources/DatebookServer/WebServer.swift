@@ -214,9 +214,9 @@ public final class WebServer: @unchecked Sendable {  // owns the MHD_Daemon; its
             }
         }
         let elapsed = ContinuousClock.now - exchange.started
-        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+        let tenths = elapsed.components.seconds * 10_000 + elapsed.components.attoseconds / 100_000_000_000_000
         var line = "\(method.map { String(cString: $0) } ?? "-") \(url.map { String(cString: $0) } ?? "-") \(secured.status) "
-            + String(format: "%.1f ms", milliseconds)
+            + "\(tenths / 10).\(tenths % 10) ms"
         if let error { line += " (\(error))" }
         log(line)
         return result
