@@ -18,7 +18,8 @@ public struct WebRequest: Sendable, Equatable {
         self.method = method
         self.path = path
         self.query = query
-        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }) { _, last in last }
+        self.headers = headers.keys.allSatisfy { $0 == $0.lowercased() } ? headers
+            : Dictionary(headers.map { ($0.key.lowercased(), $0.value) }) { _, last in last }
         self.body = body
         self.fromLoopback = fromLoopback
     }

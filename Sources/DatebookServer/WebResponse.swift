@@ -56,7 +56,11 @@ public struct WebResponse: Sendable, Equatable {
     /// The response with the security headers set (a route's own value of one of them is replaced).
     public func secured() -> WebResponse {
         var response = self
-        for (name, value) in Self.securityHeaders { response.setHeader(name, value) }
+        let own = Set(Self.securityHeaders.map { $0.name.lowercased() })
+        if headers.contains(where: { own.contains($0.name.lowercased()) }) {
+            response.headers.removeAll { own.contains($0.name.lowercased()) }
+        }
+        response.headers += Self.securityHeaders
         return response
     }
 }

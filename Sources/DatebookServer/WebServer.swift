@@ -137,6 +137,7 @@ public final class WebServer: @unchecked Sendable {  // owns the MHD_Daemon; its
     /// What one request has gathered between the calls of the access handler.
     final class Exchange {
         let started = ContinuousClock.now
+        var headers: [String: String] = [:]
         var body: [UInt8] = []
         var tooLarge = false
         var answered = false
@@ -150,7 +151,8 @@ public final class WebServer: @unchecked Sendable {  // owns the MHD_Daemon; its
             exchangeSlot.pointee = Unmanaged.passRetained(exchange).toOpaque()
             server.inFlight.withLock { $0 += 1 }
             server.setAwaitingHeaders(connection, false)
-            let declared = WebServer.values(connection, query: false)["content-length"].flatMap { Int($0) } ?? 0
+            exchange.headers = WebServer.values(connection, query: false)
+            let declared = exchange.headers["content-length"].flatMap { Int($0) } ?? 0
             if declared > server.settings.maxBody {
                 exchange.answered = true
                 return server.send(.text(413, "The request body is larger than \(server.settings.maxBody / 1024) KB.\n"),
@@ -179,7 +181,7 @@ public final class WebServer: @unchecked Sendable {  // owns the MHD_Daemon; its
         }
         let request = WebRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
                                  query: WebServer.values(connection, query: true),
-                                 headers: WebServer.values(connection, query: false), body: exchange.body,
+                                 headers: exchange.headers, body: exchange.body,
                                  fromLoopback: cmhd_peer_is_loopback(connection) != 0)
         let (response, error) = server.routes.respond(to: request)
         return server.send(response, connection, method: method, url: url, exchange: exchange, error: error)
@@ -214,9 +216,9 @@ public final class WebServer: @unchecked Sendable {  // owns the MHD_Daemon; its
             }
         }
         let elapsed = ContinuousClock.now - exchange.started
-        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+        let tenths = elapsed.components.seconds * 10_000 + elapsed.components.attoseconds / 100_000_000_000_000
         var line = "\(method.map { String(cString: $0) } ?? "-") \(url.map { String(cString: $0) } ?? "-") \(secured.status) "
-            + String(format: "%.1f ms", milliseconds)
+            + "\(tenths / 10).\(tenths % 10) ms"
         if let error { line += " (\(error))" }
         log(line)
         return result
