@@ -21,6 +21,19 @@ enum CoreFuzz {
         FuzzSink.keep(config.channels.count + config.digests.count + config.feeds.count)
     }
 
+    /// A followed link's token: the input as the token's text, and as the bytes a token decodes to
+    /// (so the payload reader sees arbitrary lengths and texts before the signature is checked).
+    static func actionLink(_ bytes: [UInt8]) {
+        let key = Data(repeating: 0x42, count: 32)
+        for token in [String(decoding: bytes, as: UTF8.self), Base64URL.encode(Data(bytes))] {
+            do {
+                FuzzSink.keep(try ActionLink.verify(token, key: key, now: now).eventID.utf8.count)
+            } catch {
+                FuzzSink.keep(error.description.utf8.count)
+            }
+        }
+    }
+
     static func when(_ bytes: [UInt8]) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
