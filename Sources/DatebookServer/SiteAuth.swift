@@ -35,7 +35,7 @@ public struct SiteAuth: Sendable {
     }
 
     /// Compares without stopping at the first difference, so timing tells nothing about the token.
-    static func same(_ a: String, _ b: String) -> Bool {
+    public static func same(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8), y = Array(b.utf8)
         var difference = UInt8(x.count == y.count ? 0 : 1)
         for i in 0..<min(x.count, y.count) { difference |= x[i] ^ y[i] }
@@ -107,9 +107,12 @@ public struct SiteAuth: Sendable {
         return routes
     }
 
-    /// Only a path on this server (`/…`, not `//host`), so the login cannot redirect elsewhere.
+    /// Only a path on this server (`/…`), so a form's `next` cannot redirect elsewhere: not `//host`,
+    /// no backslash, no space or control character (browsers drop tabs and newlines, and `/\t/host`
+    /// would become `//host`); anything else is `/`.
     public static func localPath(_ text: String) -> String {
-        text.hasPrefix("/") && !text.hasPrefix("//") && !text.contains("\\") ? text : "/"
+        let safe = text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && $0 != "\\" }
+        return safe && text.hasPrefix("/") && !text.hasPrefix("//") ? text : "/"
     }
 
     func loginPage(status: Int, next: String, message: String?) -> WebResponse {

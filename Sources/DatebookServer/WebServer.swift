@@ -77,7 +77,14 @@ public final class WebServer: @unchecked Sendable {  // owns the MHD_Daemon; its
         }
         daemon = started
         address.port = cmhd_bound_port(started)
-        let thread = Thread { [weak self] in self?.dropSlowClients() }
+        // Holds the server only while it looks, so a server nobody stopped can still be freed (deinit stops it).
+        let thread = Thread { [weak self] in
+            while true {
+                Thread.sleep(forTimeInterval: 0.5)
+                guard let server = self, !server.watchdogStop.withLock({ $0 }) else { return }
+                server.dropSlowClients()
+            }
+        }
         thread.name = "datebook.serve.watchdog"
         thread.start()
         watchdog = thread
@@ -101,17 +108,14 @@ public final class WebServer: @unchecked Sendable {  // owns the MHD_Daemon; its
 
     // MARK: slow clients
 
-    /// Every half second: shut the socket of a connection that has been sending its request line and
-    /// headers for longer than `headerDeadline`. libmicrohttpd then sees the end and closes it.
+    /// Run every half second: shuts the socket of a connection that has been sending its request line
+    /// and headers for longer than `headerDeadline`. libmicrohttpd then sees the end and closes it.
     private func dropSlowClients() {
-        while !watchdogStop.withLock({ $0 }) {
-            Thread.sleep(forTimeInterval: 0.5)
-            let now = ContinuousClock.now
-            watch.withLock { connections in
-                for (key, connection) in connections where connection.awaitingHeaders && now - connection.since > settings.headerDeadline {
-                    shutdown(connection.fd, Int32(SHUT_RDWR))
-                    connections[key] = nil
-                }
+        let now = ContinuousClock.now
+        watch.withLock { connections in
+            for (key, connection) in connections where connection.awaitingHeaders && now - connection.since > settings.headerDeadline {
+                shutdown(connection.fd, Int32(SHUT_RDWR))
+                connections[key] = nil
             }
         }
     }

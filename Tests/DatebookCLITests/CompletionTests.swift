@@ -53,6 +53,7 @@ import Testing
         ("datebook task done Cam", "Camping Trip", "Pagliacci"),
         ("datebook task ", "undo", "list"),
         ("datebook completions ", "fish", "powershell"),
+        ("datebook serve --listen ", "127.0.0.1:8650", "Pagliacci"),
     ]
 
     /// The words of `line` as a shell array literal (an empty last word when it ends in a space).

@@ -16,6 +16,7 @@ import Testing
         let page = try sandbox.get("/")
         #expect(page.status == 200)
         #expect(page.header("Content-Type") == "text/html; charset=utf-8")
+        #expect(page.header("Cache-Control") == "no-store")
         #expect(page.header("Content-Security-Policy") == "default-src 'self'; script-src 'self'; frame-ancestors 'none'")
         for text in ["Next 7 Days", "Next 30 Days", "Future", "Pagliacci", "2 left", "✓", "webcal://127.0.0.1:\(sandbox.port)/calendar.ics", "<table class=\"month\">"] {
             #expect(page.text.contains(text), "no \(text) on the agenda page")

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookServer
 
 /// What Tab offers at one place of a command line.
 enum CompletionValues: Sendable, Equatable {
@@ -36,6 +37,7 @@ enum CompletionValues: Sendable, Equatable {
         case "--locale": .locales
         case "--tz": .zones
         case "--channel": .channels
+        case "--listen": .words([ListenAddress.standard.description, "127.0.0.1:0", "[::1]:8650", "0.0.0.0:8650"])
         case "--store", "--config", "--output", "--template": .files
         default: .none
         }

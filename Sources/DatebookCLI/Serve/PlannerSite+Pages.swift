@@ -11,7 +11,7 @@ extension PlannerSite {
         let body = try agenda.value(storePath: settings.storePath, extra: [String(context.now.timeIntervalSince1970), request.header("host") ?? ""]) { _ in
             Array(try renderAgenda(request, context).utf8)
         }
-        return WebResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: body)
+        return Self.planner(body)
     }
 
     func renderAgenda(_ request: WebRequest, _ context: Context) throws -> String {
@@ -64,7 +64,12 @@ extension PlannerSite {
                       "notes": event.notes.isEmpty ? .null : .string(event.notes), "badge": .string(badge), "hasBadge": .bool(!badge.isEmpty),
                       "complete": .bool(event.isComplete), "tasks": .array(tasks)],
         ]
-        return .html(200, try renderer.renderPage("web-event.html.mustache", value))
+        return Self.planner(Array(try renderer.renderPage("web-event.html.mustache", value).utf8))
+    }
+
+    /// A page of the planner: never stored by a browser or proxy (it carries the form token and private text).
+    static func planner(_ body: [UInt8]) -> WebResponse {
+        WebResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")], body: body)
     }
 
     static let noEventPage = WebResponse.html(404, SitePage.message(title: "No such event",

@@ -73,13 +73,13 @@ struct PlannerSite: Sendable {
         routes.add("POST", "/events/{id}/task", auth.form(setTaskStatus))
         routes.add("POST", "/events/{id}/tasks", auth.form(addTask))
         routes.add("GET", "/calendar.ics") { [self] request, parameters in
-            if let token = settings.feedToken, let given = request.query["token"], given == token {
+            if let token = settings.feedToken, let given = request.query["token"], SiteAuth.same(given, token) {
                 return try calendarFeed(request, parameters)
             }
             return try auth.api(calendarFeed)(request, parameters)
         }
         routes.add("GET", "/feeds/{token}/calendar.ics") { [self] request, parameters in
-            guard let token = settings.feedToken, parameters["token"] == token else { return .text(404, "Not found.\n") }
+            guard let token = settings.feedToken, SiteAuth.same(parameters["token"] ?? "", token) else { return .text(404, "Not found.\n") }
             return try calendarFeed(request, parameters)
         }
         routes.add("GET", "/api/v1/agenda", auth.api(apiAgenda))
