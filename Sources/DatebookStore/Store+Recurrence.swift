@@ -181,19 +181,17 @@ extension Store {
                 occurrences.withTextBytes(0) { byID.add(key, id: $0) }
             }
             if !byID.isEmpty {
-                let events = try statement("""
-                    SELECT e.id, e.title, e.start_key, e.all_day, e.symbol, e.color, e.task_count, e.open_count
-                    FROM events e INDEXED BY events_recurring_listing WHERE e.recurrence IS NOT NULL
-                    """)
+                let events = try statement("SELECT \(SummaryColumn.selectList) "
+                                           + "FROM events e INDEXED BY events_recurring_listing WHERE e.recurrence IS NOT NULL")
                 try events.bind([])
                 found.keys.reserveCapacity(byID.count)
                 recurringCount = 0
                 while try events.step() {
                     recurringCount? += 1
-                    guard let first = events.withTextBytes(0, { byID.first(id: $0) }) else { continue }
+                    guard let first = events.withTextBytes(SummaryColumn.id.index, { byID.first(id: $0) }) else { continue }
                     found.events.append(Self.summary(from: events))
                     let index = found.events.count - 1
-                    events.withTextBytes(0) { id in byID.forEachKey(id: id, from: first) { found.keys.append((index, $0)) } }
+                    events.withTextBytes(SummaryColumn.id.index) { id in byID.forEachKey(id: id, from: first) { found.keys.append((index, $0)) } }
                 }
             }
             // Spans that fall short of the window: usually none, so SQLite filters them.
