@@ -56,18 +56,19 @@ enum DigestQuery {
     }
 
     /// The window's single and recurring occurrences in one chronological list of at most
-    /// `limit`; the recurring ones shown are loaded whole (their tasks), once per event.
-    static func merge(_ single: [Occurrence], _ recurring: [Occurrence], window: DigestPlan.Window,
+    /// `limit`; the recurring ones shown (listing summaries) are loaded whole (their tasks), once
+    /// per event, and left out if the event is gone meanwhile.
+    static func merge(_ single: [Occurrence], _ recurring: [OccurrenceSummary], window: DigestPlan.Window,
                       store: Store) throws -> [Occurrence] {
-        let all = (single.map { ($0, false) } + recurring.map { ($0, true) })
-            .sorted { Occurrence.chronological($0.0, $1.0) }
+        let all = (single.map { ($0.summary, Optional($0)) } + recurring.map { ($0, nil) })
+            .sorted { OccurrenceSummary.chronological($0.0, $1.0) }
         let shown = window.newest ? Array(all.suffix(window.limit)) : Array(all.prefix(window.limit))
         var loaded: [String: Event] = [:]
-        return try shown.map { occurrence, isRecurring in
-            guard isRecurring else { return occurrence }
-            let id = occurrence.event.id
+        return try shown.compactMap { summary, whole in
+            if let whole { return whole }
+            let id = summary.event.id
             if loaded[id] == nil { loaded[id] = try store.event(id: id) }
-            return Occurrence(event: loaded[id] ?? occurrence.event, start: occurrence.start)
+            return loaded[id].map { Occurrence(event: $0, start: summary.start) }
         }
     }
 }
@@ -92,7 +93,7 @@ enum DigestQuery {
 struct RecurringDigest {
     /// One window's share: the occurrences it shows (listing summaries) and its totals.
     struct Window {
-        var shown: [Occurrence] = []
+        var shown: [OccurrenceSummary] = []
         var count = 0
         var openTasks = 0
     }
@@ -120,7 +121,7 @@ struct RecurringDigest {
         let readFrom = max(from, horizon.start)
         horizonEnd = max(horizon.end, readFrom)
         readTo = min(max(futureFrom, monthNext), horizonEnd)
-        var overdue: [String: Occurrence] = [:]
+        var overdue: [String: OccurrenceSummary] = [:]
         var goesOn = Set<String>()
         try store.forEachRecurringOccurrence(from: readFrom, to: readTo, calendar: calendar) { occurrence in
             let start = occurrence.start
@@ -144,7 +145,7 @@ struct RecurringDigest {
         // Before the horizon: only events with open tasks that do not go on, and have no later overdue occurrence.
         try store.expandRecurringEvents(from: overdueFrom, to: min(readFrom, plan.now), calendar: calendar, onlyOpen: true,
                                         include: { !goesOn.contains($0.id) && overdue[$0.id] == nil }) { event, starts in
-            if let last = starts.last { overdue[event.id] = Occurrence(event: event, start: last) }
+            if let last = starts.last { overdue[event.id] = OccurrenceSummary(event: event, start: last) }
             return true
         }
         // The few that did not occur in the first read may still occur later in the year.
@@ -156,7 +157,7 @@ struct RecurringDigest {
                 return true
             }
         }
-        for occurrence in overdue.values.sorted(by: Occurrence.chronological) where !goesOn.contains(occurrence.event.id) {
+        for occurrence in overdue.values.sorted(by: OccurrenceSummary.chronological) where !goesOn.contains(occurrence.event.id) {
             add(occurrence, to: overdueWindow)
         }
     }
@@ -204,7 +205,7 @@ struct RecurringDigest {
 
     /// Counts `occurrence` in `window` and keeps it when it is among the ones shown; occurrences
     /// arrive in chronological order.
-    private mutating func add(_ occurrence: Occurrence, to window: DigestPlan.Window) {
+    private mutating func add(_ occurrence: OccurrenceSummary, to window: DigestPlan.Window) {
         // In place: a copy of the share would copy its `shown` array on every occurrence.
         windows[window.kind, default: Window()].count += 1
         windows[window.kind, default: Window()].openTasks += occurrence.event.badge

@@ -43,7 +43,7 @@ enum ListCommand: Command {
         for period in periods {
             let range = boundaries.range(of: period)
             var first = true
-            try store.forEachOccurrence(from: range.from, to: range.to, calendar: context.calendar, tasks: false) { occurrence in
+            try store.forEachOccurrenceSummary(from: range.from, to: range.to, calendar: context.calendar) { occurrence in
                 if first {
                     context.out.write((printedAny ? "\n" : "") + Rows.header(period, context))
                     first = false

@@ -1,19 +1,29 @@
 import Foundation
 
-/// One dated instance of an event.
-public struct Occurrence: Sendable, Hashable {
-    public var event: Event
+/// One dated instance of an event, whole (`Occurrence`) or as a listing reads it (`OccurrenceSummary`).
+public struct OccurrenceOf<Item: EventListing>: Sendable, Hashable {
+    public var event: Item
     /// The resolved start instant (all-day events: midnight in the user's zone).
     public var start: Date
 
-    public init(event: Event, start: Date) {
+    public init(event: Item, start: Date) {
         self.event = event
         self.start = start
     }
 
-    public init(event: Event, calendar: Calendar) {
+    public init(event: Item, calendar: Calendar) {
         self.init(event: event, start: event.start.resolved(in: calendar))
     }
+}
+
+/// An occurrence of a whole event: alerts, `show`, `list --json`, the digest's rows.
+public typealias Occurrence = OccurrenceOf<Event>
+/// An occurrence as a listing row reads it: `list`, `cal`, the digest's counts.
+public typealias OccurrenceSummary = OccurrenceOf<EventSummary>
+
+extension OccurrenceOf where Item == Event {
+    /// The listing form of this occurrence.
+    public var summary: OccurrenceSummary { OccurrenceSummary(event: EventSummary(event), start: start) }
 }
 
 /// The occurrences of one period, sorted by start, with the period's total of open tasks.
@@ -45,9 +55,9 @@ public struct Agenda: Sendable, Equatable {
     public var openTasks: Int { sections.reduce(0) { $0 + $1.openTasks } }
 }
 
-extension Occurrence {
+extension OccurrenceOf {
     /// Sort order inside a period: by start, then title, then id, so output is stable.
-    public static func chronological(_ a: Occurrence, _ b: Occurrence) -> Bool {
+    public static func chronological(_ a: Self, _ b: Self) -> Bool {
         if a.start != b.start { return a.start < b.start }
         if a.event.title != b.event.title { return a.event.title < b.event.title }
         return a.event.id < b.event.id

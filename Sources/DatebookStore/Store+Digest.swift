@@ -107,8 +107,8 @@ extension Store {
     /// Inside `recurrenceHorizon` this reads the materialised occurrences; outside it every
     /// recurring event is expanded, which on 10k weekly events costs seconds.
     public func forEachRecurringOccurrence(from: Date, to: Date, calendar: Calendar,
-                                           _ body: (Occurrence) throws -> Void) throws {
-        let sorted = try recurringOccurrences(from: from, to: to, calendar: calendar, tasks: false)
+                                           _ body: (OccurrenceSummary) throws -> Void) throws {
+        let sorted = try recurringSummaries(from: from, to: to, calendar: calendar)
         for position in 0..<sorted.count { try body(sorted[position]) }
     }
 
@@ -118,7 +118,7 @@ extension Store {
     ///
     /// - Parameter onlyOpen: only events with at least one task not done.
     public func expandRecurringEvents(from: Date, to: Date, calendar: Calendar, onlyOpen: Bool = false,
-                                      include: (Event) -> Bool, _ body: (Event, [Date]) throws -> Bool) throws {
+                                      include: (EventSummary) -> Bool, _ body: (EventSummary, [Date]) throws -> Bool) throws {
         guard from < to else { return }
         let window = Int64(from.timeIntervalSince1970.rounded(.down)) - Self.allDayLatest
             ..< Int64(to.timeIntervalSince1970.rounded(.up)) + Self.allDayEarliest

@@ -150,32 +150,24 @@ extension Store {
     }
 
     /// Like `stream` but reads only what a listing row shows, with task counts instead of tasks.
-    func streamSummaries(where condition: String, _ values: [SQLiteValue], order: String, _ body: (Event) throws -> Void) throws {
+    func streamSummaries(where condition: String, _ values: [SQLiteValue], order: String,
+                         _ body: (EventSummary) throws -> Void) throws {
         let query = try statement("SELECT \(SummaryColumn.selectList) FROM events e WHERE \(condition) ORDER BY \(order)")
         try wrap { try query.bind(values) }
         while try wrap({ try query.step() }) { try body(Self.summary(from: query)) }
     }
 
     /// A listing summary from a row that starts with `SummaryColumn.selectList`.
-    static func summary(from row: SQLiteStatement) -> Event {
-        var event = Event(id: row.text(SummaryColumn.id.index), title: row.text(SummaryColumn.title.index),
-                          start: start(key: row.int64(SummaryColumn.startKey.index), kind: row.int(SummaryColumn.allDay.index)),
-                          timeZone: "", symbol: row.withTextBytes(SummaryColumn.symbol.index) { Self.symbols.value($0) } ?? .star,
-                          color: row.withTextBytes(SummaryColumn.color.index) { Self.colors.value($0) } ?? .primary)
-        event.taskCounts = TaskCounts(total: row.int(SummaryColumn.taskCount.index), open: row.int(SummaryColumn.openCount.index))
-        return event
+    static func summary(from row: SQLiteStatement) -> EventSummary {
+        EventSummary(id: row.text(SummaryColumn.id.index), title: row.text(SummaryColumn.title.index),
+                     start: start(key: row.int64(SummaryColumn.startKey.index), kind: row.int(SummaryColumn.allDay.index)),
+                     symbol: row.withTextBytes(SummaryColumn.symbol.index) { Self.symbols.value($0) } ?? .star,
+                     color: row.withTextBytes(SummaryColumn.color.index) { Self.colors.value($0) } ?? .primary,
+                     tasks: TaskCounts(total: row.int(SummaryColumn.taskCount.index), open: row.int(SummaryColumn.openCount.index)))
     }
 
     static let symbols = RawValueTable<Symbol>()
     static let colors = RawValueTable<EventColor>()
-
-    /// The listing form of a fully loaded event: counts instead of tasks, like `streamSummaries`.
-    static func summary(of event: Event) -> Event {
-        var summary = Event(id: event.id, title: event.title, start: event.start, timeZone: "",
-                            symbol: event.symbol, color: event.color)
-        summary.taskCounts = TaskCounts(total: event.tasks.count, open: event.badge)
-        return summary
-    }
 
     static func selectSQL(where condition: String, order: String) -> String {
         "SELECT \(EventColumn.selectList), \(TaskColumn.joinedSelectList) FROM events e LEFT JOIN tasks t ON t.event_id = e.id "
