@@ -57,7 +57,7 @@ let package = Package(
                 .embedInCode("calendar.html.mustache"),
             ]
         ),
-        .target(name: "DatebookRender", dependencies: ["DatebookCore", "CCmark", "DatebookTemplates"]),
+        .target(name: "DatebookRender", dependencies: ["DatebookCore", "DatebookDelivery", "CCmark", "DatebookTemplates"]),
         .target(name: "DatebookDelivery", dependencies: ["DatebookCore", "CCurl"]),
         .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite"]),
         .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookRender"]),
@@ -78,14 +78,14 @@ let package = Package(
             // no libswiftCore.so is loaded in debug builds either).
             .unsafeFlags(["-nostartfiles", "-static-stdlib"]),
         ]),
-        .executableTarget(name: "datebook-bench", dependencies: ["DatebookDelivery"], path: "bench/swift", linkerSettings: releaseLink),
+        .executableTarget(name: "datebook-bench", dependencies: ["DatebookDelivery", "DatebookRender"], path: "bench/swift", linkerSettings: releaseLink),
         .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"], exclude: ["Fixtures"]),
         .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),
         .testTarget(
             name: "DatebookSchedulerTests",
-            dependencies: ["DatebookScheduler", "DatebookStore", "DatebookCore", "DatebookDelivery", "DatebookTestSupport"]
+            dependencies: ["DatebookScheduler", "DatebookStore", "DatebookCore", "DatebookDelivery", "DatebookRender", "DatebookTestSupport"]
         ),
-        .target(name: "DatebookTestSupport", path: "Tests/DatebookTestSupport"),
+        .target(name: "DatebookTestSupport", dependencies: ["DatebookDelivery"], path: "Tests/DatebookTestSupport"),
         .testTarget(
             name: "DatebookICalTests",
             dependencies: ["DatebookICal"],
@@ -98,7 +98,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DatebookRenderTests",
-            dependencies: ["DatebookRender", "DatebookTemplates", "DatebookCore", "DatebookTestSupport"],
+            dependencies: ["DatebookRender", "DatebookTemplates", "DatebookCore", "DatebookDelivery", "DatebookTestSupport"],
             exclude: ["Snapshots", "Fixtures"]
         ),
         .testTarget(

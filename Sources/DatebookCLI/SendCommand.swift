@@ -1,6 +1,7 @@
 import DatebookCore
 import DatebookDelivery
 import DatebookScheduler
+import DatebookRender
 import Foundation
 
 /// `datebook send digest|alert …`: render and deliver now to named channels.

@@ -1,6 +1,7 @@
 import DatebookCore
 import DatebookDelivery
 import DatebookStore
+import DatebookRender
 import Foundation
 
 /// A delivery turned into what would be sent, or the reason it cannot be.
