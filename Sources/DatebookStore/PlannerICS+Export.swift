@@ -57,6 +57,7 @@ public struct ICSExport {
         let text = event.recurrence.map(RecurrenceText.init)
         var item = ICalEvent(
             uid: uid, summary: event.title, description: event.notes.isEmpty ? nil : event.notes,
+            location: event.location.isEmpty ? nil : event.location, url: event.url.isEmpty ? nil : event.url,
             start: value(event.start, zone: event.timeZone), end: event.end.map { value($0, zone: event.timeZone) },
             rrule: text?.rule, rdates: text?.rdates ?? [], exdates: text?.exdates ?? [], exrules: text?.exrules ?? [],
             recurrenceID: source?.recurrenceID, alarms: event.alerts.map { $0.days * 86_400 + $0.seconds },

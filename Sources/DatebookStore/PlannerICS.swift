@@ -273,7 +273,8 @@ public enum PlannerICS {
         static func warning(_ problem: EventProblem) -> String {
             // The expander's own words already name the RRULE.
             if problem.field == "recurrence" { return problem.message }
-            let names = ["title": "SUMMARY", "notes": "DESCRIPTION", "start": "DTSTART", "end": "DTEND"]
+            let names = ["title": "SUMMARY", "notes": "DESCRIPTION", "start": "DTSTART", "end": "DTEND", "location": "LOCATION",
+                         "url": "URL"]
             let field = names[problem.field] ?? (problem.field.hasPrefix("tasks") ? "VTODO " + problem.field : problem.field)
             return field + " " + problem.message
         }
@@ -351,10 +352,6 @@ public enum PlannerICS {
     /// applied by the join.
     static func makeEvent(_ item: ICalEvent, id: String, options: Options) -> Event {
         let seed = Int(truncatingIfNeeded: UInt64(id, radix: 16) ?? 0)
-        var notes = item.description ?? ""
-        for extra in [item.location.map { "Location: " + $0 }, item.url] {
-            if let extra, !extra.isEmpty { notes += (notes.isEmpty ? "" : "\n") + extra }
-        }
         let written = item.timeZoneName.flatMap { TimeZone(identifier: $0) == nil ? nil : $0 }
         let zone: String
         switch item.start {
@@ -376,7 +373,8 @@ public enum PlannerICS {
             timeZone: zone,
             symbol: item.symbol.flatMap(Symbol.init(rawValue:)) ?? symbols[abs(seed % symbols.count)],
             color: item.color.flatMap(EventColor.init(cssName:)) ?? colors[abs(seed / 7 % colors.count)],
-            notes: notes, tasks: [], alerts: alerts, recurrence: recurrence)
+            notes: item.description ?? "", location: item.location ?? "", url: item.url ?? "",
+            tasks: [], alerts: alerts, recurrence: recurrence)
     }
 
     /// A floating time stays one (RFC 5545 §3.3.5: read in the viewer's zone); X-WR-TIMEZONE's
