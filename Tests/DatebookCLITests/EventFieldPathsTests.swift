@@ -45,7 +45,8 @@ struct EventFieldPathsTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let single = try Store(path: directory + "/single.sqlite3")
         try single.save(Self.full)
-        #expect(Self.differences(try #require(try single.event(id: Self.full.id)), Self.full) == [])
+        let rowByRow = try #require(try single.event(id: Self.full.id))
+        #expect(Self.differences(rowByRow, Self.full) == [])
         // A batch this large into an empty store takes the bulk loader (`BulkRows`).
         let bulk = try Store(path: directory + "/bulk.sqlite3")
         let filler = (0..<Store.bulkThreshold).map { n in
@@ -53,15 +54,17 @@ struct EventFieldPathsTests {
                   timeZone: "UTC", symbol: .star, color: .primary)
         }
         try bulk.save(filler + [Self.full])
-        #expect(Self.differences(try #require(try bulk.event(id: Self.full.id)), Self.full) == [])
+        let bulkLoaded = try #require(try bulk.event(id: Self.full.id))
+        #expect(Self.differences(bulkLoaded, Self.full) == [])
     }
 
     @Test func plannerJSONKeepsEveryField() throws {
         let text = PlannerDocument.encode([Self.full])
         let read = try PlannerDocument.decode(try JSONParser.parse(text), file: "planner.json", defaults: .init(
             timeZone: "UTC", newID: { "new" }, symbol: { .star }, color: { .primary }), validation: .planner)
+        let decoded = try #require(read.first)
         #expect(read.count == 1)
-        #expect(Self.differences(try #require(read.first), Self.full) == [])
+        #expect(Self.differences(decoded, Self.full) == [])
     }
 
     @Test func iCalendarKeepsEveryField() throws {
@@ -69,8 +72,9 @@ struct EventFieldPathsTests {
         let read = try PlannerICS.decode(Data(text.utf8), fileName: "planner.ics", options: .init(
             calendar: "import", timeZone: Self.zone, today: CalendarDate(year: 2026, month: 11, day: 30), existing: { _ in nil }))
         #expect(read.warnings == [])
+        let imported = try #require(read.events.first)
         #expect(read.events.count == 1)
-        #expect(Self.differences(try #require(read.events.first), Self.full) == [])
+        #expect(Self.differences(imported, Self.full) == [])
     }
 
     @Test func theDigestContextShowsEveryFieldItShows() throws {
