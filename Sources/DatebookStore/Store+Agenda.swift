@@ -61,12 +61,12 @@ extension Store {
         try recurring.drain(before: nil, body)
     }
 
-    /// The agenda of the given periods for `boundaries.now`.
+    /// The agenda of the given periods for `boundaries.now`, as listing summaries.
     public func agenda(boundaries: PeriodBoundaries, calendar: Calendar, periods: [Period] = Period.allCases) throws -> Agenda {
-        var occurrences: [Occurrence] = []
+        var occurrences: [OccurrenceSummary] = []
         for period in periods {
             let range = boundaries.range(of: period)
-            try forEachOccurrence(from: range.from, to: range.to, calendar: calendar) { occurrences.append($0) }
+            try forEachOccurrenceSummary(from: range.from, to: range.to, calendar: calendar) { occurrences.append($0) }
         }
         return Agenda(occurrences: occurrences, boundaries: boundaries, periods: periods)
     }
