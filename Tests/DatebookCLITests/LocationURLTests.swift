@@ -67,8 +67,9 @@ struct LocationURLTests {
         #expect(run.err.contains("events[0].url: the scheme 'javascript:' is not allowed"), "\(run.err)")
     }
 
-    /// LOCATION with an ALTREP parameter is the text; a URL that is not a link is dropped with a
-    /// warning naming the UID, and the event still imports; export writes both properties back.
+    /// LOCATION with an ALTREP parameter is the text; a URL that is not a link is dropped and a
+    /// 10,000-byte LOCATION cut, each with a warning naming the UID, and the events still import;
+    /// export writes both properties back.
     @Test func iCalendarLocationAndURLBothWays() throws {
         let (sandbox, run, file) = try Self.importing("""
             BEGIN:VCALENDAR\r
@@ -90,12 +91,21 @@ struct LocationURLTests {
             SUMMARY:Call\r
             URL:https://meet.example.org/abc-defg\r
             END:VEVENT\r
+            BEGIN:VEVENT\r
+            UID:long@example.org\r
+            DTSTAMP:20261101T000000Z\r
+            DTSTART:20261204T100000Z\r
+            SUMMARY:Far away\r
+            LOCATION:\(String(repeating: "x", count: 10_000))\r
+            END:VEVENT\r
             END:VCALENDAR\r
 
             """, named: "in.ics")
         #expect(run.code == 0, "\(run.err)")
-        #expect(run.out == "imported 2 events from \(file) (1 warning)\n")
+        #expect(run.out == "imported 3 events from \(file) (2 warnings)\n")
         #expect(run.err.contains("UID room@example.org: URL expected a link with a scheme"), "\(run.err)")
+        #expect(run.err.contains("UID long@example.org: LOCATION was 10000 bytes long; cut to 1000 bytes"), "\(run.err)")
+        #expect(sandbox.run(["show", "Far away"]).out.contains("  location " + String(repeating: "x", count: 1_000) + "\n"))
         let review = sandbox.run(["show", "Review"]).out
         #expect(review.contains("  location Conference Room - F123, Bldg. 002\n"), "\(review)")
         #expect(review.contains("  notes    Bring slides\n") && !review.contains("  url "), "\(review)")
