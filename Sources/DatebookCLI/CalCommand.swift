@@ -25,8 +25,8 @@ enum CalCommand: Command {
         let next = CalendarDate(dayNumber: first.dayNumber + grid.days)
         var eventDays = Set<Int>()
         let store = try context.openStore(readOnly: true)
-        try store.forEachOccurrence(from: first.start(in: context.calendar), to: next.start(in: context.calendar),
-                                    calendar: context.calendar) { occurrence in
+        try store.forEachOccurrenceSummary(from: first.start(in: context.calendar), to: next.start(in: context.calendar),
+                                           calendar: context.calendar) { occurrence in
             eventDays.insert(LocalTime(occurrence.start, in: context.timeZone).day)
         }
         context.out.write(render(grid, today: today.date, eventDays: eventDays, context))

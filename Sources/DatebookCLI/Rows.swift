@@ -16,7 +16,7 @@ enum Rows {
     }
 
     /// `3 left`, `✓`, or empty when the event has no tasks.
-    static func badge(_ event: Event) -> String {
+    static func badge(_ event: some EventListing) -> String {
         if event.isComplete { return "✓" }
         return event.badge > 0 ? "\(event.badge) left" : ""
     }
@@ -33,7 +33,7 @@ enum Rows {
     })
 
     /// Everything of a row before the date: short id, emoji and the title cut and padded to its column.
-    static func appendLead(_ event: Event, _ context: Context, to row: inout [UInt8]) {
+    static func appendLead(_ event: some EventListing, _ context: Context, to row: inout [UInt8]) {
         row.append(0x20)
         row.append(0x20)
         let id = event.id.utf8
@@ -56,7 +56,7 @@ enum Rows {
     }
 
     /// One row as a String (`add` and `edit` print the row they saved).
-    static func row(_ occurrence: Occurrence, _ context: Context) -> String {
+    static func row(_ occurrence: OccurrenceOf<some EventListing>, _ context: Context) -> String {
         var writer = RowWriter(context)
         return writer.string(occurrence)
     }
@@ -85,17 +85,17 @@ struct RowWriter {
         row.reserveCapacity(128)
     }
 
-    mutating func write(_ occurrence: Occurrence) {
+    mutating func write(_ occurrence: OccurrenceOf<some EventListing>) {
         build(occurrence)
         context.out.write(bytes: row)
     }
 
-    mutating func string(_ occurrence: Occurrence) -> String {
+    mutating func string(_ occurrence: OccurrenceOf<some EventListing>) -> String {
         build(occurrence)
         return String(decoding: row, as: UTF8.self)
     }
 
-    private mutating func build(_ occurrence: Occurrence) {
+    private mutating func build(_ occurrence: OccurrenceOf<some EventListing>) {
         let event = occurrence.event
         row.removeAll(keepingCapacity: true)
         let id = HashedID(event.id)

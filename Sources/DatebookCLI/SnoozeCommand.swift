@@ -59,8 +59,8 @@ enum SnoozeCommand: Command {
     static func occurrenceStart(of event: Event, store: Store, context: Context) throws -> Date {
         guard event.recurrence != nil else { return Occurrence(event: event, calendar: context.calendar).start }
         var found: Date?
-        try store.forEachOccurrence(from: context.now.addingTimeInterval(-86_400), to: context.now.addingTimeInterval(400 * 86_400),
-                                    calendar: context.calendar) { occurrence in
+        try store.forEachOccurrenceSummary(from: context.now.addingTimeInterval(-86_400),
+                                           to: context.now.addingTimeInterval(400 * 86_400), calendar: context.calendar) { occurrence in
             if found == nil, occurrence.event.id == event.id { found = occurrence.start }
         }
         guard let found else {

@@ -1,25 +1,36 @@
 import Foundation
 
-/// One dated instance of an event.
-public struct Occurrence: Sendable, Hashable {
-    public var event: Event
+/// One dated instance of an event, whole (`Occurrence`) or as a listing reads it (`OccurrenceSummary`).
+public struct OccurrenceOf<Item: EventListing>: Sendable, Hashable {
+    public var event: Item
     /// The resolved start instant (all-day events: midnight in the user's zone).
     public var start: Date
 
-    public init(event: Event, start: Date) {
+    public init(event: Item, start: Date) {
         self.event = event
         self.start = start
     }
 
-    public init(event: Event, calendar: Calendar) {
+    public init(event: Item, calendar: Calendar) {
         self.init(event: event, start: event.start.resolved(in: calendar))
     }
 }
 
-/// The occurrences of one period, sorted by start, with the period's total of open tasks.
+/// An occurrence of a whole event: alerts, `show`, `list --json`, the digest's rows.
+public typealias Occurrence = OccurrenceOf<Event>
+/// An occurrence as a listing row reads it: `list`, `cal`, the digest's counts.
+public typealias OccurrenceSummary = OccurrenceOf<EventSummary>
+
+extension OccurrenceOf where Item == Event {
+    /// The listing form of this occurrence.
+    public var summary: OccurrenceSummary { OccurrenceSummary(event: EventSummary(event), start: start) }
+}
+
+/// The occurrences of one period, sorted by start, with the period's total of open tasks; as
+/// listing summaries, which is all an agenda shows.
 public struct AgendaSection: Sendable, Equatable {
     public var period: Period
-    public var occurrences: [Occurrence]
+    public var occurrences: [OccurrenceSummary]
 
     public var openTasks: Int { occurrences.reduce(0) { $0 + $1.event.badge } }
 }
@@ -29,8 +40,8 @@ public struct Agenda: Sendable, Equatable {
     public var sections: [AgendaSection]
 
     /// Groups `occurrences` by period relative to `boundaries.now`; empty periods are left out.
-    public init(occurrences: [Occurrence], boundaries: PeriodBoundaries, periods: [Period] = Period.allCases) {
-        var buckets: [Period: [Occurrence]] = [:]
+    public init(occurrences: [OccurrenceSummary], boundaries: PeriodBoundaries, periods: [Period] = Period.allCases) {
+        var buckets: [Period: [OccurrenceSummary]] = [:]
         for occurrence in occurrences {
             let period = boundaries.period(of: occurrence.start)
             guard periods.contains(period) else { continue }
@@ -38,16 +49,16 @@ public struct Agenda: Sendable, Equatable {
         }
         sections = Period.allCases.compactMap { period in
             guard let items = buckets[period], !items.isEmpty else { return nil }
-            return AgendaSection(period: period, occurrences: items.sorted(by: Occurrence.chronological))
+            return AgendaSection(period: period, occurrences: items.sorted(by: OccurrenceSummary.chronological))
         }
     }
 
     public var openTasks: Int { sections.reduce(0) { $0 + $1.openTasks } }
 }
 
-extension Occurrence {
+extension OccurrenceOf {
     /// Sort order inside a period: by start, then title, then id, so output is stable.
-    public static func chronological(_ a: Occurrence, _ b: Occurrence) -> Bool {
+    public static func chronological(_ a: Self, _ b: Self) -> Bool {
         if a.start != b.start { return a.start < b.start }
         if a.event.title != b.event.title { return a.event.title < b.event.title }
         return a.event.id < b.event.id

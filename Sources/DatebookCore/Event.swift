@@ -119,7 +119,7 @@ public struct EventTask: Sendable, Hashable {
 }
 
 /// Something on a date, with a checklist of tasks.
-public struct Event: Sendable, Hashable, Identifiable {
+public struct Event: EventListing, Identifiable {
     public var id: String
     public var title: String
     public var start: EventStart
@@ -129,6 +129,10 @@ public struct Event: Sendable, Hashable, Identifiable {
     public var symbol: Symbol
     public var color: EventColor
     public var notes: String
+    /// Where it happens, one line of text; empty when unknown.
+    public var location: String
+    /// A link for it (a video call, a ticket page): http, https, mailto or tel (`EventURL`); empty when none.
+    public var url: String
     public var tasks: [EventTask]
     public var alerts: [LeadTime]
     /// An RFC 5545 RRULE value, stored as written.
@@ -136,7 +140,7 @@ public struct Event: Sendable, Hashable, Identifiable {
 
     public init(
         id: String, title: String, start: EventStart, end: EventStart? = nil,
-        timeZone: String, symbol: Symbol, color: EventColor, notes: String = "",
+        timeZone: String, symbol: Symbol, color: EventColor, notes: String = "", location: String = "", url: String = "",
         tasks: [EventTask] = [], alerts: [LeadTime] = [], recurrence: String? = nil
     ) {
         self.id = id
@@ -147,23 +151,18 @@ public struct Event: Sendable, Hashable, Identifiable {
         self.symbol = symbol
         self.color = color
         self.notes = notes
+        self.location = location
+        self.url = url
         self.tasks = tasks
         self.alerts = alerts
         self.recurrence = recurrence
     }
 
-    /// Task counts read without the tasks themselves (agenda listings of large stores); nil when
-    /// `tasks` is loaded and authoritative.
-    public var taskCounts: TaskCounts?
-
     /// Tasks that are not done; shown as the event's badge.
-    public var badge: Int { taskCounts?.open ?? tasks.reduce(0) { $0 + ($1.status.isOpen ? 1 : 0) } }
+    public var badge: Int { tasks.reduce(0) { $0 + ($1.status.isOpen ? 1 : 0) } }
 
     /// An event is complete when it has tasks and all of them are done.
-    public var isComplete: Bool { (taskCounts?.total ?? tasks.count) > 0 && badge == 0 }
-
-    /// The short id shown by `list` (like git's abbreviated hashes).
-    public var shortID: String { String(id.prefix(EventID.shortLength)) }
+    public var isComplete: Bool { !tasks.isEmpty && badge == 0 }
 }
 
 /// How many tasks an event has and how many are still open.

@@ -1,6 +1,6 @@
 import Foundation
 
-extension Occurrence {
+extension OccurrenceOf {
     /// This instance's start in the event's own terms: the occurrence's date for an all-day event,
     /// its wall-clock time for a floating one, its instant otherwise. For a recurring event it differs from `event.start` (the first one);
     /// display code should show this, not `event.start`.
@@ -11,7 +11,9 @@ extension Occurrence {
         case .instant: return .instant(start)
         }
     }
+}
 
+extension OccurrenceOf where Item == Event {
     /// This instance's end, as far from `instanceStart` as the event's end is from its start (nil
     /// when the event has none): the second instance of a weekly 10:00–11:00 meeting ends at 11:00
     /// of its own day, not of the first.

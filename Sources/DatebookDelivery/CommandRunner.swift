@@ -61,18 +61,24 @@ public struct CommandRunner: Sendable {
             "DATEBOOK_IDEMPOTENCY_KEY": message.idempotencyKey,
         ]
         if let url = message.url { values["DATEBOOK_URL"] = url }
-        for action in message.actions { values["DATEBOOK_" + action.name.uppercased() + "_URL"] = action.url }
+        // The event page's link is DATEBOOK_EVENT_PAGE_URL: DATEBOOK_EVENT_URL is the event's own link.
+        for action in message.actions {
+            let name = action.name == "event" ? "EVENT_PAGE" : action.name.uppercased()
+            values["DATEBOOK_" + name + "_URL"] = action.url
+        }
         if let event = message.event {
             values["DATEBOOK_EVENT_ID"] = event.id
             values["DATEBOOK_EVENT_START"] = event.start
             values["DATEBOOK_EVENT_SYMBOL"] = event.symbol
+            values["DATEBOOK_EVENT_LOCATION"] = event.location
+            values["DATEBOOK_EVENT_URL"] = event.url ?? ""
             values["DATEBOOK_OPEN_TASKS"] = String(event.openTasks)
         }
         return values
     }
 
-    /// Replaces `{{title}}`, `{{body}}`, `{{bodyMarkup}}`, `{{markdown}}`, `{{url}}`, `{{start}}`
-    /// inside each argument; every argument stays exactly one argv entry whatever the text contains.
+    /// Replaces `{{title}}`, `{{body}}`, `{{bodyMarkup}}`, `{{markdown}}`, `{{url}}`, `{{start}}`,
+    /// `{{location}}` inside each argument (`{{url}}`: an alert's event link); every argument stays exactly one argv entry whatever the text contains.
     /// `{{title}}` and `{{body}}` are plain text; `{{bodyMarkup}}` is the body with `&`, `<`, `>`
     /// escaped, for programs that read markup (notify-send's body).
     public static func expand(_ argv: [String], with message: OutgoingMessage) -> [String] {
@@ -80,6 +86,7 @@ public struct CommandRunner: Sendable {
             "{{title}}": message.displayTitle, "{{body}}": message.text,
             "{{bodyMarkup}}": DesktopNotification.escapeMarkup(message.text), "{{markdown}}": message.markdown,
             "{{url}}": message.url ?? "", "{{start}}": message.event?.start ?? "",
+            "{{location}}": message.event?.location ?? "",
             "{{doneURL}}": message.actionURL("done") ?? "", "{{snoozeURL}}": message.actionURL("snooze") ?? "",
             "{{tomorrowURL}}": message.actionURL("tomorrow") ?? "", "{{eventURL}}": message.actionURL("event") ?? "",
         ]

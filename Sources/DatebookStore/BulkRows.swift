@@ -51,12 +51,19 @@ final class BulkRows: @unchecked Sendable {
     enum Table: Int, CaseIterable {
         case events, tasks, occurrences, spans, sources
 
-        var columns: Int { [14, 5, 2, 3, 3][rawValue] }
+        var columns: Int {
+            switch self {
+            case .events: EventColumn.allCases.count
+            case .tasks: TaskColumn.allCases.count
+            case .occurrences: 2
+            case .spans, .sources: 3
+            }
+        }
 
         var head: String {
             switch self {
-            case .events: Store.eventsInsert
-            case .tasks: "INSERT INTO tasks (event_id, position, id, text, status) VALUES"
+            case .events: EventColumn.insertHead
+            case .tasks: TaskColumn.insertHead
             case .occurrences: "INSERT OR IGNORE INTO occurrences (event_id, start_key) VALUES"
             case .spans: "INSERT INTO recurrence_spans (event_id, from_key, to_key) VALUES"
             case .sources: "INSERT INTO event_sources (event_id, calendar, uid) VALUES"
@@ -65,7 +72,7 @@ final class BulkRows: @unchecked Sendable {
 
         var tail: String {
             switch self {
-            case .events: Store.eventsUpsert
+            case .events: EventColumn.upsertTail
             case .sources: Store.sourcesUpsert
             default: ""
             }

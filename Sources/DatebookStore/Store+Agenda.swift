@@ -13,15 +13,29 @@ extension Store {
     /// floating events are caught; a small reorder buffer then emits exact chronological order without loading the
     /// whole range. Never reads events outside the window. Recurring events contribute one
     /// occurrence per instance (see Store+Recurrence.swift), merged into the same order.
-    ///
-    /// - Parameter tasks: false reads task counts instead of the tasks (`Event.taskCounts`), from a
-    ///   covering index: what a text listing needs, at a fraction of the I/O on large stores.
-    public func forEachOccurrence(from: Date?, to: Date?, calendar: Calendar, tasks: Bool = true,
-                                  _ body: (Occurrence) throws -> Void) throws {
+    public func forEachOccurrence(from: Date?, to: Date?, calendar: Calendar, _ body: (Occurrence) throws -> Void) throws {
+        try forEach(from: from, to: to, calendar: calendar,
+                    recurring: recurringOccurrences(from: from, to: to, calendar: calendar), read: stream, body)
+    }
+
+    /// Like `forEachOccurrence`, as listing summaries: task counts instead of the tasks, read from
+    /// a covering index; what a text listing needs, at a fraction of the I/O on large stores.
+    public func forEachOccurrenceSummary(from: Date?, to: Date?, calendar: Calendar,
+                                         _ body: (OccurrenceSummary) throws -> Void) throws {
+        try forEach(from: from, to: to, calendar: calendar,
+                    recurring: recurringSummaries(from: from, to: to, calendar: calendar), read: streamSummaries, body)
+    }
+
+    /// `read`: `stream` or `streamSummaries` (escaping only so it may take a closure that calls `body`).
+    private func forEach<Item: EventListing>(
+        from: Date?, to: Date?, calendar: Calendar, recurring sorted: SortedOccurrences<Item>,
+        read: @escaping (String, [SQLiteValue], String, (Item) throws -> Void) throws -> Void,
+        _ body: (OccurrenceOf<Item>) throws -> Void
+    ) throws {
         var conditions = ["e.recurrence IS NULL"]
         var values: [SQLiteValue] = []
-        var recurring = RecurringMerge(try recurringOccurrences(from: from, to: to, calendar: calendar, tasks: tasks))
-        func merged(_ occurrence: Occurrence) throws {
+        var recurring = RecurringMerge(sorted)
+        func merged(_ occurrence: OccurrenceOf<Item>) throws {
             try recurring.drain(before: occurrence, body)
             try body(occurrence)
         }
@@ -33,10 +47,9 @@ extension Store {
             conditions.append("e.start_key < ?")
             values.append(.integer(Int64(to.timeIntervalSince1970.rounded(.up)) + Self.allDayEarliest))
         }
-        var buffer = ReorderBuffer()
-        let read = tasks ? stream : streamSummaries
+        var buffer = ReorderBuffer<Item>()
         try read(conditions.joined(separator: " AND "), values, "e.start_key, e.id") { event in
-            let occurrence = Occurrence(event: event, calendar: calendar)
+            let occurrence = OccurrenceOf(event: event, calendar: calendar)
             if let from, occurrence.start < from { return }
             if let to, occurrence.start >= to { return }
             let (key, _) = Self.key(event.start)
@@ -48,12 +61,12 @@ extension Store {
         try recurring.drain(before: nil, body)
     }
 
-    /// The agenda of the given periods for `boundaries.now`.
+    /// The agenda of the given periods for `boundaries.now`, as listing summaries.
     public func agenda(boundaries: PeriodBoundaries, calendar: Calendar, periods: [Period] = Period.allCases) throws -> Agenda {
-        var occurrences: [Occurrence] = []
+        var occurrences: [OccurrenceSummary] = []
         for period in periods {
             let range = boundaries.range(of: period)
-            try forEachOccurrence(from: range.from, to: range.to, calendar: calendar) { occurrences.append($0) }
+            try forEachOccurrenceSummary(from: range.from, to: range.to, calendar: calendar) { occurrences.append($0) }
         }
         return Agenda(occurrences: occurrences, boundaries: boundaries, periods: periods)
     }
@@ -82,18 +95,18 @@ extension Store {
 ///
 /// Rows arrive ordered by key; only all-day and floating events can start up to 14 h before their key, so the
 /// buffer stays small (the rows of about one day) and most inserts append at the end.
-struct ReorderBuffer {
-    private var items: [Occurrence] = []
+struct ReorderBuffer<Item: EventListing> {
+    private var items: [OccurrenceOf<Item>] = []
     private var head = 0
 
-    mutating func insert(_ occurrence: Occurrence) {
+    mutating func insert(_ occurrence: OccurrenceOf<Item>) {
         var index = items.count
-        while index > head, Occurrence.chronological(occurrence, items[index - 1]) { index -= 1 }
+        while index > head, OccurrenceOf.chronological(occurrence, items[index - 1]) { index -= 1 }
         items.insert(occurrence, at: index)
     }
 
     /// Passes on, in order, every item starting before `limit` (all of them when nil).
-    mutating func emit(before limit: Date?, _ body: (Occurrence) throws -> Void) throws {
+    mutating func emit(before limit: Date?, _ body: (OccurrenceOf<Item>) throws -> Void) throws {
         while head < items.count {
             if let limit, items[head].start >= limit { break }
             try body(items[head])

@@ -107,8 +107,8 @@ extension Store {
     /// Inside `recurrenceHorizon` this reads the materialised occurrences; outside it every
     /// recurring event is expanded, which on 10k weekly events costs seconds.
     public func forEachRecurringOccurrence(from: Date, to: Date, calendar: Calendar,
-                                           _ body: (Occurrence) throws -> Void) throws {
-        let sorted = try recurringOccurrences(from: from, to: to, calendar: calendar, tasks: false)
+                                           _ body: (OccurrenceSummary) throws -> Void) throws {
+        let sorted = try recurringSummaries(from: from, to: to, calendar: calendar)
         for position in 0..<sorted.count { try body(sorted[position]) }
     }
 
@@ -118,21 +118,19 @@ extension Store {
     ///
     /// - Parameter onlyOpen: only events with at least one task not done.
     public func expandRecurringEvents(from: Date, to: Date, calendar: Calendar, onlyOpen: Bool = false,
-                                      include: (Event) -> Bool, _ body: (Event, [Date]) throws -> Bool) throws {
+                                      include: (EventSummary) -> Bool, _ body: (EventSummary, [Date]) throws -> Bool) throws {
         guard from < to else { return }
         let window = Int64(from.timeIntervalSince1970.rounded(.down)) - Self.allDayLatest
             ..< Int64(to.timeIntervalSince1970.rounded(.up)) + Self.allDayEarliest
-        let query = try statement("""
-            SELECT e.id, e.title, e.start_key, e.all_day, e.symbol, e.color, e.task_count, e.open_count,
-                e.time_zone, e.recurrence
-            FROM events e WHERE e.recurrence IS NOT NULL\(onlyOpen ? " AND e.open_count > 0" : "") ORDER BY e.id
-            """)
+        let query = try statement("SELECT \(SummaryColumn.selectList), e.time_zone, e.recurrence FROM events e "
+                                  + "WHERE e.recurrence IS NOT NULL\(onlyOpen ? " AND e.open_count > 0" : "") ORDER BY e.id")
         try wrap { try query.bind([]) }
         defer { _ = try? query.bind([]) }
         while try wrap({ try query.step() }) {
             let event = Self.summary(from: query)
             guard include(event) else { continue }
-            let keys = RecurrenceExpander.keys(start: event.start, timeZone: query.text(8), recurrence: query.text(9),
+            let keys = RecurrenceExpander.keys(start: event.start, timeZone: query.text(SummaryColumn.after(0)),
+                                               recurrence: query.text(SummaryColumn.after(1)),
                                                window: window).keys
             let starts = keys.map { Self.start(key: $0, like: event.start).resolved(in: calendar) }
                 .filter { $0 >= from && $0 < to }.sorted()

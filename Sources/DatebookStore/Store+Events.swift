@@ -2,11 +2,6 @@ import DatebookCore
 import Foundation
 
 extension Store {
-    static let eventColumns = """
-        e.id, e.title, e.start_key, e.all_day, e.end_key, e.end_all_day, e.time_zone, e.symbol, e.color,
-        e.notes, e.alerts, e.recurrence, t.position, t.id, t.text, t.status
-        """
-
     /// Inserts or replaces events (with their tasks) in one transaction; `progress(done)` after each batch.
     public func save(_ events: [Event], progress: (Int) -> Void = { _ in }) throws {
         try bulkTransaction(count: events.count) { try writeMany(events, progress: progress) }
@@ -24,9 +19,10 @@ extension Store {
     func write(_ event: Event, expanded: [Int64]? = nil) throws {
         try wrap {
             try statement(literal: "DELETE FROM tasks WHERE event_id = ?").bind(.text(event.id)).run()
-            try statement(key: "events.upsert", BulkRows.sql(Self.eventsInsert, columns: 14, rows: 1, tail: Self.eventsUpsert))
+            try statement(key: "events.upsert", BulkRows.sql(EventColumn.insertHead, columns: EventColumn.allCases.count, rows: 1,
+                                                           tail: EventColumn.upsertTail))
                 .bind(Self.eventRow(event)).run()
-            let insertTask = try statement(literal: "INSERT INTO tasks (event_id, position, id, text, status) VALUES (?, ?, ?, ?, ?)")
+            let insertTask = try statement(key: "tasks.insert", BulkRows.sql(TaskColumn.insertHead, columns: TaskColumn.allCases.count, rows: 1))
             for (position, task) in event.tasks.enumerated() {
                 try insertTask.bind(Self.taskRow(event.id, position, task)).run()
             }
@@ -34,7 +30,7 @@ extension Store {
         try writeOccurrences(event, expanded: expanded)
     }
 
-    /// The values of an events row, in the column order of `eventsInsert`.
+    /// The values of an events row, in `EventColumn` order.
     static func eventRow(_ event: Event) -> [SQLiteValue] {
         var row = ValueList()
         eventRow(event, into: &row)
@@ -42,29 +38,30 @@ extension Store {
     }
 
     static func eventRow(_ event: Event, into row: inout some RowSink) {
-        let (startKey, kind) = key(event.start)
-        row.text(event.id)
-        row.text(event.title)
-        row.integer(startKey)
-        row.int(kind.rawValue)
-        if let end = event.end.map(key) {
-            row.integer(end.0)
-            row.int(end.1.rawValue)
-        } else {
-            row.null()
-            row.null()
+        let start = key(event.start), end = event.end.map(key)
+        for column in EventColumn.allCases {
+            switch column {
+            case .id: row.text(event.id)
+            case .title: row.text(event.title)
+            case .startKey: row.integer(start.0)
+            case .allDay: row.int(start.1.rawValue)
+            case .endKey: if let end { row.integer(end.0) } else { row.null() }
+            case .endAllDay: if let end { row.int(end.1.rawValue) } else { row.null() }
+            case .timeZone: row.text(event.timeZone)
+            case .symbol: row.text(event.symbol.rawValue)
+            case .color: row.text(event.color.rawValue)
+            case .notes: row.text(event.notes)
+            case .alerts: row.text(event.alerts.isEmpty ? "" : event.alerts.map(\.description).joined(separator: " "))
+            case .recurrence: row.optional(event.recurrence)
+            case .taskCount: row.int(event.tasks.count)
+            case .openCount: row.int(event.badge)
+            case .location: row.text(event.location)
+            case .url: row.text(event.url)
+            }
         }
-        row.text(event.timeZone)
-        row.text(event.symbol.rawValue)
-        row.text(event.color.rawValue)
-        row.text(event.notes)
-        row.text(event.alerts.isEmpty ? "" : event.alerts.map(\.description).joined(separator: " "))
-        row.optional(event.recurrence)
-        row.int(event.tasks.count)
-        row.int(event.badge)
     }
 
-    /// The values of a tasks row (event_id, position, id, text, status).
+    /// The values of a tasks row, in `TaskColumn` order.
     static func taskRow(_ eventID: String, _ position: Int, _ task: EventTask) -> [SQLiteValue] {
         var row = ValueList()
         taskRow(eventID, position, task, into: &row)
@@ -72,26 +69,16 @@ extension Store {
     }
 
     static func taskRow(_ eventID: String, _ position: Int, _ task: EventTask, into row: inout some RowSink) {
-        row.text(eventID)
-        row.int(position)
-        row.text(task.id)
-        row.text(task.text)
-        row.text(task.status.rawValue)
+        for column in TaskColumn.allCases {
+            switch column {
+            case .eventID: row.text(eventID)
+            case .position: row.int(position)
+            case .id: row.text(task.id)
+            case .text: row.text(task.text)
+            case .status: row.text(task.status.rawValue)
+            }
+        }
     }
-
-    /// The insert of an events row, up to `VALUES`, and what follows the values: an event saved
-    /// again replaces its row (shared by the one-row statement and `BulkRows`).
-    static let eventsInsert = """
-        INSERT INTO events (id, title, start_key, all_day, end_key, end_all_day, time_zone, symbol, color,
-                            notes, alerts, recurrence, task_count, open_count) VALUES
-        """
-    static let eventsUpsert = """
-        ON CONFLICT(id) DO UPDATE SET title = excluded.title, start_key = excluded.start_key,
-            all_day = excluded.all_day, end_key = excluded.end_key, end_all_day = excluded.end_all_day,
-            time_zone = excluded.time_zone, symbol = excluded.symbol, color = excluded.color,
-            notes = excluded.notes, alerts = excluded.alerts, recurrence = excluded.recurrence,
-            task_count = excluded.task_count, open_count = excluded.open_count
-        """
 
     /// Deletes an event and its tasks; false when there was no such event.
     @discardableResult
@@ -155,63 +142,74 @@ extension Store {
             try body(done)
         }
         while try wrap({ try query.step() }) {
-            if current.map({ !query.textEquals(0, $0.id) }) ?? true {
+            if current.map({ !query.textEquals(EventColumn.id.index, $0.id) }) ?? true {
                 try finish()
                 current = Self.event(from: query)
                 positions.removeAll(keepingCapacity: true)
             }
-            if !query.isNull(12) {
-                positions.append(query.int(12))
-                current?.tasks.append(EventTask(id: query.text(13), text: query.text(14),
-                                                status: TaskStatus(rawValue: query.text(15)) ?? .todo))
+            if !query.isNull(TaskColumn.position.joinedIndex) {
+                positions.append(query.int(TaskColumn.position.joinedIndex))
+                current?.tasks.append(Self.task(from: query))
             }
         }
         try finish()
     }
 
     /// Like `stream` but reads only what a listing row shows, with task counts instead of tasks.
-    func streamSummaries(where condition: String, _ values: [SQLiteValue], order: String, _ body: (Event) throws -> Void) throws {
-        let query = try statement("""
-            SELECT e.id, e.title, e.start_key, e.all_day, e.symbol, e.color, e.task_count, e.open_count
-            FROM events e WHERE \(condition) ORDER BY \(order)
-            """)
+    func streamSummaries(where condition: String, _ values: [SQLiteValue], order: String,
+                         _ body: (EventSummary) throws -> Void) throws {
+        let query = try statement("SELECT \(SummaryColumn.selectList) FROM events e WHERE \(condition) ORDER BY \(order)")
         try wrap { try query.bind(values) }
         while try wrap({ try query.step() }) { try body(Self.summary(from: query)) }
     }
 
-    /// A listing summary from columns id, title, start_key, all_day, symbol, color, task_count, open_count.
-    static func summary(from row: SQLiteStatement) -> Event {
-        var event = Event(id: row.text(0), title: row.text(1), start: start(key: row.int64(2), kind: row.int(3)),
-                          timeZone: "", symbol: row.withTextBytes(4) { Self.symbols.value($0) } ?? .star,
-                          color: row.withTextBytes(5) { Self.colors.value($0) } ?? .primary)
-        event.taskCounts = TaskCounts(total: row.int(6), open: row.int(7))
-        return event
+    /// A listing summary from a row that starts with `SummaryColumn.selectList`.
+    static func summary(from row: SQLiteStatement) -> EventSummary {
+        EventSummary(id: row.text(SummaryColumn.id.index), title: row.text(SummaryColumn.title.index),
+                     start: start(key: row.int64(SummaryColumn.startKey.index), kind: row.int(SummaryColumn.allDay.index)),
+                     symbol: row.withTextBytes(SummaryColumn.symbol.index) { Self.symbols.value($0) } ?? .star,
+                     color: row.withTextBytes(SummaryColumn.color.index) { Self.colors.value($0) } ?? .primary,
+                     tasks: TaskCounts(total: row.int(SummaryColumn.taskCount.index), open: row.int(SummaryColumn.openCount.index)))
     }
 
     static let symbols = RawValueTable<Symbol>()
     static let colors = RawValueTable<EventColor>()
 
-    /// The listing form of a fully loaded event: counts instead of tasks, like `streamSummaries`.
-    static func summary(of event: Event) -> Event {
-        var summary = Event(id: event.id, title: event.title, start: event.start, timeZone: "",
-                            symbol: event.symbol, color: event.color)
-        summary.taskCounts = TaskCounts(total: event.tasks.count, open: event.badge)
-        return summary
-    }
-
     static func selectSQL(where condition: String, order: String) -> String {
-        "SELECT \(eventColumns) FROM events e LEFT JOIN tasks t ON t.event_id = e.id WHERE \(condition) ORDER BY \(order)"
+        "SELECT \(EventColumn.selectList), \(TaskColumn.joinedSelectList) FROM events e LEFT JOIN tasks t ON t.event_id = e.id "
+            + "WHERE \(condition) ORDER BY \(order)"
     }
 
+    /// The event of a row read with `selectSQL`, without its tasks.
     static func event(from row: SQLiteStatement) -> Event {
-        let start = start(key: row.int64(2), kind: row.int(3))
-        let end = row.isNull(4) ? nil : Self.start(key: row.int64(4), kind: row.int(5))
-        let alerts = row.text(10).split(separator: " ").compactMap { LeadTime(String($0)) }
-        return Event(
-            id: row.text(0), title: row.text(1), start: start, end: end, timeZone: row.text(6),
-            symbol: Symbol(rawValue: row.text(7)) ?? .star, color: EventColor(rawValue: row.text(8)) ?? .primary,
-            notes: row.text(9), tasks: [], alerts: alerts, recurrence: row.optionalText(11)
-        )
+        var event = Event(id: "", title: "", start: .allDay(CalendarDate(dayNumber: 0)), timeZone: "", symbol: .star, color: .primary)
+        for column in EventColumn.allCases {
+            let index = column.index
+            switch column {
+            case .id: event.id = row.text(index)
+            case .title: event.title = row.text(index)
+            case .startKey: event.start = start(key: row.int64(index), kind: row.int(EventColumn.allDay.index))
+            case .endKey:
+                event.end = row.isNull(index) ? nil : start(key: row.int64(index), kind: row.int(EventColumn.endAllDay.index))
+            case .allDay, .endAllDay: break // read with their keys
+            case .timeZone: event.timeZone = row.text(index)
+            case .symbol: event.symbol = Symbol(rawValue: row.text(index)) ?? .star
+            case .color: event.color = EventColor(rawValue: row.text(index)) ?? .primary
+            case .notes: event.notes = row.text(index)
+            case .alerts: event.alerts = row.text(index).split(separator: " ").compactMap { LeadTime(String($0)) }
+            case .recurrence: event.recurrence = row.optionalText(index)
+            case .taskCount, .openCount: break // derived from the tasks, which are read with them
+            case .location: event.location = row.text(index)
+            case .url: event.url = row.text(index)
+            }
+        }
+        return event
+    }
+
+    /// The task of a joined row read with `selectSQL` (its position apart).
+    static func task(from row: SQLiteStatement) -> EventTask {
+        EventTask(id: row.text(TaskColumn.id.joinedIndex), text: row.text(TaskColumn.text.joinedIndex),
+                  status: TaskStatus(rawValue: row.text(TaskColumn.status.joinedIndex)) ?? .todo)
     }
 
     /// The sort key: an instant's Unix seconds, an all-day date's midnight UTC, or a floating

@@ -106,15 +106,24 @@ extension Store {
     }
 
     /// Occurrences of recurring events starting in `[from, to)`, sorted chronologically.
-    ///
-    /// - Parameter tasks: false loads events as listing summaries (task counts, no tasks).
-    func recurringOccurrences(from: Date?, to: Date?, calendar: Calendar, tasks: Bool = true) throws -> SortedOccurrences {
+    func recurringOccurrences(from: Date?, to: Date?, calendar: Calendar) throws -> SortedOccurrences<Event> {
+        try sortedRecurring(from: from, to: to, calendar: calendar, materialised: materialisedEvents)
+    }
+
+    /// Like `recurringOccurrences`, as listing summaries (task counts, no tasks).
+    func recurringSummaries(from: Date?, to: Date?, calendar: Calendar) throws -> SortedOccurrences<EventSummary> {
+        try sortedRecurring(from: from, to: to, calendar: calendar, materialised: materialisedSummaries)
+    }
+
+    private func sortedRecurring<Item: StoredListing>(
+        from: Date?, to: Date?, calendar: Calendar, materialised: (Int64, Int64) throws -> RecurringFound<Item>
+    ) throws -> SortedOccurrences<Item> {
         let fromKey = from.map { Int64($0.timeIntervalSince1970.rounded(.down)) - Self.allDayLatest }
         let toKey = to.map { Int64($0.timeIntervalSince1970.rounded(.up)) + Self.allDayEarliest }
         let lower = fromKey ?? toKey.map { $0 - Self.openEndedReach } ?? Int64.min
         let upper = toKey ?? fromKey.map { $0 + Self.openEndedReach } ?? Int64.max
-        var found = tasks ? try materialisedEvents(lower, upper) : try materialisedSummaries(lower, upper)
-        try expandUncovered(into: &found, lower, upper, tasks: tasks)
+        var found = try materialised(lower, upper)
+        try expandUncovered(into: &found, lower, upper)
         let list = found.events
         // Sort light (start, event index) pairs; occurrences are built one at a time as they are
         // emitted: sorting or collecting Occurrence values copies whole events around.
@@ -137,8 +146,8 @@ extension Store {
 
     /// Fully loaded recurring events with materialised occurrences in `[lower, upper)`, and the
     /// events whose span does not cover that window (or that have none yet).
-    private func materialisedEvents(_ lower: Int64, _ upper: Int64) throws -> RecurringFound {
-        var found = RecurringFound()
+    private func materialisedEvents(_ lower: Int64, _ upper: Int64) throws -> RecurringFound<Event> {
+        var found = RecurringFound<Event>()
         var ids: [(id: String, key: Int64)] = []
         try wrap {
             let rows = try statement("SELECT event_id, start_key FROM occurrences WHERE start_key >= ? AND start_key < ?")
@@ -168,8 +177,8 @@ extension Store {
     /// `[lower, upper)`. One range scan of `occurrences_by_start` collects the keys by event id,
     /// kept as bytes; one pass over the covering index of recurring events then matches them. Both
     /// are sequential reads, and no id becomes a String unless its event occurs.
-    private func materialisedSummaries(_ lower: Int64, _ upper: Int64) throws -> RecurringFound {
-        var found = RecurringFound()
+    private func materialisedSummaries(_ lower: Int64, _ upper: Int64) throws -> RecurringFound<EventSummary> {
+        var found = RecurringFound<EventSummary>()
         try wrap {
             var byID = KeysByID()
             // Recurring events, counted by the pass below when it runs.
@@ -181,19 +190,17 @@ extension Store {
                 occurrences.withTextBytes(0) { byID.add(key, id: $0) }
             }
             if !byID.isEmpty {
-                let events = try statement("""
-                    SELECT e.id, e.title, e.start_key, e.all_day, e.symbol, e.color, e.task_count, e.open_count
-                    FROM events e INDEXED BY events_recurring_listing WHERE e.recurrence IS NOT NULL
-                    """)
+                let events = try statement("SELECT \(SummaryColumn.selectList) "
+                                           + "FROM events e INDEXED BY events_recurring_listing WHERE e.recurrence IS NOT NULL")
                 try events.bind([])
                 found.keys.reserveCapacity(byID.count)
                 recurringCount = 0
                 while try events.step() {
                     recurringCount? += 1
-                    guard let first = events.withTextBytes(0, { byID.first(id: $0) }) else { continue }
+                    guard let first = events.withTextBytes(SummaryColumn.id.index, { byID.first(id: $0) }) else { continue }
                     found.events.append(Self.summary(from: events))
                     let index = found.events.count - 1
-                    events.withTextBytes(0) { id in byID.forEachKey(id: id, from: first) { found.keys.append((index, $0)) } }
+                    events.withTextBytes(SummaryColumn.id.index) { id in byID.forEachKey(id: id, from: first) { found.keys.append((index, $0)) } }
                 }
             }
             // Spans that fall short of the window: usually none, so SQLite filters them.
@@ -223,33 +230,33 @@ extension Store {
 
     /// Expands, in their own zones, the events whose materialised span does not cover the window,
     /// adding the occurrences the span does not hold.
-    private func expandUncovered(into found: inout RecurringFound, _ lower: Int64, _ upper: Int64, tasks: Bool) throws {
+    private func expandUncovered<Item: StoredListing>(into found: inout RecurringFound<Item>, _ lower: Int64, _ upper: Int64) throws {
         guard !found.uncovered.isEmpty else { return }
         if found.slot.isEmpty {
             for (index, event) in found.events.enumerated() { found.slot[event.id] = index }
         }
         for (id, coveredFrom, coveredTo) in found.uncovered {
             // Expansion needs the rule and zone, which a listing summary does not carry.
-            let cached = found.slot[id].flatMap { tasks ? found.events[$0] : nil }
+            let cached = found.slot[id].flatMap { found.events[$0] as? Event }
             guard let event = try cached ?? self.event(id: id), let recurrence = event.recurrence else { continue }
             let (keys, _) = RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone,
                                                     recurrence: recurrence, window: lower..<upper)
-            let index = found.remember(tasks ? event : Self.summary(of: event))
+            let index = found.remember(Item(listing: event))
             for key in keys where !(key >= coveredFrom && key < coveredTo) { found.keys.append((index, key)) }
         }
     }
 }
 
 /// Recurring events found for a window: each event once, its occurrences by index.
-private struct RecurringFound {
-    var events: [Event] = []
+private struct RecurringFound<Item: EventListing> {
+    var events: [Item] = []
     var keys: [(index: Int, key: Int64)] = []
     /// id → index in `events`; filled only where lookups by id are needed.
     var slot: [String: Int] = [:]
     var uncovered: [(id: String, from: Int64, to: Int64)] = []
 
     @discardableResult
-    mutating func remember(_ event: Event) -> Int {
+    mutating func remember(_ event: Item) -> Int {
         if let index = slot[event.id] {
             events[index] = event
             return index
@@ -260,6 +267,19 @@ private struct RecurringFound {
     }
 }
 
+/// What the recurring paths hold of an event: the whole event, or its listing summary.
+protocol StoredListing: EventListing {
+    init(listing event: Event)
+}
+
+extension Event: StoredListing {
+    init(listing event: Event) { self = event }
+}
+
+extension EventSummary: StoredListing {
+    init(listing event: Event) { self.init(event) }
+}
+
 /// Whether occurrence rows existed when the write transaction began, and which events got some since.
 struct OccurrenceRows {
     var before: Bool
@@ -267,29 +287,29 @@ struct OccurrenceRows {
 }
 
 /// Recurring occurrences in chronological order, as (start, event) references.
-struct SortedOccurrences {
-    let events: [Event]
+struct SortedOccurrences<Item: EventListing> {
+    let events: [Item]
     let starts: [(start: Date, index: Int)]
 
     var count: Int { starts.count }
 
-    subscript(position: Int) -> Occurrence {
-        Occurrence(event: events[starts[position].index], start: starts[position].start)
+    subscript(position: Int) -> OccurrenceOf<Item> {
+        OccurrenceOf(event: events[starts[position].index], start: starts[position].start)
     }
 }
 
 /// Feeds pre-sorted recurring occurrences into the chronological stream of the others.
-struct RecurringMerge {
-    let items: SortedOccurrences
+struct RecurringMerge<Item: EventListing> {
+    let items: SortedOccurrences<Item>
     private var next = 0
 
-    init(_ items: SortedOccurrences) { self.items = items }
+    init(_ items: SortedOccurrences<Item>) { self.items = items }
 
     /// Emits every recurring occurrence that sorts before `limit` (all remaining when nil).
-    mutating func drain(before limit: Occurrence?, _ body: (Occurrence) throws -> Void) throws {
+    mutating func drain(before limit: OccurrenceOf<Item>?, _ body: (OccurrenceOf<Item>) throws -> Void) throws {
         while next < items.count {
             let item = items[next]
-            if let limit, !Occurrence.chronological(item, limit) { break }
+            if let limit, !OccurrenceOf.chronological(item, limit) { break }
             try body(item)
             next += 1
         }

@@ -14,7 +14,7 @@ import Testing
         #expect(argv == ["notify"] + message.actions.map(\.url))
         let environment = CommandRunner.environment(for: message)
         #expect(environment["DATEBOOK_DONE_URL"] == message.actionURL("done"))
-        #expect(environment["DATEBOOK_EVENT_URL"] == "https://planner.example.org/events/evt-42")
+        #expect(environment["DATEBOOK_EVENT_PAGE_URL"] == "https://planner.example.org/events/evt-42")
         #expect(CommandRunner.expand(["{{doneURL}}"], with: Fixtures.alert) == [""])
         #expect(CommandRunner.environment(for: Fixtures.alert)["DATEBOOK_DONE_URL"] == nil)
     }

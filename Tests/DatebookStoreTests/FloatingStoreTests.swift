@@ -32,14 +32,21 @@ struct FloatingStoreTests {
         let store = try Self.store()
         let calendar = utcCalendar(zone)
         let at = Self.instant(expected)
-        for tasks in [true, false] {
+        for summaries in [false, true] {
             var found: [Date] = []
-            try store.forEachOccurrence(from: at, to: at.addingTimeInterval(1), calendar: calendar, tasks: tasks) {
-                if $0.event.id == "breakfast" { found.append($0.start) }
+            var before: [String] = []
+            if summaries {
+                try store.forEachOccurrenceSummary(from: at, to: at.addingTimeInterval(1), calendar: calendar) {
+                    if $0.event.id == "breakfast" { found.append($0.start) }
+                }
+                try store.forEachOccurrenceSummary(from: at.addingTimeInterval(-3600), to: at, calendar: calendar) { before.append($0.event.id) }
+            } else {
+                try store.forEachOccurrence(from: at, to: at.addingTimeInterval(1), calendar: calendar) {
+                    if $0.event.id == "breakfast" { found.append($0.start) }
+                }
+                try store.forEachOccurrence(from: at.addingTimeInterval(-3600), to: at, calendar: calendar) { before.append($0.event.id) }
             }
             #expect(found == [at])
-            var before: [String] = []
-            try store.forEachOccurrence(from: at.addingTimeInterval(-3600), to: at, calendar: calendar, tasks: tasks) { before.append($0.event.id) }
             #expect(!before.contains("breakfast"))
         }
         let first = try store.firstOccurrences(from: at, to: at.addingTimeInterval(1), calendar: calendar, limit: 5)
@@ -56,8 +63,8 @@ struct FloatingStoreTests {
         let store = try Self.store()
         let calendar = utcCalendar(zone)
         var starts: [String] = []
-        try store.forEachOccurrence(from: Self.instant("2026-10-01T00:00:00Z"), to: Self.instant("2026-12-01T00:00:00Z"),
-                                    calendar: calendar, tasks: false) {
+        try store.forEachOccurrenceSummary(from: Self.instant("2026-10-01T00:00:00Z"), to: Self.instant("2026-12-01T00:00:00Z"),
+                                           calendar: calendar) {
             if $0.event.id == "weekly" { starts.append(LocalTime($0.start, in: calendar.timeZone).listFormat) }
         }
         #expect(starts == ["Mon 2026-10-19 08:00", "Mon 2026-10-26 08:00", "Mon 2026-11-09 08:00"])

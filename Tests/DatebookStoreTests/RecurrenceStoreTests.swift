@@ -77,7 +77,7 @@ struct RecurrenceStoreTests {
         try store.forEachOccurrence(from: from, to: to, calendar: berlin) {
             full.append("\($0.event.id) \($0.start) \($0.event.badge)")
         }
-        try store.forEachOccurrence(from: from, to: to, calendar: berlin, tasks: false) {
+        try store.forEachOccurrenceSummary(from: from, to: to, calendar: berlin) {
             listed.append("\($0.event.id) \($0.start) \($0.event.badge)")
         }
         #expect(listed == full)

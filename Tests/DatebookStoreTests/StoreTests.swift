@@ -292,13 +292,15 @@ struct StoreSummaryTests {
             events.append(event(String(format: "s%03d", n), start, tasks: statuses))
         }
         try store.save(events)
-        var full: [Occurrence] = [], summaries: [Occurrence] = []
+        var full: [Occurrence] = [], summaries: [OccurrenceSummary] = []
         try store.forEachOccurrence(from: nil, to: nil, calendar: cal) { full.append($0) }
-        try store.forEachOccurrence(from: nil, to: nil, calendar: cal, tasks: false) { summaries.append($0) }
+        try store.forEachOccurrenceSummary(from: nil, to: nil, calendar: cal) { summaries.append($0) }
         #expect(full.map(\.event.id) == summaries.map(\.event.id))
         #expect(full.map(\.event.badge) == summaries.map(\.event.badge))
         #expect(full.map(\.event.isComplete) == summaries.map(\.event.isComplete))
-        #expect(summaries.allSatisfy { $0.event.tasks.isEmpty && $0.event.taskCounts != nil })
+        #expect(summaries == full.map(\.summary))
+        let agenda = try store.agenda(boundaries: PeriodBoundaries(now: Date(timeIntervalSince1970: 1_796_500_000), calendar: cal), calendar: cal)
+        #expect(Set(agenda.sections.flatMap(\.occurrences)) == Set(summaries), "the agenda lists the same summaries")
         #expect(full.contains { $0.event.isComplete } && full.contains { $0.event.badge > 0 } && full.contains { $0.event.tasks.isEmpty })
     }
 }

@@ -3,18 +3,19 @@ import DatebookRender
 import DatebookStore
 import Foundation
 
-/// Reads what a digest shows from the store: bounded queries only, so the cost follows the
+/// Reads what a digest shows from the store (for `datebook digest`, `send digest` and the
+/// scheduler's digests): bounded queries only, so the cost follows the
 /// events shown and not the store's size.
 ///
 /// Single events come from indexed range queries that stop after the rows shown (`firstOccurrences`)
 /// or at `countCap` (`totals`). Recurring events, when the store has any, contribute every
 /// occurrence as in `list`, read once for the digest's whole reach (`RecurringDigest`).
-enum DigestQuery {
+public enum DigestQuery {
     /// Counting stops here and the digest says "500+": each counted row costs a table lookup,
     /// and a reader learns nothing more from an exact 63,000.
     static let countCap = 500
 
-    static func input(plan: DigestPlan, store: Store, calendar: Calendar) throws -> DigestInput {
+    public static func input(plan: DigestPlan, store: Store, calendar: Calendar) throws -> DigestInput {
         var recurring = try store.hasRecurringEvents() ? RecurringDigest(plan: plan, store: store, calendar: calendar) : nil
         // Recurring events are read apart; leaving them out of the range queries also lets these
         // run on the covering index of single events alone.
@@ -56,18 +57,19 @@ enum DigestQuery {
     }
 
     /// The window's single and recurring occurrences in one chronological list of at most
-    /// `limit`; the recurring ones shown are loaded whole (their tasks), once per event.
-    static func merge(_ single: [Occurrence], _ recurring: [Occurrence], window: DigestPlan.Window,
+    /// `limit`; the recurring ones shown (listing summaries) are loaded whole (their tasks), once
+    /// per event, and left out if the event is gone meanwhile.
+    static func merge(_ single: [Occurrence], _ recurring: [OccurrenceSummary], window: DigestPlan.Window,
                       store: Store) throws -> [Occurrence] {
-        let all = (single.map { ($0, false) } + recurring.map { ($0, true) })
-            .sorted { Occurrence.chronological($0.0, $1.0) }
+        let all = (single.map { ($0.summary, Optional($0)) } + recurring.map { ($0, nil) })
+            .sorted { OccurrenceSummary.chronological($0.0, $1.0) }
         let shown = window.newest ? Array(all.suffix(window.limit)) : Array(all.prefix(window.limit))
         var loaded: [String: Event] = [:]
-        return try shown.map { occurrence, isRecurring in
-            guard isRecurring else { return occurrence }
-            let id = occurrence.event.id
+        return try shown.compactMap { summary, whole in
+            if let whole { return whole }
+            let id = summary.event.id
             if loaded[id] == nil { loaded[id] = try store.event(id: id) }
-            return Occurrence(event: loaded[id] ?? occurrence.event, start: occurrence.start)
+            return loaded[id].map { Occurrence(event: $0, start: summary.start) }
         }
     }
 }
@@ -92,7 +94,7 @@ enum DigestQuery {
 struct RecurringDigest {
     /// One window's share: the occurrences it shows (listing summaries) and its totals.
     struct Window {
-        var shown: [Occurrence] = []
+        var shown: [OccurrenceSummary] = []
         var count = 0
         var openTasks = 0
     }
@@ -120,7 +122,7 @@ struct RecurringDigest {
         let readFrom = max(from, horizon.start)
         horizonEnd = max(horizon.end, readFrom)
         readTo = min(max(futureFrom, monthNext), horizonEnd)
-        var overdue: [String: Occurrence] = [:]
+        var overdue: [String: OccurrenceSummary] = [:]
         var goesOn = Set<String>()
         try store.forEachRecurringOccurrence(from: readFrom, to: readTo, calendar: calendar) { occurrence in
             let start = occurrence.start
@@ -144,7 +146,7 @@ struct RecurringDigest {
         // Before the horizon: only events with open tasks that do not go on, and have no later overdue occurrence.
         try store.expandRecurringEvents(from: overdueFrom, to: min(readFrom, plan.now), calendar: calendar, onlyOpen: true,
                                         include: { !goesOn.contains($0.id) && overdue[$0.id] == nil }) { event, starts in
-            if let last = starts.last { overdue[event.id] = Occurrence(event: event, start: last) }
+            if let last = starts.last { overdue[event.id] = OccurrenceSummary(event: event, start: last) }
             return true
         }
         // The few that did not occur in the first read may still occur later in the year.
@@ -156,7 +158,7 @@ struct RecurringDigest {
                 return true
             }
         }
-        for occurrence in overdue.values.sorted(by: Occurrence.chronological) where !goesOn.contains(occurrence.event.id) {
+        for occurrence in overdue.values.sorted(by: OccurrenceSummary.chronological) where !goesOn.contains(occurrence.event.id) {
             add(occurrence, to: overdueWindow)
         }
     }
@@ -204,7 +206,7 @@ struct RecurringDigest {
 
     /// Counts `occurrence` in `window` and keeps it when it is among the ones shown; occurrences
     /// arrive in chronological order.
-    private mutating func add(_ occurrence: Occurrence, to window: DigestPlan.Window) {
+    private mutating func add(_ occurrence: OccurrenceSummary, to window: DigestPlan.Window) {
         // In place: a copy of the share would copy its `shown` array on every occurrence.
         windows[window.kind, default: Window()].count += 1
         windows[window.kind, default: Window()].openTasks += occurrence.event.badge
