@@ -55,6 +55,11 @@ let package = Package(
                 .embedInCode("digest.html.mustache"),
                 .embedInCode("layout.html.mustache"),
                 .embedInCode("calendar.html.mustache"),
+                .embedInCode("locales/en.json"),
+                .embedInCode("locales/de.json"),
+                .embedInCode("locales/ja.json"),
+                .embedInCode("locales/fr.json"),
+                .embedInCode("locales/es.json"),
             ]
         ),
         .target(name: "DatebookRender", dependencies: ["DatebookCore", "CCmark", "DatebookTemplates"]),

@@ -19,24 +19,28 @@ enum DigestMessages {
     /// - Parameters:
     ///   - template: a template name or path, used for `format`'s body (the others use the built-ins).
     static func make(store: Store, now: Date, calendar: Calendar, locale: String?, overrideDirectory: String,
-                     template: String?, format: MessageFormat, key: String) throws -> OutgoingMessage {
+                     template: String?, format: MessageFormat, key: String, scheduleName: String? = nil) throws -> OutgoingMessage {
         do {
             let renderer = try DigestRenderer(overrideDirectory: overrideDirectory)
             let plan = DigestPlan(now: now, calendar: calendar, days: DigestPlan.defaultDays,
                                   lookBackDays: DigestPlan.defaultLookBackDays)
             let input = try DigestQuery.input(plan: plan, store: store, calendar: calendar)
-            let digest = DigestContext(input, locale: try DigestLocale(identifier: locale ?? "en_US", timeZone: calendar.timeZone))
+            let language = try DigestLocale(identifier: locale ?? "en_US", timeZone: calendar.timeZone, catalogDirectory: overrideDirectory)
+            let digest = DigestContext(input, locale: language)
             func body(_ wanted: DigestFormat) throws -> String {
                 try renderer.render(digest, format: wanted, template: wanted.rawValue == format.rawValue ? template : nil)
             }
             var summary = ""
             if case .object(let fields) = digest.value, case .string(let text)? = fields["summary"] { summary = text }
             return OutgoingMessage(kind: .digest, idempotencyKey: key,
-                                   title: summary.isEmpty ? "datebook digest" : "datebook: " + summary,
+                                   title: scheduleName.map { language.words.text("scheduledDigestSubject", ["name": $0, "summary": summary]) }
+                                       ?? language.words.text("digestSubject", ["summary": summary]),
                                    text: try body(.text), markdown: try body(.markdown), html: try body(.html))
         } catch let error as DigestError {
             throw error.isUsage ? CLIError.usage(error.description) : CLIError.data(error.description)
         } catch let error as MustacheError {
+            throw CLIError.data(error.description)
+        } catch let error as CatalogError {
             throw CLIError.data(error.description)
         }
     }
@@ -53,10 +57,8 @@ struct TemplateDigestRenderer: DigestRendering {
 
     func render(_ request: DigestRequest) throws -> OutgoingMessage {
         let store = try Store(path: storePath, readOnly: true)
-        var message = try DigestMessages.make(store: store, now: request.now, calendar: request.calendar, locale: locale,
-                                              overrideDirectory: overrideDirectory, template: request.schedule.template,
-                                              format: request.schedule.format, key: request.key)
-        message.title = "datebook \(request.schedule.name) digest: " + message.title.replacingOccurrences(of: "datebook: ", with: "")
-        return message
+        return try DigestMessages.make(store: store, now: request.now, calendar: request.calendar, locale: locale,
+                                       overrideDirectory: overrideDirectory, template: request.schedule.template,
+                                       format: request.schedule.format, key: request.key, scheduleName: request.schedule.name)
     }
 }

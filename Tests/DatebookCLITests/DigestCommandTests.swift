@@ -69,6 +69,22 @@ struct DigestCommandTests {
         #expect(run.err.contains(message), "\(run.err)")
     }
 
+    /// The user's `locales/LANG.json` beside their templates overrides words; a broken one is
+    /// refused naming the file, line and key, for `digest` and for the scheduler's digests alike.
+    @Test func aUsersCatalogueOverridesWordsAndABrokenOneIsNamed() throws {
+        let sandbox = Self.demoSandbox()
+        let folder = sandbox.home + "/config/datebook/templates/locales"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try "{\n  \"left\": \"noch {count} zu tun\"\n}\n".write(toFile: folder + "/de.json", atomically: true, encoding: .utf8)
+        let run = sandbox.run(["digest", "--locale", "de_DE"])
+        #expect(run.out.contains("noch 2 zu tun") && run.out.contains("NÄCHSTE 7 TAGE"), "\(run.out)")
+        try "{\n  \"left\": \"noch {cuont}\"\n}\n".write(toFile: folder + "/de.json", atomically: true, encoding: .utf8)
+        let broken = sandbox.run(["digest", "--locale", "de_DE"])
+        #expect(broken.code == ExitCode.dataError)
+        #expect(broken.err == "datebook: \(folder)/de.json:2: key 'left': missing placeholder {count}\n")
+        #expect(sandbox.run(["digest", "--locale", "en_US"]).code == 0, "another language's file is not read")
+    }
+
     @Test func templateSyntaxErrorNamesFileLineAndColumn() throws {
         let sandbox = Sandbox()
         let file = sandbox.home + "/broken.txt.mustache"
