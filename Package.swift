@@ -62,7 +62,7 @@ let package = Package(
                 .embedInCode("locales/es.json"),
             ]
         ),
-        .target(name: "DatebookRender", dependencies: ["DatebookCore", "CCmark", "DatebookTemplates"]),
+        .target(name: "DatebookRender", dependencies: ["DatebookCore", "DatebookDelivery", "CCmark", "DatebookTemplates"]),
         .target(name: "DatebookDelivery", dependencies: ["DatebookCore", "CCurl"]),
         .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite"]),
         .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookRender"]),
@@ -83,14 +83,14 @@ let package = Package(
             // no libswiftCore.so is loaded in debug builds either).
             .unsafeFlags(["-nostartfiles", "-static-stdlib"]),
         ]),
-        .executableTarget(name: "datebook-bench", dependencies: ["DatebookDelivery"], path: "bench/swift", linkerSettings: releaseLink),
+        .executableTarget(name: "datebook-bench", dependencies: ["DatebookDelivery", "DatebookRender"], path: "bench/swift", linkerSettings: releaseLink),
         .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"], exclude: ["Fixtures"]),
         .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),
         .testTarget(
             name: "DatebookSchedulerTests",
-            dependencies: ["DatebookScheduler", "DatebookStore", "DatebookCore", "DatebookDelivery", "DatebookTestSupport"]
+            dependencies: ["DatebookScheduler", "DatebookStore", "DatebookCore", "DatebookDelivery", "DatebookRender", "DatebookTestSupport"]
         ),
-        .target(name: "DatebookTestSupport", path: "Tests/DatebookTestSupport"),
+        .target(name: "DatebookTestSupport", dependencies: ["DatebookDelivery"], path: "Tests/DatebookTestSupport"),
         .testTarget(
             name: "DatebookICalTests",
             dependencies: ["DatebookICal"],
@@ -103,7 +103,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DatebookRenderTests",
-            dependencies: ["DatebookRender", "DatebookTemplates", "DatebookCore", "DatebookTestSupport"],
+            dependencies: ["DatebookRender", "DatebookTemplates", "DatebookCore", "DatebookDelivery", "DatebookTestSupport"],
             exclude: ["Snapshots", "Fixtures"]
         ),
         .testTarget(

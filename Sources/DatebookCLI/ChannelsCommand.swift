@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookDelivery
+import DatebookRender
 import Foundation
 
 /// `datebook channels [test NAME]`: list the configured channels, or send a test message to one.

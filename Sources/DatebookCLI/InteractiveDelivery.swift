@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookDelivery
+import DatebookRender
 import Foundation
 
 /// Delivers messages now, for `send` and `channels test`: retries transient failures while the

@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookDelivery
+import DatebookRender
 import DatebookScheduler
 import Foundation
 
@@ -55,7 +56,10 @@ enum SendCommand: Command {
                     return changed
                 }
             }
-            let digest = try DigestMessages.make(store: store, name: "now", context: context)
+            let plan = DigestPlan(now: context.now, calendar: context.calendar)
+            let input = try DigestQuery.input(plan: plan, store: store, calendar: context.calendar)
+            let digest = try DigestMessage.make(input, locale: context.config.locale,
+                                                overrideDirectory: TemplatesCommand.overrideDirectory(context), key: "digest:now")
             items = channels.map { channel in
                 var message = digest
                 message.idempotencyKey = "digest:now:\(CalendarDate(context.now, in: context.timeZone)):\(channel.name)"

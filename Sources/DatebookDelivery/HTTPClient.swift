@@ -232,7 +232,7 @@ enum CurlOptions {
 
 extension String {
     /// The string with CR, LF and NUL removed, safe for one header line.
-    var strippingLineBreaks: String {
+    public var strippingLineBreaks: String {
         // Fast path: none of the bytes that start CR, LF, NUL, U+0085 (C2 85) or U+2028/9 (E2 80 A8/9).
         guard utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 || $0 == 0xC2 || $0 == 0xE2 }) else { return self }
         return String(unicodeScalars.filter { $0 != "\r" && $0 != "\n" && $0 != "\0" && $0 != "\u{2028}" && $0 != "\u{2029}" && $0 != "\u{85}" })

@@ -95,7 +95,7 @@ public struct OutgoingMessage: Sendable, Equatable {
     }
 
     /// `colorHex` as a 24-bit integer (Discord embed color), nil when not `#RRGGBB`.
-    var colorValue: Int? {
+    public var colorValue: Int? {
         guard let hex = event?.colorHex, hex.hasPrefix("#"), hex.count == 7 else { return nil }
         return Int(hex.dropFirst(), radix: 16)
     }

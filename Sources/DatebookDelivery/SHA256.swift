@@ -52,8 +52,8 @@ struct SHA256 {
 }
 
 /// HMAC-SHA256 (RFC 2104).
-enum HMACSHA256 {
-    static func authenticationCode(key: Data, message: Data) -> Data {
+public enum HMACSHA256 {
+    public static func authenticationCode(key: Data, message: Data) -> Data {
         var block = key.count > 64 ? SHA256.hash(key) : key
         block.append(Data(repeating: 0, count: 64 - block.count))
         let inner = Data(block.map { $0 ^ 0x36 }) + message
@@ -68,7 +68,7 @@ extension UInt32 {
 
 extension Data {
     /// Lowercase hexadecimal, two digits per byte.
-    var hexString: String {
+    public var hexString: String {
         let digits: [UInt8] = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(count * 2)

@@ -9,7 +9,7 @@ struct ICalComponentReader {
     var defaultTimeZone: TimeZone { resolver.defaultTimeZone }
 
     /// Problems found in the component being read (messages only; the caller adds file/line/UID).
-    struct Notes {
+    struct Warnings {
         var messages: [String] = []
         mutating func add(_ message: String?) {
             if let message, !messages.contains(message) { messages.append(message) }
@@ -21,23 +21,23 @@ struct ICalComponentReader {
         var message: String
     }
 
-    func uid(_ component: LibicalComponent, line: Int, kind: String, notes: inout Notes) -> String {
+    func uid(_ component: LibicalComponent, line: Int, kind: String, warnings: inout Warnings) -> String {
         if let property = component.first(ICAL_UID_PROPERTY), let uid = Libical.text(icalproperty_get_uid(property)) {
             return uid
         }
         let made = "\(fileName)#\(kind)-line-\(line)"
-        notes.add("\(kind) has no UID; using '\(made)', which changes if lines move; give every \(kind) a UID")
+        warnings.add("\(kind) has no UID; using '\(made)', which changes if lines move; give every \(kind) a UID")
         return made
     }
 
     /// The date value of a DTSTART-like property, or nil when it holds no usable time.
-    func dateValue(_ property: OpaquePointer, _ time: icaltimetype, notes: inout Notes) -> ICalDateValue? {
-        dateValue(time, tzid: Libical.tzid(property), notes: &notes)
+    func dateValue(_ property: OpaquePointer, _ time: icaltimetype, warnings: inout Warnings) -> ICalDateValue? {
+        dateValue(time, tzid: Libical.tzid(property), warnings: &warnings)
     }
 
     /// The date value of a libical time with the property's TZID parameter, if any; nil for a null
     /// time or one that names no representable date (``problem(_:)`` says why).
-    func dateValue(_ time: icaltimetype, tzid: String?, notes: inout Notes) -> ICalDateValue? {
+    func dateValue(_ time: icaltimetype, tzid: String?, warnings: inout Warnings) -> ICalDateValue? {
         guard icaltime_is_null_time(time) == 0, Self.problem(time) == nil else { return nil }
         if time.is_date != 0 {
             return .date(year: Int(time.year), month: Int(time.month), day: Int(time.day))
@@ -47,7 +47,7 @@ struct ICalComponentReader {
         }
         if let tzid {
             let (value, warning) = resolver.value(tzid: tzid, local: Libical.local(time))
-            notes.add(warning)
+            warnings.add(warning)
             return value
         }
         return resolver.floating(Libical.local(time))
@@ -66,11 +66,11 @@ struct ICalComponentReader {
 
     /// The value of a date property that must be usable when present: nil when absent or
     /// unreadable, a ``Refusal`` naming the property when it names a date datebook cannot keep.
-    func checkedDate(_ property: OpaquePointer, _ time: icaltimetype, name: String, notes: inout Notes) throws(Refusal) -> ICalDateValue? {
+    func checkedDate(_ property: OpaquePointer, _ time: icaltimetype, name: String, warnings: inout Warnings) throws(Refusal) -> ICalDateValue? {
         if icaltime_is_null_time(time) == 0, let problem = Self.problem(time) {
             throw Refusal(message: "\(name) is not a date datebook can keep (\(problem)); \(Self.skipped(fix: name))")
         }
-        return dateValue(property, time, notes: &notes)
+        return dateValue(property, time, warnings: &warnings)
     }
 
     static func skipped(fix name: String) -> String { "the event was skipped; fix the \(name) line" }
@@ -94,16 +94,16 @@ struct ICalComponentReader {
     }
 
     /// DTEND, or DTSTART + DURATION; throws a ``Refusal`` when either lies outside ``RepresentableDates``.
-    func end(of start: ICalDateValue, _ component: LibicalComponent, notes: inout Notes) throws(Refusal) -> ICalDateValue? {
+    func end(of start: ICalDateValue, _ component: LibicalComponent, warnings: inout Warnings) throws(Refusal) -> ICalDateValue? {
         if let property = component.first(ICAL_DTEND_PROPERTY) {
-            let value = try checkedDate(property, icalproperty_get_dtend(property), name: "DTEND", notes: &notes)
-            if value == nil { notes.add("DTEND is not a valid date or time; the event has no end") }
+            let value = try checkedDate(property, icalproperty_get_dtend(property), name: "DTEND", warnings: &warnings)
+            if value == nil { warnings.add("DTEND is not a valid date or time; the event has no end") }
             return value
         }
         guard let property = component.first(ICAL_DURATION_PROPERTY) else { return nil }
         let duration = icalproperty_get_duration(property)
         guard icaldurationtype_is_bad_duration(duration) == 0 else {
-            notes.add("DURATION is not valid; the event has no end")
+            warnings.add("DURATION is not valid; the event has no end")
             return nil
         }
         guard let end = Self.add(duration, to: start, defaultTimeZone: defaultTimeZone) else {
@@ -144,7 +144,7 @@ struct ICalComponentReader {
         return end.isRepresentable ? end : nil
     }
 
-    func dates(_ component: LibicalComponent, _ kind: icalproperty_kind, notes: inout Notes) -> [ICalDateValue] {
+    func dates(_ component: LibicalComponent, _ kind: icalproperty_kind, warnings: inout Warnings) -> [ICalDateValue] {
         component.properties(kind).compactMap { property in
             let time: icaltimetype
             if kind == ICAL_RDATE_PROPERTY {
@@ -153,26 +153,26 @@ struct ICalComponentReader {
             } else {
                 time = icalproperty_get_exdate(property)
             }
-            let value = dateValue(property, time, notes: &notes)
-            if value == nil { notes.add("an \(kind == ICAL_RDATE_PROPERTY ? "RDATE" : "EXDATE") is not a valid date; ignored") }
+            let value = dateValue(property, time, warnings: &warnings)
+            if value == nil { warnings.add("an \(kind == ICAL_RDATE_PROPERTY ? "RDATE" : "EXDATE") is not a valid date; ignored") }
             return value
         }
     }
 
     /// VALARM triggers as lead times in seconds before start.
-    func alarms(_ component: LibicalComponent, start: ICalDateValue, end: ICalDateValue?, notes: inout Notes) -> [Int] {
+    func alarms(_ component: LibicalComponent, start: ICalDateValue, end: ICalDateValue?, warnings: inout Warnings) -> [Int] {
         let startInstant = start.resolve(in: defaultTimeZone)
         let length = length(start: start, end: end)
         return component.children(ICAL_VALARM_COMPONENT).compactMap { alarm in
             guard let property = icalcomponent_get_first_property(alarm, ICAL_TRIGGER_PROPERTY) else {
-                notes.add("a VALARM has no TRIGGER; ignored")
+                warnings.add("a VALARM has no TRIGGER; ignored")
                 return nil
             }
             let trigger = icalproperty_get_trigger(property)
             let lead: Int
             if icaltime_is_null_time(trigger.time) == 0 {
                 guard Self.problem(trigger.time) == nil else {
-                    notes.add("a VALARM TRIGGER is not a date datebook can keep; ignored")
+                    warnings.add("a VALARM TRIGGER is not a date datebook can keep; ignored")
                     return nil
                 }
                 lead = Int(startInstant.timeIntervalSince(Libical.utcInstant(trigger.time)).rounded())
@@ -182,7 +182,7 @@ struct ICalComponentReader {
                                  length: length)
             }
             guard Self.isKept(lead: lead, start: startInstant) else {
-                notes.add("a VALARM TRIGGER falls outside years \(RepresentableDates.rangeText); ignored")
+                warnings.add("a VALARM TRIGGER falls outside years \(RepresentableDates.rangeText); ignored")
                 return nil
             }
             return lead

@@ -251,7 +251,7 @@ private struct Session {
     mutating func readEvent(_ chunk: ICalChunk) {
         if fastPaths, let read = ICalSimpleEvent.parse(bytes, chunk: chunk, reader: reader) {
             document.events.append(read.event)
-            for message in read.notes { warn(line: chunk.line, uid: read.event.uid, message) }
+            for message in read.warnings { warn(line: chunk.line, uid: read.event.uid, message) }
             return
         }
         guard let (component, rules) = parse(chunk) else {
@@ -259,29 +259,29 @@ private struct Session {
             return
         }
         let reader = self.reader
-        var notes = ICalComponentReader.Notes()
-        let uid = reader.uid(component, line: chunk.line, kind: "VEVENT", notes: &notes)
-        defer { for message in notes.messages { warn(line: chunk.line, uid: uid, message) } }
+        var warnings = ICalComponentReader.Warnings()
+        let uid = reader.uid(component, line: chunk.line, kind: "VEVENT", warnings: &warnings)
+        defer { for message in warnings.messages { warn(line: chunk.line, uid: uid, message) } }
         let start: ICalDateValue, end: ICalDateValue?
         do {
             guard let property = component.first(ICAL_DTSTART_PROPERTY),
-                  let value = try reader.checkedDate(property, icalproperty_get_dtstart(property), name: "DTSTART", notes: &notes)
+                  let value = try reader.checkedDate(property, icalproperty_get_dtstart(property), name: "DTSTART", warnings: &warnings)
             else {
                 let why = component.parseErrors.first { $0.localizedCaseInsensitiveContains("DTSTART") }
-                notes.add((why.map { "DTSTART is not a valid date or time (libical: \($0))" } ?? "no DTSTART")
+                warnings.add((why.map { "DTSTART is not a valid date or time (libical: \($0))" } ?? "no DTSTART")
                           + "; event skipped, fix the DTSTART line")
                 return
             }
             start = value
-            end = try reader.end(of: start, component, notes: &notes)
+            end = try reader.end(of: start, component, warnings: &warnings)
         } catch {
-            notes.add(error.message)
+            warnings.add(error.message)
             return
         }
-        if rules.rrules.count > 1 { notes.add("more than one RRULE; only the first is used") }
+        if rules.rrules.count > 1 { warnings.add("more than one RRULE; only the first is used") }
         let recurrenceIDProperty = component.first(ICAL_RECURRENCEID_PROPERTY)
         let recurrenceID = recurrenceIDProperty.flatMap {
-            reader.dateValue($0, icalproperty_get_recurrenceid($0), notes: &notes)
+            reader.dateValue($0, icalproperty_get_recurrenceid($0), warnings: &warnings)
         }
         let range = recurrenceIDProperty.flatMap { icalproperty_get_first_parameter($0, ICAL_RANGE_PARAMETER) }
         var event = ICalEvent(
@@ -291,10 +291,10 @@ private struct Session {
             location: reader.text(component, ICAL_LOCATION_PROPERTY, icalproperty_get_location),
             url: reader.text(component, ICAL_URL_PROPERTY, icalproperty_get_url),
             start: start, end: end, rrule: rules.rrules.first,
-            rdates: reader.dates(component, ICAL_RDATE_PROPERTY, notes: &notes),
-            exdates: reader.dates(component, ICAL_EXDATE_PROPERTY, notes: &notes), exrules: rules.exrules,
+            rdates: reader.dates(component, ICAL_RDATE_PROPERTY, warnings: &warnings),
+            exdates: reader.dates(component, ICAL_EXDATE_PROPERTY, warnings: &warnings), exrules: rules.exrules,
             recurrenceID: recurrenceID,
-            alarms: reader.alarms(component, start: start, end: end, notes: &notes),
+            alarms: reader.alarms(component, start: start, end: end, warnings: &warnings),
             sourceLine: chunk.line, status: reader.status(component),
             sequence: component.first(ICAL_SEQUENCE_PROPERTY).map { Int(icalproperty_get_sequence($0)) } ?? 0,
             color: reader.text(component, ICAL_COLOR_PROPERTY, icalproperty_get_color),
@@ -314,12 +314,12 @@ private struct Session {
             return
         }
         let reader = self.reader
-        var notes = ICalComponentReader.Notes()
-        let uid = reader.uid(component, line: chunk.line, kind: "VTODO", notes: &notes)
-        defer { for message in notes.messages { warn(line: chunk.line, uid: uid, message) } }
+        var warnings = ICalComponentReader.Warnings()
+        let uid = reader.uid(component, line: chunk.line, kind: "VTODO", warnings: &warnings)
+        defer { for message in warnings.messages { warn(line: chunk.line, uid: uid, message) } }
         let raw = reader.status(component)
         let due = component.first(ICAL_DUE_PROPERTY).flatMap {
-            reader.dateValue($0, icalproperty_get_due($0), notes: &notes)
+            reader.dateValue($0, icalproperty_get_due($0), warnings: &warnings)
         }
         document.todos.append(ICalTodo(
             uid: uid, summary: reader.text(component, ICAL_SUMMARY_PROPERTY, icalproperty_get_summary),

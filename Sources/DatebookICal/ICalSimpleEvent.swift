@@ -20,7 +20,7 @@ enum ICalSimpleEvent {
     struct Read {
         var event: ICalEvent
         /// Warnings about the event (an unknown TZID), for the caller to give with file, line and UID.
-        var notes: [String]
+        var warnings: [String]
     }
 
     private enum Name: String, CaseIterable {
@@ -77,7 +77,7 @@ enum ICalSimpleEvent {
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, chunk: ICalChunk, reader: ICalComponentReader) -> Read? {
         guard let lines = split(bytes, chunk.range) else { return nil }
         var scratch = [CChar]()
-        var notes = ICalComponentReader.Notes()
+        var warnings = ICalComponentReader.Warnings()
         var plain = true
         /// The property's value, nil when absent or empty; `plain` turns false when it needs libical.
         func text(_ name: Name) -> String? {
@@ -109,11 +109,11 @@ enum ICalSimpleEvent {
             sequence = number
         }
         guard plain, let uid, let startLine = lines.start,
-              let start = date(bytes, startLine, reader: reader, scratch: &scratch, notes: &notes) else { return nil }
+              let start = date(bytes, startLine, reader: reader, scratch: &scratch, warnings: &warnings) else { return nil }
         var end: ICalDateValue?
         if let endLine = lines.end {
             guard lines[.duration] == nil,
-                  let value = date(bytes, endLine, reader: reader, scratch: &scratch, notes: &notes) else { return nil }
+                  let value = date(bytes, endLine, reader: reader, scratch: &scratch, warnings: &warnings) else { return nil }
             end = value
         } else if let range = lines[.duration] {
             // An end outside the representable range takes the libical path, which refuses it with a warning.
@@ -140,7 +140,7 @@ enum ICalSimpleEvent {
         let event = ICalEvent(uid: uid, summary: summary, description: description, location: location, url: url,
                               start: start, end: end, rrule: rrule, alarms: alarms, sourceLine: chunk.line,
                               status: status, sequence: sequence, color: color, symbol: symbol, timeZoneName: zone)
-        return Read(event: event, notes: notes.messages)
+        return Read(event: event, warnings: warnings.messages)
     }
 
     /// The chunk's lines sorted by property, or nil when it is not plain.
@@ -217,7 +217,7 @@ enum ICalSimpleEvent {
     /// A DTSTART/DTEND: `TZID=` or `VALUE=DATE` (with an 8-digit date) and nothing else.
     private static func date(_ bytes: UnsafeBufferPointer<UInt8>, _ line: (params: Range<Int>, value: Range<Int>),
                              reader: ICalComponentReader, scratch: inout [CChar],
-                             notes: inout ICalComponentReader.Notes) -> ICalDateValue? {
+                             warnings: inout ICalComponentReader.Warnings) -> ICalDateValue? {
         let params = UnsafeBufferPointer(rebasing: bytes[line.params])
         let value = UnsafeBufferPointer(rebasing: bytes[line.value])
         var tzid: String?
@@ -235,7 +235,7 @@ enum ICalSimpleEvent {
         guard let time = cString(value, &scratch, { icaltime_from_string($0) }),
               (time.is_date != 0) == (value.count == 8), (1...12).contains(time.month), (1...31).contains(time.day),
               time.hour < 24, time.minute < 60, time.second < 60 else { return nil }
-        return reader.dateValue(time, tzid: tzid, notes: &notes)
+        return reader.dateValue(time, tzid: tzid, warnings: &warnings)
     }
 
     /// A DURATION or TRIGGER value; nil when libical calls it bad.

@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookStore
+import DatebookRender
 import Foundation
 
 /// One delivery the schedule says is due at `due`: an alert for an occurrence, or a digest.

@@ -1,3 +1,4 @@
+import DatebookTestSupport
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -72,7 +73,7 @@ import Testing
         let message = EmailMessage(
             Fixtures.alert, from: EmailAddress(parsing: "datebook <me@example.org>"),
             to: [EmailAddress(parsing: "Jörg Müller <jm@example.org>")], date: Self.date, host: "example.org")
-        expectSnapshot(message.render(), named: "email-alert.eml")
+        GoldenFiles().expect(String(decoding: message.render(), as: UTF8.self), named: "email-alert.eml")
     }
 }
 

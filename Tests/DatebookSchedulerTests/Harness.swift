@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookDelivery
+@testable import DatebookRender
 @testable import DatebookScheduler
 import DatebookStore
 import Foundation

@@ -1,4 +1,5 @@
 import DatebookDelivery
+import DatebookRender
 import Foundation
 
 /// Delivery benchmark driver (run by bench/delivery.py on a release build).

@@ -65,7 +65,7 @@ public struct EmailMessage: Sendable, Equatable {
     /// idempotency key, so a retried send keeps the same Message-ID.
     public init(_ message: OutgoingMessage, from: EmailAddress, to: [EmailAddress], date: Date, host: String) {
         self.init(
-            from: from, to: to, subject: PayloadText.decoratedTitle(message), text: message.text,
+            from: from, to: to, subject: message.displayTitle, text: message.text,
             html: message.html, date: date,
             messageID: Self.messageID(idempotencyKey: message.idempotencyKey, host: host))
     }

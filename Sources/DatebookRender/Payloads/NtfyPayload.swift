@@ -1,3 +1,5 @@
+import DatebookCore
+import DatebookDelivery
 import Foundation
 
 /// ntfy JSON publish to the server's base URL (never raw `X-Title`-style headers, so

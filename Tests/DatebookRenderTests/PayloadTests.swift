@@ -2,20 +2,13 @@ import Foundation
 import DatebookTestSupport
 import Testing
 
-@testable import DatebookDelivery
+import DatebookCore
+import DatebookDelivery
+@testable import DatebookRender
 
 /// Compares `actual` with `Snapshots/<name>`; `DATEBOOK_UPDATE_SNAPSHOTS=1` rewrites it.
 func expectSnapshot(_ actual: Data, named name: String, sourceLocation: SourceLocation = #_sourceLocation) {
-    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots/\(name)")
-    if ProcessInfo.processInfo.environment["DATEBOOK_UPDATE_SNAPSHOTS"] == "1" {
-        try? actual.write(to: url)
-        return
-    }
-    guard let expected = try? Data(contentsOf: url) else {
-        Issue.record("missing snapshot \(name); run with DATEBOOK_UPDATE_SNAPSHOTS=1", sourceLocation: sourceLocation)
-        return
-    }
-    #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self), "snapshot \(name)", sourceLocation: sourceLocation)
+    snapshots.expect(String(decoding: actual, as: UTF8.self), named: name, sourceLocation: sourceLocation)
 }
 
 let slack = SlackPayload.Options(url: Secret("https://hooks.slack.com/services/T0/B0/SLACKSECRET"))

@@ -1,6 +1,5 @@
 import DatebookCore
 import DatebookDelivery
-import DatebookRender
 import Foundation
 
 /// Builds the message for one alert: an occurrence, a lead time, and the moment it is sent.

@@ -1,3 +1,5 @@
+import DatebookCore
+import DatebookDelivery
 import Foundation
 
 /// Discord webhook payload: embeds coloured from the event's `colorHex`, always with

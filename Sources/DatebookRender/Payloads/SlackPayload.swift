@@ -1,3 +1,5 @@
+import DatebookCore
+import DatebookDelivery
 import Foundation
 
 /// Slack incoming-webhook payload: Block Kit (header + mrkdwn sections + context) with a

@@ -1,3 +1,5 @@
+import DatebookCore
+import DatebookDelivery
 import Foundation
 
 /// Microsoft Teams Workflows webhook payload: one Adaptive Card 1.4 in a `message`

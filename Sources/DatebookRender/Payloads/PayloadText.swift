@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookDelivery
 import Foundation
 
 /// Text helpers shared by the per-service payload builders: escaping, neutralising

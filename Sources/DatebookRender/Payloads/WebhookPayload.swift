@@ -1,3 +1,5 @@
+import DatebookCore
+import DatebookDelivery
 import Foundation
 
 /// Generic JSON webhook, schema `datebook.v1`:

@@ -1,15 +1,15 @@
 import Foundation
 
-@testable import DatebookDelivery
+import DatebookDelivery
 
 /// Messages shared by the payload, email and redaction tests.
-enum Fixtures {
-    static let event = OutgoingMessage.Event(
+public enum Fixtures {
+    public static let event = OutgoingMessage.Event(
         id: "evt-42", title: "Mia's birthday", start: "2026-12-01T18:00:00+01:00",
         end: "2026-12-01T21:00:00+01:00", allDay: false, timeZone: "Europe/Berlin", symbol: "🎂",
         colorName: "red", colorHex: "#FF3B30", notes: "Bring the cake & candles", openTasks: 2)
 
-    static let alert = OutgoingMessage(
+    public static let alert = OutgoingMessage(
         kind: .alert, idempotencyKey: "evt-42|2026-12-01T17:00:00Z|1h|team",
         title: "Mia's birthday in 1 hour",
         text: "Mia's birthday starts at 18:00 (Europe/Berlin).\nOpen tasks: buy candles, wrap gift",
@@ -17,9 +17,9 @@ enum Fixtures {
         html: "<p><strong>Mia&#39;s birthday</strong> starts at 18:00.</p>",
         url: "https://example.org/events/evt-42", event: event)
 
-    static let canaryTitle = "@everyone <!channel> @here <http://evil|click> @channel @all"
+    public static let canaryTitle = "@everyone <!channel> @here <http://evil|click> @channel @all"
 
-    static let canary: OutgoingMessage = {
+    public static let canary: OutgoingMessage = {
         var message = alert
         message.title = canaryTitle
         message.text = "text \(canaryTitle)"
@@ -31,7 +31,7 @@ enum Fixtures {
 
     /// The alert with `canaryTitle` in exactly one field, by field name: a payload must keep every
     /// field inert, not only the body text.
-    static let hostileFields: [String: OutgoingMessage] = {
+    public static let hostileFields: [String: OutgoingMessage] = {
         let fields: [String: (inout OutgoingMessage) -> Void] = [
             "title": { $0.title = canaryTitle }, "text": { $0.text = canaryTitle }, "markdown": { $0.markdown = canaryTitle },
             "html": { $0.html = canaryTitle }, "url": { $0.url = "https://example.org/" + canaryTitle },
@@ -47,7 +47,7 @@ enum Fixtures {
     }()
 
     /// A digest far beyond Discord's 6000-character message limit.
-    static let longDigest: OutgoingMessage = {
+    public static let longDigest: OutgoingMessage = {
         let lines = (1...400).map { "- 2026-12-\(String(format: "%02d", $0 % 28 + 1)) Event number \($0) with a descriptive title (\($0 % 5) open)" }
         let markdown = "## Next 7 Days\n\n" + lines.joined(separator: "\n")
         return OutgoingMessage(

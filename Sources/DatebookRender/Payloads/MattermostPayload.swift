@@ -1,3 +1,5 @@
+import DatebookCore
+import DatebookDelivery
 import Foundation
 
 /// Mattermost incoming-webhook payload (Slack-compatible `text`, Markdown allowed) with
