@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookRender
 import DatebookScheduler
 import DatebookStore
 import Foundation
@@ -22,6 +23,13 @@ struct Context {
     var setupProblems = SetupProblems()
 
     var whenParser: WhenParser { WhenParser(now: now, calendar: calendar) }
+
+    /// The words of alerts and digests for the config's `locale`, with the user's
+    /// `locales/LANG.json` beside their templates.
+    func words(_ config: Config? = nil) throws -> MessageCatalog {
+        try MessageCatalog.load(locale: (config ?? self.config).locale ?? "en_US",
+                                overrideDirectory: TemplatesCommand.overrideDirectory(self))
+    }
 
     /// Opens the store with the recurrence horizon of `now`.
     ///

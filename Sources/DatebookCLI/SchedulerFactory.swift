@@ -13,6 +13,11 @@ enum SchedulerFactory {
     static func make(_ context: Context, store: Store, config: Config? = nil, log: @escaping (String) -> Void = { _ in }) -> Scheduler {
         var options = Scheduler.Options()
         if let lease = context.environment["DATEBOOK_LEASE"].flatMap(TimeInterval.init), lease > 0 { options.lease = lease }
+        do {
+            options.words = try context.words(config ?? context.config)
+        } catch {
+            log("alerts in English: \(ErrorTranslator.translate(error).message)")
+        }
         return Scheduler(store: store, config: config ?? context.config, calendar: context.calendar,
                          environment: context.environment, digestRenderer: digestRenderer(context, config: config ?? context.config),
                          options: options, log: log)

@@ -37,8 +37,10 @@ enum SendCommand: Command {
             guard arguments.positionals.count == 2 else { throw UsageError(message: "'send alert' needs an EVENT", command: "send") }
             let event = try EventResolver.resolve(arguments.positionals[1], in: store, context: context)
             let occurrence = Occurrence(event: event, calendar: context.calendar)
+            let words = try context.words()
             items = channels.map { channel in
-                .init(channel: channel, message: AlertMessage.make(occurrence, lead: nil, channel: channel.name, calendar: context.calendar))
+                .init(channel: channel, message: AlertMessage.make(occurrence, lead: nil, channel: channel.name, calendar: context.calendar,
+                                                                   words: words))
             }
         } else {
             guard arguments.positionals.count == 1 else {

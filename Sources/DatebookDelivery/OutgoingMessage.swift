@@ -61,6 +61,22 @@ public struct OutgoingMessage: Sendable, Equatable {
         }
     }
 
+    /// The words channels put around the data (field names, buttons), in the reader's language:
+    /// Render fills them from the message catalogue; English when not given.
+    public struct Labels: Sendable, Equatable {
+        public var starts = "Starts"
+        public var ends = "Ends"
+        public var openTasks = "Open tasks"
+        /// `2 open tasks`: the count of the event's open tasks in words (empty when none).
+        public var openTaskCount = ""
+        public var open = "Open"
+        public var truncated = "(truncated)"
+        public var done = "Done"
+        public var snooze = "Snooze 1 h"
+
+        public init() {}
+    }
+
     public var kind: Kind
     /// Stable key derived from data (event id, occurrence, lead time, channel); sent as
     /// `Idempotency-Key` and used for the email Message-ID.
@@ -72,6 +88,7 @@ public struct OutgoingMessage: Sendable, Equatable {
     public var html: String?
     public var url: String?
     public var event: Event?
+    public var labels = Labels()
 
     public init(
         kind: Kind, idempotencyKey: String, title: String, text: String, markdown: String,

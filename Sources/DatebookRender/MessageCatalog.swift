@@ -49,6 +49,11 @@ public struct MessageCatalog: Sendable {
         return MessageCatalog(language: language, messages: messages)
     }
 
+    /// The catalogue of a locale's language (`de_DE` → `de`); English for a language without one.
+    public static func load(locale: String, overrideDirectory: String?) throws -> MessageCatalog {
+        try load(language: DigestLocale.language(of: locale.replacingOccurrences(of: "-", with: "_")), overrideDirectory: overrideDirectory)
+    }
+
     /// The keys of English a built-in catalogue does not have (they show in English).
     public static func missingKeys(language: String) throws -> [String] {
         guard let source = BuiltInCatalogs.source(language: language) else { return english.messages.keys.sorted() }

@@ -55,7 +55,7 @@ extension Scheduler {
     }
 
     func builder(now: Date) -> Builder {
-        Builder(config: config, calendar: calendar, renderer: digestRenderer,
+        Builder(config: config, calendar: calendar, words: options.words, renderer: digestRenderer,
                 dispatcher: Dispatcher(environment: environment, now: now, timeZone: calendar.timeZone, host: host))
     }
 
@@ -84,6 +84,7 @@ extension Scheduler {
 struct Builder: Sendable {
     let config: Config
     let calendar: Calendar
+    let words: MessageCatalog
     let renderer: any DigestRendering
     let dispatcher: Dispatcher
 
@@ -104,7 +105,7 @@ struct Builder: Sendable {
         case .obsolete(let reason):
             return .obsolete(reason: reason)
         case .alert(let occurrence, let lead, let channel):
-            message = AlertMessage.make(occurrence, lead: lead, channel: channel, calendar: calendar)
+            message = AlertMessage.make(occurrence, lead: lead, channel: channel, calendar: calendar, words: words)
             channelName = channel
         case .digest(let request):
             do {

@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookDelivery
+import DatebookRender
 import DatebookStore
 import Foundation
 
@@ -26,6 +27,8 @@ public final class Scheduler {
         public var recordPatience: TimeInterval = 60
         /// A pass that planned nothing records its time only when the last record is this old.
         public var lastPassInterval: TimeInterval = 60
+        /// The words of alerts, in the config's `locale` (English by default).
+        public var words: MessageCatalog = .english
         public init() {}
     }
 

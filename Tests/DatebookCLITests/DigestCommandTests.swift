@@ -210,3 +210,25 @@ struct DigestStoreQueryTests {
         #expect(try !store.hasOccurrence(from: base.addingTimeInterval(-3600), to: base, calendar: calendar))
     }
 }
+
+/// The config's `locale` reaches alerts sent by hand and by the scheduler.
+struct AlertLanguageCommandTests {
+    @Test func alertsSpeakTheConfiguredLanguage() throws {
+        let sandbox = Sandbox()
+        sandbox.run(["add", "Zahnarzt", "--at", "2026-11-30 11:00", "--task", "Karte mitnehmen", "--alert", "1h"])
+        let config = try sandbox.writeConfig("""
+        { locale: "de_DE", channels: {
+            notes: { type: "file", path: "\(sandbox.home)/alerts.txt", format: "text" },
+            titles: { type: "command", argv: ["/bin/sh", "-c", "printf '%s\\n' \\"$DATEBOOK_TITLE\\" >> \(sandbox.home)/titles.txt"] } },
+          alerts: { channels: ["titles"] } }
+        """)
+        #expect(sandbox.run(["--config", config, "send", "alert", "Zahnarzt", "--channel", "notes"]).code == 0)
+        var scheduled = sandbox
+        scheduled.now = "2026-11-30 10:00"
+        #expect(scheduled.run(["--config", config, "tick"]).code == 0)
+        let written = try String(contentsOfFile: sandbox.home + "/alerts.txt", encoding: .utf8)
+        #expect(written.contains("Mo 2026-11-30 11:00 (Europe/Berlin)\n1 offene Aufgabe:\n  [ ] Karte mitnehmen"), "\(written)")
+        let titles = try String(contentsOfFile: sandbox.home + "/titles.txt", encoding: .utf8)
+        #expect(titles.hasSuffix("in 1 Stunde: Zahnarzt\n"), "\(titles)")
+    }
+}

@@ -16,9 +16,14 @@ extension Sandbox {
         let folder = home + "/bin-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for (name, body) in scripts {
-            let path = folder + "/" + name
-            try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+            // Written through a close-on-exec descriptor: a child another test spawns meanwhile must
+            // not keep it open for writing, or running the script fails with ETXTBSY.
+            let fd = open(folder + "/" + name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+            guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
+            let bytes = Array(("#!/bin/sh\n" + body + "\n").utf8)
+            let written = write(fd, bytes, bytes.count)
+            close(fd)
+            guard written == bytes.count else { throw CocoaError(.fileWriteUnknown) }
         }
         return folder
     }

@@ -24,12 +24,13 @@ public enum DiscordPayload {
         let title = PayloadText.truncate(PayloadText.decoratedTitle(message), limit: titleLimit)
         var fields: [JSONValue] = []
         if let event = message.event {
-            fields.append(["name": "Starts", "value": .string(PayloadText.truncate(event.start, limit: 1024)), "inline": true])
+            fields.append(["name": .string(message.labels.starts), "value": .string(PayloadText.truncate(event.start, limit: 1024)), "inline": true])
             if event.openTasks > 0 {
-                fields.append(["name": "Open tasks", "value": .string(String(event.openTasks)), "inline": true])
+                fields.append(["name": .string(message.labels.openTasks), "value": .string(String(event.openTasks)), "inline": true])
             }
         }
-        let fieldChars = 6 + 10 + (message.event.map { PayloadText.length($0.start) } ?? 0)
+        let fieldChars = PayloadText.length(message.labels.starts) + PayloadText.length(message.labels.openTasks)
+            + (message.event.map { PayloadText.length($0.start) } ?? 0)
         let chunkLimit = min(descriptionLimit, messageLimit - PayloadText.length(title) - fieldChars)
         let chunks = PayloadText.split(message.markdown, limit: chunkLimit)
         var embeds: [(embed: JSONValue, size: Int)] = []

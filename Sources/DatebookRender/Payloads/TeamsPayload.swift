@@ -32,9 +32,9 @@ public enum TeamsPayload {
             ["type": "TextBlock", "text": .string(text), "wrap": true],
         ]
         if let event = message.event {
-            var facts: [JSONValue] = [["title": "Starts", "value": .string(event.start)]]
-            if let end = event.end { facts.append(["title": "Ends", "value": .string(end)]) }
-            if event.openTasks > 0 { facts.append(["title": "Open tasks", "value": .string(String(event.openTasks))]) }
+            var facts: [JSONValue] = [["title": .string(message.labels.starts), "value": .string(event.start)]]
+            if let end = event.end { facts.append(["title": .string(message.labels.ends), "value": .string(end)]) }
+            if event.openTasks > 0 { facts.append(["title": .string(message.labels.openTasks), "value": .string(String(event.openTasks))]) }
             items.append(["type": "FactSet", "facts": .array(facts)])
         }
         var content: [String: JSONValue] = [
@@ -43,7 +43,7 @@ public enum TeamsPayload {
             "msteams": ["width": "Full"],
         ]
         if let url = message.url, url.lowercased().hasPrefix("http") {
-            content["actions"] = [["type": "Action.OpenUrl", "title": "Open", "url": .string(url)]]
+            content["actions"] = [["type": "Action.OpenUrl", "title": .string(message.labels.open), "url": .string(url)]]
         }
         return [
             "type": "message",
