@@ -30,9 +30,10 @@ enum ChannelsCommand: Command {
     /// The message `channels test` and `doctor --send` send: it names the channel and the time.
     static func testMessage(to channel: Channel, _ context: Context) -> OutgoingMessage {
         let stamp = ISOInstant.format(context.now, in: context.timeZone)
-        let text = "This is a test message from datebook to \(channel.label), sent \(stamp)."
+        let words = (try? context.words()) ?? .english
+        let text = words.text("testMessage", ["channel": channel.label, "time": stamp])
         return OutgoingMessage(kind: .test, idempotencyKey: "test:\(channel.name):\(ISOInstant.format(context.now))",
-                               title: "datebook test", text: text, markdown: text, html: "<p>\(text)</p>")
+                               title: words.text("testTitle"), text: text, markdown: text, html: "<p>\(MustacheEscaper.html(text))</p>")
     }
 
     /// Why nothing is delivered without a config, and where the config goes.

@@ -54,6 +54,11 @@ public struct MessageCatalog: Sendable {
         try load(language: DigestLocale.language(of: locale.replacingOccurrences(of: "-", with: "_")), overrideDirectory: overrideDirectory)
     }
 
+    /// Whether `language` has a built-in catalogue (complete or not).
+    public static func hasBuiltIn(language: String) -> Bool {
+        BuiltInCatalogs.source(language: language) != nil
+    }
+
     /// The keys of English a built-in catalogue does not have (they show in English).
     public static func missingKeys(language: String) throws -> [String] {
         guard let source = BuiltInCatalogs.source(language: language) else { return english.messages.keys.sorted() }

@@ -228,7 +228,10 @@ struct AlertLanguageCommandTests {
         #expect(scheduled.run(["--config", config, "tick"]).code == 0)
         let written = try String(contentsOfFile: sandbox.home + "/alerts.txt", encoding: .utf8)
         #expect(written.contains("Mo 2026-11-30 11:00 (Europe/Berlin)\n1 offene Aufgabe:\n  [ ] Karte mitnehmen"), "\(written)")
-        let titles = try String(contentsOfFile: sandbox.home + "/titles.txt", encoding: .utf8)
+        var titles = try String(contentsOfFile: sandbox.home + "/titles.txt", encoding: .utf8)
         #expect(titles.hasSuffix("in 1 Stunde: Zahnarzt\n"), "\(titles)")
+        #expect(sandbox.run(["--config", config, "channels", "test", "titles"]).code == 0)
+        titles = try String(contentsOfFile: sandbox.home + "/titles.txt", encoding: .utf8)
+        #expect(titles.hasSuffix("datebook-Test\n"), "\(titles)")
     }
 }

@@ -84,6 +84,17 @@ struct DoctorTests {
         #expect(run.code == 65)
     }
 
+    @Test func aBrokenUserCatalogueFailsTheLocaleCheck() throws {
+        let sandbox = Sandbox()
+        let folder = sandbox.home + "/config/datebook/templates/locales"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try "{\n  \"left\": \"noch\"\n}\n".write(toFile: folder + "/de.json", atomically: true, encoding: .utf8)
+        let run = sandbox.doctor(config: try sandbox.writeConfig("{ locale: \"de_DE\" }"))
+        #expect(finding(run, "locale") == "fail  locale: \(folder)/de.json:2: key 'left': missing placeholder {count}", "\(run.out)")
+        let swedish = sandbox.doctor(config: try sandbox.writeConfig("{ locale: \"sv_SE\" }"))
+        #expect(finding(swedish, "locale") == "ok    locale: sv_SE, words in English (no catalogue for 'sv')")
+    }
+
     @Test func configReadableByOthersWarnsAndFailsWhenItHoldsASecret() throws {
         let sandbox = Sandbox()
         let plain = try sandbox.writeConfig("{ channels: { \(Self.notes) } }", mode: 0o644)

@@ -54,8 +54,13 @@ enum DoctorSetup {
         }
         let locale = context.config.locale ?? "en_US"
         do {
-            let known = try DigestLocale(identifier: locale, timeZone: context.timeZone)
-            findings.append(.ok("locale", known.identifier + (context.config.locale == nil ? " (the default)" : "")))
+            let known = try DigestLocale(identifier: locale, timeZone: context.timeZone,
+                                         catalogDirectory: TemplatesCommand.overrideDirectory(context))
+            let words = known.words.language == "en" || MessageCatalog.hasBuiltIn(language: known.words.language)
+                ? "" : ", words in English (no catalogue for '\(known.words.language)')"
+            findings.append(.ok("locale", known.identifier + (context.config.locale == nil ? " (the default)" : "") + words))
+        } catch let error as CatalogError {
+            findings.append(.fail("locale", error.description))
         } catch {
             findings.append(.fail("locale", "config: \(error)"))
         }
