@@ -74,15 +74,8 @@ public enum AlertMessage {
 
     /// The labels channels put around an alert, from the catalogue.
     static func labels(openTasks: Int, words: MessageCatalog) -> OutgoingMessage.Labels {
-        var labels = OutgoingMessage.Labels()
-        labels.starts = words.text("starts")
-        labels.ends = words.text("ends")
-        labels.openTasks = words.text("openTasksLabel")
+        var labels = words.alertLabels
         labels.openTaskCount = openTasks > 0 ? words.count("openTasks", openTasks) : ""
-        labels.open = words.text("openLink")
-        labels.truncated = words.text("truncated")
-        labels.done = words.text("done")
-        labels.snooze = words.text("snooze")
         return labels
     }
 
@@ -106,8 +99,7 @@ public enum AlertMessage {
 
     /// The catalogue's short name of weekday `index` (0 = Sunday), from its seven `weekdays`.
     static func weekdayName(_ index: Int, _ words: MessageCatalog) -> String {
-        let names = words.text("weekdays").split(separator: " ")
-        return names.count == 7 ? String(names[index]) : LocalTime.weekdayNames[index]
+        words.weekdayNames[index]
     }
 
     /// `in 1 d`, `in 2 h`, `in 1 h 30 min`, `in 10 min`, `now` (the desktop summary's `· in 1 h`).

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookDelivery
 import DatebookTemplates
 import Foundation
 
@@ -19,6 +20,11 @@ public struct MessageCatalog: Sendable {
 
     public let language: String
     let messages: [String: Message]
+    /// What every alert of this language shares, made once: a tick builds thousands of alerts
+    /// (the labels were a fifth of an alert's cost when looked up for each).
+    let alertLabels: OutgoingMessage.Labels
+    /// The seven `weekdays`, Sunday first (English's when the catalogue's are not seven).
+    let weekdayNames: [String]
 
     /// The English catalogue, the reference for keys and placeholders.
     public static let english: MessageCatalog = {
@@ -31,6 +37,18 @@ public struct MessageCatalog: Sendable {
     init(language: String, messages: [String: Message]) {
         self.language = language
         self.messages = messages
+        func text(_ key: String) -> String { messages[key]?.other ?? key }
+        var labels = OutgoingMessage.Labels()
+        labels.starts = text("starts")
+        labels.ends = text("ends")
+        labels.openTasks = text("openTasksLabel")
+        labels.open = text("openLink")
+        labels.truncated = text("truncated")
+        labels.done = text("done")
+        labels.snooze = text("snooze")
+        alertLabels = labels
+        let names = text("weekdays").split(separator: " ").map(String.init)
+        weekdayNames = names.count == 7 ? names : LocalTime.weekdayNames
     }
 
     /// The catalogue for `language` (`de`): the built-in one, then the user's `locales/LANG.json`
