@@ -67,6 +67,11 @@ let package = Package(
                 .embedInCode("web-event.html.mustache"),
                 .embedInCode("web-action.html.mustache"),
                 .embedInCode("web.css.mustache"),
+                .embedInCode("locales/en.json"),
+                .embedInCode("locales/de.json"),
+                .embedInCode("locales/ja.json"),
+                .embedInCode("locales/fr.json"),
+                .embedInCode("locales/es.json"),
             ]
         ),
         .target(name: "DatebookRender", dependencies: ["DatebookCore", "DatebookDelivery", "CCmark", "DatebookTemplates"]),

@@ -24,3 +24,20 @@ public enum BuiltInTemplates {
         all.first { $0.name == name }?.source
     }
 }
+
+/// The built-in message catalogues (`templates/locales/LANG.json`), embedded like the templates.
+public enum BuiltInCatalogs {
+    /// Language code → JSON text; English is the reference every other falls back to.
+    public static let all: [(language: String, source: String)] = [
+        ("en", String(decoding: PackageResources.en_json, as: UTF8.self)),
+        ("de", String(decoding: PackageResources.de_json, as: UTF8.self)),
+        ("ja", String(decoding: PackageResources.ja_json, as: UTF8.self)),
+        ("fr", String(decoding: PackageResources.fr_json, as: UTF8.self)),
+        ("es", String(decoding: PackageResources.es_json, as: UTF8.self)),
+    ]
+
+    /// The built-in catalogue of `language`, or nil.
+    public static func source(language: String) -> String? {
+        all.first { $0.language == language }?.source
+    }
+}

@@ -37,6 +37,9 @@ struct CommandSpec: Sendable {
     var details: String = ""
     /// Left out of `datebook help` (internal commands datebook runs itself).
     var hidden = false
+    /// Reports a config that does not load and an unknown time zone itself (`doctor`) instead
+    /// of failing on them before it runs.
+    var reportsSetupProblems = false
 }
 
 /// Options every command accepts.

@@ -21,14 +21,19 @@ enum ChannelsCommand: Command {
         }
         guard words.count == 2 else { throw UsageError(message: "'channels test' needs a channel NAME", command: "channels") }
         let channel = try InteractiveDelivery.channels([words[1]], context)[0]
-        let stamp = ISOInstant.format(context.now, in: context.timeZone)
-        let text = "This is a test message from datebook to \(channel.label), sent \(stamp)."
-        let message = OutgoingMessage(kind: .test, idempotencyKey: "test:\(channel.name):\(ISOInstant.format(context.now))",
-                                      title: "datebook test", text: text, markdown: text, html: "<p>\(text)</p>")
         let delivery = InteractiveDelivery(context: context, wait: 10)
-        let items = [InteractiveDelivery.Item(channel: channel, message: message)]
+        let items = [InteractiveDelivery.Item(channel: channel, message: testMessage(to: channel, context))]
         if arguments.has("--dry-run") { return delivery.dryRun(items) }
         return delivery.report(items, delivery.deliver(items))
+    }
+
+    /// The message `channels test` and `doctor --send` send: it names the channel and the time.
+    static func testMessage(to channel: Channel, _ context: Context) -> OutgoingMessage {
+        let stamp = ISOInstant.format(context.now, in: context.timeZone)
+        let words = (try? context.words()) ?? .english
+        let text = words.text("testMessage", ["channel": channel.label, "time": stamp])
+        return OutgoingMessage(kind: .test, idempotencyKey: "test:\(channel.name):\(ISOInstant.format(context.now))",
+                               title: words.text("testTitle"), text: text, markdown: text, html: "<p>\(MustacheEscaper.html(text))</p>")
     }
 
     /// Why nothing is delivered without a config, and where the config goes.

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookRender
 import DatebookScheduler
 import DatebookStore
 import Foundation
@@ -16,8 +17,19 @@ struct Context {
     let colors: Bool
     let out: OutputSink
     let err: OutputSink
+    /// Why the config did not load or the time zone is unknown; set only for a command whose
+    /// spec `reportsSetupProblems` (the others fail on them), which then runs with no config or
+    /// the system zone.
+    var setupProblems = SetupProblems()
 
     var whenParser: WhenParser { WhenParser(now: now, calendar: calendar) }
+
+    /// The words of alerts and digests for the config's `locale`, with the user's
+    /// `locales/LANG.json` beside their templates.
+    func words(_ config: Config? = nil) throws -> MessageCatalog {
+        try MessageCatalog.load(locale: (config ?? self.config).locale ?? "en_US",
+                                overrideDirectory: TemplatesCommand.overrideDirectory(self))
+    }
 
     /// Opens the store with the recurrence horizon of `now`.
     ///
@@ -39,16 +51,26 @@ struct Context {
     static func make(_ parsed: ParsedArguments, spec: CommandSpec, environment: [String: String], stdoutIsTerminal: Bool,
                      out: OutputSink, err: OutputSink) throws -> Context {
         let configPath = XDGPaths.config(parsed.value("--config"), environment)
-        var config = try ConfigLoader.load(path: configPath, named: parsed.value("--config") != nil || environment["DATEBOOK_CONFIG"] != nil,
-                                           environment: environment, err: err)
+        var problems = SetupProblems()
+        func reported<T>(_ problem: WritableKeyPath<SetupProblems, String?>, else fallback: T, _ body: () throws -> T) throws -> T {
+            guard spec.reportsSetupProblems else { return try body() }
+            do { return try body() } catch {
+                problems[keyPath: problem] = ErrorTranslator.translate(error).message
+                return fallback
+            }
+        }
+        var config = try reported(\.config, else: Config()) {
+            try ConfigLoader.load(path: configPath, named: parsed.value("--config") != nil || environment["DATEBOOK_CONFIG"] != nil,
+                                  environment: environment, err: spec.reportsSetupProblems ? StringSink() : err)
+        }
         let zoneName = parsed.value("--tz") ?? environment["DATEBOOK_TZ"] ?? config.timeZone
-        var zone = TimeZone.current
-        if let zoneName {
+        let zone = try reported(\.timeZone, else: TimeZone.current) {
+            guard let zoneName else { return TimeZone.current }
             guard let named = TimeZone(identifier: zoneName) else {
                 let hint = Suggestion.hint(for: zoneName, in: TimeZone.knownTimeZoneIdentifiers)
                 throw UsageError(message: "unknown time zone '\(zoneName)'\(hint); use an IANA name like Europe/Berlin", command: nil)
             }
-            zone = named
+            return named
         }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
@@ -70,8 +92,14 @@ struct Context {
                        storePath: storePath,
                        configPath: configPath,
                        config: config,
-                       environment: environment, colors: colors, out: out, err: err)
+                       environment: environment, colors: colors, out: out, err: err, setupProblems: problems)
     }
+}
+
+/// What kept the set-up from loading, as `datebook doctor` reports it.
+struct SetupProblems: Sendable, Equatable {
+    var config: String?
+    var timeZone: String?
 }
 
 /// The global `--color auto|always|never` switch. `add` and `edit` once took `--color NAME` for the

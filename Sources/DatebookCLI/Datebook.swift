@@ -16,7 +16,7 @@ public enum Datebook {
         TaskCommand.self, TasksCommand.self, DoneCommand.self, SnoozeCommand.self, AwaitNotificationCommand.self, CalCommand.self, DemoCommand.self,
         ImportCommand.self, ExportCommand.self, FeedCommand.self,
         DigestCommand.self, TemplatesCommand.self, SendCommand.self, ChannelsCommand.self,
-        TickCommand.self, RunCommand.self, ServeCommand.self, StatusCommand.self, PreviewCommand.self,
+        TickCommand.self, RunCommand.self, ServeCommand.self, StatusCommand.self, PreviewCommand.self, DoctorCommand.self,
         CompletionsCommand.self, CompleteCommand.self, ManCommand.self,
     ]
 

@@ -14,7 +14,7 @@ enum DigestCommand: Command {
             .value("--template", "NAME|PATH", "a template by name (user file or built-in) or a path to a file"),
             .value("--days", "N", "look ahead N days, 1–30 (default 30); later events count as Future"),
             .value("--overdue-days", "N", "look back N days for overdue events with open tasks (default 90)"),
-            .value("--locale", "ID", "date words: en_US (default), de_DE, ja_JP, …"),
+            .value("--locale", "ID", "dates and words: en_US (default), de_DE, ja_JP, …"),
             .flag("--from-markdown", "with --format html: render the Markdown digest through cmark-gfm"),
             .value("--output", "FILE", short: "o", "write to FILE atomically instead of stdout"),
         ],
@@ -53,7 +53,8 @@ enum DigestCommand: Command {
         }
         let days = try number(arguments, "--days", default: DigestPlan.defaultDays, in: 1...30)
         let lookBack = try number(arguments, "--overdue-days", default: DigestPlan.defaultLookBackDays, in: 0...3660)
-        let locale = try DigestLocale(identifier: arguments.value("--locale") ?? context.config.locale ?? "en_US", timeZone: context.timeZone)
+        let locale = try DigestLocale(identifier: arguments.value("--locale") ?? context.config.locale ?? "en_US", timeZone: context.timeZone,
+                                      catalogDirectory: TemplatesCommand.overrideDirectory(context))
         let fromMarkdown = arguments.has("--from-markdown")
         if fromMarkdown, format != .html {
             throw CLIError.usage("--from-markdown renders HTML; use it with --format html")

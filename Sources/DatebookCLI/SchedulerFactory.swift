@@ -14,6 +14,11 @@ enum SchedulerFactory {
         var options = Scheduler.Options()
         if let lease = context.environment["DATEBOOK_LEASE"].flatMap(TimeInterval.init), lease > 0 { options.lease = lease }
         options.actionLinkBaseURL = (config ?? context.config).serve.baseURL
+        do {
+            options.words = try context.words(config ?? context.config)
+        } catch {
+            log("alerts in English: \(ErrorTranslator.translate(error).message)")
+        }
         return Scheduler(store: store, config: config ?? context.config, calendar: context.calendar,
                          environment: context.environment, digestRenderer: digestRenderer(context, config: config ?? context.config),
                          options: options, log: log)

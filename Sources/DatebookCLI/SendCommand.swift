@@ -42,10 +42,12 @@ enum SendCommand: Command {
             let event = try EventResolver.resolve(arguments.positionals[1], in: store, context: context)
             let occurrence = Occurrence(event: event, calendar: context.calendar)
             let links = try base.flatMap { try ActionLinkIssuer(baseURL: $0, store: store, now: context.now, makingKey: !dryRun) }
+            let words = try context.words()
             items = channels.map { channel in
-                var message = AlertMessage.make(occurrence, lead: nil, channel: channel.name, calendar: context.calendar)
+                var message = AlertMessage.make(occurrence, lead: nil, channel: channel.name, calendar: context.calendar,
+                                                words: words)
                 message.actions = links?.actions(eventID: event.id, occurrenceStart: occurrence.start, channel: channel.name,
-                                                 now: context.now) ?? []
+                                                 now: context.now, labels: message.labels) ?? []
                 return .init(channel: channel, message: message)
             }
         } else {

@@ -110,6 +110,29 @@ public struct Channel: Sendable, Equatable {
     /// `slack 'team'`: how messages name a channel.
     public var label: String { "\(type) '\(name)'" }
 
+    /// Every secret the channel reads (URL, topic, token, password, signing secret).
+    public var secretSources: [SecretSource] {
+        switch kind {
+        case .slack(let url), .teams(let url), .discord(let url, _), .mattermost(let url, _): [url]
+        case .webhook(let url, let secret): [url] + (secret.map { [$0] } ?? [])
+        case .ntfy(_, let topic, _, _, let token): [topic] + (token.map { [$0] } ?? [])
+        case .email(_, _, let password, _, _, _): password.map { [$0] } ?? []
+        case .command, .desktop, .file: []
+        }
+    }
+
+    /// The URL the channel connects to (its secret resolved), or nil for a channel that sends
+    /// nothing over the network (command, desktop, file).
+    public func endpoint(environment: [String: String]) throws -> String? {
+        switch kind {
+        case .slack(let url), .teams(let url), .discord(let url, _), .mattermost(let url, _), .webhook(let url, _):
+            try url.resolve(environment: environment).value
+        case .ntfy(let server, _, _, _, _): server
+        case .email(let smtp, _, _, _, _, _): smtp
+        case .command, .desktop, .file: nil
+        }
+    }
+
     /// Secrets written inline in the config file (for the file-permission warning).
     public var hasInlineSecret: Bool {
         switch kind {

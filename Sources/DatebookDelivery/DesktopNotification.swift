@@ -53,9 +53,12 @@ public struct DesktopNotification: Sendable, Equatable {
     public var urgency: DesktopUrgency
     public var category: String
     public var icon: String
+    /// The Done and Snooze buttons (`done=Done`), labelled in the reader's language.
+    public var actions: [String]
 
     public init(_ message: OutgoingMessage, options: DesktopOptions) {
         urgency = options.urgency.level(for: message)
+        actions = NotificationWatch.actions(message.labels)
         category = "x-datebook." + message.kind.rawValue
         if message.kind == .alert, let event = message.event {
             let title = event.symbol.isEmpty ? event.title : event.symbol + " " + event.title
@@ -63,7 +66,7 @@ public struct DesktopNotification: Sendable, Equatable {
             var lines = [event.when]
             if !event.location.isEmpty { lines.append(event.location) }
             if !event.openTaskLines.isEmpty {
-                lines.append(event.openTaskLines.count == 1 ? "1 open task:" : "\(event.openTaskLines.count) open tasks:")
+                lines.append((message.labels.openTaskCount.isEmpty ? "\(event.openTaskLines.count) open tasks" : message.labels.openTaskCount) + ":")
                 lines += event.openTaskLines
             }
             body = lines.map(Self.escapeMarkup).joined(separator: "\n")
@@ -100,7 +103,7 @@ public struct DesktopNotification: Sendable, Equatable {
         var argv = [options.command, "--app-name=datebook", "--category=" + category, "--urgency=" + urgency.rawValue,
                     "--icon=" + icon, "--hint=string:desktop-entry:datebook"]
         if let expire = options.expire { argv.append("--expire-time=\(Int(expire * 1000))") }
-        if buttons { argv += ["--print-id"] + NotificationWatch.actions.flatMap { ["--action=" + $0] } }
+        if buttons { argv += ["--print-id"] + actions.flatMap { ["--action=" + $0] } }
         return argv + ["--", summary, body]
     }
 

@@ -12,8 +12,10 @@ import Glibc
 /// (the delivery counts as sent), and hands its stdout to a detached `listener` process, which
 /// reads the action (or end of file when the notification closes or expires) and exits.
 public enum NotificationWatch {
-    /// The button keys: `-A done=Done -A snooze=Snooze 1 h`.
-    public static let actions = ["done=Done", "snooze=Snooze 1 h"]
+    /// The buttons, key and label: `-A done=Done -A snooze=Snooze 1 h` (labels in the reader's language).
+    public static func actions(_ labels: OutgoingMessage.Labels) -> [String] {
+        ["done=" + labels.done, "snooze=" + labels.snooze]
+    }
 
     public enum Shown: Sendable, Equatable {
         /// On screen, with this id; the listener has its output.

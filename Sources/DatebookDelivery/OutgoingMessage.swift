@@ -81,6 +81,25 @@ public struct OutgoingMessage: Sendable, Equatable {
         }
     }
 
+    /// The words channels put around the data (field names, buttons), in the reader's language:
+    /// Render fills them from the message catalogue; English when not given.
+    public struct Labels: Sendable, Equatable {
+        public var starts = "Starts"
+        public var ends = "Ends"
+        public var openTasks = "Open tasks"
+        /// `2 open tasks`: the count of the event's open tasks in words (empty when none).
+        public var openTaskCount = ""
+        public var open = "Open"
+        public var truncated = "(truncated)"
+        public var done = "Done"
+        public var snooze = "Snooze 1 h"
+        public var tomorrow = "Tomorrow 9:00"
+        /// The name of the event's place (`Where`).
+        public var location = "Where"
+
+        public init() {}
+    }
+
     public var kind: Kind
     /// Stable key derived from data (event id, occurrence, lead time, channel); sent as
     /// `Idempotency-Key` and used for the email Message-ID.
@@ -94,6 +113,7 @@ public struct OutgoingMessage: Sendable, Equatable {
     public var event: Event?
     /// The alert's links, in button order; empty without `serve.baseURL` (and for digests).
     public var actions: [Action] = []
+    public var labels = Labels()
 
     public init(
         kind: Kind, idempotencyKey: String, title: String, text: String, markdown: String,

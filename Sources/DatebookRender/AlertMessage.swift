@@ -9,10 +9,15 @@ public enum AlertMessage {
         "alert:\(eventID):\(ISOInstant.format(occurrenceStart)):\(lead):\(channel)"
     }
 
-    public static func make(_ occurrence: Occurrence, lead: LeadTime?, channel: String, calendar: Calendar) -> OutgoingMessage {
+    /// - Parameter words: the reader's catalogue (the config's `locale`): every word around the
+    ///   event's own text, and the labels channels add.
+    public static func make(_ occurrence: Occurrence, lead: LeadTime?, channel: String, calendar: Calendar,
+                            words: MessageCatalog = .english) -> OutgoingMessage {
         let event = occurrence.event
         let title = TextWidth.truncate(TextWidth.clean(event.title), to: 200)
-        let when = whenText(occurrence, calendar: calendar)
+        let when = whenText(occurrence, calendar: calendar, words: words)
+        // The catalogue's words go into Markdown as written, like the templates' `{{{words…}}}`.
+        let inProgress = words.text("inProgress")
         let open = event.tasks.filter { $0.status.isOpen }.sorted { ($0.status == .doing ? 0 : 1) < ($1.status == .doing ? 0 : 1) }
         var text = "\(event.symbol.emoji) \(title)\n\(when)"
         var taskLines: [String] = []
@@ -32,7 +37,7 @@ public enum AlertMessage {
             html += "<p>🔗 <a href=\"\(MustacheEscaper.html(url))\">\(MustacheEscaper.html(url))</a></p>"
         }
         if !open.isEmpty {
-            let summary = open.count == 1 ? "1 open task" : "\(open.count) open tasks"
+            let summary = words.count("openTasks", open.count)
             text += "\n\(summary):"
             markdown += "\n\n\(summary):"
             html += "<p>\(summary):</p><ul>"
@@ -41,14 +46,15 @@ public enum AlertMessage {
                 let mark = task.status == .doing ? "[~]" : "[ ]"
                 taskLines.append("\(mark) \(clean)")
                 text += "\n  \(mark) \(clean)"
-                markdown += "\n- [ ] " + (task.status == .doing ? "*(in progress)* " : "") + Markdown.escape(clean)
-                html += "<li>" + (task.status == .doing ? "(in progress) " : "") + MustacheEscaper.html(clean) + "</li>"
+                markdown += "\n- [ ] " + (task.status == .doing ? "*" + inProgress + "* " : "") + Markdown.escape(clean)
+                html += "<li>" + (task.status == .doing ? MustacheEscaper.html(inProgress) + " " : "") + MustacheEscaper.html(clean) + "</li>"
             }
             html += "</ul>"
         } else if event.isComplete {
-            text += "\nAll tasks done ✓"
-            markdown += "\n\nAll tasks done ✓"
-            html += "<p>All tasks done ✓</p>"
+            let done = words.text("allTasksDone")
+            text += "\n" + done
+            markdown += "\n\n" + done
+            html += "<p>" + MustacheEscaper.html(done) + "</p>"
         }
         // A floating time as the instant its wall-clock time names in the configured zone, which
         // the alert is timed by.
@@ -61,46 +67,71 @@ public enum AlertMessage {
         }
         let start = stamp(occurrence.instanceStart(in: calendar.timeZone))
         let end = occurrence.instanceEnd(in: calendar.timeZone).map(stamp)
-        let prefix = lead.map { "in " + leadPhrase($0) + ": " } ?? ""
-        return OutgoingMessage(
+        var message = OutgoingMessage(
             kind: .alert,
             idempotencyKey: key(eventID: event.id, occurrenceStart: occurrence.start, lead: lead ?? LeadTime(), channel: channel),
             // The emoji travels in `event.symbol`; each channel puts it in front once (`displayTitle`).
-            title: prefix + title,
+            title: lead.map { alertTitle(title, lead: $0, words: words) } ?? title,
             text: text, markdown: markdown, html: html, url: url,
             event: OutgoingMessage.Event(
                 id: event.id, title: title, start: start, end: end, allDay: event.start.isAllDay, timeZone: event.timeZone,
                 symbol: event.symbol.emoji, colorName: event.color.rawValue, colorHex: event.color.hex,
                 notes: TextWidth.clean(event.notes), openTasks: event.badge, when: when,
-                relativeWhen: lead.map(relativePhrase) ?? when,
+                relativeWhen: lead.map { relativePhrase($0, words: words) } ?? when,
                 leadSeconds: lead.map { $0.days * 86_400 + $0.seconds }, location: location, url: url,
                 occurrenceStart: ISOInstant.format(occurrence.start), openTaskLines: taskLines)
         )
+        message.labels = labels(openTasks: event.badge, words: words)
+        return message
+    }
+
+    /// The labels channels put around an alert, from the catalogue.
+    static func labels(openTasks: Int, words: MessageCatalog) -> OutgoingMessage.Labels {
+        var labels = words.alertLabels
+        labels.openTaskCount = openTasks > 0 ? words.count("openTasks", openTasks) : ""
+        return labels
+    }
+
+    /// `in 1 hour: Pagliacci`, `now: Pagliacci` (a zero lead).
+    static func alertTitle(_ title: String, lead: LeadTime, words: MessageCatalog) -> String {
+        let phrase = leadPhrase(lead, words: words)
+        return phrase.isEmpty ? words.text("alertTitleNow", ["title": title]) : words.text("alertTitle", ["lead": phrase, "title": title])
     }
 
     /// `Tue 2026-12-01 07:00 (Europe/Berlin)` or `Fri 2026-12-25, all day`.
-    static func whenText(_ occurrence: Occurrence, calendar: Calendar) -> String {
+    static func whenText(_ occurrence: Occurrence, calendar: Calendar, words: MessageCatalog) -> String {
         switch occurrence.instanceStart(in: calendar.timeZone) {
-        case .allDay(let day): return day.weekdayName + " " + day.description + ", all day"
+        case .allDay(let day):
+            let weekday = LocalTime.weekdayNames.firstIndex(of: day.weekdayName) ?? 0
+            return words.text("alertAllDay", ["date": weekdayName(weekday, words) + " " + day.description])
         case .instant, .floating:
-            return LocalTime(occurrence.start, in: calendar.timeZone).listFormat + " (" + calendar.timeZone.identifier + ")"
+            let local = LocalTime(occurrence.start, in: calendar.timeZone)
+            return weekdayName(local.weekday, words) + local.listFormat.dropFirst(3) + " (" + calendar.timeZone.identifier + ")"
         }
     }
 
-    /// `in 1 d`, `in 2 h`, `in 1 h 30 min`, `in 10 min`, `now` (the desktop summary's `· in 1 h`).
-    static func relativePhrase(_ lead: LeadTime) -> String {
-        let parts = [(lead.days, "d"), (lead.seconds / 3600, "h"), (lead.seconds % 3600 / 60, "min")]
-            .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
-        return parts.isEmpty ? "now" : "in " + parts.joined(separator: " ")
+    /// The catalogue's short name of weekday `index` (0 = Sunday), from its seven `weekdays`.
+    static func weekdayName(_ index: Int, _ words: MessageCatalog) -> String {
+        words.weekdayNames[index]
     }
 
-    /// `1 day`, `2 hours`, `1 hour 30 minutes`, `10 minutes`.
-    static func leadPhrase(_ lead: LeadTime) -> String {
-        var parts: [String] = []
-        func add(_ n: Int, _ unit: String) { if n > 0 { parts.append("\(n) \(unit)\(n == 1 ? "" : "s")") } }
-        add(lead.days, "day")
-        add(lead.seconds / 3600, "hour")
-        add(lead.seconds % 3600 / 60, "minute")
-        return parts.isEmpty ? "now" : parts.joined(separator: " ")
+    /// `in 1 d`, `in 2 h`, `in 1 h 30 min`, `in 10 min`, `now` (the desktop summary's `· in 1 h`).
+    static func relativePhrase(_ lead: LeadTime, words: MessageCatalog) -> String {
+        let phrase = lead.parts(["daysShort", "hoursShort", "minutesShort"], words: words)
+        return phrase.isEmpty ? words.text("relativeNow") : words.text("relativeIn", ["lead": phrase])
+    }
+
+    /// `1 day`, `2 hours`, `1 hour 30 minutes`, `10 minutes`; empty for a zero lead.
+    static func leadPhrase(_ lead: LeadTime, words: MessageCatalog) -> String {
+        lead.parts(["days", "hours", "minutes"], words: words)
+    }
+}
+
+extension LeadTime {
+    /// Days, hours and minutes (those that are not 0) in the catalogue's words for the three
+    /// `units` keys, joined by `leadSeparator`.
+    func parts(_ units: [String], words: MessageCatalog) -> String {
+        zip(units, [days, seconds / 3600, seconds % 3600 / 60]).filter { $0.1 > 0 }
+            .map { words.count($0.0, $0.1) }.joined(separator: words.text("leadSeparator"))
     }
 }

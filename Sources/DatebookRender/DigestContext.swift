@@ -32,8 +32,9 @@ public struct DigestContext: Sendable {
         func build() -> MustacheValue {
             let sections = input.windows.filter { !$0.occurrences.isEmpty }.map(section)
             let overdue = input.windows.first { $0.kind == .overdue }
-            var summary = Self.count(input.week.events, "event") + " this week, " + Self.count(input.week.openTasks, "open task")
-            if let overdue, overdue.total > 0 { summary += ", " + String(overdue.total) + (overdue.capped ? "+" : "") + " overdue" }
+            var parts = [words.count("eventsThisWeek", input.week.events), words.count("openTasks", input.week.openTasks)]
+            if let overdue, overdue.total > 0 { parts.append(words.count("overdueCount", overdue.total, capped: overdue.capped)) }
+            let summary = parts.joined(separator: words.text("listSeparator"))
             let nowZone = ISOInstant.format(input.now, in: locale.timeZone)
             return [
                 "summary": .string(summary),
@@ -46,32 +47,32 @@ public struct DigestContext: Sendable {
                 "sections": .array(sections),
                 "calendar": CalendarGrid(input: input, locale: locale, today: today).value,
                 "textRule": .string(String(repeating: "─", count: DigestContext.textColumns)),
+                "words": .object(words.words.mapValues { .string($0) }),
             ]
         }
 
-        static func count(_ n: Int, _ noun: String, capped: Bool = false) -> String {
-            String(n) + (capped ? "+" : "") + " " + noun + (n == 1 && !capped ? "" : "s")
-        }
+        var words: MessageCatalog { locale.words }
 
         func section(_ window: DigestWindowResult) -> MustacheValue {
             let events = window.occurrences.map(event)
             let more = max(0, window.total - window.occurrences.count)
-            let openText = Self.count(window.openTasks, "open task", capped: window.capped)
-            let heading = window.kind.title + " · " + openText
+            let openText = words.count("openTasks", window.openTasks, capped: window.capped)
+            let title = words.text(window.kind.rawValue)
+            let heading = title + words.text("headingSeparator") + openText
             return [
                 "kind": .string(window.kind.rawValue),
-                "title": .string(window.kind.title),
+                "title": .string(title),
                 "isOverdue": .bool(window.kind == .overdue),
                 "openTasks": .int(window.openTasks),
                 "openTasksText": .string(openText),
                 "total": .int(window.total),
                 "capped": .bool(window.capped),
                 "heading": .string(heading),
-                "textHeading": .string(heading.uppercased(with: Locale(identifier: "en_US_POSIX"))),
+                "textHeading": .string(heading.uppercased(with: Locale(identifier: locale.identifier))),
                 "events": .array(events),
                 "more": .int(more),
                 "hasMore": .bool(more > 0),
-                "moreText": .string(more > 0 ? "and " + String(more) + (window.capped ? "+" : "") + " more" : ""),
+                "moreText": .string(more > 0 ? words.count("more", more, capped: window.capped) : ""),
             ]
         }
 
@@ -79,7 +80,7 @@ public struct DigestContext: Sendable {
             let event = occurrence.event
             let title = Self.displayText(event.title)
             let when = self.when(occurrence)
-            let badge = event.isComplete ? "✓" : event.badge > 0 ? String(event.badge) + " left" : ""
+            let badge = event.isComplete ? "✓" : event.badge > 0 ? words.count("left", event.badge) : ""
             let open = event.tasks.filter { $0.status == .doing } + event.tasks.filter { $0.status == .todo }
             let done = event.tasks.filter { $0.status == .done }
             let location = Self.displayText(event.location)
@@ -134,13 +135,10 @@ public struct DigestContext: Sendable {
             let distance = abs(start.timeIntervalSince(input.now))
             let date = distance < 300 * 86_400 ? locale.day(start) : locale.dayWithYear(start)
             if occurrence.event.start.isAllDay {
-                let allDay = Self.allDayWords[String(locale.identifier.prefix(2))] ?? "all day"
-                return (date, "", date + " " + allDay)
+                return (date, "", date + " " + words.text("allDay"))
             }
             let time = locale.time(start)
             return (date, time, date + " " + time)
         }
-
-        static let allDayWords = ["en": "all day", "de": "ganztägig", "ja": "終日", "fr": "toute la journée", "es": "todo el día"]
     }
 }

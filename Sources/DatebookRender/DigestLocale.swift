@@ -8,10 +8,15 @@ import Foundation
 public struct DigestLocale: Sendable {
     public let identifier: String
     public let timeZone: TimeZone
+    /// The words around the dates, in the locale's language (English where it has no catalogue).
+    public let words: MessageCatalog
     let formatters: Formatters
 
     /// Validates `identifier` (`de_DE` or `de-DE`) against the locales Foundation knows.
-    public init(identifier: String, timeZone: TimeZone) throws {
+    ///
+    /// - Parameter catalogDirectory: the user templates folder, whose `locales/LANG.json`
+    ///   overrides the built-in words.
+    public init(identifier: String, timeZone: TimeZone, catalogDirectory: String? = nil) throws {
         let normalized = identifier.replacingOccurrences(of: "-", with: "_")
         // Listing Foundation's 1,000 locales costs milliseconds; the common ones skip it.
         let known = Self.common.contains(normalized) ? [normalized] : Self.knownIdentifiers
@@ -20,7 +25,13 @@ public struct DigestLocale: Sendable {
         }
         self.identifier = match
         self.timeZone = timeZone
+        words = try MessageCatalog.load(language: Self.language(of: match), overrideDirectory: catalogDirectory)
         formatters = Formatters(locale: Locale(identifier: match), timeZone: timeZone)
+    }
+
+    /// `de` of `de_DE`.
+    static func language(of identifier: String) -> String {
+        String(identifier.prefix { $0 != "_" }).lowercased()
     }
 
     static var knownIdentifiers: Set<String> { Set(Locale.availableIdentifiers) }

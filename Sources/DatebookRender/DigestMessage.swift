@@ -9,18 +9,22 @@ public enum DigestMessage {
     ///   - input: what the digest shows, read by the caller (`DigestQuery`).
     ///   - template: a template name or path, used for `format`'s body (the others use the built-ins).
     ///   - key: the ledger key, used as the message's idempotency key.
-    /// - Throws: `DigestError` (an unknown locale or template) or `MustacheError` (a broken template).
+    ///   - scheduleName: the configured digest's name, for its subject (`datebook morning digest: …`).
+    /// - Throws: `DigestError` (an unknown locale or template), `MustacheError` (a broken template)
+    ///   or `CatalogError` (a broken `locales/LANG.json` in `overrideDirectory`).
     public static func make(_ input: DigestInput, locale: String?, overrideDirectory: String?, template: String? = nil,
-                            format: MessageFormat = .text, key: String) throws -> OutgoingMessage {
+                            format: MessageFormat = .text, key: String, scheduleName: String? = nil) throws -> OutgoingMessage {
         let renderer = try DigestRenderer(overrideDirectory: overrideDirectory)
-        let digest = DigestContext(input, locale: try DigestLocale(identifier: locale ?? "en_US", timeZone: input.calendar.timeZone))
+        let language = try DigestLocale(identifier: locale ?? "en_US", timeZone: input.calendar.timeZone, catalogDirectory: overrideDirectory)
+        let digest = DigestContext(input, locale: language)
         func body(_ wanted: DigestFormat) throws -> String {
             try renderer.render(digest, format: wanted, template: wanted.rawValue == format.rawValue ? template : nil)
         }
         var summary = ""
         if case .object(let fields) = digest.value, case .string(let text)? = fields["summary"] { summary = text }
         return OutgoingMessage(kind: .digest, idempotencyKey: key,
-                               title: summary.isEmpty ? "datebook digest" : "datebook: " + summary,
+                               title: scheduleName.map { language.words.text("scheduledDigestSubject", ["name": $0, "summary": summary]) }
+                                   ?? language.words.text("digestSubject", ["summary": summary]),
                                text: try body(.text), markdown: try body(.markdown), html: try body(.html))
     }
 }

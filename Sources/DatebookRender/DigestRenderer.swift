@@ -111,7 +111,7 @@ public struct DigestRenderer: Sendable {
         return """
         <!DOCTYPE html>
         <html lang="\(MustacheEscaper.html(context.localeTag))">
-        <head><meta charset="utf-8"><title>datebook digest</title></head>
+        <head><meta charset="utf-8"><title>\(MustacheEscaper.html(context.digestTitle))</title></head>
         <body style="font-family: -apple-system, 'Segoe UI', Roboto, sans-serif; color: #1c1c1e; max-width: 40em; margin: 0 auto; padding: 16px;">
         \(body)</body>
         </html>
@@ -121,6 +121,14 @@ public struct DigestRenderer: Sendable {
 }
 
 extension DigestContext {
+    /// The digest's title in its language (`datebook digest`).
+    var digestTitle: String {
+        if case .object(let root) = value, case .object(let words)? = root["words"], case .string(let title)? = words["digestTitle"] {
+            return title
+        }
+        return "datebook digest"
+    }
+
     /// `en-US` for the `lang` attribute.
     var localeTag: String {
         if case .object(let root) = value, case .string(let tag)? = root["lang"] { return tag }

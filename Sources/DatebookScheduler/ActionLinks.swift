@@ -94,14 +94,24 @@ public struct ActionLinkIssuer: Sendable, Equatable {
     }
 
     /// Done, Snooze 1 h, Tomorrow 9:00, then the event's page (`/events/{id}`); just the page when
-    /// a field is too long to sign (over 255 bytes).
-    public func actions(eventID: String, occurrenceStart: Date, channel: String, now: Date) -> [OutgoingMessage.Action] {
+    /// a field is too long to sign (over 255 bytes). The buttons' words come from `labels` (the
+    /// reader's language).
+    public func actions(eventID: String, occurrenceStart: Date, channel: String, now: Date,
+                        labels: OutgoingMessage.Labels = .init()) -> [OutgoingMessage.Action] {
         let expires = now.addingTimeInterval(lifetime)
         let signed: [OutgoingMessage.Action] = ActionLink.Action.allCases.compactMap { action in
             let link = ActionLink(action: action, eventID: eventID, occurrenceStart: occurrenceStart, channel: channel, expires: expires)
-            return link.token(key: key).map { OutgoingMessage.Action(name: action.name, label: action.label, url: baseURL + "/a/" + $0) }
+            return link.token(key: key).map { OutgoingMessage.Action(name: action.name, label: Self.label(action, labels), url: baseURL + "/a/" + $0) }
         }
         let page = eventID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? eventID
-        return signed + [OutgoingMessage.Action(name: "event", label: "Open", url: baseURL + "/events/" + page)]
+        return signed + [OutgoingMessage.Action(name: "event", label: labels.open, url: baseURL + "/events/" + page)]
+    }
+
+    static func label(_ action: ActionLink.Action, _ labels: OutgoingMessage.Labels) -> String {
+        switch action {
+        case .done: labels.done
+        case .snooze: labels.snooze
+        case .tomorrow: labels.tomorrow
+        }
     }
 }

@@ -41,10 +41,8 @@ public struct TemplateDigestRenderer: DigestRendering {
     }
 
     public func render(_ request: DigestRequest) throws -> OutgoingMessage {
-        var message = try DigestMessage.make(request.input, locale: locale, overrideDirectory: overrideDirectory,
-                                             template: request.schedule.template, format: request.schedule.format, key: request.key)
-        message.title = "datebook \(request.schedule.name) digest: " + message.title.replacingOccurrences(of: "datebook: ", with: "")
-        return message
+        try DigestMessage.make(request.input, locale: locale, overrideDirectory: overrideDirectory, template: request.schedule.template,
+                               format: request.schedule.format, key: request.key, scheduleName: request.schedule.name)
     }
 }
 

@@ -57,7 +57,7 @@ extension Scheduler {
     }
 
     func builder(now: Date, makingKey: Bool) throws -> Builder {
-        Builder(config: config, calendar: calendar, renderer: digestRenderer,
+        Builder(config: config, calendar: calendar, words: options.words, renderer: digestRenderer,
                 dispatcher: Dispatcher(environment: environment, now: now, timeZone: calendar.timeZone, host: host),
                 links: try options.actionLinkBaseURL.flatMap { try ActionLinkIssuer(baseURL: $0, store: store, now: now, makingKey: makingKey) })
     }
@@ -87,6 +87,7 @@ extension Scheduler {
 struct Builder: Sendable {
     let config: Config
     let calendar: Calendar
+    let words: MessageCatalog
     let renderer: any DigestRendering
     let dispatcher: Dispatcher
     /// Signs the links of alerts; nil when `serve.baseURL` is unset.
@@ -109,9 +110,9 @@ struct Builder: Sendable {
         case .obsolete(let reason):
             return .obsolete(reason: reason)
         case .alert(let occurrence, let lead, let channel):
-            var alert = AlertMessage.make(occurrence, lead: lead, channel: channel, calendar: calendar)
+            var alert = AlertMessage.make(occurrence, lead: lead, channel: channel, calendar: calendar, words: words)
             alert.actions = links?.actions(eventID: occurrence.event.id, occurrenceStart: occurrence.start, channel: channel,
-                                           now: dispatcher.now) ?? []
+                                           now: dispatcher.now, labels: alert.labels) ?? []
             message = alert
             channelName = channel
         case .digest(let request):

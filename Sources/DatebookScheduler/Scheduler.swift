@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookDelivery
+import DatebookRender
 import DatebookStore
 import Foundation
 
@@ -28,6 +29,8 @@ public final class Scheduler {
         public var lastPassInterval: TimeInterval = 60
         /// `serve.baseURL`: when set, every alert carries signed action links under it (issue 16).
         public var actionLinkBaseURL: String?
+        /// The words of alerts, in the config's `locale` (English by default).
+        public var words: MessageCatalog = .english
         public init() {}
     }
 

@@ -225,6 +225,13 @@ extension Store {
         }
     }
 
+    /// The schema version recorded in the file at `path`, read without opening it for writing
+    /// (an open would upgrade an older store); nil when there is no file yet.
+    public static func recordedSchemaVersion(at path: String) throws -> Int? {
+        guard try checkRegularFile(path) else { return nil }
+        return try peekVersion(path)
+    }
+
     /// The schema version recorded in the file.
     public func userVersion() throws -> Int {
         Int(try wrap { try db.integer("PRAGMA user_version") })

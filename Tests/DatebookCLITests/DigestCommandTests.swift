@@ -69,6 +69,22 @@ struct DigestCommandTests {
         #expect(run.err.contains(message), "\(run.err)")
     }
 
+    /// The user's `locales/LANG.json` beside their templates overrides words; a broken one is
+    /// refused naming the file, line and key, for `digest` and for the scheduler's digests alike.
+    @Test func aUsersCatalogueOverridesWordsAndABrokenOneIsNamed() throws {
+        let sandbox = Self.demoSandbox()
+        let folder = sandbox.home + "/config/datebook/templates/locales"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try "{\n  \"left\": \"noch {count} zu tun\"\n}\n".write(toFile: folder + "/de.json", atomically: true, encoding: .utf8)
+        let run = sandbox.run(["digest", "--locale", "de_DE"])
+        #expect(run.out.contains("noch 2 zu tun") && run.out.contains("NÄCHSTE 7 TAGE"), "\(run.out)")
+        try "{\n  \"left\": \"noch {cuont}\"\n}\n".write(toFile: folder + "/de.json", atomically: true, encoding: .utf8)
+        let broken = sandbox.run(["digest", "--locale", "de_DE"])
+        #expect(broken.code == ExitCode.dataError)
+        #expect(broken.err == "datebook: \(folder)/de.json:2: key 'left': missing placeholder {count}\n")
+        #expect(sandbox.run(["digest", "--locale", "en_US"]).code == 0, "another language's file is not read")
+    }
+
     @Test func templateSyntaxErrorNamesFileLineAndColumn() throws {
         let sandbox = Sandbox()
         let file = sandbox.home + "/broken.txt.mustache"
@@ -192,5 +208,30 @@ struct DigestStoreQueryTests {
         #expect(open.count == 25)
         #expect(try store.hasOccurrence(from: firstDay.start(in: calendar), to: base, calendar: calendar))
         #expect(try !store.hasOccurrence(from: base.addingTimeInterval(-3600), to: base, calendar: calendar))
+    }
+}
+
+/// The config's `locale` reaches alerts sent by hand and by the scheduler.
+struct AlertLanguageCommandTests {
+    @Test func alertsSpeakTheConfiguredLanguage() throws {
+        let sandbox = Sandbox()
+        sandbox.run(["add", "Zahnarzt", "--at", "2026-11-30 11:00", "--task", "Karte mitnehmen", "--alert", "1h"])
+        let config = try sandbox.writeConfig("""
+        { locale: "de_DE", channels: {
+            notes: { type: "file", path: "\(sandbox.home)/alerts.txt", format: "text" },
+            titles: { type: "command", argv: ["/bin/sh", "-c", "printf '%s\\n' \\"$DATEBOOK_TITLE\\" >> \(sandbox.home)/titles.txt"] } },
+          alerts: { channels: ["titles"] } }
+        """)
+        #expect(sandbox.run(["--config", config, "send", "alert", "Zahnarzt", "--channel", "notes"]).code == 0)
+        var scheduled = sandbox
+        scheduled.now = "2026-11-30 10:00"
+        #expect(scheduled.run(["--config", config, "tick"]).code == 0)
+        let written = try String(contentsOfFile: sandbox.home + "/alerts.txt", encoding: .utf8)
+        #expect(written.contains("Mo 2026-11-30 11:00 (Europe/Berlin)\n1 offene Aufgabe:\n  [ ] Karte mitnehmen"), "\(written)")
+        var titles = try String(contentsOfFile: sandbox.home + "/titles.txt", encoding: .utf8)
+        #expect(titles.hasSuffix("in 1 Stunde: Zahnarzt\n"), "\(titles)")
+        #expect(sandbox.run(["--config", config, "channels", "test", "titles"]).code == 0)
+        titles = try String(contentsOfFile: sandbox.home + "/titles.txt", encoding: .utf8)
+        #expect(titles.hasSuffix("datebook-Test\n"), "\(titles)")
     }
 }

@@ -18,10 +18,13 @@ enum DigestFixtures {
         (SamplePlanner.events(now: now, calendar: calendar) + extra).map { Occurrence(event: $0, calendar: calendar) }
     }
 
-    static func context(locale: String = "en_US", extra: [Event] = [], days: Int = 30) throws -> DigestContext {
+    static func input(extra: [Event] = [], days: Int = 30) -> DigestInput {
         let plan = DigestPlan(now: now, calendar: calendar, days: days)
-        let input = DigestInput(occurrences: demoOccurrences(extra: extra), plan: plan, calendar: calendar)
-        return DigestContext(input, locale: try DigestLocale(identifier: locale, timeZone: zone))
+        return DigestInput(occurrences: demoOccurrences(extra: extra), plan: plan, calendar: calendar)
+    }
+
+    static func context(locale: String = "en_US", extra: [Event] = [], days: Int = 30) throws -> DigestContext {
+        DigestContext(input(extra: extra, days: days), locale: try DigestLocale(identifier: locale, timeZone: zone))
     }
 
     /// An event today at 18:00 with the given title and tasks, for escaping cases.

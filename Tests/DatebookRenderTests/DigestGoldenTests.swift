@@ -7,7 +7,7 @@ struct DigestGoldenTests {
     static let cases: [(DigestFormat, String, String)] = [
         (.text, "en_US", "digest-en_US.txt"), (.text, "de_DE", "digest-de_DE.txt"), (.text, "ja_JP", "digest-ja_JP.txt"),
         (.markdown, "en_US", "digest-en_US.md"), (.markdown, "de_DE", "digest-de_DE.md"), (.markdown, "ja_JP", "digest-ja_JP.md"),
-        (.html, "en_US", "digest-en_US.html"), (.html, "ja_JP", "digest-ja_JP.html"),
+        (.html, "en_US", "digest-en_US.html"), (.html, "de_DE", "digest-de_DE.html"), (.html, "ja_JP", "digest-ja_JP.html"),
     ]
 
     @Test(arguments: cases)

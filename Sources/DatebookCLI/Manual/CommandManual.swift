@@ -8,7 +8,7 @@ enum CommandManual {
         ("PLANNER COMMANDS", ["add", "list", "show", "edit", "rm", "task", "tasks", "done", "snooze", "cal", "demo"]),
         ("IMPORT, EXPORT AND FEED COMMANDS", ["import", "export", "feed"]),
         ("DIGEST AND CHANNEL COMMANDS", ["digest", "templates", "send", "channels"]),
-        ("SCHEDULER COMMANDS", ["tick", "run", "status", "preview"]),
+        ("SCHEDULER COMMANDS", ["tick", "run", "status", "preview", "doctor"]),
         ("SERVER COMMANDS", ["serve"]),
         ("SHELL COMMANDS", ["completions"]),
         ("INTERNAL COMMANDS", ["await-notification", "man", "__complete"]),
@@ -93,7 +93,7 @@ enum CommandManual {
 
     static let exitCodes: [(Int32, String)] = [
         (ExitCode.ok, "success"),
-        (1, "status or tasks found something to act on (a failed delivery)"),
+        (1, "status found a failed delivery, or doctor a warning"),
         (ExitCode.usage, "usage: unknown command, option or value, unreadable WHEN, missing or ambiguous EVENT"),
         (ExitCode.dataError, "bad input data: malformed import or config, a store that cannot be used"),
         (ExitCode.unavailable, "a channel is unavailable (missing secret, refused, 4xx)"),

@@ -68,7 +68,7 @@ enum ConfigManual {
 
     static let texts: [String: String] = [
         "timeZone": "an IANA time zone name for times without an offset; default: the system zone (--tz wins)",
-        "locale": "the locale of date words in digests: en_US, de_DE, ja_JP, ...",
+        "locale": "the locale of digests and alerts: en_US, de_DE, ja_JP, ... (dates, and words from the language's catalogue: English, German, Japanese)",
         "templates": "the folder of template overrides (default ~/.config/datebook/templates)",
         "channels": "an object of named channels; each name is what --channel, digests and alerts refer to",
         "digests": "a list of scheduled digests",

@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookRender
+import DatebookScheduler
 import DatebookServer
 import DatebookStore
 import Foundation

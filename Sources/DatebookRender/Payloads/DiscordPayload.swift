@@ -24,17 +24,18 @@ public enum DiscordPayload {
         let title = PayloadText.truncate(PayloadText.decoratedTitle(message), limit: titleLimit)
         var fields: [JSONValue] = []
         if let event = message.event {
-            fields.append(["name": "Starts", "value": .string(PayloadText.truncate(event.start, limit: 1024)), "inline": true])
+            fields.append(["name": .string(message.labels.starts), "value": .string(PayloadText.truncate(event.start, limit: 1024)), "inline": true])
             if event.openTasks > 0 {
-                fields.append(["name": "Open tasks", "value": .string(String(event.openTasks)), "inline": true])
+                fields.append(["name": .string(message.labels.openTasks), "value": .string(String(event.openTasks)), "inline": true])
             }
             if !event.location.isEmpty {
-                fields.append(["name": "Where", "value": .string(PayloadText.truncate(event.location, limit: 1024)), "inline": true])
+                fields.append(["name": .string(message.labels.location), "value": .string(PayloadText.truncate(event.location, limit: 1024)), "inline": true])
             }
         }
         // Names and values of the fields, as Discord counts them toward the message's limit.
-        let fieldChars = 6 + 10 + (message.event.map { PayloadText.length($0.start) + (
-            $0.location.isEmpty ? 0 : 5 + PayloadText.length(PayloadText.truncate($0.location, limit: 1024))) } ?? 0)
+        let fieldChars = PayloadText.length(message.labels.starts) + PayloadText.length(message.labels.openTasks)
+            + (message.event.map { PayloadText.length($0.start) + ($0.location.isEmpty ? 0
+                : PayloadText.length(message.labels.location) + PayloadText.length(PayloadText.truncate($0.location, limit: 1024))) } ?? 0)
         let chunkLimit = min(descriptionLimit, messageLimit - PayloadText.length(title) - fieldChars)
         let links = PayloadText.markdownLinks(message)
         let chunks = PayloadText.split(message.markdown + (links.isEmpty ? "" : "\n\n" + links), limit: chunkLimit)

@@ -29,16 +29,18 @@ public enum SlackPayload {
             blocks.append(["type": "section", "text": ["type": "mrkdwn", "text": .string(section)]])
         }
         if sections.count > maxSections {
-            blocks.append(["type": "context", "elements": [["type": "mrkdwn", "text": "_(truncated)_"]]])
+            blocks.append(["type": "context", "elements": [["type": "mrkdwn", "text": .string("_" + PayloadText.slackEscape(message.labels.truncated) + "_")]]])
         }
         if let event = message.event {
-            var facts = ["Starts \(event.start)"]
-            if !event.location.isEmpty { facts.append("at " + event.location) }
-            if event.openTasks > 0 { facts.append("\(event.openTasks) open task\(event.openTasks == 1 ? "" : "s")") }
+            var facts = ["\(message.labels.starts) \(event.start)"]
+            if !event.location.isEmpty { facts.append("\(message.labels.location): \(event.location)") }
+            if event.openTasks > 0 {
+                facts.append(message.labels.openTaskCount.isEmpty ? "\(event.openTasks) open task\(event.openTasks == 1 ? "" : "s")" : message.labels.openTaskCount)
+            }
             blocks.append(["type": "context", "elements": [["type": "mrkdwn", "text": .string(PayloadText.slackEscape(facts.joined(separator: " · ")))]]])
         }
         if let url = message.url, let link = slackLink(url) {
-            blocks.append(["type": "section", "text": ["type": "mrkdwn", "text": .string("<\(link)|Open>")]])
+            blocks.append(["type": "section", "text": ["type": "mrkdwn", "text": .string("<\(link)|\(PayloadText.slackEscape(message.labels.open))>")]])
         }
         let buttons: [JSONValue] = message.actions.filter { slackLink($0.url) != nil }.map { action in
             ["type": "button", "action_id": .string(action.name), "url": .string(action.url),

@@ -32,10 +32,10 @@ public enum TeamsPayload {
             ["type": "TextBlock", "text": .string(text), "wrap": true],
         ]
         if let event = message.event {
-            var facts: [JSONValue] = [["title": "Starts", "value": .string(event.start)]]
-            if let end = event.end { facts.append(["title": "Ends", "value": .string(end)]) }
-            if !event.location.isEmpty { facts.append(["title": "Where", "value": .string(event.location)]) }
-            if event.openTasks > 0 { facts.append(["title": "Open tasks", "value": .string(String(event.openTasks))]) }
+            var facts: [JSONValue] = [["title": .string(message.labels.starts), "value": .string(event.start)]]
+            if let end = event.end { facts.append(["title": .string(message.labels.ends), "value": .string(end)]) }
+            if !event.location.isEmpty { facts.append(["title": .string(message.labels.location), "value": .string(event.location)]) }
+            if event.openTasks > 0 { facts.append(["title": .string(message.labels.openTasks), "value": .string(String(event.openTasks))]) }
             items.append(["type": "FactSet", "facts": .array(facts)])
         }
         var content: [String: JSONValue] = [
@@ -45,7 +45,7 @@ public enum TeamsPayload {
         ]
         var actions: [JSONValue] = []
         if let url = message.url, url.lowercased().hasPrefix("http") {
-            actions.append(["type": "Action.OpenUrl", "title": "Open", "url": .string(url)])
+            actions.append(["type": "Action.OpenUrl", "title": .string(message.labels.open), "url": .string(url)])
         }
         for action in message.actions {
             actions.append(["type": "Action.OpenUrl", "title": .string(action.label), "url": .string(action.url)])

@@ -1,0 +1,72 @@
+import DatebookCore
+import Foundation
+
+/// One line of `datebook doctor`: what was checked, how it went, and what to do.
+struct Finding: Equatable {
+    enum Level: String { case ok, warn, fail }
+
+    var level: Level
+    /// What was checked: `config`, `channel slack 'team'`, `store`, …
+    var subject: String
+    var message: String
+    /// A channel that cannot be reached fails with 69 (unavailable); anything else with 65.
+    var unavailable = false
+
+    static func ok(_ subject: String, _ message: String) -> Finding { Finding(level: .ok, subject: subject, message: message) }
+    static func warn(_ subject: String, _ message: String) -> Finding { Finding(level: .warn, subject: subject, message: message) }
+    static func fail(_ subject: String, _ message: String, unavailable: Bool = false) -> Finding {
+        Finding(level: .fail, subject: subject, message: message, unavailable: unavailable)
+    }
+}
+
+/// `datebook doctor`: checks the set-up and says what to fix, one line per check.
+enum DoctorCommand: Command {
+    static let spec = CommandSpec(
+        name: "doctor", summary: "check the set-up and say what to fix", usage: "[--send]",
+        options: [.flag("--send", "also send a test message to every channel")],
+        examples: ["datebook doctor", "datebook doctor --send"],
+        details: """
+        One line per check, ok, warn or fail: the config parses; every secret resolves (never printed); \
+        the config and secret files are not readable by others; each channel's host resolves and its \
+        TLS certificate is valid (nothing is sent without --send); the store opens, passes SQLite's \
+        integrity check and has the current schema; a systemd timer or service is active or a crontab \
+        line runs datebook (found through PATH: systemctl --user, crontab -l), else nothing will send \
+        alerts; the time zone and locale are valid; the last tick or daemon pass is recent; feeds were \
+        refreshed recently.
+        Exit status: 0 when every check passes, 1 when one warns, 65 when one fails, 69 when only \
+        channels fail (unreachable or a secret missing).
+        """,
+        reportsSetupProblems: true
+    )
+
+    /// How long since the last tick or daemon pass before it warns: both pass at least once a minute.
+    static let passTolerance: TimeInterval = 10 * 60
+
+    static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
+        var findings = DoctorSetup.config(context) + DoctorSetup.secrets(context)
+        findings += DoctorChannels.check(context, send: arguments.has("--send"))
+        findings += DoctorStore.check(context)
+        findings.append(DoctorScheduling.check(context))
+        findings += DoctorSetup.zoneAndLocale(context)
+        for finding in findings { context.out.write(line(finding, context) + "\n") }
+        return exitCode(findings)
+    }
+
+    static func line(_ finding: Finding, _ context: Context) -> String {
+        let label = TextWidth.pad(finding.level.rawValue, to: 4)
+        let styled = switch finding.level {
+        case .ok: context.style(label, "32")
+        case .warn: context.style(label, "33")
+        case .fail: context.style(label, "31;1")
+        }
+        return styled + "  " + finding.subject + ": " + finding.message
+    }
+
+    /// 0 all ok, 1 a warning, 69 when only channels fail, 65 when anything else fails.
+    static func exitCode(_ findings: [Finding]) -> Int32 {
+        let failures = findings.filter { $0.level == .fail }
+        if failures.contains(where: { !$0.unavailable }) { return ExitCode.dataError }
+        if !failures.isEmpty { return ExitCode.unavailable }
+        return findings.contains { $0.level == .warn } ? 1 : ExitCode.ok
+    }
+}
