@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookDelivery
 import DatebookRender
 import DatebookScheduler
 import DatebookStore
@@ -31,7 +32,7 @@ enum DigestCommand: Command {
         do {
             let text = try render(arguments, context)
             if let path = arguments.value("--output") {
-                try FileOutput.writeAtomically(text, to: XDGPaths.expand(path, context.environment))
+                try AtomicFile.write(text, to: XDGPaths.expand(path, context.environment))
             } else {
                 context.out.write(text)
             }

@@ -118,7 +118,7 @@ enum ShowCommand: Command {
         if event.tasks.isEmpty {
             out += "  tasks    none\n"
         } else {
-            out += "  tasks    " + (event.isComplete ? "all done ✓" : "\(event.badge) left") + "\n"
+            out += "  tasks    " + (event.isComplete ? "all done " + Badge.done : Badge.text(event)) + "\n"
             for (n, task) in event.tasks.enumerated() {
                 out += "    \(n + 1). " + Rows.checkbox(task.status) + " " + TextWidth.clean(task.text) + "\n"
             }

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookDelivery
 import DatebookStore
 import Foundation
 

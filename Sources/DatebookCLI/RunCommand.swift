@@ -20,7 +20,8 @@ enum RunCommand: Command {
     static let maxSleep: TimeInterval = 60
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
-        let log = SerialLog(context.err)
+        // The passes' lines and this thread's go to stderr through one lock.
+        let log = SerialLog(fd: STDERR_FILENO)
         let store = try context.openStore()
         // The main thread only decides when to run a pass; it reads a few pages around now.
         try store.limitPageCache(kibibytes: 1024)
@@ -55,6 +56,7 @@ enum RunCommand: Command {
                     settings.config = config
                     settings.digestRenderer = SchedulerFactory.digestRenderer(context, config: config)
                     planner = SchedulerFactory.make(context, store: store, config: config)
+                    context.err.flush()  // the loader's warnings before the log line
                     log.write("config reloaded from \(context.configPath)")
                 } catch {
                     log.write("config not reloaded, keeping the old one: \(ErrorTranslator.translate(error).message)")

@@ -79,7 +79,7 @@ public struct DigestContext: Sendable {
             let event = occurrence.event
             let title = Self.displayText(event.title)
             let when = self.when(occurrence)
-            let badge = event.isComplete ? "✓" : event.badge > 0 ? String(event.badge) + " left" : ""
+            let badge = Badge.text(event)
             let open = event.tasks.filter { $0.status == .doing } + event.tasks.filter { $0.status == .todo }
             let done = event.tasks.filter { $0.status == .done }
             return [
