@@ -44,16 +44,17 @@ public final class Monitor<State: Sendable>: Sendable {
     public func wait<Result: Sendable>(until deadline: DispatchTime = .distantFuture, for ready: (State) -> Bool,
                                        then body: (inout State) -> Result) -> Result? {
         while true {
-            let sleeper = DispatchSemaphore(value: 0)
-            let (done, woken): (Result?, [DispatchSemaphore]) = guarded.withLock { guarded in
+            // A semaphore only for a wait that sleeps: most find the state ready.
+            let (done, sleeper, woken): (Result?, DispatchSemaphore?, [DispatchSemaphore]) = guarded.withLock { guarded in
                 guard ready(guarded.state) else {
+                    let sleeper = DispatchSemaphore(value: 0)
                     guarded.sleepers.append(sleeper)
-                    return (nil, [])
+                    return (nil, sleeper, [])
                 }
-                return (body(&guarded.state), guarded.takeSleepers())
+                return (body(&guarded.state), nil, guarded.takeSleepers())
             }
             for other in woken { other.signal() }
-            if let done { return done }
+            guard let sleeper else { return done }
             if sleeper.wait(timeout: deadline) == .timedOut {
                 let (late, woken): (Result?, [DispatchSemaphore]) = guarded.withLock { guarded in
                     guarded.sleepers.removeAll { $0 === sleeper }
@@ -69,13 +70,13 @@ public final class Monitor<State: Sendable>: Sendable {
     @discardableResult
     public func wait(until deadline: DispatchTime = .distantFuture, for ready: (State) -> Bool) -> Bool {
         while true {
-            let sleeper = DispatchSemaphore(value: 0)
-            let holds = guarded.withLock { guarded in
-                if ready(guarded.state) { return true }
+            let sleeper: DispatchSemaphore? = guarded.withLock { guarded in
+                guard !ready(guarded.state) else { return nil }
+                let sleeper = DispatchSemaphore(value: 0)
                 guarded.sleepers.append(sleeper)
-                return false
+                return sleeper
             }
-            if holds { return true }
+            guard let sleeper else { return true }
             if sleeper.wait(timeout: deadline) == .timedOut {
                 return guarded.withLock { guarded in
                     guarded.sleepers.removeAll { $0 === sleeper }
