@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookDelivery
 import DatebookRender
 import DatebookStore
 
@@ -35,6 +36,7 @@ enum ErrorTranslator {
         case let error as DigestError: (error.description, error.isUsage ? ExitCode.usage : ExitCode.dataError, nil)
         case let error as MustacheError: (error.description, ExitCode.dataError, nil)
         case let error as CatalogError: (error.description, ExitCode.dataError, nil)
+        case let error as AtomicFile.Failure: (error.description, ExitCode.dataError, nil)
         case let error as StoreError:
             if case .busy = error { (error.description, ExitCode.temporaryFailure, nil) } else { (error.description, ExitCode.dataError, nil) }
         default: ("internal error: \(error)", ExitCode.software, nil)

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookDelivery
 import DatebookRender
 import DatebookScheduler
 import DatebookStore
@@ -28,19 +29,13 @@ enum DigestCommand: Command {
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
-        do {
-            let text = try render(arguments, context)
-            if let path = arguments.value("--output") {
-                try FileOutput.writeAtomically(text, to: XDGPaths.expand(path, context.environment))
-            } else {
-                context.out.write(text)
-            }
-            return ExitCode.ok
-        } catch let error as DigestError {
-            throw error.isUsage ? CLIError.usage(error.description) : CLIError.data(error.description)
-        } catch let error as MustacheError {
-            throw CLIError.data(error.description)
+        let text = try render(arguments, context)
+        if let path = arguments.value("--output") {
+            try AtomicFile.write(text, to: XDGPaths.expand(path, context.environment))
+        } else {
+            context.out.write(text)
         }
+        return ExitCode.ok
     }
 
     static func render(_ arguments: ParsedArguments, _ context: Context) throws -> String {

@@ -1,3 +1,4 @@
+import DatebookDelivery
 import Foundation
 
 /// Where the CLI writes text; the real one buffers and writes to a file descriptor, tests capture.
@@ -40,15 +41,7 @@ public final class FileDescriptorSink: OutputSink {
     }
 
     public func flush() {
-        var offset = 0
-        buffer.withUnsafeBytes { raw in
-            while offset < raw.count {
-                let n = Foundation.write(fd, raw.baseAddress?.advanced(by: offset), raw.count - offset)
-                if n < 0, errno == EINTR { continue }
-                guard n > 0 else { break }
-                offset += n
-            }
-        }
+        _ = buffer.withUnsafeBytes { FileDescriptorWrite.all($0, to: fd) }
         buffer.removeAll(keepingCapacity: true)
     }
 }

@@ -2,12 +2,13 @@ import DatebookDelivery
 import DatebookScheduler
 import DatebookStore
 import Foundation
+import Synchronization
 
 /// Runs the daemon's scheduler passes on background threads, each with its own store connection
 /// and HTTP client, so a channel that hangs until its timeout holds up only its own pass: an item
 /// falling due meanwhile starts another pass. Claims in the ledger keep passes from sending the
 /// same delivery twice.
-final class PassRunner: @unchecked Sendable {
+final class PassRunner: Sendable {
     /// What a pass needs, as values that may cross threads.
     struct Settings: Sendable {
         var storePath: String
@@ -19,8 +20,8 @@ final class PassRunner: @unchecked Sendable {
     }
 
     static let maxConcurrent = 4
-    private let lock = NSLock()
-    private var running = 0
+    /// Passes running now.
+    private let running = Mutex(0)
     private let group = DispatchGroup()
     private let log: SerialLog
     private let finished: @Sendable () -> Void
@@ -31,21 +32,16 @@ final class PassRunner: @unchecked Sendable {
         _ = HTTPClient()  // libcurl's global init on this thread, before any pass starts
     }
 
-    var isBusy: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return running > 0
-    }
+    var isBusy: Bool { running.withLock { $0 > 0 } }
 
     /// Starts a pass unless `maxConcurrent` are running (the end of one wakes the daemon again).
     func start(_ settings: Settings) {
-        lock.lock()
-        guard running < Self.maxConcurrent else {
-            lock.unlock()
-            return
+        let started = running.withLock { running in
+            guard running < Self.maxConcurrent else { return false }
+            running += 1
+            return true
         }
-        running += 1
-        lock.unlock()
+        guard started else { return }
         group.enter()
         DispatchQueue.global().async { [self] in
             do {
@@ -64,9 +60,7 @@ final class PassRunner: @unchecked Sendable {
             } catch {
                 log.write("pass failed: \(ErrorTranslator.translate(error).message); retrying within a minute")
             }
-            lock.lock()
-            running -= 1
-            lock.unlock()
+            running.withLock { $0 -= 1 }
             group.leave()
             finished()
         }
@@ -76,17 +70,17 @@ final class PassRunner: @unchecked Sendable {
     func waitForAll() { group.wait() }
 }
 
-/// Log lines from several threads, one whole line at a time, flushed at once (journald reads lines).
-final class SerialLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private let sink: OutputSink
+/// Log lines from several threads to a file descriptor (stderr), one whole line at a time,
+/// flushed at once (journald reads lines).
+final class SerialLog: Sendable {
+    private let sink: Mutex<FileDescriptorSink>
 
-    init(_ sink: OutputSink) { self.sink = sink }
+    init(fd: Int32) { sink = Mutex(FileDescriptorSink(fd: fd)) }
 
     func write(_ line: String) {
-        lock.lock()
-        sink.write("datebook: " + line + "\n")
-        sink.flush()
-        lock.unlock()
+        sink.withLock { sink in
+            sink.write("datebook: " + line + "\n")
+            sink.flush()
+        }
     }
 }

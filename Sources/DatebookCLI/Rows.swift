@@ -16,10 +16,7 @@ enum Rows {
     }
 
     /// `3 left`, `✓`, or empty when the event has no tasks.
-    static func badge(_ event: some EventListing) -> String {
-        if event.isComplete { return "✓" }
-        return event.badge > 0 ? "\(event.badge) left" : ""
-    }
+    static func badge(_ event: some EventListing) -> String { Badge.text(event) }
 
     static func header(_ period: Period, _ context: Context) -> String {
         context.style(period.title, "1") + "\n"
@@ -122,7 +119,7 @@ struct RowWriter {
         if event.isComplete || open > 0 {
             row.append(contentsOf: repeatElement(0x20, count: 22 - (row.count - before) + 2))
             if event.isComplete {
-                row.append(contentsOf: context.style("✓", "32").utf8)
+                row.append(contentsOf: context.style(Badge.done, "32").utf8)
             } else {
                 // The count's digits straight into the row (no String per row).
                 var divisor = 1
@@ -131,7 +128,7 @@ struct RowWriter {
                     row.append(UInt8(48 + open / divisor % 10))
                     divisor /= 10
                 }
-                row.append(contentsOf: " left".utf8)
+                row.append(contentsOf: Badge.openSuffix.utf8)
             }
         }
         row.append(0x0A)

@@ -27,7 +27,8 @@ enum RunCommand: Command {
     static let maxSleep: TimeInterval = 60
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
-        let log = SerialLog(context.err)
+        // The passes' lines and this thread's go to stderr through one lock.
+        let log = SerialLog(fd: STDERR_FILENO)
         if arguments.has("--listen"), !arguments.has("--serve") { throw UsageError(message: "--listen needs --serve", command: "run") }
         let served = arguments.has("--serve") ? try ServerLauncher.start(context, listen: arguments.value("--listen"),
                                                                               pinned: context.environment["DATEBOOK_NOW"] != nil || arguments.value("--now") != nil, log: log) : nil
@@ -66,6 +67,7 @@ enum RunCommand: Command {
                     settings.config = config
                     settings.digestRenderer = SchedulerFactory.digestRenderer(context, config: config)
                     planner = SchedulerFactory.make(context, store: store, config: config)
+                    context.err.flush()  // the loader's warnings before the log line
                     log.write("config reloaded from \(context.configPath)")
                 } catch {
                     log.write("config not reloaded, keeping the old one: \(ErrorTranslator.translate(error).message)")

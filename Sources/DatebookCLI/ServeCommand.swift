@@ -19,7 +19,7 @@ enum ServeCommand: Command {
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
-        let log = SerialLog(context.err)
+        let log = SerialLog(fd: STDERR_FILENO)
         let pinned = arguments.value("--now") != nil || context.environment["DATEBOOK_NOW"] != nil
         let (server, site) = try ServerLauncher.start(context, listen: arguments.value("--listen"), pinned: pinned, log: log)
         let wakeups = Wakeups(watchingStore: context.storePath)

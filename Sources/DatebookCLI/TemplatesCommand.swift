@@ -33,11 +33,7 @@ enum TemplatesCommand: Command {
             // `digest.md` names `digest.md.mustache`, as the listing's names would suggest.
             let asked = arguments.positionals[1]
             let name = BuiltInTemplates.all.contains { $0.0 == asked + ".mustache" } ? asked + ".mustache" : asked
-            do {
-                context.out.write(try renderer.source(of: name))
-            } catch let error as DigestError {
-                throw error.isUsage ? CLIError.usage(error.description) : CLIError.data(error.description)
-            }
+            context.out.write(try renderer.source(of: name))
         case let word?:
             throw CLIError.usage("unknown templates action '\(word)'" + Suggestion.hint(for: word, in: ["show"]) + "; expected 'show NAME'")
         }

@@ -1,10 +1,11 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Why the daemon woke: a signal, a change next to the store, or its own timer.
-struct WakeReasons: OptionSet {
+struct WakeReasons: OptionSet, Sendable {
     let rawValue: Int
     static let stop = WakeReasons(rawValue: 1)
     static let reload = WakeReasons(rawValue: 2)
@@ -15,13 +16,23 @@ struct WakeReasons: OptionSet {
 /// Signals (SIGTERM/SIGINT stop, SIGHUP reloads) and inotify on the store's directory, turned into
 /// wake-ups of the daemon's main thread. Each signal is ignored first, then read through a
 /// DispatchSource, so nothing runs in signal context.
-final class Wakeups: @unchecked Sendable {
-    private let lock = NSLock()
-    private let semaphore = DispatchSemaphore(value: 0)
-    private var reasons: WakeReasons = []
-    private var sources: [any DispatchSourceProtocol] = []
+final class Wakeups: Sendable {
+    /// What happened since the last `wait`, and the semaphore that ends it early.
+    private final class Inbox: Sendable {
+        let semaphore = DispatchSemaphore(value: 0)
+        let reasons = Mutex<WakeReasons>([])
+
+        func post(_ reason: WakeReasons) {
+            reasons.withLock { _ = $0.insert(reason) }
+            semaphore.signal()
+        }
+    }
+
+    private let inbox: Inbox
+    /// Kept to be cancelled when the daemon ends.
+    private let sources: [DispatchSource]
     private let queue = DispatchQueue(label: "datebook.wakeups")
-    private var inotify: Int32 = -1
+    private let inotify: Int32
 
     /// - Parameter store: the store file; only changes to it, its `-wal` or `-journal` wake the daemon
     ///   (other files in the same directory, such as a log, do not).
@@ -29,23 +40,29 @@ final class Wakeups: @unchecked Sendable {
         let directory = (store as NSString).deletingLastPathComponent
         let base = (store as NSString).lastPathComponent
         let names: Set<String> = [base, base + "-wal", base + "-journal"]
+        var fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
+        if fd >= 0, inotify_add_watch(fd, directory.isEmpty ? "." : directory, mask) < 0 {
+            close(fd)
+            fd = -1
+        }
+        inotify = fd
+        let inbox = Inbox()
+        self.inbox = inbox
+        var sources: [DispatchSource] = []
         for (number, reason) in [(SIGTERM, WakeReasons.stop), (SIGINT, .stop), (SIGHUP, .reload)] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { [weak self] in self?.post(reason) }
+            source.setEventHandler { inbox.post(reason) }
             source.resume()
-            sources.append(source)
+            if let source = source as? DispatchSource { sources.append(source) }
         }
-        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { return }
-        let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
-        guard inotify_add_watch(fd, directory.isEmpty ? "." : directory, mask) >= 0 else {
-            close(fd)
+        guard fd >= 0 else {
+            self.sources = sources
             return
         }
-        inotify = fd
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [weak self] in
+        source.setEventHandler {
             var buffer = [UInt8](repeating: 0, count: 8192)
             var relevant = false
             while true {
@@ -53,10 +70,11 @@ final class Wakeups: @unchecked Sendable {
                 guard count > 0 else { break }
                 relevant = relevant || Self.names(in: buffer.prefix(count)).contains { names.contains($0) }
             }
-            if relevant { self?.post(.storeChanged) }
+            if relevant { inbox.post(.storeChanged) }
         }
         source.resume()
-        sources.append(source)
+        if let source = source as? DispatchSource { sources.append(source) }
+        self.sources = sources
     }
 
     /// File names in a buffer of `struct inotify_event` records (wd, mask, cookie, len, name[len]).
@@ -82,19 +100,15 @@ final class Wakeups: @unchecked Sendable {
     }
 
     func post(_ reason: WakeReasons) {
-        lock.lock()
-        reasons.insert(reason)
-        lock.unlock()
-        semaphore.signal()
+        inbox.post(reason)
     }
 
     /// Sleeps until a wake-up or `seconds` pass (monotonic); returns and clears what happened.
     func wait(seconds: TimeInterval) -> WakeReasons {
-        _ = semaphore.wait(timeout: .now() + .milliseconds(Int(max(0, seconds) * 1000)))
-        lock.lock()
-        defer { lock.unlock() }
-        let happened = reasons
-        reasons = []
-        return happened
+        _ = inbox.semaphore.wait(timeout: .now() + .milliseconds(Int(max(0, seconds) * 1000)))
+        return inbox.reasons.withLock { reasons in
+            defer { reasons = [] }
+            return reasons
+        }
     }
 }

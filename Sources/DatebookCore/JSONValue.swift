@@ -49,7 +49,7 @@ public enum JSONValue: Sendable, Equatable, ExpressibleByStringLiteral, Expressi
         case .double(let value):
             let text = value.isFinite ? (value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)) : "null"
             out.append(contentsOf: text.utf8)
-        case .string(let value): Self.writeString(value, to: &out)
+        case .string(let value): JSONText.appendQuoted(value, to: &out)
         case .array(let values):
             out.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
@@ -62,56 +62,11 @@ public enum JSONValue: Sendable, Equatable, ExpressibleByStringLiteral, Expressi
             let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
             for (index, member) in sorted.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(member.key, to: &out)
+                JSONText.appendQuoted(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
                 member.value.write(to: &out)
             }
             out.append(UInt8(ascii: "}"))
-        }
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// Quotes `value`: escapes `"`, `\\`, control characters and U+2028/U+2029 (E2 80 A8/A9);
-    /// every other byte, including the rest of non-ASCII UTF-8, is copied as is.
-    private static func writeString(_ value: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        var text = value
-        text.withUTF8 { writeEscaped($0, to: &out) }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-        let backslash = UInt8(ascii: "\\")
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "\""), backslash:
-                out.append(backslash)
-                out.append(byte)
-            case UInt8(ascii: "\n"):
-                out.append(backslash)
-                out.append(UInt8(ascii: "n"))
-            case UInt8(ascii: "\r"):
-                out.append(backslash)
-                out.append(UInt8(ascii: "r"))
-            case UInt8(ascii: "\t"):
-                out.append(backslash)
-                out.append(UInt8(ascii: "t"))
-            case 0..<0x20:
-                out.append(backslash)
-                out.append(contentsOf: "u00".utf8)
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0xF)])
-            case 0xE2 where index + 2 < bytes.endIndex && bytes[index + 1] == 0x80
-                && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
-                out.append(contentsOf: "\\u202".utf8)
-                out.append(bytes[index + 2] == 0xA8 ? UInt8(ascii: "8") : UInt8(ascii: "9"))
-                index += 2
-            default: out.append(byte)
-            }
-            index += 1
         }
     }
 }

@@ -1,3 +1,4 @@
+import DatebookCore
 import Foundation
 import Synchronization
 
@@ -9,7 +10,7 @@ import Synchronization
 /// `onOutcomes` returned. A caller that records each group there (the scheduler's ledger) has at
 /// most `maxHTTPTransfers + maxWorkers` deliveries accepted but unrecorded at any moment: what a
 /// crash can send twice.
-public final class Deliverer: @unchecked Sendable {
+public final class Deliverer: Sendable {
     private let http: HTTPClient
     /// SMTP sessions kept between email steps (and `deliver` calls) to the same server.
     private let smtp = SMTPConnections()
@@ -122,7 +123,7 @@ public final class Deliverer: @unchecked Sendable {
             return DesktopOutcome.of(argv, environment: environment, timeout: timeout)
         case .file(let path, let contents):
             do {
-                try FileWriter.writeAtomically(contents, to: path)
+                try AtomicFile.write(contents, to: path)
                 return .accepted
             } catch {
                 return .transport(TransportError(kind: .setupFailed, destination: path, detail: "\(error)"))
@@ -133,74 +134,64 @@ public final class Deliverer: @unchecked Sendable {
 
 /// Outcomes handed from the worker threads to the calling thread: a worker waits in `post` until
 /// the caller has taken its outcome and acknowledged it.
-private final class OutcomeMailbox: @unchecked Sendable {  // state guarded by `condition`
-    private let condition = NSCondition()
+private final class OutcomeMailbox: Sendable {
+    typealias Group = [(index: Int, outcome: DeliveryOutcome)]
+
+    private struct State: Sendable {
+        var waiting: Group = []
+        var producers = 0
+        var posted = 0
+        var acknowledged = 0
+        var taken = 0
+
+        mutating func takeAll() -> Group {
+            let group = waiting
+            waiting.removeAll()
+            taken = posted
+            return group
+        }
+    }
+
+    private let state = Monitor(State())
     private let wake: @Sendable () -> Void
-    private var waiting: [(index: Int, outcome: DeliveryOutcome)] = []
-    private var producers = 0
-    private var posted = 0
-    private var acknowledged = 0
-    private var taken = 0
 
     /// - Parameter wake: called after each post, to rouse a caller busy elsewhere (the HTTP loop).
     init(wake: @escaping @Sendable () -> Void) { self.wake = wake }
 
     func expectProducers(_ count: Int) {
-        condition.lock()
-        producers = count
-        condition.unlock()
+        state.update { $0.producers = count }
     }
 
     /// Hands `group` over and returns once the caller has acknowledged it.
-    func post(_ group: [(index: Int, outcome: DeliveryOutcome)]) {
-        condition.lock()
-        waiting += group
-        posted += 1
-        let ticket = posted
-        condition.broadcast()
-        condition.unlock()
+    func post(_ group: Group) {
+        let ticket = state.update { state in
+            state.waiting += group
+            state.posted += 1
+            return state.posted
+        }
         wake()
-        condition.lock()
-        while acknowledged < ticket { condition.wait() }
-        condition.unlock()
+        state.wait { $0.acknowledged >= ticket }
     }
 
     func producerFinished() {
-        condition.lock()
-        producers -= 1
-        condition.broadcast()
-        condition.unlock()
+        state.update { $0.producers -= 1 }
     }
 
     /// Everything posted so far, waiting for it when there is none; nil once every producer finished.
-    func take() -> [(index: Int, outcome: DeliveryOutcome)]? {
-        condition.lock()
-        defer { condition.unlock() }
-        while waiting.isEmpty && producers > 0 { condition.wait() }
-        guard !waiting.isEmpty else { return nil }
-        return takeLocked()
+    func take() -> Group? {
+        state.wait(for: { !$0.waiting.isEmpty || $0.producers <= 0 }) { state in
+            state.waiting.isEmpty ? nil : state.takeAll()
+        } ?? nil
     }
 
     /// Everything posted so far, without waiting (perhaps nothing).
-    func takeWaiting() -> [(index: Int, outcome: DeliveryOutcome)] {
-        condition.lock()
-        defer { condition.unlock() }
-        return waiting.isEmpty ? [] : takeLocked()
-    }
-
-    private func takeLocked() -> [(index: Int, outcome: DeliveryOutcome)] {
-        let group = waiting
-        waiting.removeAll()
-        taken = posted
-        return group
+    func takeWaiting() -> Group {
+        state.withLock { $0.waiting.isEmpty ? [] : $0.takeAll() }
     }
 
     /// The groups returned by the last `take` are recorded: their producers may go on.
     func acknowledge() {
-        condition.lock()
-        acknowledged = taken
-        condition.broadcast()
-        condition.unlock()
+        state.update { $0.acknowledged = $0.taken }
     }
 }
 
@@ -218,43 +209,6 @@ private final class WorkList: Sendable {
             guard position < indices.count else { return nil }
             position += 1
             return indices[position - 1]
-        }
-    }
-}
-
-/// Atomic file writes for the `file` channel: temporary file, fsync, rename.
-enum FileWriter {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    static func writeAtomically(_ text: String, to path: String) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory.isEmpty ? "." : directory, isDirectory: &isDirectory),
-              isDirectory.boolValue else {
-            throw Failure(description: "directory \(directory) does not exist; create it (mkdir -p \(directory))")
-        }
-        let temporary = (directory.isEmpty ? "." : directory) + "/.datebook-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Failure(description: "cannot create \(temporary): \(String(cString: strerror(errno)))") }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { raw -> Bool in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress?.advanced(by: offset), raw.count - offset)
-                if n < 0, errno == EINTR { continue }
-                guard n > 0 else { return false }
-                offset += n
-            }
-            return true
-        }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written, synced, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw Failure(description: "cannot write \(path): \(reason)")
         }
     }
 }

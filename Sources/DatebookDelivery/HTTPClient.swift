@@ -9,7 +9,7 @@ import Foundation
 /// unless the request says `insecure`. Each transfer completes on its own: a dead
 /// destination only holds up its own result, never the `onCompletion` of the others.
 /// Calls to `perform` are serialised; run them off the main thread.
-public final class HTTPClient: @unchecked Sendable {
+public final class HTTPClient: @unchecked Sendable {  // owns the curl multi handle and its easy handles, guarded by `lock`
     /// Made by the first `perform` (under `lock`): making it loads libcurl, which a client that
     /// never sends (`preview`, dry runs) does not need.
     private lazy var multi: CurlMulti? = CurlMulti(maxHostConnections: limits.host, maxTotalConnections: limits.total)

@@ -1,4 +1,5 @@
 import CICal
+import DatebookCore
 import Foundation
 
 /// Reads iCalendar bytes into neutral events and todos.
@@ -89,15 +90,15 @@ public enum ICalParser {
             }
             // Components are independent once the file's time zones are known: each worker reads a
             // contiguous slice with its own libical trees and zone resolver.
-            let parts = Parts(count: slices.count)
-            let job = Job(bytes: bytes, fileName: fileName, defaultTimeZone: defaultTimeZone, floatingZone: floatingZone,
+            let parts = IndexedResults<ICalDocument>(count: slices.count)
+            let job = Job(address: UInt(bitPattern: bytes.baseAddress), count: bytes.count, fileName: fileName, defaultTimeZone: defaultTimeZone, floatingZone: floatingZone,
                           fastPaths: fastPaths,
                           zones: scan.chunks.filter { $0.name == "VTIMEZONE" }, items: items, consumed: consumed,
                           releaseBatch: releaseBatch)
             DispatchQueue.concurrentPerform(iterations: slices.count) { n in
                 parts.set(n, job.read(slices[n]))
             }
-            var documents = parts.documents
+            var documents = parts.values(missing: ICalDocument())
             documents[0].warnings = first.document.warnings + documents[0].warnings
             return documents
         }
@@ -143,8 +144,13 @@ public enum ICalParser {
 }
 
 /// What a worker needs: the file's bytes stay alive and unchanged for the whole parse.
-private struct Job: @unchecked Sendable {
-    let bytes: UnsafeBufferPointer<UInt8>
+///
+/// They are lent by address (a pointer is not `Sendable`): every worker only reads them, and
+/// `parseParts` returns only after every worker is done.
+private struct Job: Sendable {
+    let address: UInt
+    let count: Int
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: UnsafePointer(bitPattern: address), count: count) }
     let fileName: String
     let defaultTimeZone: TimeZone
     let floatingZone: TimeZone?
@@ -187,26 +193,6 @@ private struct Job: @unchecked Sendable {
             }
         }
         return session.document
-    }
-}
-
-/// Per-worker documents, written once each from `concurrentPerform`.
-private final class Parts: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [ICalDocument]
-
-    init(count: Int) { stored = Array(repeating: ICalDocument(), count: count) }
-
-    func set(_ index: Int, _ document: ICalDocument) {
-        lock.lock()
-        stored[index] = document
-        lock.unlock()
-    }
-
-    var documents: [ICalDocument] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
     }
 }
 

@@ -80,7 +80,7 @@ public struct DigestContext: Sendable {
             let event = occurrence.event
             let title = Self.displayText(event.title)
             let when = self.when(occurrence)
-            let badge = event.isComplete ? "✓" : event.badge > 0 ? words.count("left", event.badge) : ""
+            let badge = Badge.text(event) { words.count("left", $0) }
             let open = event.tasks.filter { $0.status == .doing } + event.tasks.filter { $0.status == .todo }
             let done = event.tasks.filter { $0.status == .done }
             let location = Self.displayText(event.location)

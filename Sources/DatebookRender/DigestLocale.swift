@@ -64,7 +64,7 @@ public struct DigestLocale: Sendable {
 
     /// The formatters of one locale and zone. A class so copies of `DigestLocale` share them;
     /// `@unchecked Sendable` because they are configured once in `init` and only read afterwards.
-    final class Formatters: @unchecked Sendable {
+    final class Formatters: @unchecked Sendable {  // Foundation formatters: set up in init, only read after
         let day: DateFormatter
         let time: DateFormatter
         let longDay: DateFormatter

@@ -57,8 +57,8 @@ public struct PlainDigestRenderer: DigestRendering {
             for occurrence in section.occurrences {
                 let local = LocalTime(occurrence.start, in: request.calendar.timeZone)
                 let when = occurrence.event.start.isAllDay ? local.date.description + "      " : local.listFormat
-                let badge = occurrence.event.badge > 0 ? " [\(occurrence.event.badge)]" : (occurrence.event.isComplete ? " ✓" : "")
-                text += "  \(when)  \(occurrence.event.symbol.emoji) \(TextWidth.clean(occurrence.event.title))\(badge)\n"
+                let badge = Badge.text(occurrence.event)
+                text += "  \(when)  \(occurrence.event.symbol.emoji) \(TextWidth.clean(occurrence.event.title))\(badge.isEmpty ? "" : "  " + badge)\n"
             }
         }
         if text.isEmpty { text = "Nothing coming up.\n" }

@@ -96,11 +96,11 @@ struct Builder: Sendable {
     /// Builds many at once, spread over the cores.
     func buildAll(_ inputs: [DeliveryInput]) -> [PreparedDelivery] {
         guard inputs.count > 16 else { return inputs.map(build) }
-        let slots = Slots(count: inputs.count)
+        let slots = IndexedResults<PreparedDelivery>(count: inputs.count)
         DispatchQueue.concurrentPerform(iterations: inputs.count) { index in
             slots.set(index, build(inputs[index]))
         }
-        return slots.values()
+        return slots.values(missing: .obsolete(reason: "not prepared"))
     }
 
     func build(_ input: DeliveryInput) -> PreparedDelivery {
@@ -135,20 +135,3 @@ struct Builder: Sendable {
         }
     }
 }
-
-/// One result slot per index, each written by exactly one `concurrentPerform` iteration.
-private final class Slots: @unchecked Sendable {
-    private var items: [PreparedDelivery?]
-    private let lock = NSLock()
-
-    init(count: Int) { items = Array(repeating: nil, count: count) }
-
-    func set(_ index: Int, _ value: PreparedDelivery) {
-        lock.lock()
-        items[index] = value
-        lock.unlock()
-    }
-
-    func values() -> [PreparedDelivery] { items.map { $0 ?? .obsolete(reason: "not prepared") } }
-}
-

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// Lets a large value die on another thread.
 ///
@@ -7,13 +8,13 @@ import Dispatch
 /// caller hands over its last reference (`consume`); the box is then the only owner, so the value
 /// is freed where the box is emptied.
 public enum BackgroundRelease {
-    private final class Box<T>: @unchecked Sendable {
-        var value: T?
-        init(_ value: consuming T) { self.value = consume value }
+    private final class Box<T>: Sendable {
+        let value: Mutex<T?>
+        init(_ value: consuming sending T) { self.value = Mutex(Optional(value)) }
     }
 
-    public static func release<T>(_ value: consuming T) {
+    public static func release<T>(_ value: consuming sending T) {
         let box = Box(value)
-        DispatchQueue.global(qos: .utility).async { box.value = nil }
+        DispatchQueue.global(qos: .utility).async { box.value.withLock { $0 = nil } }
     }
 }

@@ -34,8 +34,8 @@ struct ValueList: RowSink {
 /// per value) and inserts `rowsPerStatement` rows per statement run. Each run of an INSERT opens
 /// the table's cursors and checks the schema again; for a task row that was about a third of its
 /// cost. A chunk's events go in before their tasks, occurrences, spans and sources, so every row
-/// finds its event even with foreign keys checked. The queue is guarded by `condition`.
-final class BulkRows: @unchecked Sendable {
+/// finds its event even with foreign keys checked.
+final class BulkRows: Sendable {
     static let rowsPerStatement = 16
     static let chunkSize = 256
     /// Chunks made ahead of the writer, at most.
@@ -114,21 +114,23 @@ final class BulkRows: @unchecked Sendable {
     }
 
     /// What the helper thread needs to make the rows of the events in `order`.
-    struct Source: @unchecked Sendable {
+    struct Source: Sendable {
         let events: [Event]
         let order: [Int]
         /// The store's `recurrenceHorizon`: what occurrences are materialised for.
         let horizon: DateInterval?
         let expansions: OccurrenceExpansions?
         /// The `event_sources` row of an event (by index), if it has one.
-        let sources: (calendar: String, uid: (Int) -> String?)?
+        let sources: (calendar: String, uid: @Sendable (Int) -> String?)?
     }
 
-    private let condition = NSCondition()
-    /// Guarded by `condition`.
-    private var ready: [Chunk] = []
-    private var finished = false
-    private var cancelled = false
+    private struct Queue: Sendable {
+        var ready: [Chunk] = []
+        var finished = false
+        var cancelled = false
+    }
+
+    private let queue = Monitor(Queue())
 
     init(_ source: Source) {
         DispatchQueue.global(qos: .userInitiated).async { [self] in make(source) }
@@ -136,29 +138,19 @@ final class BulkRows: @unchecked Sendable {
 
     /// Stops the helper (the writer failed); chunks it made are dropped.
     func cancel() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        condition.unlock()
+        queue.update { $0.cancelled = true }
     }
 
     /// The next chunk, in order; nil after the last.
     func next() -> Chunk? {
-        condition.lock()
-        defer { condition.unlock() }
-        while ready.isEmpty && !finished { condition.wait() }
-        guard !ready.isEmpty else { return nil }
-        let chunk = ready.removeFirst()
-        condition.broadcast()
-        return chunk
+        queue.wait(for: { !$0.ready.isEmpty || $0.finished }) { queue -> Chunk? in
+            queue.ready.isEmpty ? nil : queue.ready.removeFirst()
+        } ?? nil
     }
 
     private func make(_ source: Source) {
         source.events.withUnsafeBufferPointer { events in make(source, events) }
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
+        queue.update { $0.finished = true }
     }
 
     /// `events`: read in place, not copied (a copy retains a dozen strings).
@@ -198,13 +190,11 @@ final class BulkRows: @unchecked Sendable {
 
     /// Queues `chunk` for the writer, waiting while `ahead` are queued; false once cancelled.
     private func hand(_ chunk: Chunk) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while ready.count >= Self.ahead && !cancelled { condition.wait() }
-        guard !cancelled else { return false }
-        ready.append(chunk)
-        condition.broadcast()
-        return true
+        queue.wait(for: { $0.ready.count < Self.ahead || $0.cancelled }) { queue -> Bool in
+            guard !queue.cancelled else { return false }
+            queue.ready.append(chunk)
+            return true
+        } ?? false
     }
 }
 

@@ -14,9 +14,8 @@ import Foundation
 /// Jobs are keyed by the event's position in the batch. A result is used only for the very job the
 /// writer asks about — same start, zone, rule and window — so a job made stale by a later override
 /// (an EXDATE added to the master) or a duplicate UID is expanded again by the caller instead of
-/// being written. A caller that gets to a job before the helper expands it itself. Everything
-/// below is guarded by `condition`.
-final class OccurrenceExpansions: @unchecked Sendable {
+/// being written. A caller that gets to a job before the helper expands it itself.
+final class OccurrenceExpansions: Sendable {
     struct Job: Sendable, Equatable {
         let start: EventStart
         let timeZone: String
@@ -43,20 +42,23 @@ final class OccurrenceExpansions: @unchecked Sendable {
         }
     }
 
-    private enum State {
+    private enum JobState: Sendable {
         case queued(Job)
         /// Being expanded by the helper (the serial tells a superseded run from the current one).
         case running(Job, serial: Int)
         case done(Job, [Int64])
     }
 
-    private let condition = NSCondition()
-    private var states: [Int: State] = [:]
-    /// Positions in submission order; a position may appear again after a resubmission.
-    private var queue: [Int] = []
-    private var head = 0
-    private var closed = false
-    private var serial = 0
+    private struct State: Sendable {
+        var jobs: [Int: JobState] = [:]
+        /// Positions in submission order; a position may appear again after a resubmission.
+        var queue: [Int] = []
+        var head = 0
+        var closed = false
+        var serial = 0
+    }
+
+    private let state = Monitor(State())
 
     init() {
         DispatchQueue.global(qos: .userInitiated).async { [self] in run() }
@@ -64,29 +66,25 @@ final class OccurrenceExpansions: @unchecked Sendable {
 
     /// Queues the expansion of the event at `position` (replacing what was queued for it).
     func submit(_ job: Job, at position: Int) {
-        condition.lock()
-        states[position] = .queued(job)
-        queue.append(position)
-        condition.broadcast()
-        condition.unlock()
+        state.update { state in
+            state.jobs[position] = .queued(job)
+            state.queue.append(position)
+        }
     }
 
     /// No more submissions: the helper stops once the queue is empty.
     func close() {
-        condition.lock()
-        closed = true
-        condition.broadcast()
-        condition.unlock()
+        state.update { $0.closed = true }
     }
 
     /// The keys of `job` for the event at `position`: the helper's result when it expanded exactly
     /// this job, else expanded here. Each result is handed out once.
     func keys(_ job: Job, at position: Int) -> [Int64] {
-        condition.lock()
-        while case .running(let running, _) = states[position], running == job { condition.wait() }
-        let state = states.removeValue(forKey: position)
-        condition.unlock()
-        if case .done(let done, let keys) = state, done == job { return keys }
+        let taken = state.wait(for: { state in
+            if case .running(let running, _) = state.jobs[position], running == job { return false }
+            return true
+        }) { $0.jobs.removeValue(forKey: position) } ?? nil
+        if case .done(let done, let keys) = taken, done == job { return keys }
         return job.keys
     }
 
@@ -95,25 +93,36 @@ final class OccurrenceExpansions: @unchecked Sendable {
         Job(event, horizon: horizon).map { keys($0, at: position) }
     }
 
+    /// What the helper does next.
+    private enum Step: Sendable {
+        case expand(Job, position: Int, serial: Int)
+        /// The entry was taken by a caller or queued again later on (that entry comes up in turn).
+        case skip
+        case stop
+    }
+
     private func run() {
-        condition.lock()
         while true {
-            while head == queue.count && !closed { condition.wait() }
-            guard head < queue.count else { break }
-            let position = queue[head]
-            head += 1
-            // Taken by a caller, or queued again later on (that entry comes up in turn).
-            guard case .queued(let job) = states[position] else { continue }
-            serial += 1
-            let mine = serial
-            states[position] = .running(job, serial: mine)
-            condition.unlock()
+            let step = state.wait(for: { $0.head < $0.queue.count || $0.closed }) { state -> Step in
+                guard state.head < state.queue.count else {
+                    state.queue = []
+                    return .stop
+                }
+                let position = state.queue[state.head]
+                state.head += 1
+                guard case .queued(let job) = state.jobs[position] else { return .skip }
+                state.serial += 1
+                state.jobs[position] = .running(job, serial: state.serial)
+                return .expand(job, position: position, serial: state.serial)
+            } ?? .stop
+            guard case .expand(let job, let position, let serial) = step else {
+                if case .stop = step { return }
+                continue
+            }
             let keys = job.keys
-            condition.lock()
-            if case .running(_, mine) = states[position] { states[position] = .done(job, keys) }
-            condition.broadcast()
+            state.update { state in
+                if case .running(_, serial) = state.jobs[position] { state.jobs[position] = .done(job, keys) }
+            }
         }
-        queue = []
-        condition.unlock()
     }
 }

@@ -303,11 +303,11 @@ public enum PlannerICS {
 
         static func all(_ parts: [ICalDocument], calendar: String, timeZone: TimeZone) -> [Converted] {
             guard parts.count > 1 else { return parts.map { Converted($0, calendar: calendar, timeZone: timeZone) } }
-            let results = Results(count: parts.count)
+            let results = IndexedResults<Converted>(count: parts.count)
             DispatchQueue.concurrentPerform(iterations: parts.count) { n in
                 results.set(n, Converted(parts[n], calendar: calendar, timeZone: timeZone))
             }
-            return results.all
+            return results.values(missing: Converted(ICalDocument(), calendar: "", timeZone: .current))
         }
     }
 
@@ -342,18 +342,6 @@ public enum PlannerICS {
 
     /// What `eventKey` continues from: the hash of `calendar + "\0"`.
     static func calendarKey(_ options: Options) -> UInt64 { EventID.stableKey(options.calendar + "\u{0}") }
-
-    private final class Results: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stored: [Converted?]
-        init(count: Int) { stored = Array(repeating: nil, count: count) }
-        func set(_ n: Int, _ value: Converted) {
-            lock.lock()
-            stored[n] = value
-            lock.unlock()
-        }
-        var all: [Converted] { stored.map { $0 ?? Converted(ICalDocument(), calendar: "", timeZone: .current) } }
-    }
 
     static func eventID(uid: String, options: Options) -> String {
         if options.calendar == importCalendar, let id = datebookID(uid) { return id }

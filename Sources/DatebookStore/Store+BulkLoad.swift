@@ -86,7 +86,7 @@ extension Store {
     /// `expansions`: recurring events submitted for expansion by their index (an import does so
     /// while it joins); without it a large batch submits its own. An event not submitted is
     /// expanded where its row is made.
-    func writeMany(_ events: [Event], sources: (calendar: String, uid: (Int) -> String?)? = nil,
+    func writeMany(_ events: [Event], sources: (calendar: String, uid: @Sendable (Int) -> String?)? = nil,
                    expansions given: OccurrenceExpansions? = nil, progress: (Int) -> Void = { _ in }) throws {
         let order = Self.idOrder(events)
         let existing = events.count >= Self.bulkThreshold ? try eventCount() : Int.max

@@ -186,21 +186,15 @@ extension Store {
 }
 
 /// Fsyncs a write-ahead log on its own thread every `interval` until stopped, then once more.
-private final class LogSyncer: @unchecked Sendable {  // `stopped` guarded by `condition`
-    private let condition = NSCondition()
-    private var stopped = false
+private final class LogSyncer: Sendable {
+    private let stopped = Monitor(false)
     private let finished = DispatchSemaphore(value: 0)
 
     init(path: String, interval: TimeInterval) {
         Thread.detachNewThread { [self] in
-            condition.lock()
-            while !stopped {
-                condition.unlock()
+            repeat {
                 Self.sync(path)
-                condition.lock()
-                if !stopped { _ = condition.wait(until: Date().addingTimeInterval(interval)) }
-            }
-            condition.unlock()
+            } while !stopped.wait(until: .now() + interval, for: { $0 })
             Self.sync(path)
             finished.signal()
         }
@@ -208,10 +202,7 @@ private final class LogSyncer: @unchecked Sendable {  // `stopped` guarded by `c
 
     /// Stops the thread after its final fsync.
     func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        condition.unlock()
+        stopped.update { $0 = true }
         finished.wait()
     }
 

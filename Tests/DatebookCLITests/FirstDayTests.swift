@@ -96,7 +96,7 @@ struct FirstDayTests {
             .write(toFile: config, atomically: true, encoding: .utf8)
         let run = sandbox.run(["--config", config, "channels", "test", "notes"])
         #expect(run.code == 69)
-        #expect(run.err.contains("directory \(sandbox.home)/notes does not exist; create it (mkdir -p \(sandbox.home)/notes)"), "\(run.err)")
+        #expect(run.err.contains("directory \(sandbox.home)/notes does not exist; create it first (mkdir -p \(sandbox.home)/notes)"), "\(run.err)")
     }
 
     /// A channel whose secret is missing is named once: in the header, not again in the reason.

@@ -23,7 +23,8 @@ struct RecurrenceLimitTests {
             #expect(sandbox.run(["add", "Dentist", "--at", "tomorrow 10:00"]).code == 0)
             #expect(sandbox.run(["tick"]).code == 0)
         }
-        #expect(elapsed < .seconds(10), "import, list, add and tick took \(elapsed)")
+        // Expanding the whole rule in each command took about 14 s a command; a loaded machine stays far below.
+        #expect(elapsed < .seconds(30), "import, list, add and tick took \(elapsed)")
         let show = sandbox.run(["show", "Every second of the year"]).out
         #expect(show.contains("  warning  recurrence truncated: the rule gives 1000 or more occurrences in the planner's window, "
                               + "the most kept per event; none after Sun 2026-11-22 21:16 is shown or alerted\n"), "\(show)")

@@ -51,7 +51,7 @@ import Testing
         let result = try CommandRunner(timeout: 0.5, grace: 0.5).run(["sh", "-c", "trap '' TERM; sleep 30"])
         #expect(result.timedOut)
         #expect(result.termination == .signalled(SIGKILL))
-        #expect(Date().timeIntervalSince(start) < 5)
+        #expect(Date().timeIntervalSince(start) < 20)  // not killed, the command runs 30 s
     }
 
     @Test func timeoutTermIsEnoughForWellBehavedProgram() throws {

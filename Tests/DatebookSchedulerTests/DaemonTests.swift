@@ -35,7 +35,9 @@ import Testing
             if let time = times.first {
                 print("daemon lateness for \(key): \(String(format: "%.3f", time - dueAt.timeIntervalSince1970)) s")
                 #expect(time >= dueAt.timeIntervalSince1970 - 0.05)
-                #expect(time - dueAt.timeIntervalSince1970 <= 1.0)
+                // Woken for it, not after its minute's sleep; how late it is is measured by the
+                // benchmark (bench/scheduler.py), not here, where a loaded machine sets the figure.
+                #expect(time - dueAt.timeIntervalSince1970 < 5)
             }
         }
         kill(daemon.processIdentifier, SIGHUP)
@@ -56,7 +58,7 @@ import Testing
         let config = """
             { timeZone: "Europe/Berlin",
               channels: { hook: { type: "webhook", url: "http://127.0.0.1:\(sink.port)/hook" },
-                          stuck: { type: "webhook", url: "http://127.0.0.1:\(sink.port)/stuck?delay=20", timeout: "4s" } },
+                          stuck: { type: "webhook", url: "http://127.0.0.1:\(sink.port)/stuck?delay=30", timeout: "15s" } },
               alerts: { before: ["10m"], channels: ["hook", "stuck"] } }
             """
         try config.write(toFile: sandbox.config, atomically: true, encoding: .utf8)
@@ -69,9 +71,10 @@ import Testing
         while !(try sink.requests().contains { $0.key == key }), Date() < deadline { usleep(20_000) }
         let sent = try #require(try sink.requests().first { $0.key == key })
         print("second alert on 'hook' while 'stuck' hangs: \(String(format: "%.3f", sent.time - second.timeIntervalSince1970)) s late")
-        #expect(sent.time - second.timeIntervalSince1970 <= 1.0)
+        // Held up by 'stuck', it would be 15 s late (its timeout); the bound leaves a loaded machine room.
+        #expect(sent.time - second.timeIntervalSince1970 < 10)
         kill(daemon.processIdentifier, SIGTERM)
-        #expect(waitForExit(daemon, seconds: 8))  // in-flight 'stuck' requests end at their 4 s timeout
+        #expect(waitForExit(daemon, seconds: 20))  // in-flight 'stuck' requests end at their 15 s timeout
         #expect(daemon.terminationStatus == 0)
     }
 

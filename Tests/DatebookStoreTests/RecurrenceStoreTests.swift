@@ -122,7 +122,7 @@ struct RecurrenceStoreTests {
         let seen = try occurrences(store, nil, nil)
         #expect(seen.count == 1)
         #expect(RecurrenceExpander.problem(rule: rule) != nil)
-        #expect(Date().timeIntervalSince(started) < 2)
+        #expect(Date().timeIntervalSince(started) < 30)  // unbounded, these expand for minutes
     }
 
     @Test func hourlyRuleIsCappedPerEventPerWindow() throws {

@@ -117,7 +117,7 @@ public struct SMTPClient: Sendable {
 /// Idle SMTP sessions (easy handles whose connection libcurl keeps open), by configuration.
 /// Shared by copies of one `SMTPClient` and by the `Deliverer`'s email steps; each session is
 /// used by one send at a time.
-final class SMTPConnections: @unchecked Sendable {
+final class SMTPConnections: @unchecked Sendable {  // owns curl easy handles (CurlTransfer), guarded by `lock`
     private let lock = NSLock()
     private var idle: [(configuration: SMTPConfiguration, transfer: CurlTransfer)] = []
     /// Sessions kept at most; more idle connections than this are closed.

@@ -1,0 +1,17 @@
+import DatebookCore
+import Foundation
+
+/// `datebook rm EVENT`
+enum RemoveCommand: Command {
+    static let spec = CommandSpec(name: "rm", aliases: ["remove", "delete"], summary: "remove an event and its tasks",
+                                  usage: "EVENT", positionals: 1...1, examples: ["datebook rm 'Game Night'"])
+
+    static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
+        let store = try context.openStore(extendingHorizon: false)
+        let event = try EventResolver.resolve(arguments.positionals[0], in: store, context: context)
+        try FeedCommand.refuseChange(of: event, verb: "remove", in: store)
+        try store.delete(id: event.id)
+        context.out.write("removed " + event.shortID + "  " + TextWidth.clean(event.title) + "\n")
+        return ExitCode.ok
+    }
+}

@@ -1,0 +1,53 @@
+import DatebookCore
+import DatebookStore
+import Foundation
+
+/// `datebook show EVENT`
+enum ShowCommand: Command {
+    static let spec = CommandSpec(name: "show", summary: "show one event with its tasks", usage: "EVENT",
+                                  positionals: 1...1, examples: ["datebook show Pagliacci", "datebook show 1a2b"])
+
+    static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
+        let store = try context.openStore(readOnly: true)
+        let event = try EventResolver.resolve(arguments.positionals[0], in: store, context: context)
+        let start = event.start.resolved(in: context.calendar)
+        let period = PeriodBoundaries(now: context.now, calendar: context.calendar).period(of: start)
+        var out = event.symbol.emoji + " " + context.style(TextWidth.clean(event.title), "1;" + event.color.ansi) + "\n"
+        out += "  id       " + event.id + "\n"
+        out += "  when     " + Rows.when(event.start, context)
+        if let end = event.end { out += " – " + Rows.when(end, context) }
+        out += "  (" + period.title + ")\n"
+        out += "  zone     " + zoneLine(event, context) + "\n"
+        out += "  symbol   " + event.symbol.rawValue + "   color " + event.color.rawValue + "\n"
+        if !event.location.isEmpty { out += "  location " + TextWidth.clean(event.location) + "\n" }
+        if !event.url.isEmpty { out += "  url      " + event.url + "\n" }
+        if !event.alerts.isEmpty { out += "  alerts   " + event.alerts.map(\.description).joined(separator: ", ") + " before\n" }
+        if let rule = event.recurrence { out += "  repeats  " + rule + "\n" }
+        if let limit = try store.recurrenceLimit(of: event) {
+            out += "  warning  " + limit.message { Rows.when($0, context) } + "\n"
+        }
+        if !event.notes.isEmpty { out += "  notes    " + event.notes.replacingOccurrences(of: "\n", with: "\n           ") + "\n" }
+        if event.tasks.isEmpty {
+            out += "  tasks    none\n"
+        } else {
+            out += "  tasks    " + (event.isComplete ? "all done " + Badge.done : Badge.text(event)) + "\n"
+            for (n, task) in event.tasks.enumerated() {
+                out += "    \(n + 1). " + Rows.checkbox(task.status) + " " + TextWidth.clean(task.text) + "\n"
+            }
+        }
+        context.out.write(out)
+        return ExitCode.ok
+    }
+
+    /// The zone the times above are shown in; when the event keeps another zone of its own (its
+    /// repeats expand there), that one too, with the start as it reads there.
+    static func zoneLine(_ event: Event, _ context: Context) -> String {
+        let shown = context.timeZone.identifier
+        if event.start.isFloating { return shown + " (a floating time: the same wall-clock time in every zone)" }
+        guard event.timeZone != shown, let own = TimeZone(identifier: event.timeZone),
+              own.identifier != shown else { return shown }
+        var line = shown + " (times above); the event's own zone is " + event.timeZone
+        if case .instant(let date) = event.start { line += ": " + LocalTime(date, in: own).listFormat }
+        return line
+    }
+}
