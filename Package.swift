@@ -60,10 +60,11 @@ let package = Package(
         .target(name: "DatebookRender", dependencies: ["DatebookCore", "DatebookDelivery", "CCmark", "DatebookTemplates"]),
         .target(name: "DatebookDelivery", dependencies: ["DatebookCore", "CCurl"]),
         .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite"]),
+        .target(name: "DatebookSync", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery"]),
         .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookRender"]),
         .target(
             name: "DatebookCLI",
-            dependencies: ["DatebookCore", "DatebookStore", "DatebookRender", "DatebookDelivery", "DatebookScheduler"]
+            dependencies: ["DatebookCore", "DatebookStore", "DatebookRender", "DatebookDelivery", "DatebookScheduler", "DatebookSync"]
         ),
         .executableTarget(
             name: "datebook",
@@ -81,6 +82,7 @@ let package = Package(
         .executableTarget(name: "datebook-bench", dependencies: ["DatebookDelivery", "DatebookRender"], path: "bench/swift", linkerSettings: releaseLink),
         .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"], exclude: ["Fixtures"]),
         .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),
+        .testTarget(name: "DatebookSyncTests", dependencies: ["DatebookSync", "DatebookStore", "DatebookDelivery", "DatebookTestSupport"]),
         .testTarget(
             name: "DatebookSchedulerTests",
             dependencies: ["DatebookScheduler", "DatebookStore", "DatebookCore", "DatebookDelivery", "DatebookRender", "DatebookTestSupport"]

@@ -3,7 +3,7 @@ import Foundation
 
 extension Store {
     /// The newest schema this build knows.
-    public static let schemaVersion = 9
+    public static let schemaVersion = 10
 
     /// Each entry upgrades the schema from version `index` to `index + 1`; append, never edit.
     static let migrations: [String] = [
@@ -148,6 +148,8 @@ extension Store {
         """
         SELECT 1;
         """,
+        // CalDAV accounts, their calendars and each server resource's own text (issue 18); see Store+CalDAV.swift.
+        calDAVMigration,
     ]
 
     /// Checks the version before touching anything, then switches to WAL and migrates.

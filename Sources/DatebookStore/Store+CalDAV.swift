@@ -1,0 +1,227 @@
+import DatebookCore
+import Foundation
+
+/// A CalDAV server login (issue 18). The password itself is never stored: `passwordSource` names
+/// where to read it (`env:VAR` or `file:PATH`).
+public struct CalDAVAccount: Sendable, Equatable {
+    public var name: String
+    /// What the user gave (`caldav add`); discovery starts there.
+    public var url: String
+    public var username: String
+    public var passwordSource: String
+    /// Seconds between syncs by the daemon.
+    public var every: Int
+    public var lastSync: Date?
+    /// Why the last sync failed; nil after a good one.
+    public var lastError: String?
+
+    public init(name: String, url: String, username: String, passwordSource: String, every: Int = 15 * 60,
+                lastSync: Date? = nil, lastError: String? = nil) {
+        self.name = name
+        self.url = url
+        self.username = username
+        self.passwordSource = passwordSource
+        self.every = every
+        self.lastSync = lastSync
+        self.lastError = lastError
+    }
+}
+
+/// One calendar collection of an account, with what the next sync starts from.
+public struct CalDAVCalendar: Sendable, Equatable {
+    public var account: String
+    /// Absolute URL of the collection.
+    public var url: String
+    public var displayName: String
+    public var color: String?
+    /// Supported components (`VEVENT`, `VTODO`, …).
+    public var components: [String]
+    /// Synced (chosen with `calendars`, or all when none were chosen).
+    public var selected: Bool
+    /// RFC 6578 sync token of the copy held; nil before the first sync.
+    public var syncToken: String?
+    public var ctag: String?
+
+    public init(account: String, url: String, displayName: String, color: String? = nil, components: [String],
+                selected: Bool = true, syncToken: String? = nil, ctag: String? = nil) {
+        self.account = account
+        self.url = url
+        self.displayName = displayName
+        self.color = color
+        self.components = components
+        self.selected = selected
+        self.syncToken = syncToken
+        self.ctag = ctag
+    }
+
+    /// The calendar name its events are recorded under in `event_sources` (and their ids derive from).
+    public var sourceCalendar: String { "caldav:" + account + " " + url }
+}
+
+/// One server resource as last received: its ETag and the server's own text, kept whole so that
+/// what datebook does not model survives a change made here.
+public struct CalDAVResource: Sendable, Equatable {
+    /// Absolute URL.
+    public var url: String
+    public var etag: String?
+    public var uid: String
+    public var text: String
+
+    public init(url: String, etag: String?, uid: String, text: String) {
+        self.url = url
+        self.etag = etag
+        self.uid = uid
+        self.text = text
+    }
+}
+
+extension Store {
+    static let calDAVMigration = """
+        CREATE TABLE caldav_accounts (
+            name TEXT PRIMARY KEY,
+            url TEXT NOT NULL,
+            username TEXT NOT NULL,
+            password_source TEXT NOT NULL,
+            every INTEGER NOT NULL,
+            last_sync INTEGER,
+            last_error TEXT
+        ) WITHOUT ROWID;
+        CREATE TABLE caldav_calendars (
+            account TEXT NOT NULL REFERENCES caldav_accounts(name) ON DELETE CASCADE,
+            url TEXT NOT NULL,
+            display_name TEXT NOT NULL,
+            color TEXT,
+            components TEXT NOT NULL,
+            selected INTEGER NOT NULL,
+            sync_token TEXT,
+            ctag TEXT,
+            PRIMARY KEY (account, url)
+        ) WITHOUT ROWID;
+        CREATE TABLE caldav_resources (
+            account TEXT NOT NULL,
+            calendar_url TEXT NOT NULL,
+            url TEXT NOT NULL,
+            etag TEXT,
+            uid TEXT NOT NULL,
+            text TEXT NOT NULL,
+            PRIMARY KEY (account, calendar_url, url),
+            FOREIGN KEY (account, calendar_url) REFERENCES caldav_calendars(account, url) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        """
+
+    /// Adds an account with the calendars discovery found; false when one with this name exists.
+    @discardableResult
+    public func addCalDAVAccount(_ account: CalDAVAccount, calendars: [CalDAVCalendar]) throws -> Bool {
+        try transaction {
+            try wrap {
+                try statement("INSERT OR IGNORE INTO caldav_accounts (name, url, username, password_source, every) VALUES (?, ?, ?, ?, ?)")
+                    .bind(.text(account.name), .text(account.url), .text(account.username), .text(account.passwordSource),
+                          .int(account.every)).run()
+            }
+            guard db.changes > 0 else { return false }
+            for calendar in calendars {
+                try wrap {
+                    try statement("""
+                        INSERT INTO caldav_calendars (account, url, display_name, color, components, selected)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """).bind(.text(account.name), .text(calendar.url), .text(calendar.displayName), .optional(calendar.color),
+                                  .text(calendar.components.joined(separator: ",")), .int(calendar.selected ? 1 : 0)).run()
+                }
+            }
+            return true
+        }
+    }
+
+    public func calDAVAccounts() throws -> [CalDAVAccount] {
+        var result: [CalDAVAccount] = []
+        try wrap {
+            let rows = try statement("SELECT name, url, username, password_source, every, last_sync, last_error FROM caldav_accounts ORDER BY name")
+            try rows.bind([])
+            while try rows.step() {
+                result.append(CalDAVAccount(
+                    name: rows.text(0), url: rows.text(1), username: rows.text(2), passwordSource: rows.text(3), every: rows.int(4),
+                    lastSync: rows.isNull(5) ? nil : Date(timeIntervalSince1970: TimeInterval(rows.int64(5))),
+                    lastError: rows.optionalText(6)))
+            }
+        }
+        return result
+    }
+
+    public func calDAVCalendars(account: String) throws -> [CalDAVCalendar] {
+        var result: [CalDAVCalendar] = []
+        try wrap {
+            let rows = try statement("""
+                SELECT url, display_name, color, components, selected, sync_token, ctag FROM caldav_calendars
+                WHERE account = ? ORDER BY display_name, url
+                """)
+            try rows.bind(.text(account))
+            while try rows.step() {
+                result.append(CalDAVCalendar(
+                    account: account, url: rows.text(0), displayName: rows.text(1), color: rows.optionalText(2),
+                    components: rows.text(3).split(separator: ",").map(String.init), selected: rows.int(4) != 0,
+                    syncToken: rows.optionalText(5), ctag: rows.optionalText(6)))
+            }
+        }
+        return result
+    }
+
+    /// The resources held for one calendar, by URL.
+    public func calDAVResources(of calendar: CalDAVCalendar) throws -> [String: CalDAVResource] {
+        var result: [String: CalDAVResource] = [:]
+        try wrap {
+            let rows = try statement("SELECT url, etag, uid, text FROM caldav_resources WHERE account = ? AND calendar_url = ?")
+            try rows.bind(.text(calendar.account), .text(calendar.url))
+            while try rows.step() {
+                let resource = CalDAVResource(url: rows.text(0), etag: rows.optionalText(1), uid: rows.text(2), text: rows.text(3))
+                result[resource.url] = resource
+            }
+        }
+        return result
+    }
+
+    /// Removes an account, its calendars, resources and events; false when there is none.
+    @discardableResult
+    public func removeCalDAVAccount(named name: String) throws -> Bool {
+        let calendars = try calDAVCalendars(account: name)
+        return try transaction {
+            for calendar in calendars { try deleteFeedEvents(calendar: calendar.sourceCalendar) }
+            try wrap { try statement("DELETE FROM caldav_accounts WHERE name = ?").bind(.text(name)).run() }
+            return db.changes > 0
+        }
+    }
+
+    /// Applies what one sync received for a calendar, in ONE transaction: the changed and removed
+    /// resources, the calendar's events rebuilt from `events` (made from every resource now held),
+    /// and the new sync token. A sync killed before this leaves the old copy and token, so the next
+    /// one receives the same changes again; nothing is applied twice.
+    public func applyCalDAVChanges(to calendar: CalDAVCalendar, changed: [CalDAVResource], removed: [String],
+                                   events: ICSImport, syncToken: String?, ctag: String?) throws {
+        try transaction {
+            try wrap {
+                let delete = try statement("DELETE FROM caldav_resources WHERE account = ? AND calendar_url = ? AND url = ?")
+                for url in removed { try delete.bind(.text(calendar.account), .text(calendar.url), .text(url)).run() }
+                let upsert = try statement("""
+                    INSERT INTO caldav_resources (account, calendar_url, url, etag, uid, text) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (account, calendar_url, url) DO UPDATE SET etag = excluded.etag, uid = excluded.uid, text = excluded.text
+                    """)
+                for resource in changed {
+                    try upsert.bind(.text(calendar.account), .text(calendar.url), .text(resource.url), .optional(resource.etag),
+                                    .text(resource.uid), .text(resource.text)).run()
+                }
+                try statement("UPDATE caldav_calendars SET sync_token = ?, ctag = ? WHERE account = ? AND url = ?")
+                    .bind(.optional(syncToken), .optional(ctag), .text(calendar.account), .text(calendar.url)).run()
+            }
+            try replaceSourceEvents(calendar: calendar.sourceCalendar, with: events)
+        }
+    }
+
+    /// Records the end of an account's sync (`error` nil: it succeeded).
+    public func recordCalDAVSync(account: String, now: Date, error: String?) throws {
+        try transaction {
+            try wrap {
+                try statement("UPDATE caldav_accounts SET last_sync = ?, last_error = ? WHERE name = ?")
+                    .bind(.integer(Int64(now.timeIntervalSince1970)), .optional(error), .text(account)).run()
+            }
+        }
+    }
+}

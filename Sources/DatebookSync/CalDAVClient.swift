@@ -1,0 +1,216 @@
+import DatebookDelivery
+import DatebookStore
+import Foundation
+
+/// WebDAV/CalDAV requests over Delivery's `HTTPClient`: discovery (RFC 6764, RFC 4791),
+/// `sync-collection` (RFC 6578) and `calendar-multiget`. Every request carries basic auth;
+/// redirects are followed here (same origin only, at most 5), so the method, body and
+/// credentials are never sent elsewhere.
+public struct CalDAVClient: Sendable {
+    public let http: HTTPClient
+    public let username: String
+    let password: String
+    /// PEM file of certificates to trust (a private CA, the tests' self-signed one).
+    public let caInfo: String?
+    /// Resources asked for per `calendar-multiget`.
+    public var batchSize = 250
+
+    public init(http: HTTPClient, username: String, password: String, caInfo: String? = nil) {
+        self.http = http
+        self.username = username
+        self.password = password
+        self.caInfo = caInfo
+    }
+
+    /// Sends one request, following same-origin redirects; 401 throws `.unauthorized`.
+    func send(_ method: String, _ url: String, depth: String? = nil, body: String = "",
+              headers: [HTTPRequest.Header] = []) throws -> (response: HTTPResponse, url: String) {
+        var target = url
+        for _ in 0...5 {
+            var request = HTTPRequest(method: method, url: target, headers: headers, body: Data(body.utf8), timeout: 300,
+                                      maxResponseBytes: 512 << 20, caInfo: caInfo)
+            if let depth { request.headers.append(HTTPRequest.Header("Depth", depth)) }
+            if !body.isEmpty, request.header("Content-Type") == nil {
+                request.headers.append(HTTPRequest.Header("Content-Type", "application/xml; charset=utf-8"))
+            }
+            request.authorize(username: username, password: password)
+            let response: HTTPResponse
+            switch http.perform(request) {
+            case .success(let answer): response = answer
+            case .failure(let error): throw CalDAVError.unreachable(error)
+            }
+            if response.status == 401 { throw CalDAVError.unauthorized(url: Self.shown(target)) }
+            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location"),
+                let next = Self.resolve(location, against: target)
+            else { return (response, target) }
+            guard Self.origin(next) == Self.origin(target) else {
+                throw CalDAVError.notCalDAV(url: Self.shown(target), reason: "redirected to another server, \(Self.shown(next))")
+            }
+            target = next
+        }
+        throw CalDAVError.notCalDAV(url: Self.shown(url), reason: "more than 5 redirects")
+    }
+
+    /// A request that must answer 207 Multi-Status; returns its responses and the URL that answered.
+    func multistatus(_ method: String, _ url: String, depth: String, body: String) throws -> (DAVMultistatus, String) {
+        let (response, answered) = try send(method, url, depth: depth, body: body)
+        let contentType = response.header("Content-Type")?.lowercased() ?? ""
+        let start = String(decoding: response.body.prefix(200), as: UTF8.self).lowercased()
+        if contentType.hasPrefix("text/html") || start.contains("<!doctype html") || start.contains("<html") {
+            throw CalDAVError.notCalDAV(url: Self.shown(answered), reason: "\(method) got an HTML page (HTTP \(response.status))")
+        }
+        guard response.status == 207 else {
+            throw CalDAVError.status(url: Self.shown(answered), method: method, code: response.status)
+        }
+        do {
+            return (try DAVMultistatus(DAVXML.parse(response.body), base: answered), answered)
+        } catch let error as DAVXMLError {
+            throw CalDAVError.malformed(url: Self.shown(answered), error)
+        }
+    }
+
+    // MARK: Discovery
+
+    static let calendarProps = """
+        <D:resourcetype/><D:displayname/><I:calendar-color/><C:supported-calendar-component-set/><D:sync-token/><S:getctag/>
+        """
+
+    static func propfind(_ props: String) -> String {
+        """
+        <?xml version="1.0" encoding="utf-8"?>
+        <D:propfind xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav" xmlns:S="http://calendarserver.org/ns/" \
+        xmlns:I="http://apple.com/ns/ical/"><D:prop>\(props)</D:prop></D:propfind>
+        """
+    }
+
+    /// The calendars of the account at `url` (a server root, principal, calendar home or one
+    /// calendar): the URL itself, then `/.well-known/caldav`, then `current-user-principal`, then
+    /// `calendar-home-set`, then the home's calendar collections.
+    public func discover(_ url: String) throws -> [CalDAVCalendar] {
+        var candidates = [url]
+        if let origin = Self.origin(url), origin + "/.well-known/caldav" != url { candidates.append(origin + "/.well-known/caldav") }
+        var firstError: CalDAVError?
+        for candidate in candidates {
+            let found: (DAVMultistatus, String)
+            do {
+                found = try multistatus("PROPFIND", candidate, depth: "0", body: Self.propfind(
+                    "<D:current-user-principal/><C:calendar-home-set/><D:resourcetype/>" + Self.calendarProps))
+            } catch let error as CalDAVError {
+                if case .unauthorized = error { throw error }
+                if case .unreachable = error { throw error }
+                firstError = firstError ?? error
+                continue
+            }
+            let (status, answered) = found
+            guard let entry = status.responses.first else { continue }
+            if entry.isCalendar { return [entry.calendar(account: "")].compactMap { $0 } }
+            if let home = entry.href(DAVNamespace.caldav, "calendar-home-set") { return try calendars(in: home) }
+            if let principal = entry.href(DAVNamespace.dav, "current-user-principal") {
+                let (principalStatus, _) = try multistatus("PROPFIND", principal, depth: "0",
+                                                           body: Self.propfind("<C:calendar-home-set/>"))
+                guard let home = principalStatus.responses.first?.href(DAVNamespace.caldav, "calendar-home-set") else {
+                    throw CalDAVError.notCalDAV(url: Self.shown(principal), reason: "the principal has no calendar-home-set")
+                }
+                return try calendars(in: home)
+            }
+            firstError = firstError ?? .notCalDAV(url: Self.shown(answered), reason: "no current-user-principal")
+        }
+        throw firstError ?? CalDAVError.noCalendars(url: Self.shown(url))
+    }
+
+    /// The calendar collections directly inside `home`.
+    func calendars(in home: String) throws -> [CalDAVCalendar] {
+        let (status, _) = try multistatus("PROPFIND", home, depth: "1", body: Self.propfind(Self.calendarProps))
+        let calendars = status.responses.filter(\.isCalendar).compactMap { $0.calendar(account: "") }
+        guard !calendars.isEmpty else { throw CalDAVError.noCalendars(url: Self.shown(home)) }
+        return calendars
+    }
+
+    // MARK: Sync
+
+    /// What changed in a calendar since `token`: each present resource with its ETag, the removed
+    /// ones, and the new token. `full` when this is a complete listing (no token, or the server
+    /// no longer knew it: 403/409 `valid-sync-token`), so anything held and not listed is gone.
+    public struct Changes: Sendable {
+        public var present: [String: String?]
+        public var removed: [String]
+        public var token: String?
+        public var full: Bool
+    }
+
+    public func changes(in calendar: String, since token: String?) throws -> Changes {
+        let body = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <D:sync-collection xmlns:D="DAV:"><D:sync-token>\(DAVXML.escape(token ?? ""))</D:sync-token>\
+            <D:sync-level>1</D:sync-level><D:prop><D:getetag/></D:prop></D:sync-collection>
+            """
+        let status: DAVMultistatus
+        do {
+            (status, _) = try multistatus("REPORT", calendar, depth: "0", body: body)
+        } catch CalDAVError.status(_, _, let code) where token != nil && (code == 403 || code == 409) {
+            // The token expired or was never the server's (RFC 6578 §3.2 valid-sync-token): list it all.
+            return try changes(in: calendar, since: nil)
+        }
+        var result = Changes(present: [:], removed: [], token: status.syncToken, full: token == nil)
+        for entry in status.responses where entry.url != calendar {
+            if entry.status == 404 {
+                result.removed.append(entry.url)
+            } else {
+                result.present[entry.url] = entry.prop(DAVNamespace.dav, "getetag")?.text
+            }
+        }
+        return result
+    }
+
+    /// The text and ETag of each resource in `urls` (`calendar-multiget`, `batchSize` at a time);
+    /// URLs the server no longer has are left out.
+    public func resources(_ urls: [String], in calendar: String) throws -> [CalDAVResource] {
+        var result: [CalDAVResource] = []
+        var start = 0
+        while start < urls.count {
+            let batch = urls[start..<min(urls.count, start + batchSize)]
+            start += batchSize
+            let hrefs = batch.map { "<D:href>\(DAVXML.escape(Self.path($0)))</D:href>" }.joined()
+            let body = """
+                <?xml version="1.0" encoding="utf-8"?>
+                <C:calendar-multiget xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">\
+                <D:prop><D:getetag/><C:calendar-data/></D:prop>\(hrefs)</C:calendar-multiget>
+                """
+            let (status, _) = try multistatus("REPORT", calendar, depth: "1", body: body)
+            for entry in status.responses {
+                guard let data = entry.prop(DAVNamespace.caldav, "calendar-data")?.text, !data.isEmpty else { continue }
+                result.append(CalDAVResource(url: entry.url, etag: entry.prop(DAVNamespace.dav, "getetag")?.text,
+                                             uid: ICalResources.uid(of: data) ?? entry.url, text: data))
+            }
+        }
+        return result
+    }
+
+    // MARK: URLs
+
+    /// `reference` (absolute, or a path from the server) made absolute against `base`.
+    static func resolve(_ reference: String, against base: String) -> String? {
+        URL(string: reference, relativeTo: URL(string: base))?.absoluteString
+    }
+
+    /// `scheme://host[:port]`, lower case.
+    static func origin(_ url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host else { return nil }
+        return "\(scheme.lowercased())://\(host.lowercased())" + (components.port.map { ":\($0)" } ?? "")
+    }
+
+    /// The path (and query) of an absolute URL, as a multiget's `href` wants it.
+    static func path(_ url: String) -> String {
+        guard let components = URLComponents(string: url) else { return url }
+        return components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+    }
+
+    /// The URL without user info or query, for messages.
+    public static func shown(_ url: String) -> String {
+        guard var components = URLComponents(string: url) else { return "****" }
+        components.user = nil
+        components.password = nil
+        components.query = nil
+        return components.string ?? "****"
+    }
+}

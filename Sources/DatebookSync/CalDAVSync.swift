@@ -1,0 +1,74 @@
+import DatebookCore
+import DatebookStore
+import Foundation
+
+/// Brings a CalDAV account's calendars into the store (the pull half of issue 18).
+///
+/// Per calendar: one `sync-collection` report from the stored token (an unchanged calendar costs
+/// just that request), a `calendar-multiget` of the resources whose ETag changed, then the
+/// calendar's events rebuilt from every resource now held and saved with the new token in one
+/// transaction (`Store.applyCalDAVChanges`). A sync killed before that transaction changed nothing;
+/// the next one receives the same changes again.
+public struct CalDAVSync {
+    public let store: Store
+    public let client: CalDAVClient
+    public let timeZone: TimeZone
+
+    public init(store: Store, client: CalDAVClient, timeZone: TimeZone) {
+        self.store = store
+        self.client = client
+        self.timeZone = timeZone
+    }
+
+    /// What one calendar's pull did.
+    public struct Outcome: Sendable, Equatable {
+        public var calendar: String
+        /// Resources received (new or changed) and removed.
+        public var received: Int
+        public var removed: Int
+        /// Events the calendar holds afterwards; nil when nothing changed (events not counted).
+        public var events: Int?
+        public var warnings: [String]
+    }
+
+    /// Pulls every selected calendar of `account`.
+    public func pull(_ account: CalDAVAccount, now: Date) throws -> [Outcome] {
+        try store.calDAVCalendars(account: account.name).filter(\.selected).map { try pull($0, now: now) }
+    }
+
+    public func pull(_ calendar: CalDAVCalendar, now: Date) throws -> Outcome {
+        let changes = try client.changes(in: calendar.url, since: calendar.syncToken)
+        let held = try store.calDAVResources(of: calendar)
+        var removed = Set(changes.removed.filter { held[$0] != nil })
+        if changes.full { removed.formUnion(held.keys.filter { changes.present[$0] == nil }) }
+        let wanted = changes.present.filter { url, etag in etag == nil || held[url]?.etag != etag }.keys.sorted()
+        if wanted.isEmpty, removed.isEmpty {
+            if changes.token != calendar.syncToken {
+                try store.applyCalDAVChanges(to: calendar, changed: [], removed: [], events: try events(held, calendar, now: now),
+                                             syncToken: changes.token, ctag: calendar.ctag)
+            }
+            return Outcome(calendar: calendar.displayName, received: 0, removed: 0, events: nil, warnings: [])
+        }
+        let received = try client.resources(wanted, in: calendar.url)
+        // Listed but gone by the time of the multiget: removed as well.
+        let got = Set(received.map(\.url))
+        removed.formUnion(wanted.filter { !got.contains($0) && held[$0] != nil })
+        var all = held
+        for url in removed { all[url] = nil }
+        for resource in received { all[resource.url] = resource }
+        let result = try events(all, calendar, now: now)
+        try store.applyCalDAVChanges(to: calendar, changed: received, removed: removed.sorted(), events: result,
+                                     syncToken: changes.token, ctag: calendar.ctag)
+        return Outcome(calendar: calendar.displayName, received: received.count, removed: removed.count,
+                       events: result.events.count, warnings: result.warnings)
+    }
+
+    /// The calendar's events made from `resources` by the iCalendar room, as one document.
+    func events(_ resources: [String: CalDAVResource], _ calendar: CalDAVCalendar, now: Date) throws -> ICSImport {
+        let texts = resources.keys.sorted().compactMap { resources[$0]?.text }
+        let options = PlannerICS.Options(calendar: calendar.sourceCalendar, timeZone: timeZone,
+                                         today: CalendarDate(now, in: timeZone),
+                                         existing: { [store] id in try? store.event(id: id) }, store: store)
+        return try PlannerICS.decode(ICalResources.combine(texts), fileName: calendar.displayName, options: options)
+    }
+}
