@@ -111,16 +111,9 @@ enum CalDAVCommand: Command {
         var failures: [CLIError] = []
         for account in accounts {
             do {
-                let sync = CalDAVSync(store: store, client: try client(for: account, context), timeZone: context.timeZone)
-                let outcomes = try unavailableOnFailure { try sync.pull(account, now: context.now) }
-                try store.recordCalDAVSync(account: account.name, now: context.now, error: nil)
-                for outcome in outcomes {
-                    for warning in outcome.warnings { context.err.write("datebook: warning: caldav '\(account.name)': \(warning)\n") }
-                    let what = outcome.events.map {
-                        "\(outcome.received) received, \(outcome.removed) removed, \($0) event" + ($0 == 1 ? "" : "s")
-                    } ?? "unchanged"
-                    context.out.write("caldav '\(account.name)' \(TextWidth.clean(outcome.calendar)): \(what)\n")
-                }
+                let refused = try sync(account, store, context)
+                try store.recordCalDAVSync(account: account.name, now: context.now, error: refused.last)
+                if let last = refused.last { failures.append(CLIError.data("caldav '\(account.name)': " + last)) }
             } catch let error as CLIError {
                 try store.recordCalDAVSync(account: account.name, now: context.now, error: error.message)
                 failures.append(CLIError(message: "caldav '\(account.name)': " + error.message, code: error.code))
@@ -129,6 +122,33 @@ enum CalDAVCommand: Command {
         guard let last = failures.last else { return ExitCode.ok }
         for failure in failures.dropLast() { context.err.write("datebook: \(failure.message)\n") }
         throw last
+    }
+
+    /// Each selected calendar of one account: local changes up, then the server's down; one line
+    /// each on stdout, conflicts and warnings on stderr. Returns the writes the server refused.
+    static func sync(_ account: CalDAVAccount, _ store: Store, _ context: Context) throws -> [String] {
+        let client = try client(for: account, context)
+        let sync = CalDAVSync(store: store, client: client, timeZone: context.timeZone)
+        var refused: [String] = []
+        for calendar in try store.calDAVCalendars(account: account.name) where calendar.selected {
+            let prefix = "caldav '\(account.name)' \(TextWidth.clean(calendar.displayName))"
+            let sent = try unavailableOnFailure { try sync.push(calendar, now: context.now) }
+            for conflict in sent.conflicts { context.err.write("datebook: warning: \(prefix): conflict: \(conflict)\n") }
+            for refusal in sent.refused { context.err.write("datebook: \(prefix): not sent: \(refusal)\n") }
+            refused += sent.refused.map { "\(calendar.displayName): not sent: \($0)" }
+            if sent.sent + sent.removed > 0 {
+                context.out.write("\(prefix): \(sent.sent) sent, \(sent.removed) removed on the server\n")
+            }
+            let outcome = try unavailableOnFailure {
+                try sync.pull(try store.calDAVCalendars(account: account.name).first { $0.url == calendar.url } ?? calendar, now: context.now)
+            }
+            for warning in outcome.warnings { context.err.write("datebook: warning: \(prefix): \(warning)\n") }
+            let what = outcome.events.map {
+                "\(outcome.received) received, \(outcome.removed) removed, \($0) event" + ($0 == 1 ? "" : "s")
+            } ?? "unchanged"
+            context.out.write("\(prefix): \(what)\n")
+        }
+        return refused
     }
 
     static func list(_ store: Store, _ context: Context) throws -> Int32 {

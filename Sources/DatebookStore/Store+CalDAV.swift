@@ -109,6 +109,11 @@ extension Store {
         ) WITHOUT ROWID;
         """
 
+    static let resourceUpsert = """
+        INSERT INTO caldav_resources (account, calendar_url, url, etag, uid, text) VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (account, calendar_url, url) DO UPDATE SET etag = excluded.etag, uid = excluded.uid, text = excluded.text
+        """
+
     /// Adds an account with the calendars discovery found; false when one with this name exists.
     @discardableResult
     public func addCalDAVAccount(_ account: CalDAVAccount, calendars: [CalDAVCalendar]) throws -> Bool {
@@ -200,10 +205,7 @@ extension Store {
             try wrap {
                 let delete = try statement("DELETE FROM caldav_resources WHERE account = ? AND calendar_url = ? AND url = ?")
                 for url in removed { try delete.bind(.text(calendar.account), .text(calendar.url), .text(url)).run() }
-                let upsert = try statement("""
-                    INSERT INTO caldav_resources (account, calendar_url, url, etag, uid, text) VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (account, calendar_url, url) DO UPDATE SET etag = excluded.etag, uid = excluded.uid, text = excluded.text
-                    """)
+                let upsert = try statement(Self.resourceUpsert)
                 for resource in changed {
                     try upsert.bind(.text(calendar.account), .text(calendar.url), .text(resource.url), .optional(resource.etag),
                                     .text(resource.uid), .text(resource.text)).run()
@@ -212,6 +214,23 @@ extension Store {
                     .bind(.optional(syncToken), .optional(ctag), .text(calendar.account), .text(calendar.url)).run()
             }
             try replaceSourceEvents(calendar: calendar.sourceCalendar, with: events)
+        }
+    }
+
+    /// Records what the server accepted for one resource (a PUT: its new text and ETag) or, with
+    /// `text` nil, that it is gone (a DELETE), each in its own transaction: a sync killed after the
+    /// server answered knows it at the next start.
+    public func recordCalDAVResource(_ resource: CalDAVResource, in calendar: CalDAVCalendar, removed: Bool = false) throws {
+        try transaction {
+            try wrap {
+                if removed {
+                    try statement("DELETE FROM caldav_resources WHERE account = ? AND calendar_url = ? AND url = ?")
+                        .bind(.text(calendar.account), .text(calendar.url), .text(resource.url)).run()
+                } else {
+                    try statement(Self.resourceUpsert).bind(.text(calendar.account), .text(calendar.url), .text(resource.url), .optional(resource.etag),
+                                  .text(resource.uid), .text(resource.text)).run()
+                }
+            }
         }
     }
 

@@ -186,6 +186,28 @@ public struct CalDAVClient: Sendable {
         return result
     }
 
+    // MARK: Writing
+
+    /// `PUT` of one resource: `If-Match: etag` when replacing, `If-None-Match: *` when new. The
+    /// answer as it came (412: changed on the server since; 403/507: refused).
+    public func put(_ url: String, text: String, ifMatch etag: String?) throws -> HTTPResponse {
+        let condition = etag.map { HTTPRequest.Header("If-Match", $0) } ?? HTTPRequest.Header("If-None-Match", "*")
+        return try send("PUT", url, body: text, headers: [HTTPRequest.Header("Content-Type", "text/calendar; charset=utf-8"), condition]).response
+    }
+
+    /// `DELETE` with `If-Match` when the ETag is known.
+    public func delete(_ url: String, ifMatch etag: String?) throws -> HTTPResponse {
+        try send("DELETE", url, headers: etag.map { [HTTPRequest.Header("If-Match", $0)] } ?? []).response
+    }
+
+    /// The server's current text and ETag of one resource, or nil when it has none.
+    public func get(_ url: String) throws -> (text: String, etag: String?)? {
+        let response = try send("GET", url).response
+        if response.status == 404 || response.status == 410 { return nil }
+        guard response.isSuccess else { throw CalDAVError.status(url: Self.shown(url), method: "GET", code: response.status) }
+        return (String(decoding: response.body, as: UTF8.self), response.header("ETag"))
+    }
+
     // MARK: URLs
 
     /// `reference` (absolute, or a path from the server) made absolute against `base`.

@@ -2,7 +2,8 @@ import DatebookCore
 import DatebookStore
 import Foundation
 
-/// Brings a CalDAV account's calendars into the store (the pull half of issue 18).
+/// Syncs a CalDAV calendar with the store: `push` (CalDAVSync+Push.swift) sends local changes up,
+/// `pull` brings the server's down.
 ///
 /// Per calendar: one `sync-collection` report from the stored token (an unchanged calendar costs
 /// just that request), a `calendar-multiget` of the resources whose ETag changed, then the
@@ -21,7 +22,7 @@ public struct CalDAVSync {
     }
 
     /// What one calendar's pull did.
-    public struct Outcome: Sendable, Equatable {
+    public struct PullOutcome: Sendable, Equatable {
         public var calendar: String
         /// Resources received (new or changed) and removed.
         public var received: Int
@@ -31,12 +32,7 @@ public struct CalDAVSync {
         public var warnings: [String]
     }
 
-    /// Pulls every selected calendar of `account`.
-    public func pull(_ account: CalDAVAccount, now: Date) throws -> [Outcome] {
-        try store.calDAVCalendars(account: account.name).filter(\.selected).map { try pull($0, now: now) }
-    }
-
-    public func pull(_ calendar: CalDAVCalendar, now: Date) throws -> Outcome {
+    public func pull(_ calendar: CalDAVCalendar, now: Date) throws -> PullOutcome {
         let changes = try client.changes(in: calendar.url, since: calendar.syncToken)
         let held = try store.calDAVResources(of: calendar)
         var removed = Set(changes.removed.filter { held[$0] != nil })
@@ -47,7 +43,7 @@ public struct CalDAVSync {
                 try store.applyCalDAVChanges(to: calendar, changed: [], removed: [], events: try events(held, calendar, now: now),
                                              syncToken: changes.token, ctag: calendar.ctag)
             }
-            return Outcome(calendar: calendar.displayName, received: 0, removed: 0, events: nil, warnings: [])
+            return PullOutcome(calendar: calendar.displayName, received: 0, removed: 0, events: nil, warnings: [])
         }
         let received = try client.resources(wanted, in: calendar.url)
         // Listed but gone by the time of the multiget: removed as well.
@@ -59,16 +55,21 @@ public struct CalDAVSync {
         let result = try events(all, calendar, now: now)
         try store.applyCalDAVChanges(to: calendar, changed: received, removed: removed.sorted(), events: result,
                                      syncToken: changes.token, ctag: calendar.ctag)
-        return Outcome(calendar: calendar.displayName, received: received.count, removed: removed.count,
+        return PullOutcome(calendar: calendar.displayName, received: received.count, removed: removed.count,
                        events: result.events.count, warnings: result.warnings)
     }
 
-    /// The calendar's events made from `resources` by the iCalendar room, as one document.
+    /// The calendar's events made from `resources` by the iCalendar room, as one document; with
+    /// the store's copy of each (`existing`) for the symbol, colour and tasks it keeps.
     func events(_ resources: [String: CalDAVResource], _ calendar: CalDAVCalendar, now: Date) throws -> ICSImport {
-        let texts = resources.keys.sorted().compactMap { resources[$0]?.text }
-        let options = PlannerICS.Options(calendar: calendar.sourceCalendar, timeZone: timeZone,
-                                         today: CalendarDate(now, in: timeZone),
-                                         existing: { [store] id in try? store.event(id: id) }, store: store)
-        return try PlannerICS.decode(ICalResources.combine(texts), fileName: calendar.displayName, options: options)
+        try events(resources.keys.sorted().compactMap { resources[$0] }, calendar, now: now,
+                   existing: { [store] id in try? store.event(id: id) }, store: store)
+    }
+
+    func events(_ resources: [CalDAVResource], _ calendar: CalDAVCalendar, now: Date, existing: @escaping (String) -> Event?,
+                store: Store? = nil) throws -> ICSImport {
+        let options = PlannerICS.Options(calendar: calendar.sourceCalendar, timeZone: timeZone, today: CalendarDate(now, in: timeZone),
+                                         existing: existing, store: store)
+        return try PlannerICS.decode(ICalResources.combine(resources.map(\.text)), fileName: calendar.displayName, options: options)
     }
 }
