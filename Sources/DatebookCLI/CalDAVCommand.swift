@@ -69,24 +69,29 @@ enum CalDAVCommand: Command {
         guard try store.calDAVAccounts().allSatisfy({ $0.name != name }) else {
             throw CLIError.usage("a caldav account named '\(name)' exists already; 'datebook caldav rm \(name)' first to replace it")
         }
-        let found = try unavailableOnFailure { try client(for: account, context).discover(url) }
-        let chosen = arguments.all("--calendar")
+        try register(account, chosen: arguments.all("--calendar"), store, context)
+        context.out.write("'datebook caldav sync \(name)' fetches them\n")
+        return ExitCode.ok
+    }
+
+    /// Discovers the account's calendars, stores the account with them (those in `chosen`, or all,
+    /// selected) and prints what it found.
+    static func register(_ account: CalDAVAccount, chosen: [String], _ store: Store, _ context: Context) throws {
+        let found = try unavailableOnFailure { try client(for: account, context).discover(account.url) }
         for wanted in chosen where !found.contains(where: { $0.displayName == wanted }) {
-            throw CLIError.data("caldav account '\(name)' not added: no calendar named '\(wanted)'"
+            throw CLIError.data("caldav account '\(account.name)' not added: no calendar named '\(wanted)'"
                                 + Suggestion.hint(for: wanted, in: found.map(\.displayName)))
         }
         let calendars = found.map {
             var calendar = $0
-            calendar.account = name
+            calendar.account = account.name
             calendar.selected = chosen.isEmpty || chosen.contains(calendar.displayName)
             return calendar
         }
         try store.addCalDAVAccount(account, calendars: calendars)
-        context.out.write("added caldav account '\(name)' (\(CalDAVClient.shown(url))) with \(calendars.count) calendar"
+        context.out.write("added caldav account '\(account.name)' (\(CalDAVClient.shown(account.url))) with \(calendars.count) calendar"
                           + (calendars.count == 1 ? "" : "s") + ":\n")
         for calendar in calendars { context.out.write(describe(calendar)) }
-        context.out.write("'datebook caldav sync \(name)' fetches them\n")
-        return ExitCode.ok
     }
 
     /// `  Personal  VEVENT, VTODO  #1E90FF  https://…` (`(not synced)` when not chosen).
@@ -99,6 +104,18 @@ enum CalDAVCommand: Command {
     }
 
     static func sync(_ name: String?, _ store: Store, _ context: Context) throws -> Int32 {
+        var failures: [CLIError] = []
+        // The config's accounts are registered on their first sync (their password stays in the config).
+        let known = Set(try store.calDAVAccounts().map(\.name))
+        for entry in context.config.caldav where !known.contains(entry.name) && (name == nil || name == entry.name) {
+            let account = CalDAVAccount(name: entry.name, url: entry.url, username: entry.username, passwordSource: "config",
+                                        every: Int(entry.every))
+            do {
+                try register(account, chosen: entry.calendars, store, context)
+            } catch let error as CLIError {
+                failures.append(CLIError(message: "caldav '\(entry.name)' (config): " + error.message, code: error.code))
+            }
+        }
         var accounts = try store.calDAVAccounts()
         if let name {
             accounts = accounts.filter { $0.name == name }
@@ -108,7 +125,6 @@ enum CalDAVCommand: Command {
             context.out.write("No caldav accounts. Add one with 'datebook caldav add NAME URL --username USER --password-env VAR'.\n")
             return ExitCode.ok
         }
-        var failures: [CLIError] = []
         for account in accounts {
             do {
                 let refused = try sync(account, store, context)
@@ -170,7 +186,17 @@ enum CalDAVCommand: Command {
     /// A client logged in as the account; the password is read now, from where the account says.
     static func client(for account: CalDAVAccount, _ context: Context) throws -> CalDAVClient {
         let password: String
-        if account.passwordSource.hasPrefix("env:") {
+        if account.passwordSource == "config" {
+            guard let entry = context.config.caldav.first(where: { $0.name == account.name }) else {
+                throw CLIError.usage("caldav account '\(account.name)' came from the config, which no longer has it; "
+                                     + "put it back or 'datebook caldav rm \(account.name)'")
+            }
+            do {
+                password = try entry.password.resolve(environment: context.environment).value
+            } catch {
+                throw CLIError.usage("the password of caldav account '\(account.name)' (config): \(error)")
+            }
+        } else if account.passwordSource.hasPrefix("env:") {
             let variable = String(account.passwordSource.dropFirst(4))
             guard let value = context.environment[variable], !value.isEmpty else {
                 throw CLIError.usage("the environment variable \(variable) (the password of caldav account '\(account.name)') is not set")

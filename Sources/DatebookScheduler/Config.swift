@@ -12,6 +12,8 @@ public struct Config: Sendable, Equatable {
     public var digests: [DigestSchedule]
     public var alerts: AlertPolicy
     public var feeds: [FeedSubscription]
+    /// CalDAV accounts (issue 18); `datebook caldav sync` registers each in the store on its first sync.
+    public var caldav: [CalDAVAccountConfig] = []
 
     public init(timeZone: String? = nil, locale: String? = nil, templates: String? = nil, channels: [Channel] = [],
                 digests: [DigestSchedule] = [], alerts: AlertPolicy = AlertPolicy(), feeds: [FeedSubscription] = []) {
@@ -143,6 +145,27 @@ public struct FeedSubscription: Sendable, Equatable {
     public init(name: String, source: SecretSource, every: TimeInterval = 1800) {
         self.name = name
         self.source = source
+        self.every = every
+    }
+}
+
+/// One entry of the config's `caldav` list.
+public struct CalDAVAccountConfig: Sendable, Equatable {
+    public var name: String
+    public var url: String
+    public var username: String
+    public var password: SecretSource
+    /// Display names of the calendars to sync; empty: all.
+    public var calendars: [String]
+    public var every: TimeInterval
+
+    public init(name: String, url: String, username: String, password: SecretSource, calendars: [String] = [],
+                every: TimeInterval = 900) {
+        self.name = name
+        self.url = url
+        self.username = username
+        self.password = password
+        self.calendars = calendars
         self.every = every
     }
 }

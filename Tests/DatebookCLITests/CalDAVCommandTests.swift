@@ -79,6 +79,29 @@ struct CalDAVCommandTests {
         #expect(unset.err.contains("the environment variable DAV_PASSWORD (the password of caldav account 'home') is not set"))
     }
 
+    @Test func anAccountInTheConfigIsRegisteredOnItsFirstSync() throws {
+        let server = try Radicale()
+        try server.makeCalendar("personal", displayName: "Personal")
+        try server.makeCalendar("work", displayName: "Work")
+        try server.put("personal", "dentist.ics", Self.dentist)
+        let sandbox = Sandbox()
+        try FileManager.default.createDirectory(atPath: sandbox.home + "/config/datebook", withIntermediateDirectories: true)
+        try """
+            { caldav: [ { name: "home", url: "\(server.baseURL)/", username: "ann", password: { env: "DAV_PASSWORD" },
+                          calendars: ["Personal"], every: "1h" } ] }
+            """.write(toFile: sandbox.home + "/config/datebook/config.json5", atomically: true, encoding: .utf8)
+        let environment = ["DAV_PASSWORD": server.password]
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.code == 0, "\(run.err)")
+        #expect(run.out.hasPrefix("added caldav account 'home' (\(server.baseURL)/) with 2 calendars:\n"))
+        #expect(run.out.contains("  Work  ") && run.out.contains("(not synced)"))
+        #expect(run.out.hasSuffix("caldav 'home' Personal: 1 received, 0 removed, 1 event\n"))
+        #expect(sandbox.run(["caldav", "list"]).out.hasPrefix("home  \(server.baseURL)/  ann  every 1h  synced "))
+        let unset = sandbox.run(["caldav", "sync"])
+        #expect(unset.code == 64)
+        #expect(unset.err.contains("the password of caldav account 'home' (config): environment variable DAV_PASSWORD is not set"))
+    }
+
     @Test func removingAnAccountRemovesItsEvents() throws {
         let (sandbox, server, environment) = try added()
         defer { withExtendedLifetime(server) {} }

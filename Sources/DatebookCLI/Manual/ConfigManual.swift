@@ -16,6 +16,7 @@ enum ConfigManual {
             ("DIGESTS", "digests[].", Config.digestKeys),
             ("ALERTS", "alerts.", Config.alertKeys),
             ("FEEDS", "feeds[].", Config.feedKeys),
+            ("CALDAV", "caldav[].", Config.caldavKeys),
         ]
         return sections
     }
@@ -73,6 +74,7 @@ enum ConfigManual {
         "digests": "a list of scheduled digests",
         "alerts": "when and where alerts go",
         "feeds": "a list of calendars subscribed by URL, refreshed by the scheduler",
+        "caldav": "a list of CalDAV accounts synced both ways by 'datebook caldav sync'",
         "channels.NAME.type": "slack, teams, discord, mattermost, ntfy, webhook, email, command, desktop or file",
         "channels.NAME.insecure": "true skips TLS certificate verification (warns every time)",
         "channels.NAME.caFile": "a PEM file of certificates to trust, for a private CA",
@@ -112,5 +114,11 @@ enum ConfigManual {
         "feeds[].name": "the feed's name",
         "feeds[].url": "an https:// or http:// URL or a path (a SECRET)",
         "feeds[].every": "a DURATION between refreshes (default 30m)",
+        "caldav[].name": "the account's name, as 'datebook caldav sync NAME' takes it",
+        "caldav[].url": "the server's https:// or http:// URL; discovery finds the calendars from there",
+        "caldav[].username": "the login",
+        "caldav[].password": "the password (a SECRET); read at each sync, never stored",
+        "caldav[].calendars": "a list of calendar display names to sync (default: all)",
+        "caldav[].every": "a DURATION between syncs by the daemon (default 15m)",
     ]
 }
