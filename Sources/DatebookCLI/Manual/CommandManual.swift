@@ -105,7 +105,7 @@ enum CommandManual {
         ("DATEBOOK_CONFIG", "the config file, as --config"),
         ("DATEBOOK_NOW", "pretend the time is this WHEN, as --now"),
         ("DATEBOOK_TZ", "the time zone, as --tz"),
-        ("DATEBOOK_CA_FILE", "a PEM file of certificates to trust when fetching feeds"),
+        ("DATEBOOK_CA_FILE", "a PEM file of certificates to trust when fetching feeds and talking to CalDAV servers"),
         ("NO_COLOR", "when set, no colour (--color always still wins)"),
         ("XDG_CONFIG_HOME", "where the config and template overrides live (default ~/.config)"),
         ("XDG_DATA_HOME", "where the store lives (default ~/.local/share)"),
