@@ -148,15 +148,12 @@ enum CalDAVCommand: Command {
         var refused: [String] = []
         for calendar in try store.calDAVCalendars(account: account.name) where calendar.selected {
             let prefix = "caldav '\(account.name)' \(TextWidth.clean(calendar.displayName))"
-            let sent = try unavailableOnFailure { try sync.push(calendar, now: context.now) }
+            let (sent, outcome) = try unavailableOnFailure { try sync.sync(calendar, now: context.now) }
             for conflict in sent.conflicts { context.err.write("datebook: warning: \(prefix): conflict: \(conflict)\n") }
             for refusal in sent.refused { context.err.write("datebook: \(prefix): not sent: \(refusal)\n") }
             refused += sent.refused.map { "\(calendar.displayName): not sent: \($0)" }
             if sent.sent + sent.removed > 0 {
                 context.out.write("\(prefix): \(sent.sent) sent, \(sent.removed) removed on the server\n")
-            }
-            let outcome = try unavailableOnFailure {
-                try sync.pull(try store.calDAVCalendars(account: account.name).first { $0.url == calendar.url } ?? calendar, now: context.now)
             }
             for warning in outcome.warnings { context.err.write("datebook: warning: \(prefix): \(warning)\n") }
             let what = outcome.events.map {

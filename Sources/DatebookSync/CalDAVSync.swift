@@ -32,6 +32,22 @@ public struct CalDAVSync {
         public var warnings: [String]
     }
 
+    /// One calendar both ways: the local changes up, then the server's down. The push is skipped
+    /// when the calendar's events read the same as at the end of the last sync (its local digest);
+    /// the digest is recorded again unless a write was refused, which the next sync then retries.
+    public func sync(_ calendar: CalDAVCalendar, now: Date) throws -> (pushed: PushOutcome, pulled: PullOutcome) {
+        let digest = try store.calDAVLocalDigest(of: calendar)
+        let pushed = digest == calendar.localDigest ? PushOutcome() : try push(calendar, now: now)
+        let fresh = try store.calDAVCalendars(account: calendar.account).first { $0.url == calendar.url } ?? calendar
+        let pulled = try pull(fresh, now: now)
+        if !pushed.refused.isEmpty {
+            try store.recordCalDAVLocalDigest(nil, of: calendar)
+        } else if pulled.events != nil || digest != calendar.localDigest {
+            try store.recordCalDAVLocalDigest(try store.calDAVLocalDigest(of: calendar), of: calendar)
+        }
+        return (pushed, pulled)
+    }
+
     public func pull(_ calendar: CalDAVCalendar, now: Date) throws -> PullOutcome {
         let changes = try client.changes(in: calendar.url, since: calendar.syncToken)
         let held = try store.calDAVResources(of: calendar)
