@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookDelivery
+import DatebookScheduler
 import DatebookStore
 import DatebookSync
 import Foundation
@@ -77,7 +78,16 @@ enum CalDAVCommand: Command {
     /// Discovers the account's calendars, stores the account with them (those in `chosen`, or all,
     /// selected) and prints what it found.
     static func register(_ account: CalDAVAccount, chosen: [String], _ store: Store, _ context: Context) throws {
-        let found = try unavailableOnFailure { try client(for: account, context).discover(account.url) }
+        let calendars = try register(account, chosen: chosen, store, config: context.config, environment: context.environment)
+        context.out.write("added caldav account '\(account.name)' (\(CalDAVClient.shown(account.url))) with \(calendars.count) calendar"
+                          + (calendars.count == 1 ? "" : "s") + ":\n")
+        for calendar in calendars { context.out.write(describe(calendar)) }
+    }
+
+    /// Discovers the account's calendars and stores the account with them; returns them.
+    static func register(_ account: CalDAVAccount, chosen: [String], _ store: Store, config: Config,
+                         environment: [String: String]) throws -> [CalDAVCalendar] {
+        let found = try unavailableOnFailure { try client(for: account, config: config, environment: environment).discover(account.url) }
         for wanted in chosen where !found.contains(where: { $0.displayName == wanted }) {
             throw CLIError.data("caldav account '\(account.name)' not added: no calendar named '\(wanted)'"
                                 + Suggestion.hint(for: wanted, in: found.map(\.displayName)))
@@ -89,9 +99,7 @@ enum CalDAVCommand: Command {
             return calendar
         }
         try store.addCalDAVAccount(account, calendars: calendars)
-        context.out.write("added caldav account '\(account.name)' (\(CalDAVClient.shown(account.url))) with \(calendars.count) calendar"
-                          + (calendars.count == 1 ? "" : "s") + ":\n")
-        for calendar in calendars { context.out.write(describe(calendar)) }
+        return calendars
     }
 
     /// `  Personal  VEVENT, VTODO  #1E90FF  https://…` (`(not synced)` when not chosen).
@@ -182,20 +190,24 @@ enum CalDAVCommand: Command {
 
     /// A client logged in as the account; the password is read now, from where the account says.
     static func client(for account: CalDAVAccount, _ context: Context) throws -> CalDAVClient {
+        try client(for: account, config: context.config, environment: context.environment)
+    }
+
+    static func client(for account: CalDAVAccount, config: Config, environment: [String: String]) throws -> CalDAVClient {
         let password: String
         if account.passwordSource == "config" {
-            guard let entry = context.config.caldav.first(where: { $0.name == account.name }) else {
+            guard let entry = config.caldav.first(where: { $0.name == account.name }) else {
                 throw CLIError.usage("caldav account '\(account.name)' came from the config, which no longer has it; "
                                      + "put it back or 'datebook caldav rm \(account.name)'")
             }
             do {
-                password = try entry.password.resolve(environment: context.environment).value
+                password = try entry.password.resolve(environment: environment).value
             } catch {
                 throw CLIError.usage("the password of caldav account '\(account.name)' (config): \(error)")
             }
         } else if account.passwordSource.hasPrefix("env:") {
             let variable = String(account.passwordSource.dropFirst(4))
-            guard let value = context.environment[variable], !value.isEmpty else {
+            guard let value = environment[variable], !value.isEmpty else {
                 throw CLIError.usage("the environment variable \(variable) (the password of caldav account '\(account.name)') is not set")
             }
             password = value
@@ -207,7 +219,7 @@ enum CalDAVCommand: Command {
             password = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
         }
         return CalDAVClient(http: HTTPClient(), username: account.username, password: password,
-                            caInfo: context.environment["DATEBOOK_CA_FILE"])
+                            caInfo: environment["DATEBOOK_CA_FILE"])
     }
 
     /// Runs `body`, turning a `CalDAVError` into the CLI's error: exit 69 when the server or the

@@ -102,6 +102,20 @@ struct CalDAVCommandTests {
         #expect(unset.err.contains("the password of caldav account 'home' (config): environment variable DAV_PASSWORD is not set"))
     }
 
+    @Test func tickSyncsAnAccountWhoseIntervalHasPassed() throws {
+        let (sandbox, server, environment) = try added()
+        let first = sandbox.run(["tick"], environment: environment)
+        #expect(first.code == 0, "\(first.err)")
+        #expect(sandbox.run(["list"]).out.contains("Dentist"))
+        let count = server.requests().count
+        #expect(sandbox.run(["tick"], environment: environment).code == 0)
+        #expect(server.requests().count == count, "synced again before its 15m")
+        var later = sandbox
+        later.now = "2026-11-30 09:15"
+        #expect(later.run(["tick"], environment: environment).code == 0)
+        #expect(Array(server.requests().dropFirst(count)) == ["REPORT /ann/personal/"])
+    }
+
     @Test func removingAnAccountRemovesItsEvents() throws {
         let (sandbox, server, environment) = try added()
         defer { withExtendedLifetime(server) {} }
