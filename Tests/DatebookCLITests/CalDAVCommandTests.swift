@@ -116,6 +116,20 @@ struct CalDAVCommandTests {
         #expect(Array(server.requests().dropFirst(count)) == ["REPORT /ann/personal/"])
     }
 
+    @Test func aServerWithItsOwnCertificateIsTrustedOnlyThroughTheCAFile() throws {
+        let server = try Radicale(tls: true)
+        try server.makeCalendar("personal", displayName: "Personal")
+        try server.put("personal", "dentist.ics", Self.dentist)
+        let sandbox = Sandbox()
+        let arguments = ["caldav", "add", "home", server.baseURL + "/", "--username", "ann", "--password-env", "P"]
+        let untrusted = sandbox.run(arguments, environment: ["P": server.password])
+        #expect(untrusted.code == 69)
+        #expect(untrusted.err.contains("TLS failed"), "\(untrusted.err)")
+        let environment = ["P": server.password, "DATEBOOK_CA_FILE": try #require(server.certificate)]
+        #expect(sandbox.run(arguments, environment: environment).code == 0)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: 1 received, 0 removed, 1 event\n")
+    }
+
     @Test func removingAnAccountRemovesItsEvents() throws {
         let (sandbox, server, environment) = try added()
         defer { withExtendedLifetime(server) {} }

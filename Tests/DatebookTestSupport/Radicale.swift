@@ -15,9 +15,15 @@ public final class Radicale: @unchecked Sendable {  // owns a child process
     public let password = "correct horse"
     private let client = HTTPClient(maxHostConnections: 2, maxTotalConnections: 2)
 
-    public init() throws {
+    /// The self-signed certificate it serves with `tls` (trust it as a CA file), else nil.
+    public let certificate: String?
+
+    /// - Parameter tls: serve HTTPS with a throwaway self-signed certificate for 127.0.0.1.
+    public init(tls: Bool = false) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("datebook-radicale-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let pair = tls ? try makeCertificate(in: directory) : nil
+        certificate = pair?.cert
         let users = directory.appendingPathComponent("users")
         try Data("\(username):\(password)\n".utf8).write(to: users)
         guard let python = Self.python() else { throw RadicaleError.missing }
@@ -27,7 +33,7 @@ public final class Radicale: @unchecked Sendable {  // owns a child process
             "-m", "radicale", "--storage-filesystem-folder=" + directory.appendingPathComponent("collections").path,
             "--server-hosts=127.0.0.1:\(port)", "--auth-type=htpasswd", "--auth-htpasswd-filename=" + users.path,
             "--auth-htpasswd-encryption=plain", "--auth-delay=0", "--logging-level=info",
-        ]
+        ] + (pair.map { ["--server-ssl=True", "--server-certificate=" + $0.cert, "--server-key=" + $0.key] } ?? [])
         log = directory.appendingPathComponent("radicale.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: Data())
         let handle = try FileHandle(forWritingTo: log)
@@ -37,7 +43,8 @@ public final class Radicale: @unchecked Sendable {  // owns a child process
         // Up to 60 s: the machine may be busy building.
         for _ in 0..<600 {
             if !process.isRunning { break }
-            if case .success = client.perform(HTTPRequest(method: "GET", url: baseURL + "/.well-known/caldav", timeout: 2)) {
+            if case .success = client.perform(HTTPRequest(method: "GET", url: baseURL + "/.well-known/caldav", timeout: 2,
+                                                          caInfo: certificate)) {
                 return
             }
             usleep(100_000)
@@ -47,7 +54,7 @@ public final class Radicale: @unchecked Sendable {  // owns a child process
         throw RadicaleError.didNotStart(String(output.suffix(2000)))
     }
 
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { (certificate == nil ? "http" : "https") + "://127.0.0.1:\(port)" }
     /// The user's principal and calendar home (Radicale's layout: `/USER/`).
     public var homeURL: String { baseURL + "/\(username)/" }
 
@@ -89,7 +96,7 @@ public final class Radicale: @unchecked Sendable {  // owns a child process
             all.append(HTTPRequest.Header("Content-Type", "application/xml; charset=utf-8"))
         }
         let url = path.hasPrefix("http") ? path : baseURL + path
-        return try client.perform(HTTPRequest(method: method, url: url, headers: all, body: Data(body.utf8))).get()
+        return try client.perform(HTTPRequest(method: method, url: url, headers: all, body: Data(body.utf8), caInfo: certificate)).get()
     }
 
     /// Creates the calendar `/ann/NAME/` (MKCALENDAR) with a display name.
