@@ -7,11 +7,11 @@ import Foundation
 
 /// `datebook caldav add|list|sync|rm`: CalDAV accounts (issue 18; this build pulls, see docs/caldav.md).
 enum CalDAVCommand: Command {
-    static let actions = ["add", "list", "sync", "rm"]
+    static let actions = ["add", "list", "sync", "status", "rm"]
 
     static let spec = CommandSpec(
         name: "caldav", summary: "sync calendars and to-do lists from CalDAV servers",
-        usage: "add NAME URL --username USER (--password-env VAR | --password-file PATH) [--calendar NAME]… | list | sync [NAME] | rm NAME",
+        usage: "add NAME URL --username USER (--password-env VAR | --password-file PATH) [--calendar NAME]… | list | sync [NAME] | status [NAME] | rm NAME",
         options: [.value("--username", "USER", "the account's login"),
                   .value("--password-env", "VAR", "read the password from this environment variable at every sync"),
                   .value("--password-file", "PATH", "read the password from this file at every sync"),
@@ -31,7 +31,7 @@ enum CalDAVCommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
         let words = arguments.positionals
-        let action = try Subcommands.action(words, command: "caldav", counts: [("add", 3...3), ("list", 0...1), ("sync", 1...2), ("rm", 2...2)],
+        let action = try Subcommands.action(words, command: "caldav", counts: [("add", 3...3), ("list", 0...1), ("sync", 1...2), ("status", 1...2), ("rm", 2...2)],
                                             usage: spec.usage)
         let store = try context.openStore()
         switch action {
@@ -41,6 +41,7 @@ enum CalDAVCommand: Command {
             context.out.write("removed caldav account '\(words[1])' and its events\n")
             return ExitCode.ok
         case "sync": return try sync(words.count > 1 ? words[1] : nil, store, context)
+        case "status": return try status(words.count > 1 ? words[1] : nil, store, context)
         default: return try list(store, context)
         }
     }
@@ -170,6 +171,29 @@ enum CalDAVCommand: Command {
             context.out.write("\(prefix): \(what)\n")
         }
         return refused
+    }
+
+    /// Each account's last sync and the conflicts that lost something, newest first; exit 1 when
+    /// the last sync of one failed.
+    static func status(_ name: String?, _ store: Store, _ context: Context) throws -> Int32 {
+        var accounts = try store.calDAVAccounts()
+        if let name {
+            accounts = accounts.filter { $0.name == name }
+            guard !accounts.isEmpty else { throw try noSuchAccount(name, store) }
+        }
+        var failed = false
+        for account in accounts {
+            let synced = account.lastSync.map { Rows.when(.instant($0), context) } ?? "never"
+            context.out.write("\(account.name): synced \(synced)" + (account.lastError.map { ", FAILED: " + $0 } ?? "") + "\n")
+            failed = failed || account.lastError != nil
+            let conflicts = try store.calDAVConflicts(account: account.name)
+            if conflicts.isEmpty { context.out.write("  no conflicts\n") }
+            for conflict in conflicts {
+                context.out.write("  \(Rows.when(.instant(conflict.at), context))  \(TextWidth.clean(conflict.calendar))  "
+                                  + TextWidth.clean(conflict.message) + "\n")
+            }
+        }
+        return failed ? 1 : ExitCode.ok
     }
 
     static func list(_ store: Store, _ context: Context) throws -> Int32 {

@@ -112,6 +112,14 @@ extension Store {
             PRIMARY KEY (account, calendar_url, url),
             FOREIGN KEY (account, calendar_url) REFERENCES caldav_calendars(account, url) ON DELETE CASCADE
         ) WITHOUT ROWID;
+        CREATE TABLE caldav_conflicts (
+            account TEXT NOT NULL,
+            calendar_url TEXT NOT NULL,
+            at INTEGER NOT NULL,
+            message TEXT NOT NULL,
+            FOREIGN KEY (account, calendar_url) REFERENCES caldav_calendars(account, url) ON DELETE CASCADE
+        );
+        CREATE INDEX caldav_conflicts_by_account ON caldav_conflicts(account, at);
         """
 
     static let resourceUpsert = """
@@ -265,6 +273,37 @@ extension Store {
                     .bind(.optional(digest), .text(calendar.account), .text(calendar.url)).run()
             }
         }
+    }
+
+    /// Records what lost in the conflicts of one sync (`datebook caldav status` shows them).
+    public func recordCalDAVConflicts(_ messages: [String], in calendar: CalDAVCalendar, now: Date) throws {
+        guard !messages.isEmpty else { return }
+        try transaction {
+            try wrap {
+                let insert = try statement("INSERT INTO caldav_conflicts (account, calendar_url, at, message) VALUES (?, ?, ?, ?)")
+                for message in messages {
+                    try insert.bind(.text(calendar.account), .text(calendar.url), .integer(Int64(now.timeIntervalSince1970)),
+                                    .text(message)).run()
+                }
+            }
+        }
+    }
+
+    /// The conflicts recorded for an account, newest first: when, the calendar's display name, what lost.
+    public func calDAVConflicts(account: String, limit: Int = 50) throws -> [(at: Date, calendar: String, message: String)] {
+        var result: [(at: Date, calendar: String, message: String)] = []
+        try wrap {
+            let rows = try statement("""
+                SELECT k.at, c.display_name, k.message FROM caldav_conflicts k
+                JOIN caldav_calendars c ON c.account = k.account AND c.url = k.calendar_url
+                WHERE k.account = ? ORDER BY k.at DESC, k.rowid DESC LIMIT ?
+                """)
+            try rows.bind(.text(account), .int(limit))
+            while try rows.step() {
+                result.append((Date(timeIntervalSince1970: TimeInterval(rows.int64(0))), rows.text(1), rows.text(2)))
+            }
+        }
+        return result
     }
 
     /// Records the end of an account's sync (`error` nil: it succeeded).

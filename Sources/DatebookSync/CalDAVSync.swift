@@ -38,6 +38,7 @@ public struct CalDAVSync {
     public func sync(_ calendar: CalDAVCalendar, now: Date) throws -> (pushed: PushOutcome, pulled: PullOutcome) {
         let digest = try store.calDAVLocalDigest(of: calendar)
         let pushed = digest == calendar.localDigest ? PushOutcome() : try push(calendar, now: now)
+        try store.recordCalDAVConflicts(pushed.conflicts, in: calendar, now: now)
         let fresh = try store.calDAVCalendars(account: calendar.account).first { $0.url == calendar.url } ?? calendar
         let pulled = try pull(fresh, now: now)
         if !pushed.refused.isEmpty {

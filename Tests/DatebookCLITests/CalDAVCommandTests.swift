@@ -48,6 +48,25 @@ struct CalDAVCommandTests {
         #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
     }
 
+    @Test func anOverrideOfARecurringEventEditedOnTheServerIsShownOnItsDay() throws {
+        let (sandbox, server, environment) = try added()
+        func standup(_ moved: String) -> String {
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//phone//EN\r\nBEGIN:VEVENT\r\nUID:standup-1\r\nDTSTAMP:20261101T100000Z\r\n"
+                + "DTSTART:20261201T080000Z\r\nRRULE:FREQ=DAILY;COUNT=5\r\nSUMMARY:Standup\r\nEND:VEVENT\r\n"
+                + "BEGIN:VEVENT\r\nUID:standup-1\r\nDTSTAMP:20261101T100000Z\r\nRECURRENCE-ID:20261203T080000Z\r\n"
+                + "DTSTART:20261203T100000Z\r\nSUMMARY:\(moved)\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        }
+        try server.put("personal", "standup.ics", standup("Standup (late)"))
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        let list = sandbox.run(["list"]).out
+        #expect(list.contains("Standup (late)") && list.contains("Thu 2026-12-03 11:00"), "\(list)")
+        try server.put("personal", "standup.ics", standup("Standup (moved again)"))
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: 1 received, 0 removed, 4 events\n")
+        let after = sandbox.run(["list"]).out
+        #expect(after.contains("Standup (moved again)") && !after.contains("Standup (late)"))
+        #expect(after.components(separatedBy: "Standup").count - 1 == 5, "\(after)")
+    }
+
     @Test func aWrongPasswordIsExit69AndChangesNothing() throws {
         let (sandbox, server, environment) = try added()
         #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
@@ -253,5 +272,11 @@ struct CalDAVPushCommandTests {
         let after = try #require(try server.get("personal", "dentist.ics"))
         #expect(after.contains("SUMMARY:Dentist (datebook)") && after.contains("LOCATION:Main St 1"))
         #expect(sandbox.run(["list"]).out.contains("Dentist (datebook)"))
+        #expect(sandbox.run(["caldav", "status"]).out == """
+            home: synced Mon 2026-11-30 09:00
+              Mon 2026-11-30 09:00  Personal  UID dentist-1: SUMMARY changed on both sides; datebook's is kept, \
+            the server's 'SUMMARY:Dentist (phone)' lost
+
+            """)
     }
 }
