@@ -158,6 +158,13 @@ extension CalDAVSync {
         let original = resource.text
         resource.text = write.isNew ? original : ICalPatch.apply(changes, to: original, component: write.component)
         var response = try client.put(resource.url, text: resource.text, ifMatch: write.isNew ? nil : resource.etag)
+        if response.status == 412, write.isNew, let server = try client.get(resource.url) {
+            // Already there: a sync killed after this PUT was accepted, before recording it.
+            try store.recordCalDAVResource(CalDAVResource(url: resource.url, etag: server.etag, uid: resource.uid, text: server.text),
+                                           in: calendar)
+            outcome.sent += 1
+            return
+        }
         if response.status == 412, !write.isNew, let server = try client.get(resource.url) {
             let merged = Self.merge(changes, base: original, server: server.text, component: write.component, now: now)
             outcome.conflicts += merged.lost.map { "UID \(resource.uid): \($0)" }
@@ -185,7 +192,8 @@ extension CalDAVSync {
         var lost: [String] = []
         for change in changes where !["LAST-MODIFIED", "DTSTAMP"].contains(change.name) {
             let theirs = ICalPatch.line(change.name, in: server, component: component)
-            guard theirs != ICalPatch.line(change.name, in: base, component: component) else {
+            // The server has ours already (a sync killed after its PUT), or left the property alone.
+            guard theirs != change.line, theirs != ICalPatch.line(change.name, in: base, component: component) else {
                 kept.append(change)
                 continue
             }
