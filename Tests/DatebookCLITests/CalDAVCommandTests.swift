@@ -164,6 +164,7 @@ struct CalDAVCommandTests {
         ("/multistatus?body=%3Cmultistatus%20xmlns%3D%22DAV%3A%22%3E%3Cresponse%3E", 65,
          "the server's XML is malformed at line 1: <response> is not closed; nothing was changed"),
         ("/status/503", 69, "/status/503: PROPFIND answered HTTP 503"),
+        ("/reset", 69, "check the URL and that the server is up"),
     ])
     func aURLThatIsNotCalDAVAddsNothing(path: String, code: Int32, message: String) throws {
         let sink = try TestServer(script: "http_sink.py")
