@@ -14,6 +14,9 @@ public struct CalDAVClient: Sendable {
     public let caInfo: String?
     /// Resources asked for per `calendar-multiget`.
     public var batchSize = 250
+    /// Ask for `sync-collection` first; false goes straight to the `getctag` + ETag listing (tests,
+    /// servers known to lack RFC 6578).
+    public var syncCollection = true
 
     public init(http: HTTPClient, username: String, password: String, caInfo: String? = nil) {
         self.http = http
@@ -136,9 +139,34 @@ public struct CalDAVClient: Sendable {
         public var removed: [String]
         public var token: String?
         public var full: Bool
+        /// The calendar's `getctag`, when the listing came from it.
+        public var ctag: String? = nil
     }
 
-    public func changes(in calendar: String, since token: String?) throws -> Changes {
+    /// What changed since `token` (RFC 6578); where the server has no `sync-collection` (403, 405
+    /// or 501 to it without a token), from `getctag`: the same ctag as `ctag` is no change (one
+    /// request), another one lists every resource's ETag (`full`).
+    public func changes(in calendar: String, since token: String?, ctag: String? = nil) throws -> Changes {
+        guard syncCollection else { return try listing(calendar, ctag: ctag) }
+        do {
+            return try syncReport(calendar, since: token)
+        } catch CalDAVError.status(_, _, let code) where token == nil && [403, 405, 501].contains(code) {
+            return try listing(calendar, ctag: ctag)
+        }
+    }
+
+    /// The `getctag` + ETag fallback.
+    func listing(_ calendar: String, ctag known: String?) throws -> Changes {
+        let (status, _) = try multistatus("PROPFIND", calendar, depth: "0", body: Self.propfind("<S:getctag/>"))
+        let ctag = status.responses.first?.prop(DAVNamespace.calendarServer, "getctag")?.text.trimmed
+        if let ctag, ctag == known { return Changes(present: [:], removed: [], token: nil, full: false, ctag: ctag) }
+        let (all, _) = try multistatus("PROPFIND", calendar, depth: "1", body: Self.propfind("<D:getetag/>"))
+        var present: [String: String?] = [:]
+        for entry in all.responses where entry.url != calendar { present[entry.url] = entry.prop(DAVNamespace.dav, "getetag")?.text }
+        return Changes(present: present, removed: [], token: nil, full: true, ctag: ctag)
+    }
+
+    func syncReport(_ calendar: String, since token: String?) throws -> Changes {
         let body = """
             <?xml version="1.0" encoding="utf-8"?>
             <D:sync-collection xmlns:D="DAV:"><D:sync-token>\(DAVXML.escape(token ?? ""))</D:sync-token>\
@@ -149,7 +177,7 @@ public struct CalDAVClient: Sendable {
             (status, _) = try multistatus("REPORT", calendar, depth: "0", body: body)
         } catch CalDAVError.status(_, _, let code) where token != nil && (code == 403 || code == 409) {
             // The token expired or was never the server's (RFC 6578 §3.2 valid-sync-token): list it all.
-            return try changes(in: calendar, since: nil)
+            return try syncReport(calendar, since: nil)
         }
         var result = Changes(present: [:], removed: [], token: status.syncToken, full: token == nil)
         for entry in status.responses where entry.url != calendar {

@@ -50,15 +50,16 @@ public struct CalDAVSync {
     }
 
     public func pull(_ calendar: CalDAVCalendar, now: Date) throws -> PullOutcome {
-        let changes = try client.changes(in: calendar.url, since: calendar.syncToken)
+        let changes = try client.changes(in: calendar.url, since: calendar.syncToken, ctag: calendar.ctag)
+        let ctag = changes.ctag ?? calendar.ctag
         let held = try store.calDAVResources(of: calendar)
         var removed = Set(changes.removed.filter { held[$0] != nil })
         if changes.full { removed.formUnion(held.keys.filter { changes.present[$0] == nil }) }
         let wanted = changes.present.filter { url, etag in etag == nil || held[url]?.etag != etag }.keys.sorted()
         if wanted.isEmpty, removed.isEmpty {
-            if changes.token != calendar.syncToken {
+            if changes.token != calendar.syncToken || ctag != calendar.ctag {
                 try store.applyCalDAVChanges(to: calendar, changed: [], removed: [], events: try events(held, calendar, now: now),
-                                             syncToken: changes.token, ctag: calendar.ctag)
+                                             syncToken: changes.token, ctag: ctag)
             }
             return PullOutcome(calendar: calendar.displayName, received: 0, removed: 0, events: nil, warnings: [])
         }
@@ -71,7 +72,7 @@ public struct CalDAVSync {
         for resource in received { all[resource.url] = resource }
         let result = try events(all, calendar, now: now)
         try store.applyCalDAVChanges(to: calendar, changed: received, removed: removed.sorted(), events: result,
-                                     syncToken: changes.token, ctag: calendar.ctag)
+                                     syncToken: changes.token, ctag: ctag)
         return PullOutcome(calendar: calendar.displayName, received: received.count, removed: removed.count,
                        events: result.events.count, warnings: result.warnings)
     }

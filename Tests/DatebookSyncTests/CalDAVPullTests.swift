@@ -88,4 +88,22 @@ struct CalDAVPullTests {
         #expect(Array(requests) == ["REPORT /ann/personal/", "REPORT /ann/personal/", "REPORT /ann/personal/"],
                 "the refused token, the full listing, the multiget")
     }
+
+    @Test func withoutSyncCollectionTheCtagTellsWhetherToListAndTheListingRemovesWhatIsGone() throws {
+        var setup = try setUp()
+        var client = setup.sync.client
+        client.syncCollection = false
+        setup = Setup(server: setup.server, store: setup.store, sync: CalDAVSync(store: setup.store, client: client, timeZone: setup.sync.timeZone),
+                      calendar: setup.calendar)
+        func stored() throws -> CalDAVCalendar { try #require(try setup.store.calDAVCalendars(account: "home").first) }
+        #expect(try setup.sync.pull(try stored(), now: Self.now).received == 1)
+        let before = setup.server.requests().count
+        #expect(try setup.sync.pull(try stored(), now: Self.now).events == nil)
+        #expect(Array(setup.server.requests().dropFirst(before)) == ["PROPFIND /ann/personal/"])
+        try setup.server.put("personal", "party.ics", Self.event("party-1", "Party"))
+        try setup.server.delete("personal", "dentist.ics")
+        let outcome = try setup.sync.pull(try stored(), now: Self.now)
+        #expect(outcome.received == 1 && outcome.removed == 1 && outcome.events == 1)
+        #expect(try setup.store.eventCount() == 1 && setup.store.events(titled: "Party").count == 1)
+    }
 }
