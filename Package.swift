@@ -78,10 +78,11 @@ let package = Package(
         .target(name: "DatebookDelivery", dependencies: ["DatebookCore", "CCurl"]),
         .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite"]),
         .target(name: "DatebookServer", dependencies: ["CMicroHTTPD", "DatebookCore", "DatebookStore", "DatebookRender", "DatebookScheduler"]),
+        .target(name: "DatebookSync", dependencies: ["DatebookCore", "DatebookICal", "DatebookStore", "DatebookDelivery"]),
         .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookRender"]),
         .target(
             name: "DatebookCLI",
-            dependencies: ["DatebookCore", "DatebookStore", "DatebookRender", "DatebookDelivery", "DatebookScheduler", "DatebookServer"]
+            dependencies: ["DatebookCore", "DatebookStore", "DatebookRender", "DatebookDelivery", "DatebookScheduler", "DatebookServer", "DatebookSync"]
         ),
         .executableTarget(
             name: "datebook",
@@ -99,6 +100,7 @@ let package = Package(
         .executableTarget(name: "datebook-bench", dependencies: ["DatebookDelivery", "DatebookRender"], path: "bench/swift", linkerSettings: releaseLink),
         .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"], exclude: ["Fixtures"]),
         .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),
+        .testTarget(name: "DatebookSyncTests", dependencies: ["DatebookSync", "DatebookStore", "DatebookDelivery", "DatebookTestSupport"]),
         .testTarget(
             name: "DatebookSchedulerTests",
             dependencies: ["DatebookScheduler", "DatebookStore", "DatebookCore", "DatebookDelivery", "DatebookRender", "DatebookTestSupport"]

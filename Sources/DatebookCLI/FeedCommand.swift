@@ -26,17 +26,8 @@ enum FeedCommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
         let words = arguments.positionals
-        let action = words.first ?? "list"
-        guard actions.contains(action) else {
-            throw UsageError(message: "unknown feed action '\(action)'" + Suggestion.hint(for: action, in: actions)
-                             + "; expected " + JSONReader.orList(actions), command: "feed")
-        }
-        let expected = ["add": 3...3, "list": 0...1, "refresh": 1...2, "rm": 2...2][action] ?? 0...3
-        guard expected.contains(words.count) else {
-            throw UsageError(message: "'feed \(action)' takes \(expected.lowerBound - (action == "list" ? 0 : 1))"
-                             + (expected.count > 1 ? " or \(expected.upperBound - 1)" : "")
-                             + " argument(s): datebook feed \(spec.usage)", command: "feed")
-        }
+        let action = try Subcommands.action(words, command: "feed", counts: [("add", 3...3), ("list", 0...1), ("refresh", 1...2), ("rm", 2...2)],
+                                            usage: spec.usage)
         let store = try context.openStore()
         switch action {
         case "add": return try add(name: words[1], source: words[2], arguments, store, context)
@@ -50,9 +41,7 @@ enum FeedCommand: Command {
     }
 
     static func add(name: String, source: String, _ arguments: ParsedArguments, _ store: Store, _ context: Context) throws -> Int32 {
-        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
-            throw CLIError.usage("feed name '\(name)' may only contain letters, digits, '-', '_' and '.'")
-        }
+        try Subcommands.checkName(name, what: "feed")
         var location = source
         let lowered = source.lowercased()
         if !lowered.hasPrefix("https://"), !lowered.hasPrefix("http://") {
@@ -64,13 +53,7 @@ enum FeedCommand: Command {
             // `./work.ics` is stored as `/cwd/work.ics`; `..` stays, as a symlink may sit before it.
             location = "/" + location.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
         }
-        var every = 30 * 60
-        if let text = arguments.value("--every") {
-            guard let lead = LeadTime(text), lead.days * 86_400 + lead.seconds >= 60 else {
-                throw CLIError.usage("--every expects a duration of at least 1m like 30m, 1h or 1d, got '\(text)'")
-            }
-            every = lead.days * 86_400 + lead.seconds
-        }
+        let every = try Subcommands.every(arguments, default: 30 * 60)
         let feed = Feed(name: name, source: location, every: every)
         guard try store.addFeed(feed) else {
             throw CLIError.usage("a feed named '\(name)' exists already; 'datebook feed rm \(name)' first to replace it")

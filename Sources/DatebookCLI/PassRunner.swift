@@ -52,6 +52,8 @@ final class PassRunner: Sendable {
                 try store.extendRecurrenceHorizon()
                 FeedSync.refreshDue(store: store, config: settings.config, environment: settings.environment,
                                     timeZone: settings.calendar.timeZone, now: now, log: { [log] in log.write($0) })
+                CalDAVScheduling.syncDue(store: store, config: settings.config, environment: settings.environment,
+                                         timeZone: settings.calendar.timeZone, now: now, log: { [log] in log.write($0) })
                 let scheduler = Scheduler(store: store, config: settings.config, calendar: settings.calendar,
                                           environment: settings.environment, digestRenderer: settings.digestRenderer,
                                           options: settings.options,

@@ -37,6 +37,8 @@ enum TickCommand: Command {
         }
         FeedSync.refreshDue(store: store, config: context.config, environment: context.environment,
                             timeZone: context.timeZone, now: context.now, log: SchedulerFactory.logger(context))
+        CalDAVScheduling.syncDue(store: store, config: context.config, environment: context.environment,
+                                 timeZone: context.timeZone, now: context.now, log: SchedulerFactory.logger(context))
         let report = try scheduler.tick(now: context.now)
         return report.retriesRemaining > 0 ? ExitCode.temporaryFailure : ExitCode.ok
     }

@@ -190,6 +190,10 @@ public final class HTTPClient: @unchecked Sendable {  // owns the curl multi han
             easy.set(CURLOPT_HTTPGET, 1)
         case "HEAD":
             easy.set(CURLOPT_NOBODY, 1)
+        case "DELETE" where request.body.isEmpty:
+            // No body, so no Content-Length or form Content-Type either (WebDAV's DELETE with If-Match).
+            easy.set(CURLOPT_HTTPGET, 1)
+            easy.set(CURLOPT_CUSTOMREQUEST, method)
         default:
             easy.set(CURLOPT_POST, 1)
             easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(request.body.count))

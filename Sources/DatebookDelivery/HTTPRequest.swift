@@ -68,6 +68,14 @@ public struct HTTPRequest: Sendable, Equatable {
     public func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
+
+    /// Adds an `Authorization: Basic` header (RFC 7617) and keeps the password and the token out
+    /// of every error and dry run.
+    public mutating func authorize(username: String, password: String) {
+        let token = Data("\(username):\(password)".utf8).base64EncodedString()
+        headers.append(Header("Authorization", "Basic " + token))
+        redactions += [password, token].filter { !$0.isEmpty }
+    }
 }
 
 /// What a server answered.

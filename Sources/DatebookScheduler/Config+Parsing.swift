@@ -4,11 +4,12 @@ import Foundation
 
 extension Config {
     // The keys the parser accepts; `datebook man 5` documents each (a test fails on one it lacks).
-    public static let topKeys = ["timeZone", "locale", "templates", "channels", "digests", "alerts", "feeds", "serve"]
+    public static let topKeys = ["timeZone", "locale", "templates", "channels", "digests", "alerts", "feeds", "serve", "caldav"]
     public static let digestKeys = ["name", "at", "days", "channels", "format", "template"]
     public static let alertKeys = ["before", "channels", "quietHours", "lateness", "cancelWhenDone"]
     public static let feedKeys = ["name", "url", "every"]
     public static let serveKeys = ["listen", "baseURL", "token", "feedToken"]
+    public static let caldavKeys = ["name", "url", "username", "password", "calendars", "every"]
     public static let commonChannelKeys = ["type", "insecure", "caFile", "timeout"]
     public static let channelKeys: [String: [String]] = [
         "slack": ["url"], "teams": ["url"], "discord": ["url", "username"], "mattermost": ["url", "username"],
@@ -68,6 +69,11 @@ extension Config {
             }
         }
         if let node = root["serve"] { config.serve = try serve(node, reader: reader, environment: environment) }
+        if let node = root["caldav"] {
+            config.caldav = try reader.array(node, "caldav").enumerated().map { n, item in
+                try caldavAccount(item, path: "caldav[\(n)]", reader: reader, environment: environment)
+            }
+        }
         return config
     }
 
@@ -92,6 +98,26 @@ extension Config {
         if let token = node["token"] { serve.token = try secret(token, "serve.token", reader: reader, environment: environment) }
         if let token = node["feedToken"] { serve.feedToken = try secret(token, "serve.feedToken", reader: reader, environment: environment) }
         return serve
+    }
+
+    static func caldavAccount(_ item: JSONNode, path: String, reader: JSONReader, environment: [String: String]) throws -> CalDAVAccountConfig {
+        _ = try reader.object(item, path, allowed: caldavKeys)
+        guard let nameNode = item["name"], let urlNode = item["url"], let userNode = item["username"], let passwordNode = item["password"] else {
+            throw reader.fail(item, path, "expected name, url, username and password")
+        }
+        let url = try reader.string(urlNode, path + ".url")
+        guard url.lowercased().hasPrefix("https://") || url.lowercased().hasPrefix("http://") else {
+            throw reader.fail(urlNode, path + ".url", "expected an https:// or http:// URL")
+        }
+        var every: TimeInterval = 900
+        if let node = item["every"] { every = try duration(node, path + ".every", reader: reader) }
+        let calendars = try item["calendars"].map { node in
+            try reader.array(node, path + ".calendars").enumerated().map { try reader.string($1, "\(path).calendars[\($0)]") }
+        } ?? []
+        return CalDAVAccountConfig(name: try reader.string(nameNode, path + ".name"), url: url,
+                                   username: try reader.string(userNode, path + ".username"),
+                                   password: try secret(passwordNode, path + ".password", reader: reader, environment: environment),
+                                   calendars: calendars, every: every)
     }
 
     static func channel(_ name: String, _ node: JSONNode, reader: JSONReader, environment: [String: String]) throws -> Channel {

@@ -14,6 +14,8 @@ public struct Config: Sendable, Equatable {
     public var feeds: [FeedSubscription]
     /// `datebook serve` (and `run --serve`): where it listens, its public address and its token.
     public var serve: ServeConfig
+    /// CalDAV accounts (issue 18); `datebook caldav sync` registers each in the store on its first sync.
+    public var caldav: [CalDAVAccountConfig] = []
 
     public init(timeZone: String? = nil, locale: String? = nil, templates: String? = nil, channels: [Channel] = [],
                 digests: [DigestSchedule] = [], alerts: AlertPolicy = AlertPolicy(), feeds: [FeedSubscription] = [],
@@ -168,5 +170,26 @@ public struct ServeConfig: Sendable, Equatable {
         self.baseURL = baseURL
         self.token = token
         self.feedToken = feedToken
+    }
+}
+
+/// One entry of the config's `caldav` list.
+public struct CalDAVAccountConfig: Sendable, Equatable {
+    public var name: String
+    public var url: String
+    public var username: String
+    public var password: SecretSource
+    /// Display names of the calendars to sync; empty: all.
+    public var calendars: [String]
+    public var every: TimeInterval
+
+    public init(name: String, url: String, username: String, password: SecretSource, calendars: [String] = [],
+                every: TimeInterval = 900) {
+        self.name = name
+        self.url = url
+        self.username = username
+        self.password = password
+        self.calendars = calendars
+        self.every = every
     }
 }

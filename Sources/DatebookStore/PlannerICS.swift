@@ -469,7 +469,7 @@ public enum PlannerICS {
     }
 
     /// `<task id>.<event id>@datebook` gives back the task id; other UIDs are hashed.
-    static func taskID(_ uid: String) -> String {
+    public static func taskID(_ uid: String) -> String {
         if uid.hasSuffix(uidSuffix), let dot = uid.lastIndex(of: ".") {
             let taskPart = String(uid[..<dot])
             if !taskPart.isEmpty { return taskPart }

@@ -136,13 +136,7 @@ extension Store {
     public func replaceFeedEvents(_ feed: Feed, with result: ICSImport, etag: String?, lastModified: String?,
                                   now: Date) throws {
         try transaction {
-            try deleteFeedEvents(calendar: feed.calendar)
-            for (index, event) in result.events.enumerated() {
-                try write(event, expanded: result.expansions?.keys(for: event, at: index, horizon: recurrenceHorizon))
-            }
-            try saveSources(calendar: feed.calendar, ids: result.events.lazy.compactMap { event in
-                result.uids[event.id].map { (event.id, $0) }
-            })
+            try replaceSourceEvents(calendar: feed.calendar, with: result)
             try wrap {
                 try statement("""
                     UPDATE feeds SET etag = ?, last_modified = ?, last_checked = ?, last_success = ?, last_error = NULL,
@@ -151,6 +145,18 @@ extension Store {
                               .integer(Int64(now.timeIntervalSince1970)), .int(result.events.count), .text(feed.name)).run()
             }
         }
+    }
+
+    /// Replaces every event recorded under `calendar` in `event_sources` (a feed's, a CalDAV
+    /// calendar's) with `result`'s; the caller holds the transaction.
+    func replaceSourceEvents(calendar: String, with result: ICSImport) throws {
+        try deleteFeedEvents(calendar: calendar)
+        for (index, event) in result.events.enumerated() {
+            try write(event, expanded: result.expansions?.keys(for: event, at: index, horizon: recurrenceHorizon))
+        }
+        try saveSources(calendar: calendar, ids: result.events.lazy.compactMap { event in
+            result.uids[event.id].map { (event.id, $0) }
+        })
     }
 
     /// Records a check that changed nothing (`error` nil: unchanged; else why it failed).

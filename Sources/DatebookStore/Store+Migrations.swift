@@ -157,6 +157,8 @@ extension Store {
         ALTER TABLE events ADD COLUMN location TEXT NOT NULL DEFAULT '';
         ALTER TABLE events ADD COLUMN url TEXT NOT NULL DEFAULT '';
         """,
+        // CalDAV accounts, their calendars and each server resource's own text (issue 18); see Store+CalDAV.swift.
+        calDAVMigration,
     ]
 
     /// Work a migration's SQL cannot do, run right after it (keyed by the version it reaches).

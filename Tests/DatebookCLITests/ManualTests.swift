@@ -34,7 +34,7 @@ struct ManualTests {
     @Test func everyConfigKeyHasATextInTheConfigPage() {
         let page = Sandbox().run(["man", "5"]).out
         let documented = ConfigManual.sections.flatMap { section in section.keys.map { (section.prefix, $0) } }
-        let parsed = Config.topKeys + Config.digestKeys + Config.alertKeys + Config.feedKeys + Config.serveKeys + Config.commonChannelKeys
+        let parsed = Config.topKeys + Config.digestKeys + Config.alertKeys + Config.feedKeys + Config.serveKeys + Config.caldavKeys + Config.commonChannelKeys
             + Config.channelKeys.values.flatMap { $0 }
         #expect(Set(documented.map(\.1)) == Set(parsed))
         for (prefix, key) in documented {

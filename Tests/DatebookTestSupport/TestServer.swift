@@ -50,15 +50,18 @@ public final class TestServer: @unchecked Sendable {
         }
     }
 
-    public func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(at: directory)
-    }
+    public func stop() { stopServer(process, removing: directory) }
 
     deinit { stop() }
+}
+
+/// Kills a test server (SIGKILL), waits for it, and removes its folder.
+func stopServer(_ process: Process, removing directory: URL) {
+    if process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+    try? FileManager.default.removeItem(at: directory)
 }
 
 public enum TestServerError: Error { case noPort(String) }

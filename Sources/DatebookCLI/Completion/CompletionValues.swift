@@ -52,6 +52,7 @@ enum CompletionValues: Sendable, Equatable {
         case ("feed", 0): .words(FeedCommand.actions)
         case ("feed", 1): ["refresh", "rm"].contains(before[0]) ? .feeds : .none
         case ("feed", 2): before[0] == "add" ? .files : .none
+        case ("caldav", 0): .words(CalDAVCommand.actions)
         case ("send", 0): .words(SendCommand.targets)
         case ("send", 1): before[0] == "alert" ? .events : .none
         case ("channels", 0): .words(["test"])

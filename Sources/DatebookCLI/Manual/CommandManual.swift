@@ -6,7 +6,7 @@ enum CommandManual {
     /// The command groups, in page order. Every command belongs to exactly one (a test checks).
     static let groups: [(title: String, commands: [String])] = [
         ("PLANNER COMMANDS", ["add", "list", "show", "edit", "rm", "task", "tasks", "done", "snooze", "cal", "demo"]),
-        ("IMPORT, EXPORT AND FEED COMMANDS", ["import", "export", "feed"]),
+        ("IMPORT, EXPORT, FEED AND CALDAV COMMANDS", ["import", "export", "feed", "caldav"]),
         ("DIGEST AND CHANNEL COMMANDS", ["digest", "templates", "send", "channels"]),
         ("SCHEDULER COMMANDS", ["tick", "run", "status", "preview", "doctor"]),
         ("SERVER COMMANDS", ["serve"]),
@@ -106,7 +106,7 @@ enum CommandManual {
         ("DATEBOOK_CONFIG", "the config file, as --config"),
         ("DATEBOOK_NOW", "pretend the time is this WHEN, as --now"),
         ("DATEBOOK_TZ", "the time zone, as --tz"),
-        ("DATEBOOK_CA_FILE", "a PEM file of certificates to trust when fetching feeds"),
+        ("DATEBOOK_CA_FILE", "a PEM file of certificates to trust when fetching feeds and talking to CalDAV servers"),
         ("NO_COLOR", "when set, no colour (--color always still wins)"),
         ("XDG_CONFIG_HOME", "where the config and template overrides live (default ~/.config)"),
         ("XDG_DATA_HOME", "where the store lives (default ~/.local/share)"),

@@ -17,6 +17,7 @@ enum ConfigManual {
             ("ALERTS", "alerts.", Config.alertKeys),
             ("FEEDS", "feeds[].", Config.feedKeys),
             ("SERVE", "serve.", Config.serveKeys),
+            ("CALDAV", "caldav[].", Config.caldavKeys),
         ]
         return sections
     }
@@ -74,6 +75,7 @@ enum ConfigManual {
         "digests": "a list of scheduled digests",
         "alerts": "when and where alerts go",
         "feeds": "a list of calendars subscribed by URL, refreshed by the scheduler",
+        "caldav": "a list of CalDAV accounts synced both ways by 'datebook caldav sync'",
         "channels.NAME.type": "slack, teams, discord, mattermost, ntfy, webhook, email, command, desktop or file",
         "channels.NAME.insecure": "true skips TLS certificate verification (warns every time)",
         "channels.NAME.caFile": "a PEM file of certificates to trust, for a private CA",
@@ -118,5 +120,11 @@ enum ConfigManual {
         "serve.baseURL": "the address people reach the server at (behind a proxy: its https URL); set, every alert carries signed Done, Snooze 1 h and Tomorrow 9:00 links under it",
         "serve.token": "the password of the web pages and the API's bearer token (a SECRET); required off loopback",
         "serve.feedToken": "a SECRET in the feed's URL (/feeds/FEEDTOKEN/calendar.ics) so calendar apps can subscribe without a login",
+        "caldav[].name": "the account's name, as 'datebook caldav sync NAME' takes it",
+        "caldav[].url": "the server's https:// or http:// URL; discovery finds the calendars from there",
+        "caldav[].username": "the login",
+        "caldav[].password": "the password (a SECRET); read at each sync, never stored",
+        "caldav[].calendars": "a list of calendar display names to sync (default: all)",
+        "caldav[].every": "a DURATION between syncs by the daemon (default 15m)",
     ]
 }

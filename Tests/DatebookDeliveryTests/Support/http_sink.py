@@ -22,6 +22,7 @@ Paths:
                                   content names another path to answer instead (status/500,
                                   html, endless, redirect-file, redirect-to/…), so a feed can start failing
   /html                           200 text/html login page (a feed URL that went wrong)
+  /multistatus?body=XML           207 application/xml with XML as the body (WebDAV answers, broken ones too)
   /endless                        200 text/calendar that never ends (size caps)
   anything else[?delay=S]         204 No Content (after S seconds)
 """
@@ -112,6 +113,8 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/html":
             self.answer(200, b"<!DOCTYPE html><html><head><title>Sign in</title></head><body>Sign in</body></html>",
                         [("Content-Type", "text/html; charset=utf-8")])
+        elif path == "/multistatus":
+            self.answer(207, query["body"][0].encode(), [("Content-Type", "application/xml; charset=utf-8")])
         elif path == "/endless":
             self.send_response(200)
             self.send_header("Content-Type", "text/calendar")
@@ -143,7 +146,7 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self.answer(200, body, headers)
 
-    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = handle_any
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_PROPFIND = do_REPORT = handle_any
 
 
 class Server(ThreadingHTTPServer):

@@ -1,0 +1,263 @@
+import DatebookCore
+import DatebookDelivery
+import DatebookScheduler
+import DatebookStore
+import DatebookSync
+import Foundation
+
+/// `datebook caldav add|list|sync|rm`: CalDAV accounts (issue 18; this build pulls, see docs/caldav.md).
+enum CalDAVCommand: Command {
+    static let actions = ["add", "list", "sync", "status", "rm"]
+
+    static let spec = CommandSpec(
+        name: "caldav", summary: "sync calendars and to-do lists from CalDAV servers",
+        usage: "add NAME URL --username USER (--password-env VAR | --password-file PATH) [--calendar NAME]… | list | sync [NAME] | status [NAME] | rm NAME",
+        options: [.value("--username", "USER", "the account's login"),
+                  .value("--password-env", "VAR", "read the password from this environment variable at every sync"),
+                  .value("--password-file", "PATH", "read the password from this file at every sync"),
+                  .value("--calendar", "NAME", repeatable: true, "sync only the calendars with these display names (default: all)"),
+                  .value("--every", "DURATION", "how often the daemon will sync it (default 15m)")],
+        positionals: 0...3,
+        examples: ["datebook caldav add home https://dav.example.org/ --username ann --password-env DAV_PASSWORD",
+                   "datebook caldav sync", "datebook caldav list", "datebook caldav rm home"],
+        details: """
+        'caldav add' finds the account's calendars (/.well-known/caldav, current-user-principal,
+        calendar-home-set) and prints them; nothing is fetched until 'caldav sync'. The password is
+        never stored: only where to read it. VEVENTs become events, VTODOs tasks (of the event named
+        by RELATED-TO, else of the calendar's "Tasks" event). DATEBOOK_CA_FILE names a PEM file of
+        certificates to trust.
+        """
+    )
+
+    static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
+        let words = arguments.positionals
+        let action = try Subcommands.action(words, command: "caldav", counts: [("add", 3...3), ("list", 0...1), ("sync", 1...2), ("status", 1...2), ("rm", 2...2)],
+                                            usage: spec.usage)
+        let store = try context.openStore()
+        switch action {
+        case "add": return try add(name: words[1], url: words[2], arguments, store, context)
+        case "rm":
+            guard try store.removeCalDAVAccount(named: words[1]) else { throw try noSuchAccount(words[1], store) }
+            context.out.write("removed caldav account '\(words[1])' and its events\n")
+            return ExitCode.ok
+        case "sync": return try sync(words.count > 1 ? words[1] : nil, store, context)
+        case "status": return try status(words.count > 1 ? words[1] : nil, store, context)
+        default: return try list(store, context)
+        }
+    }
+
+    static func add(name: String, url: String, _ arguments: ParsedArguments, _ store: Store, _ context: Context) throws -> Int32 {
+        try Subcommands.checkName(name, what: "caldav account")
+        guard let components = URLComponents(string: url), ["https", "http"].contains(components.scheme?.lowercased() ?? ""),
+            components.host?.isEmpty == false
+        else { throw CLIError.usage("caldav URL '\(CalDAVClient.shown(url))': expected an https:// or http:// URL") }
+        guard components.user == nil, components.password == nil else {
+            throw CLIError.usage("caldav URL: put the login in --username and --password-env/--password-file, not in the URL")
+        }
+        guard let username = arguments.value("--username"), !username.isEmpty else {
+            throw CLIError.usage("caldav add: --username USER is required")
+        }
+        let source: String
+        switch (arguments.value("--password-env"), arguments.value("--password-file")) {
+        case (let variable?, nil): source = "env:" + variable
+        case (nil, let path?):
+            var location = XDGPaths.expand(path, context.environment)
+            if !location.hasPrefix("/") { location = FileManager.default.currentDirectoryPath + "/" + location }
+            source = "file:" + location
+        default: throw CLIError.usage("caldav add: give one of --password-env VAR or --password-file PATH (the password is never stored)")
+        }
+        let every = try Subcommands.every(arguments, default: 15 * 60)
+        let account = CalDAVAccount(name: name, url: url, username: username, passwordSource: source, every: every)
+        guard try store.calDAVAccounts().allSatisfy({ $0.name != name }) else {
+            throw CLIError.usage("a caldav account named '\(name)' exists already; 'datebook caldav rm \(name)' first to replace it")
+        }
+        try register(account, chosen: arguments.all("--calendar"), store, context)
+        context.out.write("'datebook caldav sync \(name)' fetches them\n")
+        return ExitCode.ok
+    }
+
+    /// Discovers the account's calendars, stores the account with them (those in `chosen`, or all,
+    /// selected) and prints what it found.
+    static func register(_ account: CalDAVAccount, chosen: [String], _ store: Store, _ context: Context) throws {
+        let calendars = try register(account, chosen: chosen, store, config: context.config, environment: context.environment)
+        context.out.write("added caldav account '\(account.name)' (\(CalDAVClient.shown(account.url))) with \(calendars.count) calendar"
+                          + (calendars.count == 1 ? "" : "s") + ":\n")
+        for calendar in calendars { context.out.write(describe(calendar)) }
+    }
+
+    /// Discovers the account's calendars and stores the account with them; returns them.
+    static func register(_ account: CalDAVAccount, chosen: [String], _ store: Store, config: Config,
+                         environment: [String: String]) throws -> [CalDAVCalendar] {
+        let found = try unavailableOnFailure { try client(for: account, config: config, environment: environment).discover(account.url) }
+        for wanted in chosen where !found.contains(where: { $0.displayName == wanted }) {
+            throw CLIError.data("caldav account '\(account.name)' not added: no calendar named '\(wanted)'"
+                                + Suggestion.hint(for: wanted, in: found.map(\.displayName)))
+        }
+        let calendars = found.map {
+            var calendar = $0
+            calendar.account = account.name
+            calendar.selected = chosen.isEmpty || chosen.contains(calendar.displayName)
+            return calendar
+        }
+        try store.addCalDAVAccount(account, calendars: calendars)
+        return calendars
+    }
+
+    /// `  Personal  VEVENT, VTODO  #1E90FF  https://…` (`(not synced)` when not chosen).
+    static func describe(_ calendar: CalDAVCalendar) -> String {
+        var line = "  \(TextWidth.clean(calendar.displayName))  \(calendar.components.joined(separator: ", "))"
+        if let color = calendar.color { line += "  \(TextWidth.clean(color))" }
+        line += "  \(CalDAVClient.shown(calendar.url))"
+        if !calendar.selected { line += "  (not synced)" }
+        return line + "\n"
+    }
+
+    static func sync(_ name: String?, _ store: Store, _ context: Context) throws -> Int32 {
+        var failures: [CLIError] = []
+        // The config's accounts are registered on their first sync (their password stays in the config).
+        let known = Set(try store.calDAVAccounts().map(\.name))
+        for entry in context.config.caldav where !known.contains(entry.name) && (name == nil || name == entry.name) {
+            let account = CalDAVAccount(name: entry.name, url: entry.url, username: entry.username, passwordSource: "config",
+                                        every: Int(entry.every))
+            do {
+                try register(account, chosen: entry.calendars, store, context)
+            } catch let error as CLIError {
+                failures.append(CLIError(message: "caldav '\(entry.name)' (config): " + error.message, code: error.code))
+            }
+        }
+        var accounts = try store.calDAVAccounts()
+        if let name {
+            accounts = accounts.filter { $0.name == name }
+            guard !accounts.isEmpty else { throw try noSuchAccount(name, store) }
+        }
+        if accounts.isEmpty {
+            context.out.write("No caldav accounts. Add one with 'datebook caldav add NAME URL --username USER --password-env VAR'.\n")
+            return ExitCode.ok
+        }
+        for account in accounts {
+            do {
+                let refused = try sync(account, store, context)
+                try store.recordCalDAVSync(account: account.name, now: context.now, error: refused.last)
+                if let last = refused.last { failures.append(CLIError.data("caldav '\(account.name)': " + last)) }
+            } catch let error as CLIError {
+                try store.recordCalDAVSync(account: account.name, now: context.now, error: error.message)
+                failures.append(CLIError(message: "caldav '\(account.name)': " + error.message, code: error.code))
+            }
+        }
+        guard let last = failures.last else { return ExitCode.ok }
+        for failure in failures.dropLast() { context.err.write("datebook: \(failure.message)\n") }
+        throw last
+    }
+
+    /// Each selected calendar of one account: local changes up, then the server's down; one line
+    /// each on stdout, conflicts and warnings on stderr. Returns the writes the server refused.
+    static func sync(_ account: CalDAVAccount, _ store: Store, _ context: Context) throws -> [String] {
+        let client = try client(for: account, context)
+        let sync = CalDAVSync(store: store, client: client, timeZone: context.timeZone)
+        var refused: [String] = []
+        for calendar in try store.calDAVCalendars(account: account.name) where calendar.selected {
+            let prefix = "caldav '\(account.name)' \(TextWidth.clean(calendar.displayName))"
+            let (sent, outcome) = try unavailableOnFailure { try sync.sync(calendar, now: context.now) }
+            for conflict in sent.conflicts { context.err.write("datebook: warning: \(prefix): conflict: \(conflict)\n") }
+            for refusal in sent.refused { context.err.write("datebook: \(prefix): not sent: \(refusal)\n") }
+            refused += sent.refused.map { "\(calendar.displayName): not sent: \($0)" }
+            if sent.sent + sent.removed > 0 {
+                context.out.write("\(prefix): \(sent.sent) sent, \(sent.removed) removed on the server\n")
+            }
+            for warning in outcome.warnings { context.err.write("datebook: warning: \(prefix): \(warning)\n") }
+            let what = outcome.events.map {
+                "\(outcome.received) received, \(outcome.removed) removed, \($0) event" + ($0 == 1 ? "" : "s")
+            } ?? "unchanged"
+            context.out.write("\(prefix): \(what)\n")
+        }
+        return refused
+    }
+
+    /// Each account's last sync and the conflicts that lost something, newest first; exit 1 when
+    /// the last sync of one failed.
+    static func status(_ name: String?, _ store: Store, _ context: Context) throws -> Int32 {
+        var accounts = try store.calDAVAccounts()
+        if let name {
+            accounts = accounts.filter { $0.name == name }
+            guard !accounts.isEmpty else { throw try noSuchAccount(name, store) }
+        }
+        var failed = false
+        for account in accounts {
+            let synced = account.lastSync.map { Rows.when(.instant($0), context) } ?? "never"
+            context.out.write("\(account.name): synced \(synced)" + (account.lastError.map { ", FAILED: " + $0 } ?? "") + "\n")
+            failed = failed || account.lastError != nil
+            let conflicts = try store.calDAVConflicts(account: account.name)
+            if conflicts.isEmpty { context.out.write("  no conflicts\n") }
+            for conflict in conflicts {
+                context.out.write("  \(Rows.when(.instant(conflict.at), context))  \(TextWidth.clean(conflict.calendar))  "
+                                  + TextWidth.clean(conflict.message) + "\n")
+            }
+        }
+        return failed ? 1 : ExitCode.ok
+    }
+
+    static func list(_ store: Store, _ context: Context) throws -> Int32 {
+        let accounts = try store.calDAVAccounts()
+        if accounts.isEmpty {
+            context.out.write("No caldav accounts. Add one with 'datebook caldav add NAME URL --username USER --password-env VAR'.\n")
+            return ExitCode.ok
+        }
+        for account in accounts {
+            let synced = account.lastSync.map { Rows.when(.instant($0), context) } ?? "never"
+            var line = "\(account.name)  \(CalDAVClient.shown(account.url))  \(account.username)  every \(LeadTime(seconds: account.every))  synced \(synced)"
+            if let error = account.lastError { line += "  FAILED: " + error }
+            context.out.write(line + "\n")
+            for calendar in try store.calDAVCalendars(account: account.name) { context.out.write(describe(calendar)) }
+        }
+        return ExitCode.ok
+    }
+
+    /// A client logged in as the account; the password is read now, from where the account says.
+    static func client(for account: CalDAVAccount, _ context: Context) throws -> CalDAVClient {
+        try client(for: account, config: context.config, environment: context.environment)
+    }
+
+    static func client(for account: CalDAVAccount, config: Config, environment: [String: String]) throws -> CalDAVClient {
+        let password: String
+        if account.passwordSource == "config" {
+            guard let entry = config.caldav.first(where: { $0.name == account.name }) else {
+                throw CLIError.usage("caldav account '\(account.name)' came from the config, which no longer has it; "
+                                     + "put it back or 'datebook caldav rm \(account.name)'")
+            }
+            do {
+                password = try entry.password.resolve(environment: environment).value
+            } catch {
+                throw CLIError.usage("the password of caldav account '\(account.name)' (config): \(error)")
+            }
+        } else if account.passwordSource.hasPrefix("env:") {
+            let variable = String(account.passwordSource.dropFirst(4))
+            guard let value = environment[variable], !value.isEmpty else {
+                throw CLIError.usage("the environment variable \(variable) (the password of caldav account '\(account.name)') is not set")
+            }
+            password = value
+        } else {
+            let path = String(account.passwordSource.dropFirst(5))
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CLIError.data("cannot read \(path) (the password file of caldav account '\(account.name)')")
+            }
+            password = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+        }
+        return CalDAVClient(http: HTTPClient(), username: account.username, password: password,
+                            caInfo: environment["DATEBOOK_CA_FILE"])
+    }
+
+    /// Runs `body`, turning a `CalDAVError` into the CLI's error: exit 69 when the server or the
+    /// login is the problem, 65 when its answer is.
+    static func unavailableOnFailure<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as CalDAVError {
+            throw CLIError(message: error.description, code: error.isUnavailable ? ExitCode.unavailable : ExitCode.dataError)
+        }
+    }
+
+    static func noSuchAccount(_ name: String, _ store: Store) throws -> CLIError {
+        let names = try store.calDAVAccounts().map(\.name)
+        return CLIError.usage("no caldav account named '\(name)'" + Suggestion.hint(for: name, in: names) + "; 'datebook caldav list' shows them")
+    }
+}

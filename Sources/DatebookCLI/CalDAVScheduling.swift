@@ -1,0 +1,52 @@
+import DatebookScheduler
+import DatebookStore
+import DatebookSync
+import Foundation
+
+/// The scheduler's part of CalDAV: before a pass (`tick`, each pass of `run`) every account whose
+/// `every` has passed since its last sync is synced both ways, like a `caldav sync` of it, so that
+/// alerts follow the server's changes. Accounts of the config are registered on the first one.
+/// Problems are logged and recorded on the account (`caldav list` shows them); the pass goes on.
+enum CalDAVScheduling {
+    static func syncDue(store: Store, config: Config, environment: [String: String], timeZone: TimeZone,
+                        now: Date, log: (String) -> Void) {
+        do {
+            let known = Set(try store.calDAVAccounts().map(\.name))
+            for entry in config.caldav where !known.contains(entry.name) {
+                let account = CalDAVAccount(name: entry.name, url: entry.url, username: entry.username, passwordSource: "config",
+                                            every: Int(entry.every))
+                do {
+                    let calendars = try CalDAVCommand.register(account, chosen: entry.calendars, store, config: config, environment: environment)
+                    log("caldav '\(entry.name)': added from the config with \(calendars.count) calendar(s)")
+                } catch {
+                    log("caldav '\(entry.name)' (config): \(ErrorTranslator.translate(error).message)")
+                }
+            }
+            for account in try store.calDAVAccounts() where isDue(account, now: now) {
+                var failure: String?
+                do {
+                    let sync = CalDAVSync(store: store, client: try CalDAVCommand.client(for: account, config: config, environment: environment),
+                                          timeZone: timeZone)
+                    for calendar in try store.calDAVCalendars(account: account.name) where calendar.selected {
+                        let (pushed, _) = try CalDAVCommand.unavailableOnFailure { try sync.sync(calendar, now: now) }
+                        for line in pushed.conflicts { log("caldav '\(account.name)' \(calendar.displayName): conflict: \(line)") }
+                        for line in pushed.refused { log("caldav '\(account.name)' \(calendar.displayName): not sent: \(line)") }
+                        failure = pushed.refused.last.map { "not sent: " + $0 } ?? failure
+                    }
+                } catch {
+                    failure = ErrorTranslator.translate(error).message
+                    log("caldav '\(account.name)': \(failure ?? "")")
+                }
+                try store.recordCalDAVSync(account: account.name, now: now, error: failure)
+            }
+        } catch {
+            log("caldav accounts not synced: \(ErrorTranslator.translate(error).message)")
+        }
+    }
+
+    /// Never synced, or `every` seconds after the last sync.
+    static func isDue(_ account: CalDAVAccount, now: Date) -> Bool {
+        guard let last = account.lastSync else { return true }
+        return now.timeIntervalSince(last) >= TimeInterval(account.every)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// A CalDAV server login (issue 18). The password itself is never stored: `passwordSource` names
+/// where to read it (`env:VAR`, `file:PATH`, or `config`: the config's `caldav` entry of that name).
+public struct CalDAVAccount: Sendable, Equatable {
+    public var name: String
+    /// What the user gave (`caldav add`); discovery starts there.
+    public var url: String
+    public var username: String
+    public var passwordSource: String
+    /// Seconds between syncs by the daemon.
+    public var every: Int
+    public var lastSync: Date?
+    /// Why the last sync failed; nil after a good one.
+    public var lastError: String?
+
+    public init(name: String, url: String, username: String, passwordSource: String, every: Int = 15 * 60,
+                lastSync: Date? = nil, lastError: String? = nil) {
+        self.name = name
+        self.url = url
+        self.username = username
+        self.passwordSource = passwordSource
+        self.every = every
+        self.lastSync = lastSync
+        self.lastError = lastError
+    }
+}
+
+/// One calendar collection of an account, with what the next sync starts from.
+public struct CalDAVCalendar: Sendable, Equatable {
+    public var account: String
+    /// Absolute URL of the collection.
+    public var url: String
+    public var displayName: String
+    public var color: String?
+    /// Supported components (`VEVENT`, `VTODO`, …).
+    public var components: [String]
+    /// Synced (chosen with `calendars`, or all when none were chosen).
+    public var selected: Bool
+    /// RFC 6578 sync token of the copy held; nil before the first sync.
+    public var syncToken: String?
+    public var ctag: String?
+    /// `Store.calDAVLocalDigest` at the end of the last sync: when it still matches, nothing changed
+    /// here and the push has nothing to look for.
+    public var localDigest: String?
+
+    public init(account: String, url: String, displayName: String, color: String? = nil, components: [String],
+                selected: Bool = true, syncToken: String? = nil, ctag: String? = nil, localDigest: String? = nil) {
+        self.account = account
+        self.url = url
+        self.displayName = displayName
+        self.color = color
+        self.components = components
+        self.selected = selected
+        self.syncToken = syncToken
+        self.ctag = ctag
+        self.localDigest = localDigest
+    }
+
+    /// The calendar name its events are recorded under in `event_sources` (and their ids derive from).
+    public var sourceCalendar: String { "caldav:" + account + " " + url }
+}
+
+/// One server resource as last received: its ETag and the server's own text, kept whole so that
+/// what datebook does not model survives a change made here.
+public struct CalDAVResource: Sendable, Equatable {
+    /// Absolute URL.
+    public var url: String
+    public var etag: String?
+    public var uid: String
+    public var text: String
+
+    public init(url: String, etag: String?, uid: String, text: String) {
+        self.url = url
+        self.etag = etag
+        self.uid = uid
+        self.text = text
+    }
+}

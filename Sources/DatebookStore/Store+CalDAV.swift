@@ -1,0 +1,246 @@
+import DatebookCore
+import Foundation
+
+extension Store {
+    static let calDAVMigration = """
+        CREATE TABLE caldav_accounts (
+            name TEXT PRIMARY KEY,
+            url TEXT NOT NULL,
+            username TEXT NOT NULL,
+            password_source TEXT NOT NULL,
+            every INTEGER NOT NULL,
+            last_sync INTEGER,
+            last_error TEXT
+        ) WITHOUT ROWID;
+        CREATE TABLE caldav_calendars (
+            account TEXT NOT NULL REFERENCES caldav_accounts(name) ON DELETE CASCADE,
+            url TEXT NOT NULL,
+            display_name TEXT NOT NULL,
+            color TEXT,
+            components TEXT NOT NULL,
+            selected INTEGER NOT NULL,
+            sync_token TEXT,
+            ctag TEXT,
+            local_digest TEXT,
+            PRIMARY KEY (account, url)
+        ) WITHOUT ROWID;
+        CREATE TABLE caldav_resources (
+            account TEXT NOT NULL,
+            calendar_url TEXT NOT NULL,
+            url TEXT NOT NULL,
+            etag TEXT,
+            uid TEXT NOT NULL,
+            text TEXT NOT NULL,
+            PRIMARY KEY (account, calendar_url, url),
+            FOREIGN KEY (account, calendar_url) REFERENCES caldav_calendars(account, url) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        CREATE TABLE caldav_conflicts (
+            account TEXT NOT NULL,
+            calendar_url TEXT NOT NULL,
+            at INTEGER NOT NULL,
+            message TEXT NOT NULL,
+            FOREIGN KEY (account, calendar_url) REFERENCES caldav_calendars(account, url) ON DELETE CASCADE
+        );
+        CREATE INDEX caldav_conflicts_by_account ON caldav_conflicts(account, at);
+        """
+
+    static let resourceUpsert = """
+        INSERT INTO caldav_resources (account, calendar_url, url, etag, uid, text) VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (account, calendar_url, url) DO UPDATE SET etag = excluded.etag, uid = excluded.uid, text = excluded.text
+        """
+
+    /// Adds an account with the calendars discovery found; false when one with this name exists.
+    @discardableResult
+    public func addCalDAVAccount(_ account: CalDAVAccount, calendars: [CalDAVCalendar]) throws -> Bool {
+        try transaction {
+            try wrap {
+                try statement("INSERT OR IGNORE INTO caldav_accounts (name, url, username, password_source, every) VALUES (?, ?, ?, ?, ?)")
+                    .bind(.text(account.name), .text(account.url), .text(account.username), .text(account.passwordSource),
+                          .int(account.every)).run()
+            }
+            guard db.changes > 0 else { return false }
+            for calendar in calendars {
+                try wrap {
+                    try statement("""
+                        INSERT INTO caldav_calendars (account, url, display_name, color, components, selected)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """).bind(.text(account.name), .text(calendar.url), .text(calendar.displayName), .optional(calendar.color),
+                                  .text(calendar.components.joined(separator: ",")), .int(calendar.selected ? 1 : 0)).run()
+                }
+            }
+            return true
+        }
+    }
+
+    public func calDAVAccounts() throws -> [CalDAVAccount] {
+        var result: [CalDAVAccount] = []
+        try wrap {
+            let rows = try statement("SELECT name, url, username, password_source, every, last_sync, last_error FROM caldav_accounts ORDER BY name")
+            try rows.bind([])
+            while try rows.step() {
+                result.append(CalDAVAccount(
+                    name: rows.text(0), url: rows.text(1), username: rows.text(2), passwordSource: rows.text(3), every: rows.int(4),
+                    lastSync: rows.isNull(5) ? nil : Date(timeIntervalSince1970: TimeInterval(rows.int64(5))),
+                    lastError: rows.optionalText(6)))
+            }
+        }
+        return result
+    }
+
+    public func calDAVCalendars(account: String) throws -> [CalDAVCalendar] {
+        var result: [CalDAVCalendar] = []
+        try wrap {
+            let rows = try statement("""
+                SELECT url, display_name, color, components, selected, sync_token, ctag, local_digest FROM caldav_calendars
+                WHERE account = ? ORDER BY display_name, url
+                """)
+            try rows.bind(.text(account))
+            while try rows.step() {
+                result.append(CalDAVCalendar(
+                    account: account, url: rows.text(0), displayName: rows.text(1), color: rows.optionalText(2),
+                    components: rows.text(3).split(separator: ",").map(String.init), selected: rows.int(4) != 0,
+                    syncToken: rows.optionalText(5), ctag: rows.optionalText(6), localDigest: rows.optionalText(7)))
+            }
+        }
+        return result
+    }
+
+    /// The resources held for one calendar, by URL.
+    public func calDAVResources(of calendar: CalDAVCalendar) throws -> [String: CalDAVResource] {
+        var result: [String: CalDAVResource] = [:]
+        try wrap {
+            let rows = try statement("SELECT url, etag, uid, text FROM caldav_resources WHERE account = ? AND calendar_url = ?")
+            try rows.bind(.text(calendar.account), .text(calendar.url))
+            while try rows.step() {
+                let resource = CalDAVResource(url: rows.text(0), etag: rows.optionalText(1), uid: rows.text(2), text: rows.text(3))
+                result[resource.url] = resource
+            }
+        }
+        return result
+    }
+
+    /// Removes an account, its calendars, resources and events; false when there is none.
+    @discardableResult
+    public func removeCalDAVAccount(named name: String) throws -> Bool {
+        let calendars = try calDAVCalendars(account: name)
+        return try transaction {
+            for calendar in calendars { try deleteFeedEvents(calendar: calendar.sourceCalendar) }
+            try wrap { try statement("DELETE FROM caldav_accounts WHERE name = ?").bind(.text(name)).run() }
+            return db.changes > 0
+        }
+    }
+
+    /// Applies what one sync received for a calendar, in ONE transaction: the changed and removed
+    /// resources, the calendar's events rebuilt from `events` (made from every resource now held),
+    /// and the new sync token. A sync killed before this leaves the old copy and token, so the next
+    /// one receives the same changes again; nothing is applied twice.
+    public func applyCalDAVChanges(to calendar: CalDAVCalendar, changed: [CalDAVResource], removed: [String],
+                                   events: ICSImport, syncToken: String?, ctag: String?) throws {
+        try transaction {
+            try wrap {
+                let delete = try statement("DELETE FROM caldav_resources WHERE account = ? AND calendar_url = ? AND url = ?")
+                for url in removed { try delete.bind(.text(calendar.account), .text(calendar.url), .text(url)).run() }
+                let upsert = try statement(Self.resourceUpsert)
+                for resource in changed {
+                    try upsert.bind(.text(calendar.account), .text(calendar.url), .text(resource.url), .optional(resource.etag),
+                                    .text(resource.uid), .text(resource.text)).run()
+                }
+                try statement("UPDATE caldav_calendars SET sync_token = ?, ctag = ? WHERE account = ? AND url = ?")
+                    .bind(.optional(syncToken), .optional(ctag), .text(calendar.account), .text(calendar.url)).run()
+            }
+            try replaceSourceEvents(calendar: calendar.sourceCalendar, with: events)
+        }
+    }
+
+    /// Records what the server accepted for one resource (a PUT: its new text and ETag) or, with
+    /// `text` nil, that it is gone (a DELETE), each in its own transaction: a sync killed after the
+    /// server answered knows it at the next start.
+    public func recordCalDAVResource(_ resource: CalDAVResource, in calendar: CalDAVCalendar, removed: Bool = false) throws {
+        try transaction {
+            try wrap {
+                if removed {
+                    try statement("DELETE FROM caldav_resources WHERE account = ? AND calendar_url = ? AND url = ?")
+                        .bind(.text(calendar.account), .text(calendar.url), .text(resource.url)).run()
+                } else {
+                    try statement(Self.resourceUpsert).bind(.text(calendar.account), .text(calendar.url), .text(resource.url), .optional(resource.etag),
+                                  .text(resource.uid), .text(resource.text)).run()
+                }
+            }
+        }
+    }
+
+    /// A digest of the calendar's events and tasks as datebook holds them (their ids and the fields
+    /// a push sends), stable across runs (FNV-1a). Reading those columns costs a fraction of
+    /// decoding the held texts again, which a push needs to find what changed.
+    public func calDAVLocalDigest(of calendar: CalDAVCalendar) throws -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        try wrap {
+            // The columns as stored: no events are built.
+            let rows = try statement("""
+                SELECT e.id, e.title, e.start_key, e.all_day, e.end_key, e.end_all_day, e.notes, t.id, t.text, t.status
+                FROM event_sources s JOIN events e ON e.id = s.event_id LEFT JOIN tasks t ON t.event_id = e.id
+                WHERE s.calendar = ? ORDER BY e.id, t.position
+                """)
+            try rows.bind(.text(calendar.sourceCalendar))
+            while try rows.step() {
+                for column in Int32(0)..<10 {
+                    if rows.isNull(column) { mix(0xfe) } else { rows.withTextBytes(column) { for byte in $0 { mix(byte) } } }
+                    mix(0xff)
+                }
+            }
+        }
+        return String(hash, radix: 16)
+    }
+
+    /// Records the digest of the end of a sync (nil: the next sync looks for local changes whatever it finds).
+    public func recordCalDAVLocalDigest(_ digest: String?, of calendar: CalDAVCalendar) throws {
+        try transaction {
+            try wrap {
+                try statement("UPDATE caldav_calendars SET local_digest = ? WHERE account = ? AND url = ?")
+                    .bind(.optional(digest), .text(calendar.account), .text(calendar.url)).run()
+            }
+        }
+    }
+
+    /// Records what lost in the conflicts of one sync (`datebook caldav status` shows them).
+    public func recordCalDAVConflicts(_ messages: [String], in calendar: CalDAVCalendar, now: Date) throws {
+        guard !messages.isEmpty else { return }
+        try transaction {
+            try wrap {
+                let insert = try statement("INSERT INTO caldav_conflicts (account, calendar_url, at, message) VALUES (?, ?, ?, ?)")
+                for message in messages {
+                    try insert.bind(.text(calendar.account), .text(calendar.url), .integer(Int64(now.timeIntervalSince1970)),
+                                    .text(message)).run()
+                }
+            }
+        }
+    }
+
+    /// The conflicts recorded for an account, newest first: when, the calendar's display name, what lost.
+    public func calDAVConflicts(account: String, limit: Int = 50) throws -> [(at: Date, calendar: String, message: String)] {
+        var result: [(at: Date, calendar: String, message: String)] = []
+        try wrap {
+            let rows = try statement("""
+                SELECT k.at, c.display_name, k.message FROM caldav_conflicts k
+                JOIN caldav_calendars c ON c.account = k.account AND c.url = k.calendar_url
+                WHERE k.account = ? ORDER BY k.at DESC, k.rowid DESC LIMIT ?
+                """)
+            try rows.bind(.text(account), .int(limit))
+            while try rows.step() {
+                result.append((Date(timeIntervalSince1970: TimeInterval(rows.int64(0))), rows.text(1), rows.text(2)))
+            }
+        }
+        return result
+    }
+
+    /// Records the end of an account's sync (`error` nil: it succeeded).
+    public func recordCalDAVSync(account: String, now: Date, error: String?) throws {
+        try transaction {
+            try wrap {
+                try statement("UPDATE caldav_accounts SET last_sync = ?, last_error = ? WHERE name = ?")
+                    .bind(.integer(Int64(now.timeIntervalSince1970)), .optional(error), .text(account)).run()
+            }
+        }
+    }
+}

@@ -1,0 +1,209 @@
+import DatebookCore
+import DatebookStore
+import Foundation
+
+/// Sends the changes made in datebook to a calendar's events and tasks up to the server (the push
+/// half of issue 18), before the pull.
+///
+/// What changed is found by comparing each stored event and task with what the held server texts
+/// make of it (the copy of the last sync). A change patches the server's own text (`ICalPatch`) and
+/// is a `PUT` with `If-Match`; a removal a `DELETE` with `If-Match`; a task added to a synced event a
+/// new VTODO (`If-None-Match: *`, RELATED-TO the event). Each accepted write is recorded at once
+/// with its new ETag. A 412 (changed on the server meanwhile) fetches the server's copy, merges
+/// property by property and tries once more; what lost is reported in `PushOutcome.conflicts`.
+extension CalDAVSync {
+    /// What one calendar's push did.
+    public struct PushOutcome: Sendable, Equatable {
+        public var sent = 0
+        public var removed = 0
+        /// `UID x: SUMMARY changed on both sides; …` lines.
+        public var conflicts: [String] = []
+        /// Writes the server refused (`UID x: PUT answered HTTP 403`); the rest went on.
+        public var refused: [String] = []
+    }
+
+    struct Write {
+        var resource: CalDAVResource
+        var component: String
+        /// nil: delete the resource.
+        var changes: [ICalPatch.Change]?
+        var isNew = false
+    }
+
+    public func push(_ calendar: CalDAVCalendar, now: Date) throws -> PushOutcome {
+        let held = try store.calDAVResources(of: calendar)
+        var outcome = PushOutcome()
+        guard !held.isEmpty else { return outcome }
+        for write in try writes(held, calendar, now: now) {
+            try send(write, calendar, now: now, into: &outcome)
+        }
+        return outcome
+    }
+
+    /// Every write the local changes call for, found against the held copy.
+    func writes(_ held: [String: CalDAVResource], _ calendar: CalDAVCalendar, now: Date) throws -> [Write] {
+        let resources = held.keys.sorted().compactMap { held[$0] }
+        let base = try events(resources, calendar, now: now, existing: { _ in nil })
+        let byUID = Dictionary(resources.map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
+        var writes: [Write] = []
+        var baseTasks: [String: EventTask] = [:]
+        for event in base.events {
+            for task in event.tasks { baseTasks[task.id] = task }
+        }
+        for event in base.events {
+            let current = try store.event(id: event.id)
+            if let uid = base.uids[event.id], !uid.contains("#"), let resource = byUID[uid],
+                ICalPatch.target(in: ICalPatch.logicalLines(resource.text, separator: "\r\n"), component: "VEVENT") != nil
+            {
+                if let current {
+                    let changes = Self.eventChanges(from: event, to: current, now: now)
+                    if !changes.isEmpty { writes.append(Write(resource: resource, component: "VEVENT", changes: changes)) }
+                } else {
+                    writes.append(Write(resource: resource, component: "VEVENT", changes: nil))
+                }
+            }
+            let currentTasks = Dictionary((current?.tasks ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            for task in event.tasks {
+                guard let resource = resources.first(where: { PlannerICS.taskID($0.uid) == task.id }) else { continue }
+                if let local = currentTasks[task.id] {
+                    let changes = Self.taskChanges(from: task, to: local, text: resource.text, at: now)
+                    if !changes.isEmpty { writes.append(Write(resource: resource, component: "VTODO", changes: changes)) }
+                } else {
+                    writes.append(Write(resource: resource, component: "VTODO", changes: nil))
+                }
+            }
+            guard let current else { continue }
+            for task in current.tasks where baseTasks[task.id] == nil {
+                let uid = "\(task.id).\(event.id)@datebook"
+                let text = Self.newTodo(uid: uid, task: task, relatedTo: base.uids[event.id].flatMap { byUID[$0] == nil ? nil : $0 },
+                                      now: now)
+                writes.append(Write(resource: CalDAVResource(url: calendar.url + "\(task.id.filter { $0.isLetter || $0.isNumber })-\(event.id).ics", etag: nil, uid: uid, text: text),
+                                    component: "VTODO", changes: [], isNew: true))
+            }
+        }
+        return writes
+    }
+
+    /// The property lines to change so that the server's event reads as `current`.
+    static func eventChanges(from base: Event, to current: Event, now: Date) -> [ICalPatch.Change] {
+        var changes: [ICalPatch.Change] = []
+        if current.title != base.title { changes.append(.init("SUMMARY", ICalPatch.textLine("SUMMARY", current.title))) }
+        if current.start != base.start, let line = ICalPatch.dateLine("DTSTART", current.start) { changes.append(.init("DTSTART", line)) }
+        if current.end != base.end {
+            changes.append(.init("DTEND", current.end.flatMap { ICalPatch.dateLine("DTEND", $0) }))
+            changes.append(.init("DURATION", nil))
+        }
+        if current.notes != base.notes {
+            changes.append(.init("DESCRIPTION", current.notes.isEmpty ? nil : ICalPatch.textLine("DESCRIPTION", current.notes)))
+        }
+        return changes.isEmpty ? [] : changes + stamps(now)
+    }
+
+    /// The property lines to change so that the server's to-do reads as `current` (STATUS,
+    /// COMPLETED and PERCENT-COMPLETE for the status, RFC 5545 §3.8.1.11).
+    static func taskChanges(from base: EventTask, to current: EventTask, text: String, at now: Date) -> [ICalPatch.Change] {
+        var changes: [ICalPatch.Change] = []
+        if current.text != base.text { changes.append(.init("SUMMARY", ICalPatch.textLine("SUMMARY", current.text))) }
+        if current.status != base.status {
+            switch current.status {
+            case .todo:
+                changes += [.init("STATUS", "STATUS:NEEDS-ACTION"), .init("COMPLETED", nil), .init("PERCENT-COMPLETE", nil)]
+            case .doing:
+                changes += [.init("STATUS", "STATUS:IN-PROCESS"), .init("COMPLETED", nil)]
+                if ICalPatch.line("PERCENT-COMPLETE", in: text, component: "VTODO")?.hasSuffix(":100") == true {
+                    changes.append(.init("PERCENT-COMPLETE", nil))
+                }
+            case .done:
+                changes += [.init("STATUS", "STATUS:COMPLETED"), .init("COMPLETED", "COMPLETED:" + ICalPatch.utc(now)),
+                            .init("PERCENT-COMPLETE", "PERCENT-COMPLETE:100")]
+            }
+        }
+        return changes.isEmpty ? [] : changes + stamps(now)
+    }
+
+    static func stamps(_ now: Date) -> [ICalPatch.Change] {
+        [.init("LAST-MODIFIED", "LAST-MODIFIED:" + ICalPatch.utc(now)), .init("DTSTAMP", "DTSTAMP:" + ICalPatch.utc(now))]
+    }
+
+    static func newTodo(uid: String, task: EventTask, relatedTo: String?, now: Date) -> String {
+        var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//datebook//CalDAV//EN", "BEGIN:VTODO", "UID:" + uid,
+                     "DTSTAMP:" + ICalPatch.utc(now), ICalPatch.textLine("SUMMARY", task.text)]
+        switch task.status {
+        case .todo: lines.append("STATUS:NEEDS-ACTION")
+        case .doing: lines.append("STATUS:IN-PROCESS")
+        case .done: lines += ["STATUS:COMPLETED", "COMPLETED:" + ICalPatch.utc(now), "PERCENT-COMPLETE:100"]
+        }
+        if let relatedTo { lines.append("RELATED-TO:" + relatedTo) }
+        lines += ["END:VTODO", "END:VCALENDAR"]
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    func send(_ write: Write, _ calendar: CalDAVCalendar, now: Date, into outcome: inout PushOutcome) throws {
+        var resource = write.resource
+        guard let changes = write.changes else {
+            let response = try client.delete(resource.url, ifMatch: resource.etag)
+            guard response.isSuccess || response.status == 404 || response.status == 412 else {
+                outcome.refused.append("UID \(resource.uid): DELETE answered HTTP \(response.status)")
+                return
+            }
+            // 412: changed on the server since; the server's copy stays and comes back with the pull.
+            if response.status == 412 {
+                outcome.conflicts.append("UID \(resource.uid): removed here but changed on the server; the server's copy is kept")
+                return
+            }
+            try store.recordCalDAVResource(resource, in: calendar, removed: true)
+            outcome.removed += 1
+            return
+        }
+        let original = resource.text
+        resource.text = write.isNew ? original : ICalPatch.apply(changes, to: original, component: write.component)
+        var response = try client.put(resource.url, text: resource.text, ifMatch: write.isNew ? nil : resource.etag)
+        if response.status == 412, write.isNew, let server = try client.get(resource.url) {
+            // Already there: a sync killed after this PUT was accepted, before recording it.
+            try store.recordCalDAVResource(CalDAVResource(url: resource.url, etag: server.etag, uid: resource.uid, text: server.text),
+                                           in: calendar)
+            outcome.sent += 1
+            return
+        }
+        if response.status == 412, !write.isNew, let server = try client.get(resource.url) {
+            let merged = Self.merge(changes, base: original, server: server.text, component: write.component, now: now)
+            outcome.conflicts += merged.lost.map { "UID \(resource.uid): \($0)" }
+            resource.text = ICalPatch.apply(merged.changes, to: server.text, component: write.component)
+            response = try client.put(resource.url, text: resource.text, ifMatch: server.etag)
+        }
+        guard response.isSuccess else {
+            outcome.refused.append("UID \(resource.uid): PUT answered HTTP \(response.status)")
+            return
+        }
+        resource.etag = response.header("ETag")
+        try store.recordCalDAVResource(resource, in: calendar)
+        outcome.sent += 1
+    }
+
+    /// Our changes that still apply to the server's newer copy: a property the server left as it
+    /// was takes ours; one changed on both sides goes to the later change, ours (noticed now)
+    /// unless the server's LAST-MODIFIED (else DTSTAMP) is later. Returns what lost, in words.
+    static func merge(_ changes: [ICalPatch.Change], base: String, server: String, component: String,
+                      now: Date) -> (changes: [ICalPatch.Change], lost: [String]) {
+        let stamp = (ICalPatch.line("LAST-MODIFIED", in: server, component: component)
+            ?? ICalPatch.line("DTSTAMP", in: server, component: component)).map { String($0.suffix(16)) } ?? ""
+        let serverIsLater = stamp > ICalPatch.utc(now)
+        var kept: [ICalPatch.Change] = []
+        var lost: [String] = []
+        for change in changes where !["LAST-MODIFIED", "DTSTAMP"].contains(change.name) {
+            let theirs = ICalPatch.line(change.name, in: server, component: component)
+            // The server has ours already (a sync killed after its PUT), or left the property alone.
+            guard theirs != change.line, theirs != ICalPatch.line(change.name, in: base, component: component) else {
+                kept.append(change)
+                continue
+            }
+            if serverIsLater {
+                lost.append("\(change.name) changed on both sides; the server's is kept, datebook's '\(change.line ?? "(removed)")' lost")
+            } else {
+                kept.append(change)
+                lost.append("\(change.name) changed on both sides; datebook's is kept, the server's '\(theirs ?? "(none)")' lost")
+            }
+        }
+        return (kept.isEmpty ? [] : kept + stamps(now), lost)
+    }
+}

@@ -1,0 +1,93 @@
+import DatebookCore
+import DatebookStore
+import Foundation
+
+/// Syncs a CalDAV calendar with the store: `push` (CalDAVSync+Push.swift) sends local changes up,
+/// `pull` brings the server's down.
+///
+/// Per calendar: one `sync-collection` report from the stored token (an unchanged calendar costs
+/// just that request), a `calendar-multiget` of the resources whose ETag changed, then the
+/// calendar's events rebuilt from every resource now held and saved with the new token in one
+/// transaction (`Store.applyCalDAVChanges`). A sync killed before that transaction changed nothing;
+/// the next one receives the same changes again.
+public struct CalDAVSync {
+    public let store: Store
+    public let client: CalDAVClient
+    public let timeZone: TimeZone
+
+    public init(store: Store, client: CalDAVClient, timeZone: TimeZone) {
+        self.store = store
+        self.client = client
+        self.timeZone = timeZone
+    }
+
+    /// What one calendar's pull did.
+    public struct PullOutcome: Sendable, Equatable {
+        public var calendar: String
+        /// Resources received (new or changed) and removed.
+        public var received: Int
+        public var removed: Int
+        /// Events the calendar holds afterwards; nil when nothing changed (events not counted).
+        public var events: Int?
+        public var warnings: [String]
+    }
+
+    /// One calendar both ways: the local changes up, then the server's down. The push is skipped
+    /// when the calendar's events read the same as at the end of the last sync (its local digest);
+    /// the digest is recorded again unless a write was refused, which the next sync then retries.
+    public func sync(_ calendar: CalDAVCalendar, now: Date) throws -> (pushed: PushOutcome, pulled: PullOutcome) {
+        let digest = try store.calDAVLocalDigest(of: calendar)
+        let pushed = digest == calendar.localDigest ? PushOutcome() : try push(calendar, now: now)
+        try store.recordCalDAVConflicts(pushed.conflicts, in: calendar, now: now)
+        let fresh = try store.calDAVCalendars(account: calendar.account).first { $0.url == calendar.url } ?? calendar
+        let pulled = try pull(fresh, now: now)
+        if !pushed.refused.isEmpty {
+            try store.recordCalDAVLocalDigest(nil, of: calendar)
+        } else if pulled.events != nil || digest != calendar.localDigest {
+            try store.recordCalDAVLocalDigest(try store.calDAVLocalDigest(of: calendar), of: calendar)
+        }
+        return (pushed, pulled)
+    }
+
+    public func pull(_ calendar: CalDAVCalendar, now: Date) throws -> PullOutcome {
+        let changes = try client.changes(in: calendar.url, since: calendar.syncToken, ctag: calendar.ctag)
+        let ctag = changes.ctag ?? calendar.ctag
+        let held = try store.calDAVResources(of: calendar)
+        var removed = Set(changes.removed.filter { held[$0] != nil })
+        if changes.full { removed.formUnion(held.keys.filter { changes.present[$0] == nil }) }
+        let wanted = changes.present.filter { url, etag in etag == nil || held[url]?.etag != etag }.keys.sorted()
+        if wanted.isEmpty, removed.isEmpty {
+            if changes.token != calendar.syncToken || ctag != calendar.ctag {
+                try store.applyCalDAVChanges(to: calendar, changed: [], removed: [], events: try events(held, calendar, now: now),
+                                             syncToken: changes.token, ctag: ctag)
+            }
+            return PullOutcome(calendar: calendar.displayName, received: 0, removed: 0, events: nil, warnings: [])
+        }
+        let received = try client.resources(wanted, in: calendar.url)
+        // Listed but gone by the time of the multiget: removed as well.
+        let got = Set(received.map(\.url))
+        removed.formUnion(wanted.filter { !got.contains($0) && held[$0] != nil })
+        var all = held
+        for url in removed { all[url] = nil }
+        for resource in received { all[resource.url] = resource }
+        let result = try events(all, calendar, now: now)
+        try store.applyCalDAVChanges(to: calendar, changed: received, removed: removed.sorted(), events: result,
+                                     syncToken: changes.token, ctag: ctag)
+        return PullOutcome(calendar: calendar.displayName, received: received.count, removed: removed.count,
+                       events: result.events.count, warnings: result.warnings)
+    }
+
+    /// The calendar's events made from `resources` by the iCalendar room, as one document; with
+    /// the store's copy of each (`existing`) for the symbol, colour and tasks it keeps.
+    func events(_ resources: [String: CalDAVResource], _ calendar: CalDAVCalendar, now: Date) throws -> ICSImport {
+        try events(resources.keys.sorted().compactMap { resources[$0] }, calendar, now: now,
+                   existing: { [store] id in try? store.event(id: id) }, store: store)
+    }
+
+    func events(_ resources: [CalDAVResource], _ calendar: CalDAVCalendar, now: Date, existing: @escaping (String) -> Event?,
+                store: Store? = nil) throws -> ICSImport {
+        let options = PlannerICS.Options(calendar: calendar.sourceCalendar, timeZone: timeZone, today: CalendarDate(now, in: timeZone),
+                                         existing: existing, store: store)
+        return try PlannerICS.decode(ICalResources.combine(resources.map(\.text)), fileName: calendar.displayName, options: options)
+    }
+}

@@ -1,0 +1,76 @@
+import DatebookStore
+import Foundation
+
+/// A 207 Multi-Status answer (RFC 4918 §13): one entry per resource, with the properties the
+/// server found (`propstat` 200) and the top-level `sync-token` of a `sync-collection` report.
+public struct DAVMultistatus: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable {
+        /// The resource's absolute URL.
+        public var url: String
+        /// The response's own status (a removed resource in a sync report: 404), if it has one.
+        public var status: Int?
+        /// Properties reported with status 200.
+        public var properties: [DAVElement]
+
+        public func prop(_ namespace: String, _ name: String) -> DAVElement? {
+            properties.first { $0.namespace == namespace && $0.name == name }
+        }
+
+        /// The absolute URL in a property that holds an `href` (`current-user-principal`, `calendar-home-set`).
+        func href(_ namespace: String, _ name: String) -> String? {
+            guard let text = prop(namespace, name)?.first(DAVNamespace.dav, "href")?.text.trimmed, !text.isEmpty else { return nil }
+            return CalDAVClient.resolve(text, against: url)
+        }
+
+        var isCalendar: Bool { prop(DAVNamespace.dav, "resourcetype")?.first(DAVNamespace.caldav, "calendar") != nil }
+
+        /// The calendar this entry describes (its components default to VEVENT and VTODO when not said).
+        func calendar(account: String) -> CalDAVCalendar? {
+            guard isCalendar else { return nil }
+            let components = prop(DAVNamespace.caldav, "supported-calendar-component-set")?
+                .all(DAVNamespace.caldav, "comp").compactMap { $0.attributes["name"]?.uppercased() } ?? []
+            let name = prop(DAVNamespace.dav, "displayname")?.text.trimmed ?? ""
+            let color = prop(DAVNamespace.apple, "calendar-color")?.text.trimmed ?? ""
+            let fallbackName = url.split(separator: "/").last.map(String.init)?.removingPercentEncoding ?? url
+            return CalDAVCalendar(account: account, url: url, displayName: name.isEmpty ? fallbackName : name,
+                                  color: color.isEmpty ? nil : color,
+                                  components: components.isEmpty ? ["VEVENT", "VTODO"] : components,
+                                  syncToken: nil, ctag: prop(DAVNamespace.calendarServer, "getctag")?.text.trimmed)
+        }
+    }
+
+    public var responses: [Entry]
+    public var syncToken: String?
+
+    /// Reads the tree `DAVXML.parse` made of a response to a request sent to `base`.
+    public init(_ root: DAVElement, base: String) throws {
+        guard root.namespace == DAVNamespace.dav, root.name == "multistatus" else {
+            throw DAVXMLError(line: 1, message: "expected <multistatus> in DAV:, got <\(root.name)>")
+        }
+        responses = []
+        for response in root.all(DAVNamespace.dav, "response") {
+            guard let href = response.first(DAVNamespace.dav, "href")?.text.trimmed,
+                let url = CalDAVClient.resolve(href, against: base)
+            else { throw DAVXMLError(line: 1, message: "a <response> without <href>") }
+            var properties: [DAVElement] = []
+            for propstat in response.all(DAVNamespace.dav, "propstat")
+            where Self.code(propstat.first(DAVNamespace.dav, "status")?.text) == 200 {
+                properties += propstat.first(DAVNamespace.dav, "prop")?.children ?? []
+            }
+            responses.append(Entry(url: url, status: Self.code(response.first(DAVNamespace.dav, "status")?.text),
+                                   properties: properties))
+        }
+        syncToken = root.first(DAVNamespace.dav, "sync-token")?.text.trimmed
+    }
+
+    /// 200 from `HTTP/1.1 200 OK`.
+    static func code(_ line: String?) -> Int? {
+        guard let line else { return nil }
+        let words = line.split(separator: " ")
+        return words.count >= 2 ? Int(words[1]) : nil
+    }
+}
+
+extension String {
+    var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+}

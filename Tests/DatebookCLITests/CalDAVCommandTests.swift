@@ -1,0 +1,180 @@
+@testable import DatebookCLI
+import DatebookTestSupport
+import Foundation
+import Testing
+
+/// `datebook caldav` against a real Radicale (and the HTTP sink for what Radicale never answers).
+struct CalDAVCommandTests {
+    static let dentist = """
+        BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//phone//EN\r\nBEGIN:VEVENT\r\nUID:dentist-1\r\nDTSTAMP:20261101T100000Z\r
+        DTSTART:20261203T130000Z\r\nSUMMARY:Dentist\r\nX-PHONE-THING:keep me\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n
+        """
+    static let milk = """
+        BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//phone//EN\r\nBEGIN:VTODO\r\nUID:milk-1\r\nDTSTAMP:20261101T100000Z\r
+        SUMMARY:Buy milk\r\nSTATUS:NEEDS-ACTION\r\nEND:VTODO\r\nEND:VCALENDAR\r\n
+        """
+
+    /// A Radicale with calendar 'Personal' (an event and a to-do) and a sandbox with account 'home'.
+    func added() throws -> (Sandbox, Radicale, [String: String]) {
+        let server = try Radicale()
+        try server.makeCalendar("personal", displayName: "Personal")
+        try server.put("personal", "dentist.ics", Self.dentist)
+        try server.put("personal", "milk.ics", Self.milk)
+        let sandbox = Sandbox()
+        let environment = ["DAV_PASSWORD": server.password]
+        let run = sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", server.username,
+                               "--password-env", "DAV_PASSWORD"], environment: environment)
+        #expect(run.code == 0, "\(run.err)")
+        #expect(run.out.hasPrefix("added caldav account 'home' (\(server.baseURL)/) with 1 calendar:\n  Personal  "))
+        #expect(run.out.hasSuffix("  \(server.baseURL)/ann/personal/\n'datebook caldav sync home' fetches them\n"))
+        return (sandbox, server, environment)
+    }
+
+    @Test func serverChangesReachTheAgendaOnSync() throws {
+        let (sandbox, server, environment) = try added()
+        let first = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(first.code == 0, "\(first.err)")
+        #expect(first.out == "caldav 'home' Personal: 2 received, 0 removed, 2 events\n")
+        #expect(sandbox.run(["list"]).out.contains("Dentist"))
+        #expect(sandbox.run(["tasks"]).out.contains("[ ] Buy milk"))
+
+        try server.put("personal", "dentist.ics", Self.dentist.replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (moved)"))
+        try server.delete("personal", "milk.ics")
+        let second = sandbox.run(["caldav", "sync", "home"], environment: environment)
+        #expect(second.out == "caldav 'home' Personal: 1 received, 1 removed, 1 event\n")
+        let list = sandbox.run(["list"]).out
+        #expect(list.contains("Dentist (moved)"))
+        #expect(!list.contains("Tasks"))
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
+    }
+
+    @Test func anOverrideOfARecurringEventEditedOnTheServerIsShownOnItsDay() throws {
+        let (sandbox, server, environment) = try added()
+        func standup(_ moved: String) -> String {
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//phone//EN\r\nBEGIN:VEVENT\r\nUID:standup-1\r\nDTSTAMP:20261101T100000Z\r\n"
+                + "DTSTART:20261201T080000Z\r\nRRULE:FREQ=DAILY;COUNT=5\r\nSUMMARY:Standup\r\nEND:VEVENT\r\n"
+                + "BEGIN:VEVENT\r\nUID:standup-1\r\nDTSTAMP:20261101T100000Z\r\nRECURRENCE-ID:20261203T080000Z\r\n"
+                + "DTSTART:20261203T100000Z\r\nSUMMARY:\(moved)\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        }
+        try server.put("personal", "standup.ics", standup("Standup (late)"))
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        let list = sandbox.run(["list"]).out
+        #expect(list.contains("Standup (late)") && list.contains("Thu 2026-12-03 11:00"), "\(list)")
+        try server.put("personal", "standup.ics", standup("Standup (moved again)"))
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: 1 received, 0 removed, 4 events\n")
+        let after = sandbox.run(["list"]).out
+        #expect(after.contains("Standup (moved again)") && !after.contains("Standup (late)"))
+        #expect(after.components(separatedBy: "Standup").count - 1 == 5, "\(after)")
+    }
+
+    @Test func aWrongPasswordIsExit69AndChangesNothing() throws {
+        let (sandbox, server, environment) = try added()
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        try server.put("personal", "party.ics", Self.dentist.replacingOccurrences(of: "dentist-1", with: "party-1")
+            .replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Party"))
+        let refused = sandbox.run(["caldav", "sync"], environment: ["DAV_PASSWORD": "wrong"])
+        #expect(refused.code == 69)
+        #expect(refused.err == "datebook: caldav 'home': \(server.baseURL)/ann/personal/: the server refused the username or password (401); "
+                + "check them, then 'datebook caldav sync' again\n")
+        #expect(!sandbox.run(["list"]).out.contains("Party"))
+        #expect(sandbox.run(["caldav", "list"]).out.contains("FAILED: "))
+        let again = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(again.out == "caldav 'home' Personal: 1 received, 0 removed, 3 events\n")
+        #expect(!sandbox.run(["caldav", "list"]).out.contains("FAILED"))
+    }
+
+    @Test func thePasswordIsNeverStoredNorPrinted() throws {
+        let (sandbox, server, environment) = try added()
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        let list = sandbox.run(["caldav", "list"])
+        #expect(list.out.hasPrefix("home  \(server.baseURL)/  ann  every 15m  synced "))
+        let stored = try Data(contentsOf: URL(fileURLWithPath: sandbox.store))
+        #expect(stored.range(of: Data(server.password.utf8)) == nil)
+        let missing = sandbox.run(["caldav", "add", "other", server.baseURL + "/", "--username", "ann"])
+        #expect(missing.code == 64)
+        #expect(missing.err.contains("give one of --password-env VAR or --password-file PATH"))
+        let unset = sandbox.run(["caldav", "sync"])
+        #expect(unset.code == 64)
+        #expect(unset.err.contains("the environment variable DAV_PASSWORD (the password of caldav account 'home') is not set"))
+    }
+
+    @Test func anAccountInTheConfigIsRegisteredOnItsFirstSync() throws {
+        let server = try Radicale()
+        try server.makeCalendar("personal", displayName: "Personal")
+        try server.makeCalendar("work", displayName: "Work")
+        try server.put("personal", "dentist.ics", Self.dentist)
+        let sandbox = Sandbox()
+        try FileManager.default.createDirectory(atPath: sandbox.home + "/config/datebook", withIntermediateDirectories: true)
+        try """
+            { caldav: [ { name: "home", url: "\(server.baseURL)/", username: "ann", password: { env: "DAV_PASSWORD" },
+                          calendars: ["Personal"], every: "1h" } ] }
+            """.write(toFile: sandbox.home + "/config/datebook/config.json5", atomically: true, encoding: .utf8)
+        let environment = ["DAV_PASSWORD": server.password]
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.code == 0, "\(run.err)")
+        #expect(run.out.hasPrefix("added caldav account 'home' (\(server.baseURL)/) with 2 calendars:\n"))
+        #expect(run.out.contains("  Work  ") && run.out.contains("(not synced)"))
+        #expect(run.out.hasSuffix("caldav 'home' Personal: 1 received, 0 removed, 1 event\n"))
+        #expect(sandbox.run(["caldav", "list"]).out.hasPrefix("home  \(server.baseURL)/  ann  every 1h  synced "))
+        let unset = sandbox.run(["caldav", "sync"])
+        #expect(unset.code == 64)
+        #expect(unset.err.contains("the password of caldav account 'home' (config): environment variable DAV_PASSWORD is not set"))
+    }
+
+    @Test func tickSyncsAnAccountWhoseIntervalHasPassed() throws {
+        let (sandbox, server, environment) = try added()
+        let first = sandbox.run(["tick"], environment: environment)
+        #expect(first.code == 0, "\(first.err)")
+        #expect(sandbox.run(["list"]).out.contains("Dentist"))
+        let count = server.requests().count
+        #expect(sandbox.run(["tick"], environment: environment).code == 0)
+        #expect(server.requests().count == count, "synced again before its 15m")
+        var later = sandbox
+        later.now = "2026-11-30 09:15"
+        #expect(later.run(["tick"], environment: environment).code == 0)
+        #expect(Array(server.requests().dropFirst(count)) == ["REPORT /ann/personal/"])
+    }
+
+    @Test func aServerWithItsOwnCertificateIsTrustedOnlyThroughTheCAFile() throws {
+        let server = try Radicale(tls: true)
+        try server.makeCalendar("personal", displayName: "Personal")
+        try server.put("personal", "dentist.ics", Self.dentist)
+        let sandbox = Sandbox()
+        let arguments = ["caldav", "add", "home", server.baseURL + "/", "--username", "ann", "--password-env", "P"]
+        let untrusted = sandbox.run(arguments, environment: ["P": server.password])
+        #expect(untrusted.code == 69)
+        #expect(untrusted.err.contains("TLS failed"), "\(untrusted.err)")
+        let environment = ["P": server.password, "DATEBOOK_CA_FILE": try #require(server.certificate)]
+        #expect(sandbox.run(arguments, environment: environment).code == 0)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: 1 received, 0 removed, 1 event\n")
+    }
+
+    @Test func removingAnAccountRemovesItsEvents() throws {
+        let (sandbox, server, environment) = try added()
+        defer { withExtendedLifetime(server) {} }
+        let sync = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(sync.code == 0, "\(sync.err)")
+        #expect(sandbox.run(["caldav", "rm", "home"]).out == "removed caldav account 'home' and its events\n")
+        #expect(!sandbox.run(["list"]).out.contains("Dentist"))
+        #expect(sandbox.run(["caldav", "rm", "home"]).code == 64)
+    }
+
+    @Test(arguments: [
+        ("/html", 65, "/html: not a CalDAV server (PROPFIND got an HTML page (HTTP 200)); give the CalDAV address"),
+        ("/multistatus?body=%3Cmultistatus%20xmlns%3D%22DAV%3A%22%3E%3Cresponse%3E", 65,
+         "the server's XML is malformed at line 1: <response> is not closed; nothing was changed"),
+        ("/status/503", 69, "/status/503: PROPFIND answered HTTP 503"),
+        ("/reset", 69, "check the URL and that the server is up"),
+    ])
+    func aURLThatIsNotCalDAVAddsNothing(path: String, code: Int32, message: String) throws {
+        let sink = try TestServer(script: "http_sink.py")
+        defer { withExtendedLifetime(sink) {} }
+        let sandbox = Sandbox()
+        let run = sandbox.run(["caldav", "add", "web", sink.baseURL + path, "--username", "ann", "--password-env", "P"],
+                              environment: ["P": "secret"])
+        #expect(run.code == code)
+        #expect(run.err.contains(message), "\(run.err)")
+        #expect(!run.err.contains("secret"))
+        #expect(sandbox.run(["caldav", "list"]).out.hasPrefix("No caldav accounts."))
+    }
+}

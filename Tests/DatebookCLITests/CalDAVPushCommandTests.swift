@@ -1,0 +1,107 @@
+@testable import DatebookCLI
+import DatebookTestSupport
+import Foundation
+import Testing
+
+/// Local changes going up: the server's copy changes in the properties datebook models only.
+struct CalDAVPushCommandTests {
+    /// Every line of `before` that is not one of `changed` (property names) is in `after`, exactly.
+    func keepsEveryOtherLine(_ before: String, _ after: String, changed: Set<String>) {
+        let kept = Set(after.components(separatedBy: "\r\n"))
+        for line in before.components(separatedBy: "\r\n") where !line.isEmpty {
+            let name = String(line.prefix { $0 != ":" && $0 != ";" })
+            if changed.contains(name) { continue }
+            #expect(kept.contains(line), "lost: \(line)")
+        }
+    }
+
+    func synced() throws -> (Sandbox, Radicale, [String: String]) {
+        let (sandbox, server, environment) = try CalDAVCommandTests().added()
+        try server.put("personal", "dentist.ics", CalDAVCommandTests.dentist.replacingOccurrences(
+            of: "END:VEVENT", with: "ATTENDEE;CN=Bob:mailto:bob@example.org\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT15M\r\n"
+                + "DESCRIPTION:phone alarm\r\nEND:VALARM\r\nEND:VEVENT"))
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        return (sandbox, server, environment)
+    }
+
+    @Test func aTaskTickedOffInDatebookIsTickedOffOnTheServer() throws {
+        let (sandbox, server, environment) = try synced()
+        let before = try #require(try server.get("personal", "milk.ics"))
+        #expect(sandbox.run(["task", "done", "Tasks", "1"]).code == 0)
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.out == "caldav 'home' Personal: 1 sent, 0 removed on the server\ncaldav 'home' Personal: unchanged\n", "\(run.err)")
+        let after = try #require(try server.get("personal", "milk.ics"))
+        #expect(after.contains("\r\nSTATUS:COMPLETED\r\n") && after.contains("\r\nPERCENT-COMPLETE:100\r\n"))
+        #expect(after.contains("\r\nCOMPLETED:2026"))
+        keepsEveryOtherLine(before, after, changed: ["STATUS", "DTSTAMP", "LAST-MODIFIED", "COMPLETED", "PERCENT-COMPLETE"])
+        #expect(sandbox.run(["task", "start", "Tasks", "1"]).code == 0)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        let doing = try #require(try server.get("personal", "milk.ics"))
+        #expect(doing.contains("\r\nSTATUS:IN-PROCESS\r\n") && !doing.contains("COMPLETED:") && !doing.contains("PERCENT-COMPLETE:100"))
+    }
+
+    @Test func anEditedEventKeepsWhatDatebookDoesNotModel() throws {
+        let (sandbox, server, environment) = try synced()
+        let before = try #require(try server.get("personal", "dentist.ics"))
+        #expect(sandbox.run(["edit", "Dentist", "--title", "Dentist, Dr. Who", "--at", "2026-12-04 10:00"]).code == 0)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out.hasPrefix("caldav 'home' Personal: 1 sent, 0 removed on the server\n"))
+        let after = try #require(try server.get("personal", "dentist.ics"))
+        #expect(after.contains("\r\nSUMMARY:Dentist\\, Dr. Who\r\n"))
+        #expect(after.contains("\r\nDTSTART:20261204T090000Z\r\n"))
+        keepsEveryOtherLine(before, after, changed: ["SUMMARY", "DTSTART", "DTEND", "DTSTAMP", "LAST-MODIFIED"])
+        #expect(after.contains("X-PHONE-THING:keep me") && after.contains("ATTENDEE;CN=Bob:mailto:bob@example.org"))
+        #expect(after.contains("DESCRIPTION:phone alarm"))
+        // Nothing more to send, nothing to receive: one request.
+        let count = server.requests().count
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
+        #expect(server.requests().count == count + 1)
+    }
+
+    @Test func aTaskAddedInDatebookBecomesAVTODORelatedToItsEvent() throws {
+        let (sandbox, server, environment) = try synced()
+        #expect(sandbox.run(["task", "add", "Dentist", "Bring insurance card"]).code == 0)
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.out.hasPrefix("caldav 'home' Personal: 1 sent, 0 removed on the server\n"), "\(run.err)")
+        #expect(run.err.isEmpty, "\(run.err)")
+        let created = server.requests().filter { $0.hasPrefix("PUT /ann/personal/") && !$0.hasSuffix("dentist.ics") && !$0.hasSuffix("milk.ics") }
+        let path = try #require(created.last).dropFirst("PUT /ann/personal/".count)
+        let text = try #require(try server.get("personal", String(path)))
+        #expect(text.contains("\r\nSUMMARY:Bring insurance card\r\n") && text.contains("\r\nRELATED-TO:dentist-1\r\n"))
+        #expect(sandbox.run(["show", "Dentist"]).out.contains("1. [ ] Bring insurance card"))
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
+    }
+
+    @Test func anEventRemovedOnEitherSideIsRemovedOnTheOther() throws {
+        let (sandbox, server, environment) = try synced()
+        #expect(sandbox.run(["rm", "Dentist"]).code == 0)
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.out.hasPrefix("caldav 'home' Personal: 0 sent, 1 removed on the server\n"), "\(run.err)")
+        #expect(try server.get("personal", "dentist.ics") == nil)
+        #expect(try server.get("personal", "milk.ics") != nil)
+        try server.delete("personal", "milk.ics")
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: 0 received, 1 removed, 0 events\n")
+        #expect(!sandbox.run(["list"]).out.contains("Tasks"))
+    }
+
+    @Test func theSamePropertyChangedOnBothSidesKeepsTheLaterAndShowsTheLoser() throws {
+        let (sandbox, server, environment) = try synced()
+        let phone = try #require(try server.get("personal", "dentist.ics"))
+            .replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (phone)")
+            .replacingOccurrences(of: "END:VEVENT", with: "LOCATION:Main St 1\r\nEND:VEVENT")
+        try server.put("personal", "dentist.ics", phone)
+        #expect(sandbox.run(["edit", "Dentist", "--title", "Dentist (datebook)"]).code == 0)
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.code == 0)
+        #expect(run.err == "datebook: warning: caldav 'home' Personal: conflict: UID dentist-1: SUMMARY changed on both sides; "
+                + "datebook's is kept, the server's 'SUMMARY:Dentist (phone)' lost\n")
+        let after = try #require(try server.get("personal", "dentist.ics"))
+        #expect(after.contains("SUMMARY:Dentist (datebook)") && after.contains("LOCATION:Main St 1"))
+        #expect(sandbox.run(["list"]).out.contains("Dentist (datebook)"))
+        #expect(sandbox.run(["caldav", "status"]).out == """
+            home: synced Mon 2026-11-30 09:00
+              Mon 2026-11-30 09:00  Personal  UID dentist-1: SUMMARY changed on both sides; datebook's is kept, \
+            the server's 'SUMMARY:Dentist (phone)' lost
+
+            """)
+    }
+}

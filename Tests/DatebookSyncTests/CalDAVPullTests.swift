@@ -1,0 +1,109 @@
+import DatebookDelivery
+import DatebookStore
+@testable import DatebookSync
+import DatebookTestSupport
+import Foundation
+import Testing
+
+/// Pulls from a real Radicale (Tests/DatebookTestSupport/Radicale.swift).
+struct CalDAVPullTests {
+    static func event(_ uid: String, _ title: String, extra: String = "") -> String {
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//phone//EN\r\nBEGIN:VEVENT\r\nUID:\(uid)\r\nDTSTAMP:20261101T100000Z\r\n"
+            + "DTSTART:20261203T130000Z\r\nSUMMARY:\(title)\r\n\(extra)END:VEVENT\r\nEND:VCALENDAR\r\n"
+    }
+
+    static let dentist = event("dentist-1", "Dentist", extra: "X-PHONE-THING:keep me\r\nATTENDEE;CN=Bob:mailto:bob@example.org\r\n")
+
+    struct Setup {
+        let server: Radicale
+        let store: Store
+        let sync: CalDAVSync
+        let calendar: CalDAVCalendar
+    }
+
+    func setUp() throws -> Setup {
+        let server = try Radicale()
+        try server.makeCalendar("personal", displayName: "Personal")
+        try server.put("personal", "dentist.ics", Self.dentist)
+        let client = CalDAVClient(http: HTTPClient(), username: server.username, password: server.password)
+        let found = try client.discover(server.baseURL + "/")
+        let store = try Store(path: NSTemporaryDirectory() + "datebook-sync-\(UUID().uuidString).sqlite3")
+        let calendars = found.map { calendar in
+            var calendar = calendar
+            calendar.account = "home"
+            return calendar
+        }
+        try store.addCalDAVAccount(CalDAVAccount(name: "home", url: server.baseURL + "/", username: server.username,
+                                                 passwordSource: "env:X"), calendars: calendars)
+        let calendar = try #require(try store.calDAVCalendars(account: "home").first)
+        return Setup(server: server, store: store, sync: CalDAVSync(store: store, client: client, timeZone: TimeZone(identifier: "UTC") ?? .current),
+                     calendar: calendar)
+    }
+
+    static let now = Date(timeIntervalSince1970: 1_796_000_000)
+
+    @Test func discoveryFromTheRootOrTheHomeFindsNameAndComponents() throws {
+        let setup = try setUp()
+        #expect(setup.calendar.displayName == "Personal")
+        #expect(setup.calendar.url == setup.server.baseURL + "/ann/personal/")
+        #expect(setup.calendar.components.contains("VEVENT") && setup.calendar.components.contains("VTODO"))
+        let fromHome = try setup.sync.client.discover(setup.server.homeURL)
+        #expect(fromHome.map(\.url) == [setup.calendar.url])
+    }
+
+    @Test func firstSyncKeepsTheServersTextByteForByte() throws {
+        let setup = try setUp()
+        let outcome = try setup.sync.pull(setup.calendar, now: Self.now)
+        #expect(outcome.received == 1 && outcome.events == 1)
+        let held = try setup.store.calDAVResources(of: try #require(try setup.store.calDAVCalendars(account: "home").first))
+        let server = try #require(try setup.server.get("personal", "dentist.ics"))
+        #expect(held[setup.calendar.url + "dentist.ics"]?.text == server)
+        #expect(held[setup.calendar.url + "dentist.ics"]?.uid == "dentist-1")
+        #expect(server.contains("X-PHONE-THING:keep me"))
+        #expect(try setup.store.events(titled: "Dentist").count == 1)
+    }
+
+    @Test func anUnchangedCalendarCostsOneRequest() throws {
+        let setup = try setUp()
+        _ = try setup.sync.pull(setup.calendar, now: Self.now)
+        let before = setup.server.requests().count
+        let calendar = try #require(try setup.store.calDAVCalendars(account: "home").first)
+        let outcome = try setup.sync.pull(calendar, now: Self.now)
+        #expect(outcome.events == nil)
+        #expect(Array(setup.server.requests().dropFirst(before)) == ["REPORT /ann/personal/"])
+    }
+
+    @Test func anInvalidSyncTokenFallsBackToAFullListingWithoutDuplicates() throws {
+        let setup = try setUp()
+        _ = try setup.sync.pull(setup.calendar, now: Self.now)
+        try setup.server.put("personal", "party.ics", Self.event("party-1", "Party"))
+        try setup.server.delete("personal", "dentist.ics")
+        var stale = try #require(try setup.store.calDAVCalendars(account: "home").first)
+        stale.syncToken = "http://radicale.org/ns/sync/0000000000000000000000000000000000000000000000000000000000000000"
+        let outcome = try setup.sync.pull(stale, now: Self.now)
+        #expect(outcome.received == 1 && outcome.removed == 1 && outcome.events == 1)
+        #expect(try setup.store.eventCount() == 1)
+        #expect(try setup.store.events(titled: "Party").count == 1)
+        let requests = setup.server.requests().suffix(3)
+        #expect(Array(requests) == ["REPORT /ann/personal/", "REPORT /ann/personal/", "REPORT /ann/personal/"],
+                "the refused token, the full listing, the multiget")
+    }
+
+    @Test func withoutSyncCollectionTheCtagTellsWhetherToListAndTheListingRemovesWhatIsGone() throws {
+        var setup = try setUp()
+        var client = setup.sync.client
+        client.syncCollection = false
+        setup = Setup(server: setup.server, store: setup.store, sync: CalDAVSync(store: setup.store, client: client, timeZone: setup.sync.timeZone),
+                      calendar: setup.calendar)
+        func stored() throws -> CalDAVCalendar { try #require(try setup.store.calDAVCalendars(account: "home").first) }
+        #expect(try setup.sync.pull(try stored(), now: Self.now).received == 1)
+        let before = setup.server.requests().count
+        #expect(try setup.sync.pull(try stored(), now: Self.now).events == nil)
+        #expect(Array(setup.server.requests().dropFirst(before)) == ["PROPFIND /ann/personal/"])
+        try setup.server.put("personal", "party.ics", Self.event("party-1", "Party"))
+        try setup.server.delete("personal", "dentist.ics")
+        let outcome = try setup.sync.pull(try stored(), now: Self.now)
+        #expect(outcome.received == 1 && outcome.removed == 1 && outcome.events == 1)
+        #expect(try setup.store.eventCount() == 1 && setup.store.events(titled: "Party").count == 1)
+    }
+}

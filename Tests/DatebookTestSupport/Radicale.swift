@@ -1,0 +1,167 @@
+import DatebookDelivery
+import Foundation
+
+/// A real CalDAV server for tests: Radicale (PyPI `radicale`, installed by `scripts/setup.sh --test`)
+/// on a free 127.0.0.1 port, with its own storage folder and one htpasswd user (plain text).
+/// Starting it fails loudly (the test fails) when Radicale is missing or does not answer; it is
+/// never skipped. `stop()` (or deinit) kills it and removes the folder.
+public final class Radicale: @unchecked Sendable {  // owns a child process
+    public let process = Process()
+    public let port: Int
+    public let directory: URL
+    /// Radicale's log (level info: one line per request).
+    public let log: URL
+    public let username = "ann"
+    public let password = "correct horse"
+    private let client = HTTPClient(maxHostConnections: 2, maxTotalConnections: 2)
+
+    /// The self-signed certificate it serves with `tls` (trust it as a CA file), else nil.
+    public let certificate: String?
+
+    /// - Parameter tls: serve HTTPS with a throwaway self-signed certificate for 127.0.0.1.
+    public init(tls: Bool = false) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("datebook-radicale-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let pair = tls ? try makeCertificate(in: directory) : nil
+        certificate = pair?.cert
+        let users = directory.appendingPathComponent("users")
+        try Data("\(username):\(password)\n".utf8).write(to: users)
+        guard let python = Self.python() else { throw RadicaleError.missing }
+        port = try freePort()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [
+            "-m", "radicale", "--storage-filesystem-folder=" + directory.appendingPathComponent("collections").path,
+            "--server-hosts=127.0.0.1:\(port)", "--auth-type=htpasswd", "--auth-htpasswd-filename=" + users.path,
+            "--auth-htpasswd-encryption=plain", "--auth-delay=0", "--logging-level=info",
+        ] + (pair.map { ["--server-ssl=True", "--server-certificate=" + $0.cert, "--server-key=" + $0.key] } ?? [])
+        log = directory.appendingPathComponent("radicale.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: Data())
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        // Up to 60 s: the machine may be busy building.
+        for _ in 0..<600 {
+            if !process.isRunning { break }
+            if case .success = client.perform(HTTPRequest(method: "GET", url: baseURL + "/.well-known/caldav", timeout: 2,
+                                                          caInfo: certificate)) {
+                return
+            }
+            usleep(100_000)
+        }
+        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        stop()
+        throw RadicaleError.didNotStart(String(output.suffix(2000)))
+    }
+
+    public var baseURL: String { (certificate == nil ? "http" : "https") + "://127.0.0.1:\(port)" }
+    /// The user's principal and calendar home (Radicale's layout: `/USER/`).
+    public var homeURL: String { baseURL + "/\(username)/" }
+
+    /// The first python3 that can import radicale: the one on PATH (where setup.sh installs it), else Debian's.
+    static func python() -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let candidates = path.split(separator: ":").map { "\($0)/python3" } + ["/usr/bin/python3"]
+        for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate) {
+            let check = Process()
+            check.executableURL = URL(fileURLWithPath: candidate)
+            check.arguments = ["-c", "import radicale"]
+            check.standardOutput = FileHandle.nullDevice
+            check.standardError = FileHandle.nullDevice
+            guard (try? check.run()) != nil else { continue }
+            check.waitUntilExit()
+            if check.terminationStatus == 0 { return candidate }
+        }
+        return nil
+    }
+
+    /// The requests Radicale has received so far, as `METHOD /path`, in order (from its log).
+    public func requests() -> [String] {
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line -> String? in
+            guard let info = line.range(of: "[INFO] "), let marker = line.range(of: " request for '") else { return nil }
+            let method = line[info.upperBound..<marker.lowerBound]
+            guard method.allSatisfy(\.isUppercase), let end = line[marker.upperBound...].firstIndex(of: "'") else { return nil }
+            return "\(method) \(line[marker.upperBound..<end])"
+        }
+    }
+
+    /// Sends one request as the test user (or with `password`), returning the response.
+    @discardableResult
+    public func request(_ method: String, _ path: String, body: String = "", headers: [HTTPRequest.Header] = [],
+                        password: String? = nil) throws -> HTTPResponse {
+        let token = Data("\(username):\(password ?? self.password)".utf8).base64EncodedString()
+        var all = [HTTPRequest.Header("Authorization", "Basic " + token)] + headers
+        if !body.isEmpty, !all.contains(where: { $0.name == "Content-Type" }) {
+            all.append(HTTPRequest.Header("Content-Type", "application/xml; charset=utf-8"))
+        }
+        let url = path.hasPrefix("http") ? path : baseURL + path
+        return try client.perform(HTTPRequest(method: method, url: url, headers: all, body: Data(body.utf8), caInfo: certificate)).get()
+    }
+
+    /// Creates the calendar `/ann/NAME/` (MKCALENDAR) with a display name.
+    public func makeCalendar(_ name: String, displayName: String) throws {
+        let body = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <C:mkcalendar xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">
+            <D:set><D:prop><D:displayname>\(displayName)</D:displayname></D:prop></D:set></C:mkcalendar>
+            """
+        let response = try request("MKCALENDAR", "/\(username)/\(name)/", body: body)
+        guard response.status == 201 else { throw RadicaleError.refused("MKCALENDAR \(name)", response.status) }
+    }
+
+    /// Stores `text` as `/ann/CALENDAR/FILE` (a change made "on the server", as a phone would).
+    public func put(_ calendar: String, _ file: String, _ text: String) throws {
+        let response = try request("PUT", "/\(username)/\(calendar)/\(file)", body: text,
+                                   headers: [HTTPRequest.Header("Content-Type", "text/calendar; charset=utf-8")])
+        guard response.isSuccess else { throw RadicaleError.refused("PUT \(file)", response.status) }
+    }
+
+    /// The server's copy of `/ann/CALENDAR/FILE`, or nil when it has none.
+    public func get(_ calendar: String, _ file: String) throws -> String? {
+        let response = try request("GET", "/\(username)/\(calendar)/\(file)")
+        return response.status == 404 ? nil : String(decoding: response.body, as: UTF8.self)
+    }
+
+    public func delete(_ calendar: String, _ file: String) throws {
+        let response = try request("DELETE", "/\(username)/\(calendar)/\(file)")
+        guard response.isSuccess else { throw RadicaleError.refused("DELETE \(file)", response.status) }
+    }
+
+    public func stop() { stopServer(process, removing: directory) }
+
+    deinit { stop() }
+}
+
+public enum RadicaleError: Error, CustomStringConvertible {
+    case missing
+    case didNotStart(String)
+    case refused(String, Int)
+
+    public var description: String {
+        switch self {
+        case .missing: "Radicale is not installed for any python3 (run scripts/setup.sh --test)"
+        case .didNotStart(let log): "Radicale did not start:\n\(log)"
+        case let .refused(what, status): "Radicale answered \(status) to \(what)"
+        }
+    }
+}
+
+/// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then closed).
+public func freePort() throws -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { throw RadicaleError.didNotStart("socket() failed") }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
+        }
+    }
+    guard bound else { throw RadicaleError.didNotStart("no free port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
