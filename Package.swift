@@ -43,6 +43,11 @@ let package = Package(
             name: "CICal",
             providers: [.apt(["libical-dev", "tzdata"])]
         ),
+        // No pkgConfig: it would link libpq, which is opened on first use instead (see shim.h).
+        .systemLibrary(
+            name: "CPostgres",
+            providers: [.apt(["libpq-dev"])]
+        ),
         .target(name: "DatebookCore"),
         .target(name: "DatebookICal", dependencies: ["CICal", "DatebookCore"]),
         .target(
@@ -59,7 +64,7 @@ let package = Package(
         ),
         .target(name: "DatebookRender", dependencies: ["DatebookCore", "DatebookDelivery", "CCmark", "DatebookTemplates"]),
         .target(name: "DatebookDelivery", dependencies: ["DatebookCore", "CCurl"]),
-        .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite"]),
+        .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite", "CPostgres"]),
         .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookRender"]),
         .target(
             name: "DatebookCLI",

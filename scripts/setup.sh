@@ -9,6 +9,7 @@ apt_packages=(
   libical-dev             # CICal: iCalendar and RRULE
   libcmark-gfm-dev        # CCmark: Markdown → HTML
   libcmark-gfm-extensions-dev
+  libpq-dev               # CPostgres: the PostgreSQL store backend (libpq)
   tzdata                  # time zones for Foundation and libical
   python3                 # test servers (HTTP sink, SMTP)
   python3-aiosmtpd        # the real SMTP server the email tests deliver to
@@ -26,10 +27,14 @@ if [ "${1:-}" = "--test" ]; then
     bash-completion       # the completion tests run each real shell on its script
     zsh
     fish
+    postgresql            # the PostgreSQL store tests start their own server (initdb, pg_ctl)
   )
 fi
 if [ "${1:-}" = "--bench" ]; then
-  apt_packages+=(nginx-light)   # the fast local sink of the delivery benchmark
+  apt_packages+=(
+    nginx-light           # the fast local sink of the delivery benchmark
+    postgresql            # the PostgreSQL store benchmark
+  )
 fi
 
 missing=()

@@ -9,7 +9,7 @@ import Foundation
 /// as text, Markdown and HTML, so each channel takes the body it can show.
 enum DigestMessages {
     /// The digest for `send digest` (now, from the command's context).
-    static func make(store: Store, name: String, context: Context, template: String? = nil,
+    static func make(store: any PlannerStore, name: String, context: Context, template: String? = nil,
                      format: MessageFormat = .text) throws -> OutgoingMessage {
         try make(store: store, now: context.now, calendar: context.calendar, locale: context.config.locale,
                  overrideDirectory: TemplatesCommand.overrideDirectory(context), template: template, format: format,
@@ -18,7 +18,7 @@ enum DigestMessages {
 
     /// - Parameters:
     ///   - template: a template name or path, used for `format`'s body (the others use the built-ins).
-    static func make(store: Store, now: Date, calendar: Calendar, locale: String?, overrideDirectory: String,
+    static func make(store: any PlannerStore, now: Date, calendar: Calendar, locale: String?, overrideDirectory: String,
                      template: String?, format: MessageFormat, key: String) throws -> OutgoingMessage {
         do {
             let renderer = try DigestRenderer(overrideDirectory: overrideDirectory)
@@ -52,7 +52,7 @@ struct TemplateDigestRenderer: DigestRendering {
     var locale: String?
 
     func render(_ request: DigestRequest) throws -> OutgoingMessage {
-        let store = try Store(path: storePath, readOnly: true)
+        let store = try StoreOpener.open(storePath, readOnly: true)
         var message = try DigestMessages.make(store: store, now: request.now, calendar: request.calendar, locale: locale,
                                               overrideDirectory: overrideDirectory, template: request.schedule.template,
                                               format: request.schedule.format, key: request.key)

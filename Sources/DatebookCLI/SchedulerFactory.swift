@@ -11,7 +11,7 @@ enum SchedulerFactory {
                                locale: config.locale)
     }
 
-    static func make(_ context: Context, store: Store, config: Config? = nil, log: @escaping (String) -> Void = { _ in }) -> Scheduler {
+    static func make(_ context: Context, store: any PlannerStore, config: Config? = nil, log: @escaping (String) -> Void = { _ in }) -> Scheduler {
         var options = Scheduler.Options()
         if let lease = context.environment["DATEBOOK_LEASE"].flatMap(TimeInterval.init), lease > 0 { options.lease = lease }
         return Scheduler(store: store, config: config ?? context.config, calendar: context.calendar,

@@ -24,11 +24,9 @@ final class Wakeups: @unchecked Sendable {
     private var inotify: Int32 = -1
 
     /// - Parameter store: the store file; only changes to it, its `-wal` or `-journal` wake the daemon
-    ///   (other files in the same directory, such as a log, do not).
-    init(watchingStore store: String) {
-        let directory = (store as NSString).deletingLastPathComponent
-        let base = (store as NSString).lastPathComponent
-        let names: Set<String> = [base, base + "-wal", base + "-journal"]
+    ///   (other files in the same directory, such as a log, do not). Nil: a store without a file
+    ///   (PostgreSQL), whose changes the daemon's timer notices.
+    init(watchingStore store: String?) {
         for (number, reason) in [(SIGTERM, WakeReasons.stop), (SIGINT, .stop), (SIGHUP, .reload)] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
@@ -36,6 +34,10 @@ final class Wakeups: @unchecked Sendable {
             source.resume()
             sources.append(source)
         }
+        guard let store else { return }
+        let directory = (store as NSString).deletingLastPathComponent
+        let base = (store as NSString).lastPathComponent
+        let names: Set<String> = [base, base + "-wal", base + "-journal"]
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { return }
         let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)

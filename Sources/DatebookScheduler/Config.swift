@@ -12,6 +12,8 @@ public struct Config: Sendable, Equatable {
     public var digests: [DigestSchedule]
     public var alerts: AlertPolicy
     public var feeds: [FeedSubscription]
+    /// The store: a SQLite file path or a `postgresql://` URL (a secret: the URL may hold a password).
+    public var store: SecretSource?
 
     public init(timeZone: String? = nil, locale: String? = nil, templates: String? = nil, channels: [Channel] = [],
                 digests: [DigestSchedule] = [], alerts: AlertPolicy = AlertPolicy(), feeds: [FeedSubscription] = []) {
