@@ -85,7 +85,7 @@ let package = Package(
         ]),
         .executableTarget(name: "datebook-bench", dependencies: ["DatebookDelivery", "DatebookRender"], path: "bench/swift", linkerSettings: releaseLink),
         .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"], exclude: ["Fixtures"]),
-        .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),
+        .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore", "DatebookTestSupport"]),
         .testTarget(
             name: "DatebookSchedulerTests",
             dependencies: ["DatebookScheduler", "DatebookStore", "DatebookCore", "DatebookDelivery", "DatebookRender", "DatebookTestSupport"]

@@ -109,23 +109,31 @@ public final class TestPostgres: @unchecked Sendable {  // immutable after init;
         return isRoot ? try run("/usr/sbin/runuser", ["-u", "postgres", "--", path] + arguments) : try run(path, arguments)
     }
 
+    /// Runs a program to its end (posix_spawn and waitpid); its output goes through a file. Not
+    /// Foundation's `Process`: the server that `pg_ctl start` leaves running inherits what
+    /// `Process` watches the child with, and `waitUntilExit` then never returns.
     @discardableResult
     static func run(_ path: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: "/")
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
+        let outputPath = NSTemporaryDirectory() + "datebook-pg-output-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw TestPostgresError.failed(path, String(cString: strerror(spawned))) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let text = ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard status == 0 else {
             throw TestPostgresError.failed(([path] + arguments).joined(separator: " "), text)
         }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return text
     }
 
     /// A port nobody listens on now (bound to port 0 and released).
