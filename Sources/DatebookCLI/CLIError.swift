@@ -40,11 +40,11 @@ enum ErrorTranslator {
     }
 
     /// Retry later when the store is locked or its server cannot be reached or was lost; 69 when a
-    /// PostgreSQL server refuses the login or the command is not supported there; else bad data.
+    /// PostgreSQL server refuses the login; else bad data.
     static func exitCode(of error: StoreError) -> Int32 {
         switch error {
         case .busy, .unreachable, .connectionLost: ExitCode.temporaryFailure
-        case .authentication, .unsupported: ExitCode.unavailable
+        case .authentication: ExitCode.unavailable
         default: ExitCode.dataError
         }
     }

@@ -111,24 +111,3 @@ extension PostgresStore {
     }
 }
 
-/// Feeds and iCalendar sources are not on PostgreSQL yet: each says so (exit 69) instead of
-/// doing nothing.
-extension PostgresStore {
-    public func sourceUIDs() throws -> [String: String] { throw unsupported("iCalendar export (event sources)") }
-    public func saveImport(_ result: ICSImport, calendar: String, progress: (Int) -> Void) throws {
-        throw unsupported("iCalendar import")
-    }
-    public func addFeed(_ feed: Feed) throws -> Bool { throw unsupported("feeds") }
-    public func updateFeed(named name: String, source: String, every: Int) throws { throw unsupported("feeds") }
-    public func feeds() throws -> [Feed] { throw unsupported("feeds") }
-    public func feed(named name: String) throws -> Feed? { throw unsupported("feeds") }
-    public func removeFeed(named name: String) throws -> Bool { throw unsupported("feeds") }
-    public func feedName(ofEvent id: String) throws -> String? {
-        try query("SELECT calendar FROM event_sources WHERE event_id = $1 AND calendar LIKE 'feed:%'", [id])
-            .all.first.map { String($0.text(0).dropFirst(5)) }
-    }
-    public func replaceFeedEvents(_ feed: Feed, with result: ICSImport, etag: String?, lastModified: String?, now: Date) throws {
-        throw unsupported("feeds")
-    }
-    public func recordFeedCheck(_ feed: Feed, now: Date, error: String?) throws { throw unsupported("feeds") }
-}

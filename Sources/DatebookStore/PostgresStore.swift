@@ -203,11 +203,6 @@ public final class PostgresStore: PlannerStore {
         let rows = try query("SELECT last_value FROM data_version")
         return rows.count > 0 ? rows.int(0, 0) : 0
     }
-
-    /// The error for what this backend does not do yet (docs/postgresql.md lists it).
-    func unsupported(_ operation: String) -> StoreError {
-        StoreError.unsupported(store: location, operation: operation)
-    }
 }
 
 extension EventColumn {

@@ -20,8 +20,6 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// The connection broke during a command; nothing after the last commit was kept.
     case connectionLost(store: String, reason: String)
     case postgres(store: String, message: String)
-    /// A command the PostgreSQL store does not implement yet (docs/postgresql.md lists them).
-    case unsupported(store: String, operation: String)
 
     public var description: String {
         switch self {
@@ -53,8 +51,6 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "store \(store): the connection to PostgreSQL was lost (\(reason)); nothing after the last commit was kept, try again"
         case let .postgres(store, message):
             "store \(store): \(message)"
-        case let .unsupported(store, operation):
-            "not yet supported on PostgreSQL: \(operation) (store \(store)); use a SQLite store for this for now"
         }
     }
 }

@@ -173,12 +173,6 @@ struct PostgresStoreTests {
         #expect(try PostgresStore(url: right).eventCount() == 0)
     }
 
-    @Test func whatIsNotImplementedYetSaysSo() throws {
-        let store = try PostgresStore(url: try TestPostgres.shared().makeDatabase())
-        let error = try #require(throws: StoreError.self) { try store.feeds() }
-        #expect(error.description.hasPrefix("not yet supported on PostgreSQL: feeds"))
-    }
-
     @Test(arguments: [
         ("postgresql://ann:secret@db.example.org:5432/team", "postgresql://ann:****@db.example.org:5432/team"),
         ("postgres://ann@db/team?password=secret&sslmode=require", "postgres://ann@db/team?password=****&sslmode=require"),
