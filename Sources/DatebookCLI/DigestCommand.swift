@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookRender
+import DatebookScheduler
 import DatebookStore
 import Foundation
 

@@ -15,6 +15,8 @@ enum EventOptions {
         .value("--task", "TEXT", repeatable: true, "add a checklist item (repeatable)"),
         .value("--alert", "LEAD", repeatable: true, "alert this long before: 1d, 1h, 10m (repeatable)"),
         .value("--notes", "TEXT", "free-form notes"),
+        .value("--location", "TEXT", "where it happens, one line (empty: none)"),
+        .value("--url", "URL", "a link for it: http, https, mailto or tel (empty: none)"),
     ] + RecurrenceOptions.specs
 
     static func symbol(_ name: String) throws -> Symbol {
@@ -73,6 +75,8 @@ enum EventOptions {
             context.err.write("datebook: --color NAME for the event colour is deprecated; use --event-color \(name)\n")
         }
         if let notes = arguments.value("--notes") { event.notes = notes }
+        if let location = arguments.value("--location") { event.location = EventURL.cleanLocation(location) }
+        if let url = arguments.value("--url") { event.url = url.trimmingCharacters(in: .whitespaces) }
         let alerts = try arguments.all("--alert").map(lead)
         if !alerts.isEmpty { event.alerts = alerts }
         try RecurrenceOptions.apply(arguments, to: &event, context)
@@ -87,7 +91,8 @@ enum EventOptions {
     /// error naming the option that set the field.
     static func validate(_ event: Event, title: String = "TITLE", task: String = "--task") throws {
         guard let problem = EventValidation.planner.problems(event).first else { return }
-        let options = ["title": title, "start": "--at", "end": "--end", "notes": "--notes", "recurrence": "--repeat"]
+        let options = ["title": title, "start": "--at", "end": "--end", "notes": "--notes", "location": "--location",
+                       "url": "--url", "recurrence": "--repeat"]
         let name = options[problem.field] ?? (problem.field.hasPrefix("tasks") ? task : problem.field)
         throw CLIError.usage("\(name): \(problem.message)")
     }

@@ -1,36 +1,19 @@
 import DatebookCore
-import DatebookICal
 import DatebookStore
 import Foundation
 
 /// `datebook import FILE.ics`: the iCalendar half of `import`.
 enum ICSCommands {
-    /// Planner JSON starts with `{` or `[` (after a BOM and blanks); a `.json` name also counts.
-    /// Everything else goes to the iCalendar reader, which refuses non-calendars with a diagnosis.
-    static func looksLikeJSON(_ bytes: [UInt8], name: String = "") -> Bool {
-        var index = 0
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
-        while index < bytes.count, [0x20, 0x09, 0x0D, 0x0A].contains(bytes[index]) { index += 1 }
-        guard index < bytes.count else { return !name.lowercased().hasSuffix(".ics") }
-        let first = bytes[index]
-        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return true }
-        return name.lowercased().hasSuffix(".json") && first != UInt8(ascii: "B") && first != UInt8(ascii: "b")
-    }
-
-    /// Imports iCalendar bytes; `bytes` is emptied once read, so the file's memory is free while saving.
-    static func importICS(_ bytes: inout [UInt8], name: String, _ context: Context) throws -> Int32 {
+    /// Imports an iCalendar file; its memory is given back while it is read, and freed before saving.
+    static func importICS(_ file: consuming ImportFile, _ context: Context) throws -> Int32 {
         let store = try context.openStore()
-        // An empty store (the common first import) needs no per-event lookups.
-        let empty = try store.eventCount() == 0
-        let options = PlannerICS.Options(calendar: "import", timeZone: context.timeZone,
-                                         today: CalendarDate(context.now, in: context.timeZone),
-                                         existing: { empty ? nil : try? store.event(id: $0) }, store: store)
-        let reading = ProgressBar.reading(name, bytes: bytes.count, context: context)
-        let result = try read(&bytes, name: name, options: options, context)
+        let name = file.name
+        let reading = ProgressBar.reading(name, bytes: file.count, context: context)
+        let result = try store.decodeImport(file, timeZone: context.timeZone, today: CalendarDate(context.now, in: context.timeZone))
         reading.finish()
         let progress = ProgressBar(total: result.events.count, context: context)
         for warning in result.warnings { context.err.write("datebook: warning: " + warning + "\n") }
-        try store.saveImport(result, calendar: "import") { progress.show($0) }
+        try store.saveImport(result) { progress.show($0) }
         progress.finish()
         for limit in try store.truncatedRecurrences() {
             guard let uid = result.uids[limit.eventID] else { continue }
@@ -41,34 +24,6 @@ enum ICSCommands {
         // Freeing 100k events is a quarter of a second; let it overlap the store's closing.
         BackgroundRelease.release(consume result)
         return ExitCode.ok
-    }
-}
-
-extension ICSCommands {
-    /// Parses the bytes in place (a copy would cost as much memory as the file), giving their pages
-    /// back as the parse goes, empties them, then converts (which frees the parsed document on
-    /// another thread as it goes).
-    static func read(_ bytes: inout [UInt8], name: String, options: PlannerICS.Options, _ context: Context) throws -> ICSImport {
-        let parts: [ICalDocument]
-        do {
-            parts = try bytes.withUnsafeBufferPointer { buffer in
-                guard let base = buffer.baseAddress, !buffer.isEmpty else {
-                    return try ICalParser.parseParts(data: Data(), fileName: name, defaultTimeZone: context.timeZone)
-                }
-                let view = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: buffer.count, deallocator: .none)
-                // The bytes are dropped after the parse: pages the workers are done with go back
-                // as they go (82 MB of a 100k-event file would otherwise stay to the end).
-                let address = UInt(bitPattern: base)
-                return try ICalParser.parseParts(data: view, fileName: name, defaultTimeZone: context.timeZone) { range in
-                    guard let base = UnsafeRawPointer(bitPattern: address) else { return }
-                    FileInput.release(range, of: base)
-                }
-            }
-        } catch let error as ICalError {
-            throw CLIError.data(error.description)
-        }
-        bytes = []
-        return PlannerICS.convert(parts, fileName: name, options: options)
     }
 }
 

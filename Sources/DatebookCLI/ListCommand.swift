@@ -81,6 +81,9 @@ enum ListCommand: Command {
         context.out.write(firstPeriod ? "]\n}\n" : "\n    ]}\n  ]\n}\n")
     }
 
+    /// A quoted string, or `null` when it is empty.
+    static func optional(_ text: String) -> String { text.isEmpty ? "null" : JSONText.quote(text) }
+
     static func json(_ occurrence: Occurrence, _ context: Context) -> String {
         let event = occurrence.event
         let tasks = event.tasks.map { "{\"id\": \(JSONText.quote($0.id)), \"text\": \(JSONText.quote($0.text)), \"status\": \"\($0.status.rawValue)\"}" }
@@ -88,6 +91,7 @@ enum ListCommand: Command {
             + "\"start\": \(JSONText.quote(ISOInstant.format(occurrence.start, in: context.timeZone))), "
             + "\"allDay\": \(event.start.isAllDay), \"floating\": \(event.start.isFloating), \"symbol\": \(JSONText.quote(event.symbol.rawValue)), "
             + "\"emoji\": \(JSONText.quote(event.symbol.emoji)), \"color\": \(JSONText.quote(event.color.rawValue)), "
+            + "\"location\": \(optional(event.location)), \"url\": \(optional(event.url)), "
             + "\"badge\": \(event.badge), \"complete\": \(event.isComplete), \"tasks\": [" + tasks.joined(separator: ", ") + "]}"
     }
 }
@@ -109,6 +113,8 @@ enum ShowCommand: Command {
         out += "  (" + period.title + ")\n"
         out += "  zone     " + zoneLine(event, context) + "\n"
         out += "  symbol   " + event.symbol.rawValue + "   color " + event.color.rawValue + "\n"
+        if !event.location.isEmpty { out += "  location " + TextWidth.clean(event.location) + "\n" }
+        if !event.url.isEmpty { out += "  url      " + event.url + "\n" }
         if !event.alerts.isEmpty { out += "  alerts   " + event.alerts.map(\.description).joined(separator: ", ") + " before\n" }
         if let rule = event.recurrence { out += "  repeats  " + rule + "\n" }
         if let limit = try store.recurrenceLimit(of: event) {

@@ -38,14 +38,14 @@ enum ImportCommand: Command {
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
-        let path = arguments.positionals[0]
-        var (bytes, name) = try FileInput.read(path)
-        if !ICSCommands.looksLikeJSON(bytes, name: name) { return try ICSCommands.importICS(&bytes, name: name, context) }
-        let reading = ProgressBar.reading(name, bytes: bytes.count, context: context)
+        let file = try ImportFile(path: arguments.positionals[0])
+        guard file.looksLikeJSON else { return try ICSCommands.importICS(file, context) }
+        let name = file.name
+        let reading = ProgressBar.reading(name, bytes: file.count, context: context)
         defer { reading.finish() }
         let root: JSONNode
         do {
-            root = try JSONParser.parse(bytes)
+            root = try file.withBytes { try JSONParser.parse(Array($0)) }
         } catch let error as JSONSyntaxError {
             throw InputError(file: name, line: error.line, path: "", message: error.message + " (column \(error.column))")
         }

@@ -7,8 +7,7 @@ import Foundation
 /// rendered from the templates like `datebook digest`.
 enum SchedulerFactory {
     static func digestRenderer(_ context: Context, config: Config) -> any DigestRendering {
-        TemplateDigestRenderer(storePath: context.storePath, overrideDirectory: TemplatesCommand.overrideDirectory(context),
-                               locale: config.locale)
+        TemplateDigestRenderer(overrideDirectory: TemplatesCommand.overrideDirectory(context), locale: config.locale)
     }
 
     static func make(_ context: Context, store: any PlannerStore, config: Config? = nil, log: @escaping (String) -> Void = { _ in }) -> Scheduler {

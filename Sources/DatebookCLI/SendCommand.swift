@@ -1,7 +1,7 @@
 import DatebookCore
 import DatebookDelivery
-import DatebookScheduler
 import DatebookRender
+import DatebookScheduler
 import Foundation
 
 /// `datebook send digest|alert …`: render and deliver now to named channels.
@@ -56,7 +56,10 @@ enum SendCommand: Command {
                     return changed
                 }
             }
-            let digest = try DigestMessages.make(store: store, name: "now", context: context)
+            let plan = DigestPlan(now: context.now, calendar: context.calendar)
+            let input = try DigestQuery.input(plan: plan, store: store, calendar: context.calendar)
+            let digest = try DigestMessage.make(input, locale: context.config.locale,
+                                                overrideDirectory: TemplatesCommand.overrideDirectory(context), key: "digest:now")
             items = channels.map { channel in
                 var message = digest
                 message.idempotencyKey = "digest:now:\(CalendarDate(context.now, in: context.timeZone)):\(channel.name)"

@@ -26,10 +26,11 @@ extension OccurrenceOf where Item == Event {
     public var summary: OccurrenceSummary { OccurrenceSummary(event: EventSummary(event), start: start) }
 }
 
-/// The occurrences of one period, sorted by start, with the period's total of open tasks.
+/// The occurrences of one period, sorted by start, with the period's total of open tasks; as
+/// listing summaries, which is all an agenda shows.
 public struct AgendaSection: Sendable, Equatable {
     public var period: Period
-    public var occurrences: [Occurrence]
+    public var occurrences: [OccurrenceSummary]
 
     public var openTasks: Int { occurrences.reduce(0) { $0 + $1.event.badge } }
 }
@@ -39,8 +40,8 @@ public struct Agenda: Sendable, Equatable {
     public var sections: [AgendaSection]
 
     /// Groups `occurrences` by period relative to `boundaries.now`; empty periods are left out.
-    public init(occurrences: [Occurrence], boundaries: PeriodBoundaries, periods: [Period] = Period.allCases) {
-        var buckets: [Period: [Occurrence]] = [:]
+    public init(occurrences: [OccurrenceSummary], boundaries: PeriodBoundaries, periods: [Period] = Period.allCases) {
+        var buckets: [Period: [OccurrenceSummary]] = [:]
         for occurrence in occurrences {
             let period = boundaries.period(of: occurrence.start)
             guard periods.contains(period) else { continue }
@@ -48,7 +49,7 @@ public struct Agenda: Sendable, Equatable {
         }
         sections = Period.allCases.compactMap { period in
             guard let items = buckets[period], !items.isEmpty else { return nil }
-            return AgendaSection(period: period, occurrences: items.sorted(by: Occurrence.chronological))
+            return AgendaSection(period: period, occurrences: items.sorted(by: OccurrenceSummary.chronological))
         }
     }
 

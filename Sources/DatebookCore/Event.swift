@@ -129,6 +129,10 @@ public struct Event: EventListing, Identifiable {
     public var symbol: Symbol
     public var color: EventColor
     public var notes: String
+    /// Where it happens, one line of text; empty when unknown.
+    public var location: String
+    /// A link for it (a video call, a ticket page): http, https, mailto or tel (`EventURL`); empty when none.
+    public var url: String
     public var tasks: [EventTask]
     public var alerts: [LeadTime]
     /// An RFC 5545 RRULE value, stored as written.
@@ -136,7 +140,7 @@ public struct Event: EventListing, Identifiable {
 
     public init(
         id: String, title: String, start: EventStart, end: EventStart? = nil,
-        timeZone: String, symbol: Symbol, color: EventColor, notes: String = "",
+        timeZone: String, symbol: Symbol, color: EventColor, notes: String = "", location: String = "", url: String = "",
         tasks: [EventTask] = [], alerts: [LeadTime] = [], recurrence: String? = nil
     ) {
         self.id = id
@@ -147,6 +151,8 @@ public struct Event: EventListing, Identifiable {
         self.symbol = symbol
         self.color = color
         self.notes = notes
+        self.location = location
+        self.url = url
         self.tasks = tasks
         self.alerts = alerts
         self.recurrence = recurrence

@@ -9,6 +9,10 @@ public enum Limits {
     public static let taskTextBytes = 1_000
     /// Longest notes of one event.
     public static let notesBytes = 100_000
+    /// Longest location of one event (one line).
+    public static let locationBytes = 1_000
+    /// Longest link of one event.
+    public static let urlBytes = 2_000
     /// Longest event or task id.
     public static let idBytes = 128
     /// Years an event's dates may fall in (instants: as a date in UTC, a day inside either end,
@@ -40,8 +44,9 @@ public struct EventProblem: Sendable, Hashable, CustomStringConvertible {
 /// Own input (`add`, `edit`, a planner JSON import) is refused on the first problem. Other
 /// people's calendars (iCalendar imports, feeds) are repaired where a repair loses little: an
 /// over-long text is cut to its limit, an end before the start or of the other kind is dropped, a
-/// refused recurrence rule is dropped (only the first occurrence stays), empty texts get a
-/// placeholder and repeated task ids keep their first task; each repair is a warning, and what
+/// refused recurrence rule or link (`EventURL`) is dropped (only the first occurrence stays), a
+/// location is made one line, empty texts get a placeholder and repeated task ids keep their
+/// first task; each repair is a warning, and what
 /// cannot be repaired (a date out of range, a bad id) refuses that event alone.
 ///
 /// Recurrence rules are judged by `ruleProblem` (the expander lives above Core).
@@ -65,6 +70,9 @@ public struct EventValidation: Sendable {
             check("end", Self.rangeProblem(end) ?? Self.endProblem(end, start: event.start))
         }
         check("notes", Self.sizeProblem(event.notes, limit: Limits.notesBytes))
+        check("location", Self.sizeProblem(event.location, limit: Limits.locationBytes)
+              ?? (event.location == EventURL.cleanLocation(event.location) ? nil : "expected one line without control characters"))
+        check("url", event.url.isEmpty ? nil : EventURL.problem(event.url))
         if let rule = event.recurrence {
             // The expander's own wording says what it would do instead; refused here, it does nothing.
             check("recurrence", ruleProblem(rule).map { $0.replacingOccurrences(of: "; only DTSTART is used", with: "") })
@@ -101,6 +109,12 @@ public struct EventValidation: Sendable {
         }
         if let cut = Self.truncate(&event.title, limit: Limits.titleBytes) { changed("title", cut) }
         if let cut = Self.truncate(&event.notes, limit: Limits.notesBytes) { changed("notes", cut) }
+        event.location = EventURL.cleanLocation(event.location)
+        if let cut = Self.truncate(&event.location, limit: Limits.locationBytes) { changed("location", cut) }
+        if !event.url.isEmpty, let problem = EventURL.problem(event.url) {
+            event.url = ""
+            changed("url", problem + "; the event has no link")
+        }
         if let end = event.end, Self.rangeProblem(end) == nil, let problem = Self.endProblem(end, start: event.start) {
             event.end = nil
             changed("end", problem + "; the event has no end")

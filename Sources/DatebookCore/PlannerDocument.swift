@@ -5,16 +5,17 @@ import Foundation
 /// ```json
 /// { "datebook": 1, "events": [ { "id": "…", "title": "…", "start": "2026-12-03T08:00:00Z",
 ///   "allDay": false, "end": null, "timeZone": "Europe/Berlin", "symbol": "gift.fill",
-///   "color": "red", "notes": "", "alerts": ["1d"], "recurrence": null,
+///   "color": "red", "notes": "", "location": "Room 4", "url": "https://…", "alerts": ["1d"], "recurrence": null,
 ///   "tasks": [ { "id": "…", "text": "…", "status": "todo" } ] } ] }
 /// ```
 /// Instants are UTC with whole seconds; all-day starts and ends are `YYYY-MM-DD`; floating times
 /// (wall-clock times read in the viewer's zone, RFC 5545 §3.3.5) are `YYYY-MM-DDTHH:MM[:SS]`
-/// without offset, and the event says `"floating": true`.
+/// without offset, and the event says `"floating": true`. `location` and `url` are written only
+/// when set (documents without them, from older versions, read as before).
 public enum PlannerDocument {
     public static let version = 1
     static let eventKeys = ["id", "title", "start", "allDay", "floating", "end", "timeZone", "symbol", "color",
-                            "notes", "alerts", "recurrence", "tasks"]
+                            "notes", "location", "url", "alerts", "recurrence", "tasks"]
     static let taskKeys = ["id", "text", "status"]
 
     // MARK: Writing
@@ -60,6 +61,8 @@ public enum PlannerDocument {
         out += "      \"symbol\": \(JSONText.quote(event.symbol.rawValue)),\n"
         out += "      \"color\": \(JSONText.quote(event.color.rawValue)),\n"
         out += "      \"notes\": \(JSONText.quote(event.notes)),\n"
+        if !event.location.isEmpty { out += "      \"location\": \(JSONText.quote(event.location)),\n" }
+        if !event.url.isEmpty { out += "      \"url\": \(JSONText.quote(event.url)),\n" }
         out += "      \"alerts\": [" + event.alerts.map { JSONText.quote($0.description) }.joined(separator: ", ") + "],\n"
         out += "      \"recurrence\": \(event.recurrence.map(JSONText.quote) ?? "null"),\n"
         out += "      \"tasks\": ["
@@ -219,6 +222,8 @@ public enum PlannerDocument {
             id: try reader.optionalString(node["id"], path + ".id") ?? defaults.newID(),
             title: title, start: start, end: end, timeZone: zone, symbol: symbol, color: color,
             notes: try reader.optionalString(node["notes"], path + ".notes") ?? "",
+            location: EventURL.cleanLocation(try reader.optionalString(node["location"], path + ".location") ?? ""),
+            url: try reader.optionalString(node["url"], path + ".url") ?? "",
             tasks: tasks, alerts: alerts,
             recurrence: try reader.optionalString(node["recurrence"], path + ".recurrence")
         )

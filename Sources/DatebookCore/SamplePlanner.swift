@@ -14,6 +14,8 @@ public enum SamplePlanner {
         let symbol: Symbol
         let color: EventColor
         let tasks: [(String, TaskStatus)]
+        var location = ""
+        var url = ""
     }
 
     static let entries: [Entry] = [
@@ -21,7 +23,8 @@ public enum SamplePlanner {
               tasks: [("Guava kombucha", .todo), ("Paper cups and plates", .todo), ("Cheese plate", .todo), ("Party poppers", .todo)]),
         Entry(title: "Pagliacci", offset: .hours(22), symbol: .theatermasks, color: .yellow,
               tasks: [("Buy new tux", .done), ("Get tickets", .doing),
-                      ("Pick up Carmen at the airport and bring her to the show", .todo)]),
+                      ("Pick up Carmen at the airport and bring her to the show", .todo)],
+              location: "Opera House, Main Stage", url: "https://tickets.example.org/pagliacci"),
         Entry(title: "Doctor's Appointment", offset: .days(4), symbol: .facemask, color: .indigo,
               tasks: [("Bring medical ID", .todo), ("Record heart rate data", .todo)]),
         Entry(title: "Camping Trip", offset: .hours(36), symbol: .leaf, color: .green,
@@ -56,7 +59,7 @@ public enum SamplePlanner {
                 EventTask(id: String(EventID.stable(id + ":\(n)").prefix(8)), text: task.0, status: task.1)
             }
             return Event(id: id, title: entry.title, start: start, timeZone: calendar.timeZone.identifier,
-                         symbol: entry.symbol, color: entry.color, tasks: tasks)
+                         symbol: entry.symbol, color: entry.color, location: entry.location, url: entry.url, tasks: tasks)
         }
     }
 

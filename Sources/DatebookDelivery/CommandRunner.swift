@@ -65,13 +65,15 @@ public struct CommandRunner: Sendable {
             values["DATEBOOK_EVENT_ID"] = event.id
             values["DATEBOOK_EVENT_START"] = event.start
             values["DATEBOOK_EVENT_SYMBOL"] = event.symbol
+            values["DATEBOOK_EVENT_LOCATION"] = event.location
+            values["DATEBOOK_EVENT_URL"] = event.url ?? ""
             values["DATEBOOK_OPEN_TASKS"] = String(event.openTasks)
         }
         return values
     }
 
-    /// Replaces `{{title}}`, `{{body}}`, `{{bodyMarkup}}`, `{{markdown}}`, `{{url}}`, `{{start}}`
-    /// inside each argument; every argument stays exactly one argv entry whatever the text contains.
+    /// Replaces `{{title}}`, `{{body}}`, `{{bodyMarkup}}`, `{{markdown}}`, `{{url}}`, `{{start}}`,
+    /// `{{location}}` inside each argument (`{{url}}`: an alert's event link); every argument stays exactly one argv entry whatever the text contains.
     /// `{{title}}` and `{{body}}` are plain text; `{{bodyMarkup}}` is the body with `&`, `<`, `>`
     /// escaped, for programs that read markup (notify-send's body).
     public static func expand(_ argv: [String], with message: OutgoingMessage) -> [String] {
@@ -79,6 +81,7 @@ public struct CommandRunner: Sendable {
             "{{title}}": message.displayTitle, "{{body}}": message.text,
             "{{bodyMarkup}}": DesktopNotification.escapeMarkup(message.text), "{{markdown}}": message.markdown,
             "{{url}}": message.url ?? "", "{{start}}": message.event?.start ?? "",
+            "{{location}}": message.event?.location ?? "",
         ]
         return argv.map { argument in
             values.reduce(argument) { $0.replacingOccurrences(of: $1.key, with: $1.value) }

@@ -61,7 +61,7 @@ public struct DesktopNotification: Sendable, Equatable {
             let title = event.symbol.isEmpty ? event.title : event.symbol + " " + event.title
             summary = Self.singleLine(event.relativeWhen.isEmpty ? title : title + " · " + event.relativeWhen)
             var lines = [event.when]
-            if !event.place.isEmpty { lines.append(event.place) }
+            if !event.location.isEmpty { lines.append(event.location) }
             if !event.openTaskLines.isEmpty {
                 lines.append(event.openTaskLines.count == 1 ? "1 open task:" : "\(event.openTaskLines.count) open tasks:")
                 lines += event.openTaskLines

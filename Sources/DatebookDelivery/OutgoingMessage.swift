@@ -28,8 +28,10 @@ public struct OutgoingMessage: Sendable, Equatable {
         public var relativeWhen: String
         /// Seconds between the alert and the occurrence, nil for an alert sent by hand.
         public var leadSeconds: Int?
-        /// Where it happens (an imported event's `Location:` line), empty when unknown.
-        public var place: String
+        /// Where it happens (the event's location, one line), empty when unknown.
+        public var location: String
+        /// The event's link (http, https, mailto or tel), nil when it has none.
+        public var url: String?
         /// The occurrence's start instant (ISO 8601, UTC), as in the ledger key.
         public var occurrenceStart: String
         /// The open tasks as shown in the text body: `[ ] Bring card`, `[~] Book taxi` (in progress).
@@ -39,7 +41,7 @@ public struct OutgoingMessage: Sendable, Equatable {
             id: String, title: String, start: String, end: String? = nil, allDay: Bool = false,
             timeZone: String, symbol: String = "", colorName: String = "", colorHex: String = "",
             notes: String = "", openTasks: Int = 0, when: String = "", relativeWhen: String = "",
-            leadSeconds: Int? = nil, place: String = "", occurrenceStart: String = "", openTaskLines: [String] = []
+            leadSeconds: Int? = nil, location: String = "", url: String? = nil, occurrenceStart: String = "", openTaskLines: [String] = []
         ) {
             self.id = id
             self.title = title
@@ -55,7 +57,8 @@ public struct OutgoingMessage: Sendable, Equatable {
             self.when = when
             self.relativeWhen = relativeWhen
             self.leadSeconds = leadSeconds
-            self.place = place
+            self.location = location
+            self.url = url
             self.occurrenceStart = occurrenceStart
             self.openTaskLines = openTaskLines
         }

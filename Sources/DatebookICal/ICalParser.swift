@@ -41,11 +41,28 @@ public enum ICalParser {
                        consumed: consumed)
     }
 
+    /// The same over bytes the caller lends for the parse (`consumed` ranges count from their start).
+    public static func parseParts(bytes: UnsafeRawBufferPointer, fileName: String, defaultTimeZone: TimeZone,
+                                  workers: Int? = nil,
+                                  consumed: (@Sendable (Range<Int>) -> Void)? = nil) throws -> [ICalDocument] {
+        try parseParts(bytes: bytes, fileName: fileName, defaultTimeZone: defaultTimeZone, workers: workers, fastPaths: true,
+                       consumed: consumed)
+    }
+
     /// `releaseBatch`: components read between two `consumed` calls.
     static func parseParts(data: Data, fileName: String, defaultTimeZone: TimeZone,
                            workers: Int?, fastPaths: Bool,
                            consumed: (@Sendable (Range<Int>) -> Void)? = nil, releaseBatch: Int = 4_096) throws -> [ICalDocument] {
         try data.withUnsafeBytes { raw in
+            try parseParts(bytes: raw, fileName: fileName, defaultTimeZone: defaultTimeZone, workers: workers, fastPaths: fastPaths,
+                           consumed: consumed, releaseBatch: releaseBatch)
+        }
+    }
+
+    static func parseParts(bytes raw: UnsafeRawBufferPointer, fileName: String, defaultTimeZone: TimeZone,
+                           workers: Int?, fastPaths: Bool,
+                           consumed: (@Sendable (Range<Int>) -> Void)? = nil, releaseBatch: Int = 4_096) throws -> [ICalDocument] {
+        do {
             let bytes = raw.bindMemory(to: UInt8.self)
             let start = ICalSniffer.contentStart(bytes)
             try ICalSniffer.check(bytes, start: start, fileName: fileName)

@@ -18,6 +18,19 @@ public enum AlertMessage {
         var taskLines: [String] = []
         var markdown = "**\(event.symbol.emoji) \(Markdown.escape(title))**  \n\(when)"
         var html = "<p><strong>\(event.symbol.emoji) \(MustacheEscaper.html(title))</strong><br>\(MustacheEscaper.html(when))</p>"
+        let location = TextWidth.truncate(EventURL.cleanLocation(event.location), to: 200)
+        if !location.isEmpty {
+            text += "\n📍 \(location)"
+            markdown += "  \n📍 \(Markdown.escape(location))"
+            html += "<p>📍 \(MustacheEscaper.html(location))</p>"
+        }
+        // Stored links passed `EventURL.problem`: a scheme datebook allows and URI characters only.
+        let url = event.url.isEmpty ? nil : event.url
+        if let url {
+            text += "\n🔗 \(url)"
+            markdown += "  \n🔗 <\(url)>"
+            html += "<p>🔗 <a href=\"\(MustacheEscaper.html(url))\">\(MustacheEscaper.html(url))</a></p>"
+        }
         if !open.isEmpty {
             let summary = open.count == 1 ? "1 open task" : "\(open.count) open tasks"
             text += "\n\(summary):"
@@ -54,13 +67,13 @@ public enum AlertMessage {
             idempotencyKey: key(eventID: event.id, occurrenceStart: occurrence.start, lead: lead ?? LeadTime(), channel: channel),
             // The emoji travels in `event.symbol`; each channel puts it in front once (`displayTitle`).
             title: prefix + title,
-            text: text, markdown: markdown, html: html,
+            text: text, markdown: markdown, html: html, url: url,
             event: OutgoingMessage.Event(
                 id: event.id, title: title, start: start, end: end, allDay: event.start.isAllDay, timeZone: event.timeZone,
                 symbol: event.symbol.emoji, colorName: event.color.rawValue, colorHex: event.color.hex,
                 notes: TextWidth.clean(event.notes), openTasks: event.badge, when: when,
                 relativeWhen: lead.map(relativePhrase) ?? when,
-                leadSeconds: lead.map { $0.days * 86_400 + $0.seconds }, place: place(in: event.notes),
+                leadSeconds: lead.map { $0.days * 86_400 + $0.seconds }, location: location, url: url,
                 occurrenceStart: ISOInstant.format(occurrence.start), openTaskLines: taskLines)
         )
     }
@@ -79,12 +92,6 @@ public enum AlertMessage {
         let parts = [(lead.days, "d"), (lead.seconds / 3600, "h"), (lead.seconds % 3600 / 60, "min")]
             .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
         return parts.isEmpty ? "now" : "in " + parts.joined(separator: " ")
-    }
-
-    /// The place from an imported event's notes (`Location: Room 4`), empty when there is none.
-    static func place(in notes: String) -> String {
-        let line = notes.split(whereSeparator: \.isNewline).first { $0.hasPrefix("Location: ") }
-        return line.map { TextWidth.truncate(TextWidth.clean(String($0.dropFirst("Location: ".count))), to: 200) } ?? ""
     }
 
     /// `1 day`, `2 hours`, `1 hour 30 minutes`, `10 minutes`.

@@ -82,6 +82,7 @@ public struct DigestContext: Sendable {
             let badge = event.isComplete ? "✓" : event.badge > 0 ? String(event.badge) + " left" : ""
             let open = event.tasks.filter { $0.status == .doing } + event.tasks.filter { $0.status == .todo }
             let done = event.tasks.filter { $0.status == .done }
+            let location = Self.displayText(event.location)
             return [
                 "id": .string(event.id),
                 "shortID": .string(event.shortID),
@@ -99,8 +100,14 @@ public struct DigestContext: Sendable {
                 "openTasks": .array(open.map(task)),
                 "doneTasks": .array(done.map(task)),
                 "hasTasks": .bool(!event.tasks.isEmpty),
+                "location": .string(location),
+                "hasLocation": .bool(!location.isEmpty),
+                // A stored link passed `EventURL.problem`: an allowed scheme and URI characters only.
+                "url": .string(event.url),
+                "hasURL": .bool(!event.url.isEmpty),
                 "text": .array(TextLayout.eventLines(emoji: event.symbol.emoji, title: title, when: when.display,
-                                                     badge: badge, open: open, done: done).map { .string($0) }),
+                                                     badge: badge, location: location, url: event.url,
+                                                     open: open, done: done).map { .string($0) }),
             ]
         }
 

@@ -1,41 +1,61 @@
 import DatebookCore
 import DatebookDelivery
 import DatebookRender
-import DatebookStore
 import Foundation
 
 /// The seam where the digest renderer (DatebookRender) plugs into the scheduler.
 ///
-/// The scheduler calls `render` once per digest delivery with the agenda as of the digest's
-/// moment and the channel's format; the result goes to the channel like any other message.
-/// `PlainDigestRenderer` is the built-in fallback: the agenda as plain text (Markdown-safe).
-/// To plug in the real renderer, set `SchedulerFactory.digestRenderer` (Sources/DatebookCLI/
-/// SchedulerFactory.swift) to it; `Scheduler(…, digestRenderer:)` takes one directly.
+/// The scheduler calls `render` once per digest delivery with what the digest shows as of its
+/// moment (read by the scheduler from its own store: `DigestQuery`) and the channel's format; the
+/// result goes to the channel like any other message. `TemplateDigestRenderer` renders the
+/// templates of `datebook digest`; `PlainDigestRenderer` is the fallback: the sections as plain
+/// text (Markdown-safe).
 public protocol DigestRendering: Sendable {
     func render(_ request: DigestRequest) throws -> OutgoingMessage
 }
 
-/// Everything a digest renderer gets: the schedule (name, format, template), the date, the agenda
-/// and the calendar of the configured zone.
+/// Everything a digest renderer gets: the schedule (name, format, template), the date, what the
+/// digest shows and the calendar of the configured zone.
 public struct DigestRequest: Sendable {
     public var schedule: DigestSchedule
     public var date: CalendarDate
     public var channel: String
-    public var agenda: Agenda
+    /// The digest's sections, calendar days and totals, as of `now`.
+    public var input: DigestInput
     public var now: Date
     public var calendar: Calendar
     /// The ledger key, to be used as the message's idempotency key.
     public var key: String
 }
 
-/// The fallback digest: title line plus the agenda's periods as plain text.
+/// The scheduler's digests rendered from the templates, like `datebook digest` at the digest's moment.
+public struct TemplateDigestRenderer: DigestRendering {
+    /// Where a user's templates override the built-in ones.
+    public var overrideDirectory: String?
+    /// The digest's locale (`en_US` when nil).
+    public var locale: String?
+
+    public init(overrideDirectory: String?, locale: String?) {
+        self.overrideDirectory = overrideDirectory
+        self.locale = locale
+    }
+
+    public func render(_ request: DigestRequest) throws -> OutgoingMessage {
+        var message = try DigestMessage.make(request.input, locale: locale, overrideDirectory: overrideDirectory,
+                                             template: request.schedule.template, format: request.schedule.format, key: request.key)
+        message.title = "datebook \(request.schedule.name) digest: " + message.title.replacingOccurrences(of: "datebook: ", with: "")
+        return message
+    }
+}
+
+/// The fallback digest: title line plus the digest's sections as plain text.
 public struct PlainDigestRenderer: DigestRendering {
     public init() {}
 
     public func render(_ request: DigestRequest) throws -> OutgoingMessage {
         var text = ""
-        for section in request.agenda.sections {
-            text += "\(section.period.title)\(section.openTasks > 0 ? " (\(section.openTasks) open)" : "")\n"
+        for section in request.input.windows where !section.occurrences.isEmpty {
+            text += "\(section.kind.title)\(section.openTasks > 0 ? " (\(section.openTasks) open)" : "")\n"
             for occurrence in section.occurrences {
                 let local = LocalTime(occurrence.start, in: request.calendar.timeZone)
                 let when = occurrence.event.start.isAllDay ? local.date.description + "      " : local.listFormat

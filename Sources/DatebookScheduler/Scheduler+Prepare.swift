@@ -72,9 +72,9 @@ extension Scheduler {
                   let date = entry.digestDate.flatMap({ CalendarDate(iso: $0) }) else {
                 return .obsolete("digest '\(entry.digest ?? "")' is no longer in the config")
             }
-            let boundaries = PeriodBoundaries(now: entry.dueAt, calendar: calendar)
-            let agenda = try store.agenda(boundaries: boundaries, calendar: calendar, periods: [.next7])
-            return .digest(DigestRequest(schedule: schedule, date: date, channel: entry.channel, agenda: agenda,
+            let plan = DigestPlan(now: entry.dueAt, calendar: calendar)
+            let input = try DigestQuery.input(plan: plan, store: store, calendar: calendar)
+            return .digest(DigestRequest(schedule: schedule, date: date, channel: entry.channel, input: input,
                                          now: entry.dueAt, calendar: calendar, key: entry.key))
         }
     }

@@ -7,7 +7,7 @@
 /// (Store+Migrations.swift).
 enum EventColumn: Int, CaseIterable {
     case id, title, startKey, allDay, endKey, endAllDay, timeZone, symbol, color, notes, alerts, recurrence
-    case taskCount, openCount
+    case taskCount, openCount, location, url
 
     var name: String {
         switch self {
@@ -25,6 +25,8 @@ enum EventColumn: Int, CaseIterable {
         case .recurrence: "recurrence"
         case .taskCount: "task_count"
         case .openCount: "open_count"
+        case .location: "location"
+        case .url: "url"
         }
     }
 

@@ -57,6 +57,7 @@ public struct ICSExport {
         let text = event.recurrence.map(RecurrenceText.init)
         var item = ICalEvent(
             uid: uid, summary: event.title, description: event.notes.isEmpty ? nil : event.notes,
+            location: event.location.isEmpty ? nil : event.location, url: event.url.isEmpty ? nil : event.url,
             start: value(event.start, zone: event.timeZone), end: event.end.map { value($0, zone: event.timeZone) },
             rrule: text?.rule, rdates: text?.rdates ?? [], exdates: text?.exdates ?? [], exrules: text?.exrules ?? [],
             recurrenceID: source?.recurrenceID, alarms: event.alerts.map { $0.days * 86_400 + $0.seconds },
@@ -134,7 +135,7 @@ extension Store {
     }
 
     /// Saves imported events and their UIDs in one transaction; `progress(done)` after each batch.
-    public func saveImport(_ result: ICSImport, calendar: String, progress: (Int) -> Void = { _ in }) throws {
+    public func saveImport(_ result: ICSImport, calendar: String = PlannerICS.importCalendar, progress: (Int) -> Void = { _ in }) throws {
         try bulkTransaction(count: result.events.count) {
             try writeMany(result.events, sources: (calendar, { result.uids[result.events[$0].id] }),
                           expansions: result.expansions, progress: progress)

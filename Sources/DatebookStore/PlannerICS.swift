@@ -23,9 +23,13 @@ public struct ICSImport: Sendable {
 public enum PlannerICS {
     public static let uidSuffix = "@datebook"
 
+    /// The calendar `datebook import` records its events under (`event_sources`); its ids keep
+    /// the ones datebook wrote into the UIDs (`…@datebook`), so export then import restores them.
+    public static let importCalendar = "import"
+
     /// What the decoder needs to know besides the bytes.
     public struct Options {
-        /// `import` for `datebook import`, `feed:NAME` for a feed: namespaces the ids.
+        /// `importCalendar` for `datebook import`, `Feed.calendar` (`feed:NAME`) for a feed: namespaces the ids.
         public var calendar: String
         public var timeZone: TimeZone
         /// The day a per-calendar "Tasks" event is put on when it is new.
@@ -53,8 +57,26 @@ public enum PlannerICS {
 
     /// Reads `data`; throws `ICalError.notICalendar` when it is not iCalendar at all.
     public static func decode(_ data: Data, fileName: String, options: Options) throws -> ICSImport {
-        let parts = try ICalParser.parseParts(data: data, fileName: fileName, defaultTimeZone: options.timeZone)
-        return convert(parts, fileName: fileName, options: options)
+        try decode(ImportFile(name: fileName, copying: data), options: options)
+    }
+
+    /// Reads an iCalendar file (`datebook import`, a feed refresh): parses its bytes in place on
+    /// every core, giving their pages back as the parse finishes with them (82 MB of a 100k-event
+    /// file would otherwise stay to the end), frees them, then converts (which frees the parsed
+    /// document on another thread as it goes).
+    ///
+    /// - Throws: `ICalError.notICalendar` when the bytes are not iCalendar at all.
+    public static func decode(_ file: consuming ImportFile, options: Options) throws -> ICSImport {
+        let name = file.name
+        let address = file.address
+        let parts = try file.withBytes { bytes in
+            try ICalParser.parseParts(bytes: bytes, fileName: name, defaultTimeZone: options.timeZone) { range in
+                guard let base = UnsafeMutableRawPointer(bitPattern: address) else { return }
+                ImportFile.release(range, of: base)
+            }
+        }
+        _ = consume file
+        return convert(parts, fileName: name, options: options)
     }
 
     /// Converts a parsed document (lets a caller free the file's bytes before converting).
@@ -273,7 +295,8 @@ public enum PlannerICS {
         static func warning(_ problem: EventProblem) -> String {
             // The expander's own words already name the RRULE.
             if problem.field == "recurrence" { return problem.message }
-            let names = ["title": "SUMMARY", "notes": "DESCRIPTION", "start": "DTSTART", "end": "DTEND"]
+            let names = ["title": "SUMMARY", "notes": "DESCRIPTION", "start": "DTSTART", "end": "DTEND", "location": "LOCATION",
+                         "url": "URL"]
             let field = names[problem.field] ?? (problem.field.hasPrefix("tasks") ? "VTODO " + problem.field : problem.field)
             return field + " " + problem.message
         }
@@ -313,7 +336,7 @@ public enum PlannerICS {
 
     /// `JoinIndex.key(eventID(uid:options:))`, without making the id's text.
     static func eventKey(uid: String, options: Options, calendarKey: UInt64) -> UInt64 {
-        if options.calendar == "import", let id = datebookID(uid) { return JoinIndex.key(id) }
+        if options.calendar == importCalendar, let id = datebookID(uid) { return JoinIndex.key(id) }
         return EventID.stableKey(uid, after: calendarKey)
     }
 
@@ -333,7 +356,7 @@ public enum PlannerICS {
     }
 
     static func eventID(uid: String, options: Options) -> String {
-        if options.calendar == "import", let id = datebookID(uid) { return id }
+        if options.calendar == importCalendar, let id = datebookID(uid) { return id }
         return EventID.stable(options.calendar + "\u{0}" + uid)
     }
 
@@ -351,10 +374,6 @@ public enum PlannerICS {
     /// applied by the join.
     static func makeEvent(_ item: ICalEvent, id: String, options: Options) -> Event {
         let seed = Int(truncatingIfNeeded: UInt64(id, radix: 16) ?? 0)
-        var notes = item.description ?? ""
-        for extra in [item.location.map { "Location: " + $0 }, item.url] {
-            if let extra, !extra.isEmpty { notes += (notes.isEmpty ? "" : "\n") + extra }
-        }
         let written = item.timeZoneName.flatMap { TimeZone(identifier: $0) == nil ? nil : $0 }
         let zone: String
         switch item.start {
@@ -376,7 +395,8 @@ public enum PlannerICS {
             timeZone: zone,
             symbol: item.symbol.flatMap(Symbol.init(rawValue:)) ?? symbols[abs(seed % symbols.count)],
             color: item.color.flatMap(EventColor.init(cssName:)) ?? colors[abs(seed / 7 % colors.count)],
-            notes: notes, tasks: [], alerts: alerts, recurrence: recurrence)
+            notes: item.description ?? "", location: item.location ?? "", url: item.url ?? "",
+            tasks: [], alerts: alerts, recurrence: recurrence)
     }
 
     /// A floating time stays one (RFC 5545 §3.3.5: read in the viewer's zone); X-WR-TIMEZONE's

@@ -91,12 +91,12 @@ extension PlannerStore {
     public func save(_ events: [Event]) throws { try save(events, progress: { _ in }) }
     public func events(idPrefix prefix: String) throws -> [Event] { try events(idPrefix: prefix, limit: 10) }
     public func eventNames(prefix: String) throws -> [EventName] { try eventNames(prefix: prefix, limit: 100) }
-    /// The agenda of the given periods for `boundaries.now`.
+    /// The agenda of the given periods for `boundaries.now`, as listing summaries.
     public func agenda(boundaries: PeriodBoundaries, calendar: Calendar, periods: [Period] = Period.allCases) throws -> Agenda {
-        var occurrences: [Occurrence] = []
+        var occurrences: [OccurrenceSummary] = []
         for period in periods {
             let range = boundaries.range(of: period)
-            try forEachOccurrence(from: range.from, to: range.to, calendar: calendar) { occurrences.append($0) }
+            try forEachOccurrenceSummary(from: range.from, to: range.to, calendar: calendar) { occurrences.append($0) }
         }
         return Agenda(occurrences: occurrences, boundaries: boundaries, periods: periods)
     }
@@ -111,6 +111,10 @@ extension PlannerStore {
         try expandRecurringEvents(from: from, to: to, calendar: calendar, onlyOpen: false, include: include, body)
     }
     public func saveImport(_ result: ICSImport, calendar: String) throws { try saveImport(result, calendar: calendar, progress: { _ in }) }
+    /// An import of `datebook import FILE.ics` (calendar `PlannerICS.importCalendar`).
+    public func saveImport(_ result: ICSImport, progress: (Int) -> Void) throws {
+        try saveImport(result, calendar: PlannerICS.importCalendar, progress: progress)
+    }
     public func settledDeliveries(since: Date) throws -> [LedgerEntry] { try settledDeliveries(since: since, excluding: []) }
     public func claimDue(now: Date, lease: TimeInterval, claimant: String) throws -> [LedgerEntry] {
         try claimDue(now: now, lease: lease, claimant: claimant, limit: 1000)

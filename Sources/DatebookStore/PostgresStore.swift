@@ -215,7 +215,7 @@ extension EventColumn {
         case .allDay: "INTEGER NOT NULL"
         case .endKey: "BIGINT"
         case .endAllDay: "INTEGER"
-        case .notes, .alerts: "TEXT NOT NULL DEFAULT ''"
+        case .notes, .alerts, .location, .url: "TEXT NOT NULL DEFAULT ''"
         case .recurrence: "TEXT"
         case .taskCount, .openCount: "INTEGER NOT NULL DEFAULT 0"
         }

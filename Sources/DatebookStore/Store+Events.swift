@@ -51,6 +51,8 @@ extension Store {
             case .recurrence: row.optional(event.recurrence)
             case .taskCount: row.int(event.tasks.count)
             case .openCount: row.int(event.badge)
+            case .location: row.text(event.location)
+            case .url: row.text(event.url)
             }
         }
     }
@@ -193,6 +195,8 @@ extension Store {
             case .alerts: event.alerts = row.text(index).split(separator: " ").compactMap { LeadTime(String($0)) }
             case .recurrence: event.recurrence = row.optionalText(index)
             case .taskCount, .openCount: break // derived from the tasks, which are read with them
+            case .location: event.location = row.text(index)
+            case .url: event.url = row.text(index)
             }
         }
         return event

@@ -1,9 +1,10 @@
+import DatebookCore
 import CSQLite
 import Foundation
 
 extension Store {
     /// The newest schema this build knows.
-    public static let schemaVersion = 9
+    public static let schemaVersion = 10
 
     /// Each entry upgrades the schema from version `index` to `index + 1`; append, never edit.
     static let migrations: [String] = [
@@ -148,7 +149,38 @@ extension Store {
         """
         SELECT 1;
         """,
+        // Location and link (issue 15). iCalendar imports used to fold LOCATION into the notes as a
+        // `Location: …` line; `moveLocationLines` moves those lines into the new column.
+        """
+        ALTER TABLE events ADD COLUMN location TEXT NOT NULL DEFAULT '';
+        ALTER TABLE events ADD COLUMN url TEXT NOT NULL DEFAULT '';
+        """,
     ]
+
+    /// Work a migration's SQL cannot do, run right after it (keyed by the version it reaches).
+    static let dataMigrations: [Int: @Sendable (SQLiteConnection) throws -> Void] = [10: moveLocationLines]
+
+    /// Moves each event's `Location: …` notes line (the last one, if several) into `location`.
+    static func moveLocationLines(_ db: SQLiteConnection) throws {
+        var moved: [(id: String, notes: String, location: String)] = []
+        let rows = try db.prepare("SELECT id, notes FROM events WHERE notes LIKE '%Location: %' AND location = ''")
+        try rows.bind([])
+        while try rows.step() {
+            if let split = splitLocation(notes: rows.text(1)) { moved.append((rows.text(0), split.notes, split.location)) }
+        }
+        let update = try db.prepare("UPDATE events SET notes = ?, location = ? WHERE id = ?")
+        for row in moved { try update.bind(.text(row.notes), .text(row.location), .text(row.id)).run() }
+    }
+
+    /// The notes without their last `Location: …` line, and that line's text; nil when there is none.
+    static func splitLocation(notes: String) -> (notes: String, location: String)? {
+        let prefix = "Location: "
+        var lines = notes.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let index = lines.lastIndex(where: { $0.hasPrefix(prefix) }) else { return nil }
+        let location = EventURL.cleanLocation(String(lines[index].dropFirst(prefix.count)))
+        lines.remove(at: index)
+        return (lines.joined(separator: "\n"), location)
+    }
 
     /// Checks the version before touching anything, then switches to WAL and migrates.
     func prepareSchema(writable: Bool) throws {
@@ -174,7 +206,10 @@ extension Store {
             // Re-read inside the write lock: another process may have migrated meanwhile.
             let current = Int(try wrap { try db.integer("PRAGMA user_version") })
             for version in current..<Self.schemaVersion {
-                try wrap { try db.execute(Self.migrations[version]) }
+                try wrap {
+                    try db.execute(Self.migrations[version])
+                    try Self.dataMigrations[version + 1]?(db)
+                }
             }
             try wrap { try db.execute("PRAGMA user_version = \(Self.schemaVersion)") }
         }

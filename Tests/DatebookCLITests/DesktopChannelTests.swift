@@ -12,11 +12,11 @@ import Testing
         """
 
     /// One event at 10:00 with a 1 h alert, ticked at 09:00 in a fresh sandbox with this `environment`.
-    static func tick(title: String, tasks: [String] = [], notes: String? = nil, environment: [String: String]) throws -> (Sandbox, CLIRun) {
+    static func tick(title: String, tasks: [String] = [], location: String? = nil, environment: [String: String]) throws -> (Sandbox, CLIRun) {
         let sandbox = Sandbox()
         var add = ["add", "--at", "2026-11-30 10:00", "--alert", "1h", "--symbol", "hammer.fill"]
         for task in tasks { add += ["--task", task] }
-        if let notes { add += ["--notes", notes] }
+        if let location { add += ["--location", location] }
         let added = sandbox.run(add + ["--", title])
         #expect(added.code == 0, "\(added.err)")
         let config = try sandbox.writeConfig(Self.config)
@@ -27,7 +27,7 @@ import Testing
         ("Dentist", [], nil, "🔨 Dentist · in 1 h", "Mon 2026-11-30 10:00 (Europe/Berlin)"),
         ("Tom & Jerry <b>bold</b>", ["Bring <i>card</i> & ID"], nil, "🔨 Tom & Jerry <b>bold</b> · in 1 h",
          "Mon 2026-11-30 10:00 (Europe/Berlin)\n1 open task:\n[ ] Bring &lt;i&gt;card&lt;/i&gt; &amp; ID"),
-        ("🎂 Party 🎉", ["Buy 🎁"], "Location: Café <Zoë>", "🔨 🎂 Party 🎉 · in 1 h",
+        ("🎂 Party 🎉", ["Buy 🎁"], "Café <Zoë>", "🔨 🎂 Party 🎉 · in 1 h",
          "Mon 2026-11-30 10:00 (Europe/Berlin)\nCafé &lt;Zoë&gt;\n1 open task:\n[ ] Buy 🎁"),
         ("موعد طبيب الأسنان", ["إحضار البطاقة", "حجز سيارة"], nil, "🔨 موعد طبيب الأسنان · in 1 h",
          "Mon 2026-11-30 10:00 (Europe/Berlin)\n2 open tasks:\n[ ] إحضار البطاقة\n[ ] حجز سيارة"),
@@ -35,11 +35,11 @@ import Testing
         ("--help", [], nil, "🔨 --help · in 1 h", "Mon 2026-11-30 10:00 (Europe/Berlin)"),
     ] as [(String, [String], String?, String, String)])
     func summaryAndBodyArriveExactlyWithEventTextEscapedInTheBody(
-        title: String, tasks: [String], notes: String?, summary: String, body: String
+        title: String, tasks: [String], location: String?, summary: String, body: String
     ) throws {
         let bus = try NotificationBus()
         defer { bus.stop() }
-        let (_, run) = try Self.tick(title: title, tasks: tasks, notes: notes, environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        let (_, run) = try Self.tick(title: title, tasks: tasks, location: location, environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         #expect(run.code == 0, "\(run.err)")
         let received = try bus.waitForNotifications(1)
         try #require(received.count == 1)

@@ -72,11 +72,11 @@ struct PeriodTests {
     @Test func agendaGroupsInPeriodOrderSortsByStartAndDropsEmptyPeriods() {
         let cal = calendar("UTC")
         let now = local("2026-06-01 00:00", cal)
-        func event(_ title: String, _ at: String, _ statuses: [TaskStatus] = []) -> Occurrence {
+        func event(_ title: String, _ at: String, _ statuses: [TaskStatus] = []) -> OccurrenceSummary {
             let tasks = statuses.enumerated().map { EventTask(id: "t\($0.offset)", text: "t", status: $0.element) }
             let e = Event(id: title, title: title, start: .instant(local(at, cal)), timeZone: "UTC",
                           symbol: .star, color: .red, tasks: tasks)
-            return Occurrence(event: e, calendar: cal)
+            return Occurrence(event: e, calendar: cal).summary
         }
         let agenda = Agenda(occurrences: [
             event("late", "2026-06-05 10:00", [.todo, .done]), event("early", "2026-06-02 10:00", [.doing]),

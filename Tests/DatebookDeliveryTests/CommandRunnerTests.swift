@@ -35,6 +35,17 @@ import Testing
         #expect(!result.succeeded)
     }
 
+    /// An alert's place and link reach a command as `{{location}}`/`{{url}}` and in its environment.
+    @Test func locationAndLinkAreArgumentsAndEnvironment() throws {
+        let argv = CommandRunner.expand(["/usr/bin/printf", "%s|%s|%s|%s\n", "{{location}}", "{{url}}",
+                                         "$DATEBOOK_EVENT_LOCATION", "$DATEBOOK_EVENT_URL"], with: Fixtures.alert)
+        #expect(Array(argv.suffix(4)) == ["Café Zoë, Hauptstraße 1", "https://example.org/events/evt-42",
+                                          "$DATEBOOK_EVENT_LOCATION", "$DATEBOOK_EVENT_URL"])
+        let result = try CommandRunner().run(["sh", "-c", "printf '%s|%s' \"$DATEBOOK_EVENT_LOCATION\" \"$DATEBOOK_EVENT_URL\""],
+                                             environment: CommandRunner.environment(for: Fixtures.alert))
+        #expect(String(decoding: result.stdout, as: UTF8.self) == "Café Zoë, Hauptstraße 1|https://example.org/events/evt-42")
+    }
+
     @Test func timeoutSendsTermThenKill() throws {
         let start = Date()
         let result = try CommandRunner(timeout: 0.5, grace: 0.5).run(["sh", "-c", "trap '' TERM; sleep 30"])

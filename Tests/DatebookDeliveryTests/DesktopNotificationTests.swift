@@ -39,7 +39,7 @@ import Testing
         let argv = DesktopNotification(message, options: options).argv(options: options)
         #expect(argv == ["/usr/bin/notify-send", "--app-name=datebook", "--category=x-datebook.alert", "--urgency=critical",
                          "--icon=appointment-soon", "--hint=string:desktop-entry:datebook", "--expire-time=300000", "--",
-                         "🎂 -u critical · now", ""])
+                         "🎂 -u critical · now", "\nCafé Zoë, Hauptstraße 1"])
     }
 
     @Test(arguments: [(0, DesktopUrgency.critical), (900, .critical), (901, .normal), (86_400, .normal), (86_401, .low)])

@@ -86,7 +86,7 @@ struct FloatingStoreTests {
                 """)
         }
         let store = try Store(path: path)
-        #expect(try store.userVersion() == 9)
+        #expect(try store.userVersion() == Store.schemaVersion)
         #expect(try store.event(id: "t")?.start == .instant(Date(timeIntervalSince1970: 1_796_200_000)))
         #expect(try store.event(id: "d")?.start == .allDay(CalendarDate(dayNumber: 1_796_169_600 / 86_400)))
         try store.save(event("f", .floating(Self.breakfast)))

@@ -299,6 +299,8 @@ struct StoreSummaryTests {
         #expect(full.map(\.event.badge) == summaries.map(\.event.badge))
         #expect(full.map(\.event.isComplete) == summaries.map(\.event.isComplete))
         #expect(summaries == full.map(\.summary))
+        let agenda = try store.agenda(boundaries: PeriodBoundaries(now: Date(timeIntervalSince1970: 1_796_500_000), calendar: cal), calendar: cal)
+        #expect(Set(agenda.sections.flatMap(\.occurrences)) == Set(summaries), "the agenda lists the same summaries")
         #expect(full.contains { $0.event.isComplete } && full.contains { $0.event.badge > 0 } && full.contains { $0.event.tasks.isEmpty })
     }
 }

@@ -7,7 +7,8 @@ public enum Fixtures {
     public static let event = OutgoingMessage.Event(
         id: "evt-42", title: "Mia's birthday", start: "2026-12-01T18:00:00+01:00",
         end: "2026-12-01T21:00:00+01:00", allDay: false, timeZone: "Europe/Berlin", symbol: "🎂",
-        colorName: "red", colorHex: "#FF3B30", notes: "Bring the cake & candles", openTasks: 2)
+        colorName: "red", colorHex: "#FF3B30", notes: "Bring the cake & candles", openTasks: 2,
+        location: "Café Zoë, Hauptstraße 1", url: "https://example.org/events/evt-42")
 
     public static let alert = OutgoingMessage(
         kind: .alert, idempotencyKey: "evt-42|2026-12-01T17:00:00Z|1h|team",
@@ -26,6 +27,7 @@ public enum Fixtures {
         message.markdown = "md \(canaryTitle)"
         message.event?.title = canaryTitle
         message.event?.notes = canaryTitle
+        message.event?.location = canaryTitle
         return message
     }()
 
@@ -36,6 +38,7 @@ public enum Fixtures {
             "title": { $0.title = canaryTitle }, "text": { $0.text = canaryTitle }, "markdown": { $0.markdown = canaryTitle },
             "html": { $0.html = canaryTitle }, "url": { $0.url = "https://example.org/" + canaryTitle },
             "event.title": { $0.event?.title = canaryTitle }, "event.notes": { $0.event?.notes = canaryTitle },
+            "event.location": { $0.event?.location = canaryTitle },
             "event.symbol": { $0.event?.symbol = canaryTitle }, "event.start": { $0.event?.start = canaryTitle },
             "event.timeZone": { $0.event?.timeZone = canaryTitle }, "event.colorName": { $0.event?.colorName = canaryTitle },
         ]

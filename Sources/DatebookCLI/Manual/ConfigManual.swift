@@ -91,7 +91,7 @@ enum ConfigManual {
         "channels.NAME(email).from": "the From address, e.g. datebook <me@example.org>",
         "channels.NAME(email).to": "a list of recipient addresses",
         "channels.NAME(email).requireTLS": "false allows smtp:// without STARTTLS (default true)",
-        "channels.NAME(command).argv": "the program and its arguments, never a shell; {{title}} {{body}} {{bodyMarkup}} {{start}} {{url}} are filled in",
+        "channels.NAME(command).argv": "the program and its arguments, never a shell; {{title}} {{body}} {{bodyMarkup}} {{start}} {{location}} {{url}} are filled in",
         "channels.NAME(desktop).urgency": "low, normal, critical or auto (by how soon the event starts)",
         "channels.NAME(desktop).expire": "a DURATION the notification stays",
         "channels.NAME(desktop).icon": "an icon-theme name or a file (default appointment-soon)",

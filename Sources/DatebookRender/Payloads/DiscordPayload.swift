@@ -28,8 +28,13 @@ public enum DiscordPayload {
             if event.openTasks > 0 {
                 fields.append(["name": "Open tasks", "value": .string(String(event.openTasks)), "inline": true])
             }
+            if !event.location.isEmpty {
+                fields.append(["name": "Where", "value": .string(PayloadText.truncate(event.location, limit: 1024)), "inline": true])
+            }
         }
-        let fieldChars = 6 + 10 + (message.event.map { PayloadText.length($0.start) } ?? 0)
+        // Names and values of the fields, as Discord counts them toward the message's limit.
+        let fieldChars = 6 + 10 + (message.event.map { PayloadText.length($0.start) + (
+            $0.location.isEmpty ? 0 : 5 + PayloadText.length(PayloadText.truncate($0.location, limit: 1024))) } ?? 0)
         let chunkLimit = min(descriptionLimit, messageLimit - PayloadText.length(title) - fieldChars)
         let chunks = PayloadText.split(message.markdown, limit: chunkLimit)
         var embeds: [(embed: JSONValue, size: Int)] = []

@@ -33,6 +33,7 @@ public enum SlackPayload {
         }
         if let event = message.event {
             var facts = ["Starts \(event.start)"]
+            if !event.location.isEmpty { facts.append("at " + event.location) }
             if event.openTasks > 0 { facts.append("\(event.openTasks) open task\(event.openTasks == 1 ? "" : "s")") }
             blocks.append(["type": "context", "elements": [["type": "mrkdwn", "text": .string(PayloadText.slackEscape(facts.joined(separator: " · ")))]]])
         }

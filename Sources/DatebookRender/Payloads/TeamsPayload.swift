@@ -34,6 +34,7 @@ public enum TeamsPayload {
         if let event = message.event {
             var facts: [JSONValue] = [["title": "Starts", "value": .string(event.start)]]
             if let end = event.end { facts.append(["title": "Ends", "value": .string(end)]) }
+            if !event.location.isEmpty { facts.append(["title": "Where", "value": .string(event.location)]) }
             if event.openTasks > 0 { facts.append(["title": "Open tasks", "value": .string(String(event.openTasks))]) }
             items.append(["type": "FactSet", "facts": .array(facts)])
         }

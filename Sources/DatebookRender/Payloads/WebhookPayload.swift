@@ -49,6 +49,7 @@ public enum WebhookPayload {
                 "end": .optional(value.end), "allDay": .bool(value.allDay), "timeZone": .string(value.timeZone),
                 "symbol": .string(value.symbol), "colorName": .string(value.colorName),
                 "colorHex": .string(value.colorHex), "notes": .string(value.notes), "openTasks": .int(value.openTasks),
+                "location": value.location.isEmpty ? .null : .string(value.location), "url": .optional(value.url),
             ]
         }
         return [

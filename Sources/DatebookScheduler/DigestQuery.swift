@@ -3,18 +3,19 @@ import DatebookRender
 import DatebookStore
 import Foundation
 
-/// Reads what a digest shows from the store: bounded queries only, so the cost follows the
+/// Reads what a digest shows from the store (for `datebook digest`, `send digest` and the
+/// scheduler's digests): bounded queries only, so the cost follows the
 /// events shown and not the store's size.
 ///
 /// Single events come from indexed range queries that stop after the rows shown (`firstOccurrences`)
 /// or at `countCap` (`totals`). Recurring events, when the store has any, contribute every
 /// occurrence as in `list`, read once for the digest's whole reach (`RecurringDigest`).
-enum DigestQuery {
+public enum DigestQuery {
     /// Counting stops here and the digest says "500+": each counted row costs a table lookup,
     /// and a reader learns nothing more from an exact 63,000.
     static let countCap = 500
 
-    static func input(plan: DigestPlan, store: any PlannerStore, calendar: Calendar) throws -> DigestInput {
+    public static func input(plan: DigestPlan, store: any PlannerStore, calendar: Calendar) throws -> DigestInput {
         var recurring = try store.hasRecurringEvents() ? RecurringDigest(plan: plan, store: store, calendar: calendar) : nil
         // Recurring events are read apart; leaving them out of the range queries also lets these
         // run on the covering index of single events alone.
