@@ -10,6 +10,7 @@ struct PostgresCommandTests {
         {"datebook": 1, "events": [
           {"id": "a1b2c3d4e5f60718", "title": "Dentist", "start": "2026-12-04T13:30:00Z", "allDay": false, "end": null,
            "timeZone": "Europe/Berlin", "symbol": "heart.fill", "color": "red", "notes": "", "alerts": ["1h"],
+           "location": "Main Street 1", "url": "https://dentist.example.org/",
            "tasks": [{"id": "t1", "text": "Bring card", "status": "todo"}, {"id": "t2", "text": "Pay", "status": "doing"}]},
           {"id": "b1b2c3d4e5f60718", "title": "Standup", "start": "2026-11-30T08:00:00Z", "allDay": false, "end": null,
            "timeZone": "Europe/Berlin", "symbol": "house.fill", "color": "indigo", "notes": "", "alerts": [],
@@ -49,6 +50,7 @@ struct PostgresCommandTests {
         #expect(sqlite.count == script.count + 1)
         for (expected, actual) in zip(sqlite, postgres) { #expect(actual == expected) }
         #expect(sqlite[1].contains("Standup") && sqlite[1].contains("exit 0"))
+        #expect(postgres[3].contains("Main Street 1") && postgres[3].contains("https://dentist.example.org/"))
     }
 
     @Test func addListAndTaskGiveTheSameOutputOnBothBackends() throws {
