@@ -102,8 +102,12 @@ public final class PostgresStore: PlannerStore {
     }
 
     /// Creates or migrates the schema; refuses one written by a newer datebook without changing it.
+    /// A current schema costs one query: no transaction, no lock.
     func prepareSchema() throws {
-        try checkKnownVersion()
+        guard try checkKnownVersion() != Self.schemaVersion else {
+            try wrap { try connection.execute("SET search_path TO \(schema)") }
+            return
+        }
         try transaction {
             // One migrating process at a time; the others wait here, then find the work done.
             try query("SELECT pg_advisory_xact_lock(hashtext($1))", ["datebook schema " + schema])
@@ -122,13 +126,14 @@ public final class PostgresStore: PlannerStore {
         try wrap { try connection.execute("SET search_path TO \(schema)") }
     }
 
-    /// Reads the version, if the schema has one, before anything is created.
-    private func checkKnownVersion() throws {
+    /// Reads the version, if the schema has one, before anything is created; nil when it has none.
+    private func checkKnownVersion() throws -> Int? {
         let table = try query("SELECT to_regclass($1)", [schema + ".meta"])
-        guard table.count > 0, !table.isNull(0, 0) else { return }
+        guard table.count > 0, !table.isNull(0, 0) else { return nil }
         let rows = try query("SELECT value FROM \(schema).meta WHERE name = 'schema_version'")
-        guard rows.count > 0 else { return }
+        guard rows.count > 0 else { return nil }
         try Store.checkKnown(version: rows.int(0, 0), path: location, known: Self.schemaVersion)
+        return rows.int(0, 0)
     }
 
     /// Each entry upgrades the schema from version `index` to `index + 1`; append, never edit.
