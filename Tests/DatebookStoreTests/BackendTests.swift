@@ -173,6 +173,16 @@ struct PostgresStoreTests {
         #expect(try PostgresStore(url: right).eventCount() == 0)
     }
 
+    @Test func copyCarriesTabsNewlinesBackslashesAndNulls() throws {
+        let url = try TestPostgres.shared().makeDatabase()
+        let connection = try PostgresConnection(conninfo: url, store: url)
+        try connection.execute("CREATE TEMPORARY TABLE copied (n INTEGER, text TEXT)")
+        let rows: [[String?]] = [["1", "a\tb\nc\\d\re"], ["2", nil], ["3", ""], ["4", "\\N"]]
+        #expect(try connection.copy(into: "copied", columns: ["n", "text"], rows: rows) == 4)
+        let read = try connection.query("SELECT n, text FROM copied ORDER BY n").all.map { [$0.optionalText(0), $0.optionalText(1)] }
+        #expect(read == rows)
+    }
+
     @Test(arguments: [
         ("postgresql://ann:secret@db.example.org:5432/team", "postgresql://ann:****@db.example.org:5432/team"),
         ("postgres://ann@db/team?password=secret&sslmode=require", "postgres://ann@db/team?password=****&sslmode=require"),
