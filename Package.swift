@@ -48,6 +48,11 @@ let package = Package(
             name: "CMicroHTTPD",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
+        // No pkgConfig: it would link libpq, which is opened on first use instead (see shim.h).
+        .systemLibrary(
+            name: "CPostgres",
+            providers: [.apt(["libpq-dev"])]
+        ),
         .target(name: "DatebookCore"),
         .target(name: "DatebookICal", dependencies: ["CICal", "DatebookCore"]),
         .target(
@@ -76,7 +81,7 @@ let package = Package(
         ),
         .target(name: "DatebookRender", dependencies: ["DatebookCore", "DatebookDelivery", "CCmark", "DatebookTemplates"]),
         .target(name: "DatebookDelivery", dependencies: ["DatebookCore", "CCurl"]),
-        .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite"]),
+        .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite", "CPostgres"]),
         .target(name: "DatebookServer", dependencies: ["CMicroHTTPD", "DatebookCore", "DatebookStore", "DatebookRender", "DatebookScheduler"]),
         .target(name: "DatebookSync", dependencies: ["DatebookCore", "DatebookICal", "DatebookStore", "DatebookDelivery"]),
         .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookRender"]),
@@ -99,7 +104,7 @@ let package = Package(
         ]),
         .executableTarget(name: "datebook-bench", dependencies: ["DatebookDelivery", "DatebookRender"], path: "bench/swift", linkerSettings: releaseLink),
         .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"], exclude: ["Fixtures"]),
-        .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore"]),
+        .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore", "DatebookTestSupport"]),
         .testTarget(name: "DatebookSyncTests", dependencies: ["DatebookSync", "DatebookStore", "DatebookDelivery", "DatebookTestSupport"]),
         .testTarget(
             name: "DatebookSchedulerTests",

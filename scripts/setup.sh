@@ -10,6 +10,7 @@ apt_packages=(
   libcmark-gfm-dev        # CCmark: Markdown → HTML
   libcmark-gfm-extensions-dev
   libmicrohttpd-dev       # CMicroHTTPD: datebook serve (opened at run time by serve only)
+  libpq-dev               # CPostgres: the PostgreSQL store backend (libpq)
   tzdata                  # time zones for Foundation and libical
   python3                 # test servers (HTTP sink, SMTP)
   python3-aiosmtpd        # the real SMTP server the email tests deliver to
@@ -29,12 +30,14 @@ if [ "${1:-}" = "--test" ]; then
     fish
     chromium              # the web pages in a real browser (headless: screenshots, --dump-dom)
     fonts-noto-color-emoji  # emoji in those screenshots
+    postgresql            # the PostgreSQL store tests start their own server (initdb, pg_ctl)
   )
 fi
 if [ "${1:-}" = "--bench" ]; then
   apt_packages+=(
     nginx-light           # the fast local sink of the delivery benchmark; the static page beside datebook serve
     wrk                   # the load of the serve benchmark
+    postgresql            # the PostgreSQL store benchmark
   )
 fi
 

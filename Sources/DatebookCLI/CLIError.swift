@@ -37,9 +37,18 @@ enum ErrorTranslator {
         case let error as MustacheError: (error.description, ExitCode.dataError, nil)
         case let error as CatalogError: (error.description, ExitCode.dataError, nil)
         case let error as AtomicFile.Failure: (error.description, ExitCode.dataError, nil)
-        case let error as StoreError:
-            if case .busy = error { (error.description, ExitCode.temporaryFailure, nil) } else { (error.description, ExitCode.dataError, nil) }
+        case let error as StoreError: (error.description, exitCode(of: error), nil)
         default: ("internal error: \(error)", ExitCode.software, nil)
+        }
+    }
+
+    /// Retry later when the store is locked or its server cannot be reached or was lost; 69 when a
+    /// PostgreSQL server refuses the login; else bad data.
+    static func exitCode(of error: StoreError) -> Int32 {
+        switch error {
+        case .busy, .unreachable, .connectionLost: ExitCode.temporaryFailure
+        case .authentication: ExitCode.unavailable
+        default: ExitCode.dataError
         }
     }
 }

@@ -33,7 +33,7 @@ enum CalDAVCommand: Command {
         let words = arguments.positionals
         let action = try Subcommands.action(words, command: "caldav", counts: [("add", 3...3), ("list", 0...1), ("sync", 1...2), ("status", 1...2), ("rm", 2...2)],
                                             usage: spec.usage)
-        let store = try context.openStore()
+        let store = try CalDAVScheduling.sqlite(try context.openStore())
         switch action {
         case "add": return try add(name: words[1], url: words[2], arguments, store, context)
         case "rm":

@@ -8,9 +8,13 @@ import Foundation
 /// alerts follow the server's changes. Accounts of the config are registered on the first one.
 /// Problems are logged and recorded on the account (`caldav list` shows them); the pass goes on.
 enum CalDAVScheduling {
-    static func syncDue(store: Store, config: Config, environment: [String: String], timeZone: TimeZone,
+    static func syncDue(store: any PlannerStore, config: Config, environment: [String: String], timeZone: TimeZone,
                         now: Date, log: (String) -> Void) {
         do {
+            guard let store = store as? Store else {
+                if !config.caldav.isEmpty { log("caldav: not synced: " + Self.postgresMessage) }
+                return
+            }
             let known = Set(try store.calDAVAccounts().map(\.name))
             for entry in config.caldav where !known.contains(entry.name) {
                 let account = CalDAVAccount(name: entry.name, url: entry.url, username: entry.username, passwordSource: "config",
@@ -48,5 +52,13 @@ enum CalDAVScheduling {
     static func isDue(_ account: CalDAVAccount, now: Date) -> Bool {
         guard let last = account.lastSync else { return true }
         return now.timeIntervalSince(last) >= TimeInterval(account.every)
+    }
+
+    static let postgresMessage = "CalDAV accounts live in a SQLite store for now; a PostgreSQL store does not sync them yet (docs/caldav.md)"
+
+    /// The SQLite store CalDAV keeps its accounts and resources in; a PostgreSQL store is refused (exit 69).
+    static func sqlite(_ store: any PlannerStore) throws -> Store {
+        guard let store = store as? Store else { throw CLIError(message: postgresMessage, code: ExitCode.unavailable) }
+        return store
     }
 }

@@ -36,8 +36,8 @@ struct Context {
     /// - Parameter extendingHorizon: re-expand recurring events whose materialised span falls short
     ///   of the horizon (writable opens only). Commands that read no occurrences (`add`, `edit`,
     ///   `rm`, `task`) pass false: they expand no rule but the one they save.
-    func openStore(readOnly: Bool = false, extendingHorizon: Bool = true) throws -> Store {
-        let store = try Store(path: storePath, readOnly: readOnly)
+    func openStore(readOnly: Bool = false, extendingHorizon: Bool = true) throws -> any PlannerStore {
+        let store = try StoreOpener.open(storePath, readOnly: readOnly)
         store.recurrenceHorizon = RecurrenceOptions.horizon(now: now)
         if !readOnly, extendingHorizon { try store.extendRecurrenceHorizon() }
         return store
@@ -83,7 +83,10 @@ struct Context {
             case .date(let day): now = day.start(in: calendar)
             }
         }
-        let storePath = XDGPaths.store(parsed.value("--store"), environment)
+        let configured = try parsed.value("--store") ?? environment["DATEBOOK_STORE"] ?? config.store.map {
+            try $0.resolve(environment: environment).value
+        }
+        let storePath = XDGPaths.store(configured, environment)
         let pinned = parsed.value("--now") != nil || environment["DATEBOOK_NOW"] != nil
         config = AwaitNotificationCommand.listening(config, storePath: storePath, now: pinned ? now : nil,
                                                    environment: environment)

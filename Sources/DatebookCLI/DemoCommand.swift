@@ -15,7 +15,7 @@ enum DemoCommand: Command {
         let store = try context.openStore()
         let events = SamplePlanner.events(now: context.now, calendar: context.calendar)
         try store.save(events)
-        context.err.write("datebook: sample planner (\(events.count) events) saved to \(context.storePath)\n")
+        context.err.write("datebook: sample planner (\(events.count) events) saved to \(StoreLocation.redacted(context.storePath))\n")
         try ListCommand.printAgenda(store: store, periods: Period.allCases, context)
         return ExitCode.ok
     }

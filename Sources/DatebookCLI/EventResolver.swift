@@ -3,7 +3,7 @@ import DatebookStore
 
 /// Finds the event an EVENT argument names: an id prefix of at least 4 characters, or an exact title.
 enum EventResolver {
-    static func resolve(_ reference: String, in store: Store, context: Context) throws -> Event {
+    static func resolve(_ reference: String, in store: any PlannerStore, context: Context) throws -> Event {
         let trimmed = reference.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { throw CLIError.usage("EVENT is empty: give an id prefix (4+ characters) or a title") }
         var candidates: [Event] = []

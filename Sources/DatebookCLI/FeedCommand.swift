@@ -40,7 +40,7 @@ enum FeedCommand: Command {
         }
     }
 
-    static func add(name: String, source: String, _ arguments: ParsedArguments, _ store: Store, _ context: Context) throws -> Int32 {
+    static func add(name: String, source: String, _ arguments: ParsedArguments, _ store: any PlannerStore, _ context: Context) throws -> Int32 {
         try Subcommands.checkName(name, what: "feed")
         var location = source
         let lowered = source.lowercased()
@@ -74,7 +74,7 @@ enum FeedCommand: Command {
         throw CLIError.data("feed '\(name)' not added: \(error.message); check the URL or path, or add it anyway with --keep")
     }
 
-    static func refresher(_ store: Store, _ context: Context) -> FeedRefresher {
+    static func refresher(_ store: any PlannerStore, _ context: Context) -> FeedRefresher {
         FeedRefresher(store: store, timeZone: context.timeZone,
                       fetch: FeedHTTP.fetcher(client: HTTPClient(), caInfo: context.environment["DATEBOOK_CA_FILE"]))
     }
@@ -92,7 +92,7 @@ enum FeedCommand: Command {
         }
     }
 
-    static func refresh(_ name: String?, _ store: Store, _ context: Context) throws -> Int32 {
+    static func refresh(_ name: String?, _ store: any PlannerStore, _ context: Context) throws -> Int32 {
         let feeds: [Feed]
         if let name {
             guard let feed = try store.feed(named: name) else { throw try noSuchFeed(name, store) }
@@ -115,7 +115,7 @@ enum FeedCommand: Command {
         throw CLIError(message: last, code: ExitCode.temporaryFailure)
     }
 
-    static func list(_ store: Store, _ context: Context) throws -> Int32 {
+    static func list(_ store: any PlannerStore, _ context: Context) throws -> Int32 {
         let feeds = try store.feeds()
         if feeds.isEmpty {
             context.out.write("No feeds. Add one with 'datebook feed add NAME URL|PATH'.\n")
@@ -130,13 +130,13 @@ enum FeedCommand: Command {
         return ExitCode.ok
     }
 
-    static func noSuchFeed(_ name: String, _ store: Store) throws -> CLIError {
+    static func noSuchFeed(_ name: String, _ store: any PlannerStore) throws -> CLIError {
         let names = try store.feeds().map(\.name)
         return CLIError.usage("no feed named '\(name)'" + Suggestion.hint(for: name, in: names) + "; 'datebook feed list' shows them")
     }
 
     /// Feed events are read-only: only symbol, colour and tasks (kept across refreshes) may change.
-    static func refuseChange(of event: Event, verb: String, in store: Store, arguments: ParsedArguments? = nil) throws {
+    static func refuseChange(of event: Event, verb: String, in store: any PlannerStore, arguments: ParsedArguments? = nil) throws {
         guard let feed = try store.feedName(ofEvent: event.id) else { return }
         let cosmetic: Set<String> = ["--symbol", EventOptions.eventColor, "--color", "--task", "--store", "--now", "--tz", "--config"]
         if let arguments, arguments.flags.isEmpty, arguments.values.keys.allSatisfy(cosmetic.contains) { return }

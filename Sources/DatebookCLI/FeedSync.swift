@@ -7,7 +7,7 @@ import Foundation
 /// feed whose interval has passed is refreshed before a pass plans alerts (so alerts follow the
 /// refreshed data: a cancelled meeting's pending alert is cancelled by the ledger).
 enum FeedSync {
-    static func refreshDue(store: Store, config: Config, environment: [String: String], timeZone: TimeZone,
+    static func refreshDue(store: any PlannerStore, config: Config, environment: [String: String], timeZone: TimeZone,
                            now: Date, log: (String) -> Void) {
         for subscription in config.feeds {
             do {

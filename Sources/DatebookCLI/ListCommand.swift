@@ -36,7 +36,7 @@ enum ListCommand: Command {
     }
 
     /// Streams the agenda as text: one indexed range query per period, rows written as they come.
-    static func printAgenda(store: Store, periods: [Period], _ context: Context) throws {
+    static func printAgenda(store: any PlannerStore, periods: [Period], _ context: Context) throws {
         let boundaries = PeriodBoundaries(now: context.now, calendar: context.calendar)
         var printedAny = false
         var rows = RowWriter(context)
@@ -58,7 +58,7 @@ enum ListCommand: Command {
         }
     }
 
-    static func printJSON(store: Store, periods: [Period], _ context: Context) throws {
+    static func printJSON(store: any PlannerStore, periods: [Period], _ context: Context) throws {
         let boundaries = PeriodBoundaries(now: context.now, calendar: context.calendar)
         context.out.write("{\n  \"now\": \(JSONText.quote(ISOInstant.format(context.now, in: context.timeZone))),\n"
                           + "  \"timeZone\": \(JSONText.quote(context.timeZone.identifier)),\n  \"periods\": [")

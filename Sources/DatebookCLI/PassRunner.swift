@@ -45,7 +45,7 @@ final class PassRunner: Sendable {
         group.enter()
         DispatchQueue.global().async { [self] in
             do {
-                let store = try Store(path: settings.storePath)
+                let store = try StoreOpener.open(settings.storePath)
                 try store.limitPageCache(kibibytes: 2048)
                 let now = Date()
                 store.recurrenceHorizon = RecurrenceOptions.horizon(now: now)

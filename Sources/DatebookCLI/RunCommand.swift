@@ -36,14 +36,14 @@ enum RunCommand: Command {
         let store = try context.openStore()
         // The main thread only decides when to run a pass; it reads a few pages around now.
         try store.limitPageCache(kibibytes: 1024)
-        let wakeups = Wakeups(watchingStore: store.path)
+        let wakeups = Wakeups(watchingStore: store.watchedFile)
         let runner = PassRunner(log: log) { [wakeups] in wakeups.post(.passFinished) }
         var planner = SchedulerFactory.make(context, store: store)
-        var settings = PassRunner.Settings(storePath: store.path, config: context.config, calendar: context.calendar,
+        var settings = PassRunner.Settings(storePath: context.storePath, config: context.config, calendar: context.calendar,
                                            environment: context.environment, options: planner.options,
                                            digestRenderer: SchedulerFactory.digestRenderer(context, config: context.config))
         var version = try store.dataVersion()
-        log.write("started (pid \(getpid()), store \(store.path)\(wakeups.watchesStore ? "" : ", store changes noticed within a minute"))")
+        log.write("started (pid \(getpid()), store \(store.location)\(wakeups.watchesStore ? "" : ", store changes noticed within a minute"))")
         var due = true
         while true {
             if due { runner.start(settings) }

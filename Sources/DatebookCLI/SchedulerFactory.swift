@@ -10,7 +10,7 @@ enum SchedulerFactory {
         TemplateDigestRenderer(overrideDirectory: TemplatesCommand.overrideDirectory(context), locale: config.locale)
     }
 
-    static func make(_ context: Context, store: Store, config: Config? = nil, log: @escaping (String) -> Void = { _ in }) -> Scheduler {
+    static func make(_ context: Context, store: any PlannerStore, config: Config? = nil, log: @escaping (String) -> Void = { _ in }) -> Scheduler {
         var options = Scheduler.Options()
         if let lease = context.environment["DATEBOOK_LEASE"].flatMap(TimeInterval.init), lease > 0 { options.lease = lease }
         options.actionLinkBaseURL = (config ?? context.config).serve.baseURL

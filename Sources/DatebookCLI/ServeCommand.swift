@@ -1,6 +1,7 @@
 import DatebookDelivery
 import DatebookScheduler
 import DatebookServer
+import DatebookStore
 import Foundation
 
 /// `datebook serve`: the planner on the web, as pages, an iCalendar feed and a JSON API.
@@ -22,7 +23,7 @@ enum ServeCommand: Command {
         let log = SerialLog(fd: STDERR_FILENO)
         let pinned = arguments.value("--now") != nil || context.environment["DATEBOOK_NOW"] != nil
         let (server, site) = try ServerLauncher.start(context, listen: arguments.value("--listen"), pinned: pinned, log: log)
-        let wakeups = Wakeups(watchingStore: context.storePath)
+        let wakeups = Wakeups(watchingStore: StoreLocation.isPostgres(context.storePath) ? nil : context.storePath)
         while true {
             let reasons = wakeups.wait(seconds: 3600)
             if reasons.contains(.stop) { break }

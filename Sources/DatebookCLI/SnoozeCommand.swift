@@ -56,7 +56,7 @@ enum SnoozeCommand: Command {
     }
 
     /// The event's own start, or for a repeating event its first occurrence from a day ago on.
-    static func occurrenceStart(of event: Event, store: Store, context: Context) throws -> Date {
+    static func occurrenceStart(of event: Event, store: any PlannerStore, context: Context) throws -> Date {
         guard event.recurrence != nil else { return Occurrence(event: event, calendar: context.calendar).start }
         var found: Date?
         try store.forEachOccurrenceSummary(from: context.now.addingTimeInterval(-86_400),

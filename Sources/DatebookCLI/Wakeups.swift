@@ -35,16 +35,20 @@ final class Wakeups: Sendable {
     private let inotify: Int32
 
     /// - Parameter store: the store file; only changes to it, its `-wal` or `-journal` wake the daemon
-    ///   (other files in the same directory, such as a log, do not).
-    init(watchingStore store: String) {
-        let directory = (store as NSString).deletingLastPathComponent
-        let base = (store as NSString).lastPathComponent
+    ///   (other files in the same directory, such as a log, do not). Nil: a store without a file
+    ///   (PostgreSQL), whose changes the daemon's timer notices.
+    init(watchingStore store: String?) {
+        let base = store.map { ($0 as NSString).lastPathComponent } ?? ""
         let names: Set<String> = [base, base + "-wal", base + "-journal"]
-        var fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
-        if fd >= 0, inotify_add_watch(fd, directory.isEmpty ? "." : directory, mask) < 0 {
-            close(fd)
-            fd = -1
+        var fd: Int32 = -1
+        if let store {
+            let directory = (store as NSString).deletingLastPathComponent
+            fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+            let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
+            if fd >= 0, inotify_add_watch(fd, directory.isEmpty ? "." : directory, mask) < 0 {
+                close(fd)
+                fd = -1
+            }
         }
         inotify = fd
         let inbox = Inbox()

@@ -21,11 +21,11 @@ public struct ActionLinks {
         public var event: Event
     }
 
-    public let store: Store
+    public let store: any PlannerStore
     /// In the user's zone: Tomorrow 9:00 is 09:00 there.
     public let calendar: Calendar
 
-    public init(store: Store, calendar: Calendar) {
+    public init(store: any PlannerStore, calendar: Calendar) {
         self.store = store
         self.calendar = calendar
     }
@@ -83,7 +83,7 @@ public struct ActionLinkIssuer: Sendable, Equatable {
     /// Signs with `store`'s key, made on first use when `makingKey`; nil when there is no key
     /// yet and none is to be made (`preview`, `status`: they write nothing, so their alerts show
     /// links only once a pass or `send alert` has made it).
-    public init?(baseURL: String, store: Store, now: Date, makingKey: Bool) throws {
+    public init?(baseURL: String, store: any PlannerStore, now: Date, makingKey: Bool) throws {
         if let stored = try store.storedSecret(named: Store.actionLinkKeyName) {
             self.init(baseURL: baseURL, key: stored)
         } else if makingKey {

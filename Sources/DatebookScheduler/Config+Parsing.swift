@@ -4,7 +4,7 @@ import Foundation
 
 extension Config {
     // The keys the parser accepts; `datebook man 5` documents each (a test fails on one it lacks).
-    public static let topKeys = ["timeZone", "locale", "templates", "channels", "digests", "alerts", "feeds", "serve", "caldav"]
+    public static let topKeys = ["timeZone", "locale", "templates", "channels", "digests", "alerts", "feeds", "serve", "caldav", "store"]
     public static let digestKeys = ["name", "at", "days", "channels", "format", "template"]
     public static let alertKeys = ["before", "channels", "quietHours", "lateness", "cancelWhenDone"]
     public static let feedKeys = ["name", "url", "every"]
@@ -38,6 +38,7 @@ extension Config {
             config.timeZone = name
         }
         config.locale = try reader.optionalString(root["locale"], "locale")
+        config.store = try root["store"].map { try secret($0, "store", reader: reader, environment: environment) }
         config.templates = try reader.optionalString(root["templates"], "templates").map { expandHome($0, environment) }
         if let node = root["channels"] {
             guard case .object(let members) = node.value else { throw reader.expected("an object of named channels", node, "channels") }

@@ -16,6 +16,8 @@ public struct Config: Sendable, Equatable {
     public var serve: ServeConfig
     /// CalDAV accounts (issue 18); `datebook caldav sync` registers each in the store on its first sync.
     public var caldav: [CalDAVAccountConfig] = []
+    /// The store: a SQLite file path or a `postgresql://` URL (a secret: the URL may hold a password).
+    public var store: SecretSource?
 
     public init(timeZone: String? = nil, locale: String? = nil, templates: String? = nil, channels: [Channel] = [],
                 digests: [DigestSchedule] = [], alerts: AlertPolicy = AlertPolicy(), feeds: [FeedSubscription] = [],

@@ -15,7 +15,7 @@ public enum DigestQuery {
     /// and a reader learns nothing more from an exact 63,000.
     static let countCap = 500
 
-    public static func input(plan: DigestPlan, store: Store, calendar: Calendar) throws -> DigestInput {
+    public static func input(plan: DigestPlan, store: any PlannerStore, calendar: Calendar) throws -> DigestInput {
         var recurring = try store.hasRecurringEvents() ? RecurringDigest(plan: plan, store: store, calendar: calendar) : nil
         // Recurring events are read apart; leaving them out of the range queries also lets these
         // run on the covering index of single events alone.
@@ -60,7 +60,7 @@ public enum DigestQuery {
     /// `limit`; the recurring ones shown (listing summaries) are loaded whole (their tasks), once
     /// per event, and left out if the event is gone meanwhile.
     static func merge(_ single: [Occurrence], _ recurring: [OccurrenceSummary], window: DigestPlan.Window,
-                      store: Store) throws -> [Occurrence] {
+                      store: any PlannerStore) throws -> [Occurrence] {
         let all = (single.map { ($0.summary, Optional($0)) } + recurring.map { ($0, nil) })
             .sorted { OccurrenceSummary.chronological($0.0, $1.0) }
         let shown = window.newest ? Array(all.suffix(window.limit)) : Array(all.prefix(window.limit))
@@ -112,7 +112,7 @@ struct RecurringDigest {
     /// Future is read in steps of this much, so a busy store stops at the count cap early.
     static let futureStep: TimeInterval = 14 * 86_400
 
-    init(plan: DigestPlan, store: Store, calendar: Calendar) throws {
+    init(plan: DigestPlan, store: any PlannerStore, calendar: Calendar) throws {
         let monthFirst = plan.month.first.start(in: calendar), monthNext = plan.month.next.start(in: calendar)
         let sevenDays = PeriodBoundaries(now: plan.now, calendar: calendar).sevenDays
         let from = ([monthFirst, plan.now] + plan.windows.compactMap(\.from)).min() ?? plan.now
@@ -172,7 +172,7 @@ struct RecurringDigest {
 
     /// Marks the grid's days in `[from, to)` (before the horizon) that have a recurring occurrence,
     /// expanding events one by one until every one of those days is marked.
-    private mutating func markEarlierDays(from: Date, to: Date, store: Store, calendar: Calendar) throws {
+    private mutating func markEarlierDays(from: Date, to: Date, store: any PlannerStore, calendar: Calendar) throws {
         guard from < to else { return }
         let first = CalendarDate(from, in: calendar.timeZone).dayNumber
         let last = CalendarDate(to.addingTimeInterval(-1), in: calendar.timeZone).dayNumber
@@ -193,7 +193,7 @@ struct RecurringDigest {
     /// Future after the first read: the materialised occurrences two weeks at a time, then
     /// beyond the horizon (expanded), each step only while Future holds fewer than `cap`
     /// occurrences (`singles` of them single events); past that the digest shows `500+` anyway.
-    mutating func readFuture(_ window: DigestPlan.Window, singles: Int, cap: Int, store: Store, calendar: Calendar) throws {
+    mutating func readFuture(_ window: DigestPlan.Window, singles: Int, cap: Int, store: any PlannerStore, calendar: Calendar) throws {
         var start = max(readTo, window.from ?? readTo)
         while start < reach, singles + (windows[window.kind]?.count ?? 0) < cap {
             let end = start < horizonEnd ? min(start.addingTimeInterval(Self.futureStep), horizonEnd) : reach

@@ -7,11 +7,11 @@ import Foundation
 /// All arithmetic is in the configured zone: `1d` is one calendar day (same wall time across DST),
 /// all-day events count from local midnight, and digests follow `DigestTime.instant`.
 public struct Planner {
-    public let store: Store
+    public let store: any PlannerStore
     public let config: Config
     public let calendar: Calendar
 
-    public init(store: Store, config: Config, calendar: Calendar) {
+    public init(store: any PlannerStore, config: Config, calendar: Calendar) {
         self.store = store
         self.config = config
         self.calendar = calendar

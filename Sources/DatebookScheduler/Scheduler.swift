@@ -34,7 +34,7 @@ public final class Scheduler {
         public init() {}
     }
 
-    public let store: Store
+    public let store: any PlannerStore
     public let config: Config
     public let calendar: Calendar
     public let planner: Planner
@@ -49,7 +49,7 @@ public final class Scheduler {
     let claimant: String
     let host: String
 
-    public init(store: Store, config: Config, calendar: Calendar, environment: [String: String] = [:],
+    public init(store: any PlannerStore, config: Config, calendar: Calendar, environment: [String: String] = [:],
                 deliverer: any DeliverySending = Deliverer(), retryPolicy: RetryPolicy = RetryPolicy(),
                 random: @escaping () -> Double = { Double.random(in: 0..<1) },
                 digestRenderer: any DigestRendering = PlainDigestRenderer(), options: Options = Options(),

@@ -42,11 +42,11 @@ public enum FeedRefreshOutcome: Sendable, Equatable {
 ///
 /// The scheduler calls `dueFeeds(now:)` on each tick and `refresh(feed:now:)` for each.
 public struct FeedRefresher {
-    public let store: Store
+    public let store: any PlannerStore
     public let timeZone: TimeZone
     public let fetch: (FeedFetchRequest) throws -> FeedFetchResult
 
-    public init(store: Store, timeZone: TimeZone, fetch: @escaping (FeedFetchRequest) throws -> FeedFetchResult) {
+    public init(store: any PlannerStore, timeZone: TimeZone, fetch: @escaping (FeedFetchRequest) throws -> FeedFetchResult) {
         self.store = store
         self.timeZone = timeZone
         self.fetch = fetch

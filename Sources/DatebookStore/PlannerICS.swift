@@ -39,13 +39,13 @@ public enum PlannerICS {
         public var existing: (String) -> Event?
         /// The store the events will be saved into, if known: the join then submits each recurring
         /// event for expansion for that store's horizon, on another thread (`OccurrenceExpansions`).
-        public var store: Store?
+        public var store: (any PlannerStore)?
         /// True for a feed: a stored symbol and colour are the user's overlay and win over the
         /// file's `X-DATEBOOK-SYMBOL`/`COLOR` (an import takes the file's).
         public var overlays: Bool
 
         public init(calendar: String, timeZone: TimeZone, today: CalendarDate, existing: @escaping (String) -> Event?,
-                    store: Store? = nil, overlays: Bool = false) {
+                    store: (any PlannerStore)? = nil, overlays: Bool = false) {
             self.calendar = calendar
             self.timeZone = timeZone
             self.today = today

@@ -177,3 +177,20 @@ extension UnsafeBufferPointer<UInt8> {
         return memcmp(base, otherBase, count) == 0
     }
 }
+
+/// A result row as the readers both backends share (`Store.event(from:)`, `Store.entry(from:)`)
+/// see it: columns by position. `SQLiteStatement` reads SQLite's row in place; `PostgresRow` a
+/// libpq result's.
+protocol ColumnReader {
+    func text(_ column: Int32) -> String
+    func int64(_ column: Int32) -> Int64
+    func isNull(_ column: Int32) -> Bool
+    func withTextBytes<R>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R
+}
+
+extension ColumnReader {
+    func int(_ column: Int32) -> Int { Int(int64(column)) }
+    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+}
+
+extension SQLiteStatement: ColumnReader {}

@@ -61,16 +61,6 @@ extension Store {
         try recurring.drain(before: nil, body)
     }
 
-    /// The agenda of the given periods for `boundaries.now`, as listing summaries.
-    public func agenda(boundaries: PeriodBoundaries, calendar: Calendar, periods: [Period] = Period.allCases) throws -> Agenda {
-        var occurrences: [OccurrenceSummary] = []
-        for period in periods {
-            let range = boundaries.range(of: period)
-            try forEachOccurrenceSummary(from: range.from, to: range.to, calendar: calendar) { occurrences.append($0) }
-        }
-        return Agenda(occurrences: occurrences, boundaries: boundaries, periods: periods)
-    }
-
     /// Each event with a task of one of `statuses`, by start, with all its tasks (`datebook tasks`
     /// streams them instead of holding 100k events at once). The events are read in start order
     /// from `events_by_start`, filtered by their task counts where those tell (no sort of wide rows).

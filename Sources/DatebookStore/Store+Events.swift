@@ -164,7 +164,7 @@ extension Store {
     }
 
     /// A listing summary from a row that starts with `SummaryColumn.selectList`.
-    static func summary(from row: SQLiteStatement) -> EventSummary {
+    static func summary(from row: some ColumnReader) -> EventSummary {
         EventSummary(id: row.text(SummaryColumn.id.index), title: row.text(SummaryColumn.title.index),
                      start: start(key: row.int64(SummaryColumn.startKey.index), kind: row.int(SummaryColumn.allDay.index)),
                      symbol: row.withTextBytes(SummaryColumn.symbol.index) { Self.symbols.value($0) } ?? .star,
@@ -181,7 +181,7 @@ extension Store {
     }
 
     /// The event of a row read with `selectSQL`, without its tasks.
-    static func event(from row: SQLiteStatement) -> Event {
+    static func event(from row: some ColumnReader) -> Event {
         var event = Event(id: "", title: "", start: .allDay(CalendarDate(dayNumber: 0)), timeZone: "", symbol: .star, color: .primary)
         for column in EventColumn.allCases {
             let index = column.index
@@ -207,7 +207,7 @@ extension Store {
     }
 
     /// The task of a joined row read with `selectSQL` (its position apart).
-    static func task(from row: SQLiteStatement) -> EventTask {
+    static func task(from row: some ColumnReader) -> EventTask {
         EventTask(id: row.text(TaskColumn.id.joinedIndex), text: row.text(TaskColumn.text.joinedIndex),
                   status: TaskStatus(rawValue: row.text(TaskColumn.status.joinedIndex)) ?? .todo)
     }

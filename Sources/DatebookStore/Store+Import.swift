@@ -2,7 +2,7 @@ import DatebookCore
 import DatebookICal
 import Foundation
 
-extension Store {
+extension PlannerStore {
     /// `datebook import FILE.ics`: reads the file as an import into this store (ids namespaced
     /// by `PlannerICS.importCalendar`; a re-import keeps the stored tasks, and the symbol and colour
     /// the file does not give), with the memory work of `PlannerICS.decode(_:options:)`. Save the

@@ -133,7 +133,7 @@ extension Store {
         }
     }
 
-    static func entry(from row: SQLiteStatement) -> LedgerEntry {
+    static func entry(from row: some ColumnReader) -> LedgerEntry {
         func time(_ column: Int32) -> Date? { row.isNull(column) ? nil : date(millis: row.int64(column)) }
         return LedgerEntry(
             key: row.text(0), kind: LedgerEntry.Kind(rawValue: row.text(1)) ?? .alert, eventID: row.optionalText(2),

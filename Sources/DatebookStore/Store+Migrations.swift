@@ -219,11 +219,11 @@ extension Store {
         }
     }
 
-    /// Throws unless `version` is one this datebook can open or migrate (0 … `schemaVersion`).
-    static func checkKnown(version: Int, path: String) throws {
+    /// Throws unless `version` is one this datebook can open or migrate (0 … `known`).
+    static func checkKnown(version: Int, path: String, known: Int = schemaVersion) throws {
         guard version >= 0 else { throw StoreError.unknownSchema(path: path, found: version) }
-        guard version <= schemaVersion else {
-            throw StoreError.newerSchema(path: path, found: version, known: schemaVersion)
+        guard version <= known else {
+            throw StoreError.newerSchema(path: path, found: version, known: known)
         }
     }
 

@@ -13,6 +13,13 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case busy(path: String)
     case cannotCreate(path: String, reason: String)
     case sqlite(path: String, message: String)
+    /// No PostgreSQL server answered at `endpoint` (`host:port`): worth a retry later.
+    case unreachable(store: String, endpoint: String, reason: String)
+    /// The server answered but refused the login (wrong password, unknown role or database, pg_hba.conf).
+    case authentication(store: String, endpoint: String, reason: String)
+    /// The connection broke during a command; nothing after the last commit was kept.
+    case connectionLost(store: String, reason: String)
+    case postgres(store: String, message: String)
 
     public var description: String {
         switch self {
@@ -36,6 +43,14 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "cannot create store \(path): \(reason)"
         case let .sqlite(path, message):
             "store \(path): \(message)"
+        case let .unreachable(store, endpoint, reason):
+            "store \(store): cannot reach PostgreSQL at \(endpoint) (\(reason)); check that the server runs and the URL's host and port, then try again"
+        case let .authentication(store, endpoint, reason):
+            "store \(store): PostgreSQL at \(endpoint) refused the login (\(reason)); check the user, password (URL or PGPASSFILE) and database"
+        case let .connectionLost(store, reason):
+            "store \(store): the connection to PostgreSQL was lost (\(reason)); nothing after the last commit was kept, try again"
+        case let .postgres(store, message):
+            "store \(store): \(message)"
         }
     }
 }

@@ -40,13 +40,13 @@ struct CompleteCommand: Command {
     static func lookup(_ values: CompletionValues, prefix: String, context: Context) throws -> [String] {
         switch values {
         case .events:
-            let names = try Store(path: context.storePath, readOnly: true).eventNames(prefix: prefix)
+            let names = try StoreOpener.open(context.storePath, readOnly: true).eventNames(prefix: prefix)
             let lowered = prefix.lowercased()
             var seen = Set<String>()
             return (names.map(\.title).filter { $0.hasPrefix(prefix) } + names.map(\.shortID).filter { !prefix.isEmpty && $0.hasPrefix(lowered) })
                 .filter { seen.insert($0).inserted }
         case .channels: return context.config.channels.map(\.name).filter { $0.hasPrefix(prefix) }
-        case .feeds: return try Store(path: context.storePath, readOnly: true).feeds().map(\.name).filter { $0.hasPrefix(prefix) }
+        case .feeds: return try StoreOpener.open(context.storePath, readOnly: true).feeds().map(\.name).filter { $0.hasPrefix(prefix) }
         case .zones: return TimeZone.knownTimeZoneIdentifiers.filter { $0.hasPrefix(prefix) }.sorted()
         case .locales: return Locale.availableIdentifiers.filter { $0.hasPrefix(prefix) }.sorted()
         case .templates: return BuiltInTemplates.all.map(\.name).filter { $0.hasPrefix(prefix) }

@@ -76,6 +76,7 @@ enum ConfigManual {
         "alerts": "when and where alerts go",
         "feeds": "a list of calendars subscribed by URL, refreshed by the scheduler",
         "caldav": "a list of CalDAV accounts synced both ways by 'datebook caldav sync'",
+        "store": "the store: a SQLite file or a postgresql:// URL (a SECRET; --store and DATEBOOK_STORE win)",
         "channels.NAME.type": "slack, teams, discord, mattermost, ntfy, webhook, email, command, desktop or file",
         "channels.NAME.insecure": "true skips TLS certificate verification (warns every time)",
         "channels.NAME.caFile": "a PEM file of certificates to trust, for a private CA",

@@ -89,7 +89,7 @@ struct PlannerSite: Sendable {
     }
 
     /// The store for one request (read-only for pages and the feed).
-    func store(_ context: Context, readOnly: Bool) throws -> Store {
+    func store(_ context: Context, readOnly: Bool) throws -> any PlannerStore {
         try context.openStore(readOnly: readOnly, extendingHorizon: false)
     }
 

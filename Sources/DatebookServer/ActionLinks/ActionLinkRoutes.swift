@@ -72,7 +72,7 @@ public struct ActionLinkRoutes: Sendable {
     /// The form's CSRF value: an HMAC of the link under the store's key, so a POST must carry what
     /// only the confirmation page shows (and a page loaded before a restart still works). Empty,
     /// and every POST refused, without a key.
-    static func csrf(token: String, store: Store) throws -> String {
+    static func csrf(token: String, store: any PlannerStore) throws -> String {
         guard let key = try store.storedSecret(named: Store.actionLinkKeyName) else { return "" }
         return HMACSHA256.authenticationCode(key: key, message: Data(("confirm\0" + token).utf8)).hexString
     }

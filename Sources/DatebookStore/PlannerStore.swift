@@ -1,0 +1,143 @@
+import DatebookCore
+import Foundation
+
+/// What the code above the store uses of it: events and tasks, occurrences and the agenda, feeds,
+/// the delivery ledger, recurrence limits and transactions.
+///
+/// Two implementations: `Store` (SQLite, the embedded default) and `PostgresStore` (a team store
+/// that several scheduler instances share). `StoreOpener.open` picks one from the store location;
+/// nothing above the store knows which it has. Defaults for the optional arguments are in the
+/// extension below (protocol requirements cannot carry them).
+public protocol PlannerStore: AnyObject {
+    /// The store's location for messages: a file path, or a URL with its password hidden.
+    var location: String { get }
+    /// Where recurring events are expanded ahead (the CLI sets now − 7 days … now + 92 days).
+    var recurrenceHorizon: DateInterval? { get set }
+    /// The file whose changes mean the store changed (the daemon watches it), or nil.
+    var watchedFile: String? { get }
+
+    func transaction<T>(_ body: () throws -> T) throws -> T
+    /// Runs `body` with commits whose durability may lag a little (SQLite: deferred fsync).
+    func withDeferredSync<T>(syncInterval: TimeInterval, _ body: () throws -> T) throws -> T
+    func userVersion() throws -> Int
+
+    // Events and tasks
+    func save(_ events: [Event], progress: (Int) -> Void) throws
+    func save(_ event: Event) throws
+    /// Saves `event` inside the caller's `transaction`.
+    func saveInTransaction(_ event: Event) throws
+    @discardableResult func delete(id: String) throws -> Bool
+    func event(id: String) throws -> Event?
+    func events(idPrefix prefix: String, limit: Int) throws -> [Event]
+    func events(titled title: String) throws -> [Event]
+    func forEachEvent(_ body: (Event) throws -> Void) throws
+    func forEachEvent(withTaskIn statuses: Set<TaskStatus>, _ body: (Event) throws -> Void) throws
+    func eventCount() throws -> Int
+    func eventNames(prefix: String, limit: Int) throws -> [EventName]
+
+    // Occurrences, the agenda and the digest's bounded queries
+    func forEachOccurrence(from: Date?, to: Date?, calendar: Calendar, _ body: (Occurrence) throws -> Void) throws
+    func forEachOccurrenceSummary(from: Date?, to: Date?, calendar: Calendar, _ body: (OccurrenceSummary) throws -> Void) throws
+    func firstOccurrences(from: Date?, to: Date?, calendar: Calendar, limit: Int,
+                          onlyOpen: Bool, singleOnly: Bool, newest: Bool) throws -> [Occurrence]
+    func totals(from: Date?, to: Date?, calendar: Calendar, onlyOpen: Bool, singleOnly: Bool, cap: Int) throws -> WindowTotals
+    func hasOccurrence(from: Date?, to: Date?, calendar: Calendar, singleOnly: Bool) throws -> Bool
+    func hasRecurringEvents() throws -> Bool
+    func forEachRecurringOccurrence(from: Date, to: Date, calendar: Calendar, _ body: (OccurrenceSummary) throws -> Void) throws
+    func expandRecurringEvents(from: Date, to: Date, calendar: Calendar, onlyOpen: Bool,
+                               include: (EventSummary) -> Bool, _ body: (EventSummary, [Date]) throws -> Bool) throws
+    @discardableResult func extendRecurrenceHorizon() throws -> Int
+    func recurrenceLimit(of event: Event) throws -> RecurrenceLimit?
+    func truncatedRecurrences() throws -> [RecurrenceLimit]
+    func recurrenceLimits() throws -> [RecurrenceLimit]
+
+    // iCalendar import and export
+    func timedEventZones() throws -> [String]
+    func sourceUIDs() throws -> [String: String]
+    func saveImport(_ result: ICSImport, calendar: String, progress: (Int) -> Void) throws
+
+    // Action links (issue 16): the signing key and the links already used
+    func secretKey(named name: String, now: Date) throws -> Data
+    func storedSecret(named name: String) throws -> Data?
+    func useActionLink(id: String, action: String, eventID: String, expires: Date, now: Date) throws -> Bool
+    func isActionLinkUsed(id: String) throws -> Bool
+
+    // Feeds
+    @discardableResult func addFeed(_ feed: Feed) throws -> Bool
+    func updateFeed(named name: String, source: String, every: Int) throws
+    func feeds() throws -> [Feed]
+    func feed(named name: String) throws -> Feed?
+    @discardableResult func removeFeed(named name: String) throws -> Bool
+    func feedName(ofEvent id: String) throws -> String?
+    func replaceFeedEvents(_ feed: Feed, with result: ICSImport, etag: String?, lastModified: String?, now: Date) throws
+    func recordFeedCheck(_ feed: Feed, now: Date, error: String?) throws
+
+    // The delivery ledger
+    func lastPass() throws -> Date?
+    func setLastPass(_ date: Date) throws
+    func distinctEventAlerts() throws -> [String]
+    @discardableResult func plan(_ entry: LedgerEntry, now: Date) throws -> Bool
+    func openDeliveries() throws -> [LedgerEntry]
+    func settledDeliveries(since: Date, excluding states: [LedgerEntry.State]) throws -> [LedgerEntry]
+    func delivery(key: String) throws -> LedgerEntry?
+    func allDeliveries() throws -> [LedgerEntry]
+    func releaseAbandoned(now: Date, isGone: (String) -> Bool) throws
+    func claimDue(now: Date, lease: TimeInterval, claimant: String, limit: Int) throws -> [LedgerEntry]
+    func settle(key: String, claimant: String, as state: LedgerEntry.State, reason: String?, nextAttempt: Date?, now: Date) throws
+    func finish(key: String, as state: LedgerEntry.State, reason: String, now: Date) throws
+    /// Changes made by other connections since this one opened show up as a new value.
+    func dataVersion() throws -> Int
+    func integrityCheck() throws -> String
+    func pendingRetryCount() throws -> Int
+    func nextPendingAttempt() throws -> Date?
+    /// Caps the memory the store keeps for itself (the daemon's page cache).
+    func limitPageCache(kibibytes: Int) throws
+}
+
+extension PlannerStore {
+    public func withDeferredSync<T>(_ body: () throws -> T) throws -> T { try withDeferredSync(syncInterval: 0.05, body) }
+    public func save(_ events: [Event]) throws { try save(events, progress: { _ in }) }
+    public func events(idPrefix prefix: String) throws -> [Event] { try events(idPrefix: prefix, limit: 10) }
+    public func eventNames(prefix: String) throws -> [EventName] { try eventNames(prefix: prefix, limit: 100) }
+    /// The agenda of the given periods for `boundaries.now`, as listing summaries.
+    public func agenda(boundaries: PeriodBoundaries, calendar: Calendar, periods: [Period] = Period.allCases) throws -> Agenda {
+        var occurrences: [OccurrenceSummary] = []
+        for period in periods {
+            let range = boundaries.range(of: period)
+            try forEachOccurrenceSummary(from: range.from, to: range.to, calendar: calendar) { occurrences.append($0) }
+        }
+        return Agenda(occurrences: occurrences, boundaries: boundaries, periods: periods)
+    }
+    public func totals(from: Date?, to: Date?, calendar: Calendar, singleOnly: Bool, cap: Int) throws -> WindowTotals {
+        try totals(from: from, to: to, calendar: calendar, onlyOpen: false, singleOnly: singleOnly, cap: cap)
+    }
+    public func hasOccurrence(from: Date?, to: Date?, calendar: Calendar) throws -> Bool {
+        try hasOccurrence(from: from, to: to, calendar: calendar, singleOnly: false)
+    }
+    public func expandRecurringEvents(from: Date, to: Date, calendar: Calendar, include: (EventSummary) -> Bool,
+                                      _ body: (EventSummary, [Date]) throws -> Bool) throws {
+        try expandRecurringEvents(from: from, to: to, calendar: calendar, onlyOpen: false, include: include, body)
+    }
+    public func saveImport(_ result: ICSImport, calendar: String) throws { try saveImport(result, calendar: calendar, progress: { _ in }) }
+    /// An import of `datebook import FILE.ics` (calendar `PlannerICS.importCalendar`).
+    public func saveImport(_ result: ICSImport, progress: (Int) -> Void) throws {
+        try saveImport(result, calendar: PlannerICS.importCalendar, progress: progress)
+    }
+    public func settledDeliveries(since: Date) throws -> [LedgerEntry] { try settledDeliveries(since: since, excluding: []) }
+    public func claimDue(now: Date, lease: TimeInterval, claimant: String) throws -> [LedgerEntry] {
+        try claimDue(now: now, lease: lease, claimant: claimant, limit: 1000)
+    }
+}
+
+extension Store: PlannerStore {
+    public var location: String { path }
+    public var watchedFile: String? { path }
+}
+
+/// Opens the store a location names: a `postgresql://` or `postgres://` URL, else a SQLite file.
+public enum StoreOpener {
+    public static func open(_ location: String, readOnly: Bool = false) throws -> any PlannerStore {
+        if StoreLocation.isPostgres(location) { return try PostgresStore(url: location) }
+        return try Store(path: location, readOnly: readOnly)
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+
+/// A throwaway PostgreSQL server on 127.0.0.1: `initdb` into a temporary directory, `pg_ctl start`
+/// on a free port, `pg_ctl -m immediate stop` and the directory removed when the test process ends.
+///
+/// One server per test process (`shared`), one database per test (`makeDatabase()`), so tests
+/// stay independent without paying for an `initdb` each. When PostgreSQL is missing or will not
+/// start, `shared` throws and the test fails naming the cause: these tests never skip.
+///
+/// `initdb` and `postgres` refuse to run as root: as root the directory belongs to the `postgres`
+/// user and every server program runs through `runuser -u postgres --`.
+/// Authentication: trust for every role but `secretive`, whose password is `right-password`
+/// (scram-sha-256), so wrong-password errors can be tested.
+public final class TestPostgres: @unchecked Sendable {  // immutable after init; `counter` under `lock`
+    public static let binaries = "/usr/lib/postgresql/15/bin"
+    public static let passwordRole = "secretive"
+    public static let rightPassword = "right-password"
+
+    public let directory: URL
+    public let port: Int
+    private let lock = NSLock()
+    private var counter = 0
+
+    /// The server of this test process, started on first use.
+    public static func shared() throws -> TestPostgres {
+        try sharedServer.get()
+    }
+
+    private static let sharedServer: Result<TestPostgres, Error> = {
+        let result = Result { try TestPostgres() }
+        if case .success = result { atexit { try? TestPostgres.sharedServer.get().stop() } }
+        return result
+    }()
+
+    public init() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.binaries + "/initdb") else {
+            throw TestPostgresError.notInstalled(Self.binaries)
+        }
+        directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("datebook-pg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        port = try Self.freePort()
+        do {
+            try Self.giveToServerUser(directory.path)
+            let data = directory.appendingPathComponent("data").path
+            try Self.runAsServer("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"])
+            let hba = """
+                local all all trust
+                host all \(Self.passwordRole) 127.0.0.1/32 scram-sha-256
+                host all all 127.0.0.1/32 trust
+                """
+            try Data((hba + "\n").utf8).write(to: URL(fileURLWithPath: data + "/pg_hba.conf"))
+            try Self.giveToServerUser(data + "/pg_hba.conf")
+            let options = "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory.path) -c fsync=off "
+                + "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+            try Self.runAsServer("pg_ctl", ["-D", data, "-l", directory.appendingPathComponent("server.log").path,
+                                            "-o", options, "-w", "-t", "60", "start"])
+            try sql("CREATE ROLE \(Self.passwordRole) LOGIN SUPERUSER PASSWORD '\(Self.rightPassword)'")
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// A new empty database; its URL for the `postgres` superuser (trust: no password).
+    public func makeDatabase() throws -> String {
+        let name = lock.withLock { () -> String in
+            counter += 1
+            return "t\(getpid())_\(counter)"
+        }
+        try sql("CREATE DATABASE \(name)")
+        return url(database: name)
+    }
+
+    public func url(database: String, user: String = "postgres", password: String? = nil) -> String {
+        let credentials = password.map { "\(user):\($0)" } ?? user
+        return "postgresql://\(credentials)@127.0.0.1:\(port)/\(database)"
+    }
+
+    /// Runs SQL through `psql` as the superuser, in database `database`.
+    @discardableResult
+    public func sql(_ text: String, database: String = "postgres") throws -> String {
+        try Self.run(Self.binaries + "/psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+                                               "-h", "127.0.0.1", "-p", String(port), "-U", "postgres",
+                                               "-d", database, "-c", text])
+    }
+
+    /// Stops the server at once and removes its directory.
+    public func stop() {
+        let data = directory.appendingPathComponent("data").path
+        if FileManager.default.fileExists(atPath: data + "/postmaster.pid") {
+            _ = try? Self.runAsServer("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    static var isRoot: Bool { getuid() == 0 }
+
+    static func giveToServerUser(_ path: String) throws {
+        guard isRoot else { return }
+        guard let user = getpwnam("postgres") else { throw TestPostgresError.noServerUser }
+        guard chown(path, user.pointee.pw_uid, user.pointee.pw_gid) == 0 else {
+            throw TestPostgresError.failed("chown \(path)", String(cString: strerror(errno)))
+        }
+    }
+
+    @discardableResult
+    static func runAsServer(_ program: String, _ arguments: [String]) throws -> String {
+        let path = binaries + "/" + program
+        return isRoot ? try run("/usr/sbin/runuser", ["-u", "postgres", "--", path] + arguments) : try run(path, arguments)
+    }
+
+    /// Runs a program to its end (posix_spawn and waitpid); its output goes through a file. Not
+    /// Foundation's `Process`: the server that `pg_ctl start` leaves running inherits what
+    /// `Process` watches the child with, and `waitUntilExit` then never returns.
+    @discardableResult
+    static func run(_ path: String, _ arguments: [String]) throws -> String {
+        let outputPath = NSTemporaryDirectory() + "datebook-pg-output-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw TestPostgresError.failed(path, String(cString: strerror(spawned))) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let text = ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard status == 0 else {
+            throw TestPostgresError.failed(([path] + arguments).joined(separator: " "), text)
+        }
+        return text
+    }
+
+    /// A port nobody listens on now (bound to port 0 and released).
+    public static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestPostgresError.failed("socket", String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { throw TestPostgresError.failed("bind 127.0.0.1:0", String(cString: strerror(errno))) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+public enum TestPostgresError: Error, CustomStringConvertible {
+    case notInstalled(String)
+    case noServerUser
+    case failed(String, String)
+
+    public var description: String {
+        switch self {
+        case .notInstalled(let directory):
+            "PostgreSQL is not installed (no initdb in \(directory)): run scripts/setup.sh --test"
+        case .noServerUser:
+            "no 'postgres' user to run the test server as: install Debian's postgresql package (scripts/setup.sh --test)"
+        case let .failed(command, output):
+            "\(command) failed: \(output)"
+        }
+    }
+}
