@@ -1,4 +1,5 @@
 import DatebookDelivery
+import DatebookRender
 import DatebookScheduler
 import DatebookServer
 import Foundation
@@ -49,13 +50,16 @@ enum ServerLauncher {
         // The store is created (and its recurrences expanded) once here; requests open it without writing its schema.
         _ = try context.openStore()
         let feedToken = try resolveToken(context.config.serve.feedToken, "serve.feedToken", context)
-        let auth = SiteAuth(token: token?.value, secureCookie: context.config.serve.baseURL?.hasPrefix("https:") == true)
-        let site = try PlannerSite(settings: SiteSettings(context, pinned: pinned, feedToken: feedToken?.value), auth: auth)
+        let settings = SiteSettings(context, pinned: pinned, feedToken: feedToken?.value)
+        let locale = try DigestLocale(identifier: context.config.locale ?? "en_US", timeZone: context.timeZone, catalogDirectory: settings.templates)
+        let auth = SiteAuth(token: token?.value, secureCookie: context.config.serve.baseURL?.hasPrefix("https:") == true, words: locale.words)
+        let site = try PlannerSite(settings: settings, auth: auth, locale: locale)
         let server: WebServer
         do {
             var routes = site.routes()
             let pinnedNow = pinned ? context.now : nil
             routes.merge(ActionLinkRoutes(storePath: context.storePath, calendar: context.calendar, renderer: site.renderer,
+                                          words: site.words, lang: site.lang,
                                           clock: { pinnedNow ?? Date() }).routes)
             server = try WebServer(settings: ServerSettings(listen: listen), routes: routes, log: { log.write($0) })
         } catch let error as ServerError {

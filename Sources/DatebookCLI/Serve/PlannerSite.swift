@@ -45,14 +45,17 @@ struct PlannerSite: Sendable {
     let settings: SiteSettings
     let auth: SiteAuth
     let renderer: DigestRenderer
+    /// The config's `locale` (`en_US` without one): the pages' words and dates.
+    let locale: DigestLocale
     let stylesheet: [UInt8]
     let feed = StoreCache<FeedDocument>()
     let agenda = StoreCache<[UInt8]>()
 
-    init(settings: SiteSettings, auth: SiteAuth) throws {
+    init(settings: SiteSettings, auth: SiteAuth, locale: DigestLocale) throws {
         self.settings = settings
         self.auth = auth
         renderer = try DigestRenderer(overrideDirectory: settings.templates)
+        self.locale = locale
         let colors = MustacheValue.array(EventColor.allCases.map { ["name": .string($0.rawValue), "hex": .string($0.hex)] })
         stylesheet = Array(try renderer.renderPage("web.css.mustache", ["colors": colors], escaped: false).utf8)
     }
@@ -91,6 +94,16 @@ struct PlannerSite: Sendable {
     /// The store for one request (read-only for pages and the feed).
     func store(_ context: Context, readOnly: Bool) throws -> Store {
         try context.openStore(readOnly: readOnly, extendingHorizon: false)
+    }
+
+    var words: MessageCatalog { locale.words }
+
+    /// `lang` of the pages (`de-DE`).
+    var lang: String { locale.identifier.replacingOccurrences(of: "_", with: "-") }
+
+    /// A short page in the catalogue's words: `titleKey` as heading, then `text`.
+    func messagePage(_ status: Int, _ titleKey: String, _ text: String) -> WebResponse {
+        .html(status, SitePage.message(title: words.text(titleKey), text: text, words: words))
     }
 
     /// `page` of every template's context: the CSRF token, this page's path and the feed links.
