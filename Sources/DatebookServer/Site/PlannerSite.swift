@@ -130,6 +130,10 @@ final class StoreCache<Value: Sendable>: Sendable {
 
     private let entry = Mutex<(key: Key, value: Value)?>(nil)
     private let refreshing = Mutex(false)
+    /// Held while a value is made: a request that finds the cache stale while another thread (the
+    /// background refresh after a change, or a request of the same second) makes it waits for that
+    /// one instead of making it again beside it on the same two cores.
+    private let making = Mutex(())
 
     /// Runs `refresh` (which reads through this cache) on a thread of its own, unless one still runs.
     func refreshInBackground(_ refresh: @escaping @Sendable () -> Void) {
@@ -153,13 +157,21 @@ final class StoreCache<Value: Sendable>: Sendable {
         }
     }
 
-    /// The cached value when `storePath` and `extra` are as they were, else `make(signature)`.
+    /// The cached value when `storePath` and `extra` are as they were, else `make(signature)`,
+    /// made by one thread at a time (the others wait, then find it cached).
     func value(storePath: String, extra: [String] = [], make: ([Int]) throws -> Value) throws -> Value {
         let key = Key(store: Self.signature(of: storePath), extra: extra)
-        if let cached = entry.withLock({ $0 }), cached.key == key { return cached.value }
-        let value = try make(key.store)
-        entry.withLock { $0 = (key, value) }
-        return value
+        if let cached = cached(key) { return cached }
+        return try making.withLock { _ in
+            if let cached = cached(key) { return cached }
+            let value = try make(key.store)
+            entry.withLock { $0 = (key, value) }
+            return value
+        }
+    }
+
+    private func cached(_ key: Key) -> Value? {
+        entry.withLock { $0 }.flatMap { $0.key == key ? $0.value : nil }
     }
 }
 
