@@ -126,7 +126,7 @@ let package = Package(
             dependencies: ["DatebookRender", "DatebookTemplates", "DatebookCore", "DatebookDelivery", "DatebookTestSupport"],
             exclude: ["Snapshots", "Fixtures"]
         ),
-        .testTarget(name: "DatebookServerTests", dependencies: ["DatebookServer", "DatebookCore", "DatebookStore", "DatebookRender", "DatebookScheduler", "DatebookTestSupport"]),
+        .testTarget(name: "DatebookServerTests", dependencies: ["DatebookServer", "DatebookCore", "DatebookStore", "DatebookRender", "DatebookScheduler", "DatebookTestSupport"], exclude: ["Snapshots"]),
         .testTarget(
             name: "DatebookCLITests",
             dependencies: ["DatebookCLI", "DatebookStore", "DatebookTestSupport"],

@@ -24,7 +24,7 @@ enum AddCommand: Command {
             symbol: Symbol.allCases.randomElement(using: &generator) ?? .star,
             color: EventColor.allCases.randomElement(using: &generator) ?? .primary
         )
-        try EventOptions.apply(arguments, to: &event, context, newTaskID: EventOptions.newTaskID)
+        try EventOptions.apply(arguments, to: &event, context, newTaskID: EventTask.newID)
         try EventOptions.validate(event)
         let store = try context.openStore(extendingHorizon: false)
         try store.save(event)

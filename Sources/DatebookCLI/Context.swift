@@ -38,7 +38,7 @@ struct Context {
     ///   `rm`, `task`) pass false: they expand no rule but the one they save.
     func openStore(readOnly: Bool = false, extendingHorizon: Bool = true) throws -> any PlannerStore {
         let store = try StoreOpener.open(storePath, readOnly: readOnly)
-        store.recurrenceHorizon = RecurrenceOptions.horizon(now: now)
+        store.recurrenceHorizon = Store.standardHorizon(now: now)
         if !readOnly, extendingHorizon { try store.extendRecurrenceHorizon() }
         return store
     }

@@ -21,7 +21,7 @@ enum EditCommand: Command {
         }
         if arguments.has("--clear-end") { event.end = nil }
         if arguments.has("--clear-alerts") { event.alerts = [] }
-        try EventOptions.apply(arguments, to: &event, context, newTaskID: EventOptions.newTaskID)
+        try EventOptions.apply(arguments, to: &event, context, newTaskID: EventTask.newID)
         try EventOptions.validate(event, title: "--title")
         try store.save(event)
         context.out.write("updated " + Rows.row(Occurrence(event: event, calendar: context.calendar), context).dropFirst(2))

@@ -96,9 +96,4 @@ enum EventOptions {
         let name = options[problem.field] ?? (problem.field.hasPrefix("tasks") ? task : problem.field)
         throw CLIError.usage("\(name): \(problem.message)")
     }
-
-    static func newTaskID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return String(EventID.random(using: &generator).prefix(8))
-    }
 }

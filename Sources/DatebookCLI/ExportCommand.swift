@@ -18,79 +18,23 @@ enum ExportCommand: Command {
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
-        let format = arguments.value("--format") ?? "json"
-        guard format == "json" || format == "ics" else {
-            throw CLIError.usage("unknown export format '\(format)'" + Suggestion.hint(for: format, in: ["json", "ics"])
+        let name = arguments.value("--format") ?? "json"
+        guard let format = ExportFormat(rawValue: name) else {
+            throw CLIError.usage("unknown export format '\(name)'" + Suggestion.hint(for: name, in: ["json", "ics"])
                                  + "; expected json or ics")
         }
         let store = try context.openStore(readOnly: true)
-        // Events come in start order, their tasks by id from all over the tasks table: with the
-        // default 2 MB page cache a 100k-event planner (42 MB) read its pages 198k times over.
-        try store.limitPageCache(kibibytes: 32_768)
         let file = try arguments.value("--output").map { try AtomicFile(XDGPaths.expand($0, context.environment)) }
         let progress = ProgressBar(total: try store.eventCount(), verb: "exporting", context: context)
-        // Written as it is read, in pieces of about 64 kB: the planner is never held whole.
-        let write: ([UInt8]) throws -> Void = { bytes in
+        let count = try store.export(format, dtstamp: context.now, warn: { context.err.write("datebook: warning: " + $0 + "\n") },
+                                     progress: progress.show) { bytes in
             if let file { try file.write(bytes) } else { context.out.write(bytes: bytes) }
         }
-        var document: any ExportDocument = format == "ics"
-            ? ICSExport(zones: try store.timedEventZones(), uids: try store.sourceUIDs(), dtstamp: context.now)
-            : JSONExport()
-        var count = 0
-        try store.forEachEvent { stored in
-            guard let event = restorable(stored, context) else { return }
-            document.add(event)
-            count += 1
-            if document.pending >= 1 << 16 { try write(document.take()) }
-            if count % 1_000 == 0 { progress.show(count) }
-        }
-        document.end()
-        try write(document.take())
         progress.finish()
         if let file, let output = arguments.value("--output") {
             try file.commit()
             context.err.write("datebook: exported \(count) event\(count == 1 ? "" : "s") to \(output)\n")
         }
         return ExitCode.ok
-    }
-
-    /// The event as `import` will take it back: a store written before the rules (or by hand) may
-    /// hold events they refuse; each repair, or the event left out, is a warning.
-    static func restorable(_ stored: Event, _ context: Context) -> Event? {
-        var event = stored
-        let repair = EventValidation.planner.repair(&event)
-        let name = "event \(stored.shortID) '\(TextWidth.clean(String(stored.title.prefix(40))))'"
-        for change in repair.changes { context.err.write("datebook: warning: \(name): \(change); exported so\n") }
-        guard let refusal = repair.refusals.first else { return event }
-        context.err.write("datebook: warning: \(name): \(refusal); left out (import would refuse it)\n")
-        return nil
-    }
-}
-
-/// An export format written event by event: `add` each, then `end`; `take` hands over the bytes
-/// written so far (whenever `pending` has grown large).
-protocol ExportDocument {
-    mutating func add(_ event: Event)
-    mutating func end()
-    var pending: Int { get }
-    mutating func take() -> [UInt8]
-}
-
-extension ICSExport: ExportDocument {}
-
-/// The planner JSON document (`PlannerDocument.Writer`) as an `ExportDocument`.
-struct JSONExport: ExportDocument {
-    private var writer = PlannerDocument.Writer()
-    private var text: String
-
-    init() { text = writer.header }
-
-    mutating func add(_ event: Event) { text += writer.text(of: event) }
-    mutating func end() { text += writer.footer }
-    var pending: Int { text.utf8.count }
-
-    mutating func take() -> [UInt8] {
-        defer { text = "" }
-        return Array(text.utf8)
     }
 }

@@ -48,7 +48,7 @@ final class PassRunner: Sendable {
                 let store = try StoreOpener.open(settings.storePath)
                 try store.limitPageCache(kibibytes: 2048)
                 let now = Date()
-                store.recurrenceHorizon = RecurrenceOptions.horizon(now: now)
+                store.recurrenceHorizon = Store.standardHorizon(now: now)
                 try store.extendRecurrenceHorizon()
                 FeedSync.refreshDue(store: store, config: settings.config, environment: settings.environment,
                                     timeZone: settings.calendar.timeZone, now: now, log: { [log] in log.write($0) })

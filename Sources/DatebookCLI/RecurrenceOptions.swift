@@ -10,11 +10,6 @@ enum RecurrenceOptions {
         .value("--count", "N", "number of occurrences (with --repeat)"),
     ]
 
-    /// Occurrences of recurring events are materialised for this window around now.
-    static func horizon(now: Date) -> DateInterval {
-        DateInterval(start: now.addingTimeInterval(-7 * 86_400), end: now.addingTimeInterval(92 * 86_400))
-    }
-
     /// Applies the options to `event`; refuses rules the expander would refuse.
     static func apply(_ arguments: ParsedArguments, to event: inout Event, _ context: Context) throws {
         let until = arguments.value("--until")

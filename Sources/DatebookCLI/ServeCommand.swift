@@ -1,4 +1,5 @@
 import DatebookDelivery
+import DatebookRender
 import DatebookScheduler
 import DatebookServer
 import DatebookStore
@@ -35,7 +36,8 @@ enum ServeCommand: Command {
     }
 }
 
-/// Starts the web server for `serve` and `run --serve`: the address, the token rule, the routes.
+/// Starts the web server for `serve` and `run --serve` from the config: the address, the token rule,
+/// the planner's site and the action links (both in the Server room).
 enum ServerLauncher {
     static func start(_ context: Context, listen option: String?, pinned: Bool = false, log: SerialLog) throws -> (WebServer, PlannerSite) {
         let text = option ?? context.config.serve.listen ?? ListenAddress.standard.description
@@ -50,13 +52,18 @@ enum ServerLauncher {
         // The store is created (and its recurrences expanded) once here; requests open it without writing its schema.
         _ = try context.openStore()
         let feedToken = try resolveToken(context.config.serve.feedToken, "serve.feedToken", context)
-        let auth = SiteAuth(token: token?.value, secureCookie: context.config.serve.baseURL?.hasPrefix("https:") == true)
-        let site = try PlannerSite(settings: SiteSettings(context, pinned: pinned, feedToken: feedToken?.value), auth: auth)
+        let settings = SiteSettings(storePath: context.storePath, calendar: context.calendar, pinnedNow: pinned ? context.now : nil,
+                                    templates: TemplatesCommand.overrideDirectory(context), baseURL: context.config.serve.baseURL,
+                                    feedToken: feedToken?.value)
+        let locale = try DigestLocale(identifier: context.config.locale ?? "en_US", timeZone: context.timeZone, catalogDirectory: settings.templates)
+        let auth = SiteAuth(token: token?.value, secureCookie: context.config.serve.baseURL?.hasPrefix("https:") == true, words: locale.words)
+        let site = try PlannerSite(settings: settings, auth: auth, locale: locale)
         let server: WebServer
         do {
             var routes = site.routes()
             let pinnedNow = pinned ? context.now : nil
             routes.merge(ActionLinkRoutes(storePath: context.storePath, calendar: context.calendar, renderer: site.renderer,
+                                          words: site.words, lang: site.lang,
                                           clock: { pinnedNow ?? Date() }).routes)
             server = try WebServer(settings: ServerSettings(listen: listen), routes: routes, log: { log.write($0) })
         } catch let error as ServerError {

@@ -27,7 +27,7 @@ enum TaskCommand: Command {
         switch action {
         case "add":
             guard !argument.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("task TEXT is empty") }
-            event.tasks.append(EventTask(id: EventOptions.newTaskID(), text: argument))
+            event.tasks.append(EventTask(id: EventTask.newID(), text: argument))
             try EventOptions.validate(event, task: "TEXT")
             message = "added task \(event.tasks.count)"
         case "rm":

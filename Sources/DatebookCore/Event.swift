@@ -116,6 +116,12 @@ public struct EventTask: Sendable, Hashable {
         self.text = text
         self.status = status
     }
+
+    /// A new task's id: 8 random hex digits (the system's generator).
+    public static func newID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String(EventID.random(using: &generator).prefix(8))
+    }
 }
 
 /// Something on a date, with a checklist of tasks.

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookRender
 import Foundation
 
 /// Who may use the server, and the CSRF token every form carries.
@@ -18,10 +19,13 @@ public struct SiteAuth: Sendable {
     public let csrf: String
     /// `Secure` on the cookie (the server is reached over https).
     let secureCookie: Bool
+    /// The words of the login form and the refusals (the config's `locale`).
+    public let words: MessageCatalog
 
-    public init(token: String?, secureCookie: Bool) {
+    public init(token: String?, secureCookie: Bool, words: MessageCatalog = .english) {
         self.token = token
         self.secureCookie = secureCookie
+        self.words = words
         session = Self.randomHex()
         csrf = Self.randomHex()
     }
@@ -63,10 +67,9 @@ public struct SiteAuth: Sendable {
     /// A form handler: a login as for pages, and the form's CSRF token; without them nothing runs.
     public func form(_ handler: @escaping RouteHandler) -> RouteHandler {
         { [self] request, parameters in
-            guard isAuthorized(request) else { return loginPage(status: 401, next: "/", message: "Your session has ended; enter the token again.") }
+            guard isAuthorized(request) else { return loginPage(status: 401, next: "/", message: words.text("webSessionEnded")) }
             guard let sent = request.form[Self.csrfField], Self.same(sent, csrf) else {
-                return .html(403, SitePage.message(title: "Form expired",
-                                                   text: "This form is from an earlier page or another site. Go back, reload the page and try again."))
+                return .html(403, SitePage.message(title: words.text("webFormExpired"), text: words.text("webFormExpiredText"), words: words))
             }
             return try handler(request, parameters)
         }
@@ -94,11 +97,11 @@ public struct SiteAuth: Sendable {
             let form = request.form
             let next = Self.localPath(form["next"] ?? "/")
             guard let sent = form[Self.csrfField], Self.same(sent, csrf) else {
-                return loginPage(status: 403, next: next, message: "The form was from an earlier page; try again.")
+                return loginPage(status: 403, next: next, message: words.text("webLoginFormOld"))
             }
             guard let token else { return .seeOther(next) }
             guard let given = form["token"], Self.same(given, token) else {
-                return loginPage(status: 401, next: next, message: "That is not the token.")
+                return loginPage(status: 401, next: next, message: words.text("webWrongToken"))
             }
             var response = WebResponse.seeOther(next)
             response.setHeader("Set-Cookie", "\(Self.sessionCookie)=\(session); Path=/; HttpOnly; SameSite=Strict" + (secureCookie ? "; Secure" : ""))
@@ -116,19 +119,19 @@ public struct SiteAuth: Sendable {
     }
 
     func loginPage(status: Int, next: String, message: String?) -> WebResponse {
-        .html(status, SitePage.login(next: Self.localPath(next), csrf: csrf, message: message))
+        .html(status, SitePage.login(next: Self.localPath(next), csrf: csrf, message: message, words: words))
     }
 }
 
 /// The few pages the server room draws itself (the login form and messages); the planner's pages
-/// come from templates. Plain, escaped, and styled by `/static/site.css` only.
+/// come from templates. Plain, escaped, styled by `/static/site.css` only, in the catalogue's language.
 public enum SitePage {
     public static func escape(_ text: String) -> String { HTMLText.escape(text) }
 
-    static func document(title: String, body: String) -> String {
+    static func document(title: String, body: String, language: String) -> String {
         """
         <!DOCTYPE html>
-        <html lang="en">
+        <html lang="\(escape(language))">
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -146,21 +149,22 @@ public enum SitePage {
         """
     }
 
-    public static func message(title: String, text: String) -> String {
-        document(title: title, body: "<h1>\(escape(title))</h1>\n<p>\(escape(text))</p>\n<p><a href=\"/\">Back to the agenda</a></p>")
+    public static func message(title: String, text: String, words: MessageCatalog) -> String {
+        document(title: title, body: "<h1>\(escape(title))</h1>\n<p>\(escape(text))</p>\n<p><a href=\"/\">\(escape(words.text("webBackToAgendaLink")))</a></p>",
+                 language: words.language)
     }
 
-    static func login(next: String, csrf: String, message: String?) -> String {
-        document(title: "Sign in", body: """
+    static func login(next: String, csrf: String, message: String?, words: MessageCatalog) -> String {
+        document(title: words.text("webSignIn"), body: """
         <h1>datebook</h1>
         <form method="post" action="/login" class="login">
         <input type="hidden" name="next" value="\(escape(next))">
         <input type="hidden" name="csrf" value="\(csrf)">
-        <label for="token">Token (serve.token in the config)</label>
+        <label for="token">\(escape(words.text("webTokenLabel")))</label>
         <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
-        <button type="submit">Sign in</button>
+        <button type="submit">\(escape(words.text("webSignIn")))</button>
         </form>
         \(message.map { "<p class=\"error\" role=\"alert\">\(escape($0))</p>" } ?? "")
-        """)
+        """, language: words.language)
     }
 }

@@ -14,6 +14,11 @@ public final class Store {
     private var literalStatements: [UInt: SQLiteStatement] = [:]
     /// Where recurring events' occurrences are materialised when saved (see Store+Recurrence.swift).
     public var recurrenceHorizon: DateInterval?
+
+    /// The horizon every command and request sets: a week back, 92 days ahead of `now`.
+    public static func standardHorizon(now: Date) -> DateInterval {
+        DateInterval(start: now.addingTimeInterval(-7 * 86_400), end: now.addingTimeInterval(92 * 86_400))
+    }
     /// Which occurrence rows may exist in this transaction; nil until checked (spares bulk imports
     /// two deletes per event).
     var occurrenceRows: OccurrenceRows?

@@ -44,6 +44,16 @@ struct RoomsTests {
         }
     }
 
+    /// The Server room answers HTTP: the CLI only starts it (no route, page or `WebResponse` of its own).
+    @Test func theCLIHoldsNoHTTPHandlers() {
+        for file in Self.files(in: "DatebookCLI") {
+            for marker in ["routes.add(", "WebResponse", "WebRequest", "RouteParameters", "renderPage("] {
+                #expect(!file.text.contains(marker), "\(file.name) holds \(marker): HTTP handlers belong in Sources/DatebookServer")
+            }
+        }
+        #expect(Self.files(in: "DatebookServer").contains { $0.name.hasSuffix("Site/PlannerSite.swift") })
+    }
+
     @Test func eachCommandHasItsOwnFile() {
         for file in Self.files(in: "DatebookCLI") {
             let commands = file.text.split(separator: "\n").filter { $0.hasPrefix("enum ") && $0.contains(": Command {") }

@@ -18,7 +18,7 @@ final class ActionLinkFixture: Sendable {
     let tokens: [String: String]
     let running: RunningServer
 
-    init(serverTime: Date = ActionLinkFixture.now) throws {
+    init(serverTime: Date = ActionLinkFixture.now, locale: String = "en_US") throws {
         directory = NSTemporaryDirectory() + "datebook-links-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         storePath = directory + "/store.sqlite3"
@@ -36,8 +36,9 @@ final class ActionLinkFixture: Sendable {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "Europe/Berlin") ?? .gmt
         let renderer = try DigestRenderer(overrideDirectory: nil)
-        running = try RunningServer(routes: ActionLinkRoutes(storePath: storePath, calendar: calendar, renderer: renderer,
-                                                             clock: { serverTime }).routes)
+        let words = try DigestLocale(identifier: locale, timeZone: calendar.timeZone).words
+        running = try RunningServer(routes: ActionLinkRoutes(storePath: storePath, calendar: calendar, renderer: renderer, words: words,
+                                                             lang: locale.replacingOccurrences(of: "_", with: "-"), clock: { serverTime }).routes)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }
@@ -83,6 +84,26 @@ struct ActionLinkRoutesTests {
         #expect(try request(fixture.running.port, "HEAD", "/a/" + done).status == 200)
         #expect(try fixture.state().open == 2)
         #expect(try fixture.post(done, form: "csrf=" + fixture.csrf(done)).status == 200, "the link is still unused")
+    }
+
+    @Test(arguments: [
+        ("de_DE", "Alle 2 offenen Aufgaben von „Pagliacci &lt;img src=x onerror=alert(1)&gt;“ als erledigt markieren?", ">Erledigt</button>",
+         "2 Aufgaben von „Pagliacci &lt;img src=x onerror=alert(1)&gt;“ erledigt ✓", "Dieser Link wurde bereits verwendet"),
+        ("ja_JP", "「Pagliacci &lt;img src=x onerror=alert(1)&gt;」の未完了のタスク 2 件をすべて完了にしますか？", ">完了</button>",
+         "「Pagliacci &lt;img src=x onerror=alert(1)&gt;」のタスク 2 件を完了しました ✓", "このリンクは使用済みです"),
+    ])
+    func thePagesSpeakTheConfiguredLanguage(locale: String, question: String, button: String, result: String, used: String) throws {
+        let fixture = try ActionLinkFixture(locale: locale)
+        let done = try fixture.token("done")
+        let page = try fixture.get(done).text
+        for text in ["<html lang=\"\(locale.replacingOccurrences(of: "_", with: "-"))\">", question, button] {
+            #expect(page.contains(text), "no \(text) on the \(locale) confirmation page")
+        }
+        #expect(!page.contains("Open the event"))
+        let csrf = try fixture.csrf(done)
+        #expect(try fixture.post(done, form: "csrf=" + csrf).text.contains(result))
+        let again = try fixture.post(done, form: "csrf=" + csrf)
+        #expect(again.status == 409 && again.text.contains(used))
     }
 
     @Test func thePostFromThePageActsOnce() throws {

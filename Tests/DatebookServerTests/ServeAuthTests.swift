@@ -51,7 +51,7 @@ import Testing
     @Test func theBearerTokenOpensTheAPI() throws {
         let sandbox = try Self.guarded()
         let api = try sandbox.get("/api/v1/agenda?period=next7", headers: ["Authorization": "Bearer \(Self.token)"])
-        #expect(api.status == 200 && api.text.contains("Pagliacci"))
+        #expect(api.status == 200 && api.text.contains("Pagliacci"), "\(api.status) \(api.text.prefix(300)) \(sandbox.logText)")
     }
 
     @Test func theLoginFormSetsAStrictHttpOnlyCookieThatOpensThePages() throws {

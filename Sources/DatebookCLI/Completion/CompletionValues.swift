@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookServer
+import DatebookStore
 
 /// What Tab offers at one place of a command line.
 enum CompletionValues: Sendable, Equatable {
@@ -27,7 +28,7 @@ enum CompletionValues: Sendable, Equatable {
     /// The values of `option` for `command`, from the same lists the commands check their input against.
     static func option(_ option: String, command: String?) -> CompletionValues {
         switch option {
-        case "--period": .words(ListCommand.periodNames)
+        case "--period": .words(AgendaJSON.periodNames)
         case "--format": command == "export" ? .words(["json", "ics"]) : .words(["text", "markdown", "html"])
         case "--symbol": .words(Symbol.allCases.map(\.rawValue))
         case "--event-color": .words(EventColor.allCases.map(\.rawValue))

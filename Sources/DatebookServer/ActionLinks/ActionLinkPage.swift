@@ -4,7 +4,7 @@ import DatebookScheduler
 import Foundation
 
 /// What the pages of `/a/{token}` say, rendered with `web-action.html.mustache` in the site's
-/// layout (every piece of event text escaped by the template).
+/// layout (every piece of event text escaped by the template), in the catalogue's words.
 struct ActionLinkPage {
     var status: Int
     var heading: String
@@ -13,55 +13,58 @@ struct ActionLinkPage {
     var form: (action: String, csrf: String, button: String)?
     var eventURL: String?
 
-    static func confirmation(_ checked: ActionLinks.Checked, token: String, csrf: String) -> ActionLinkPage {
-        let title = "“" + TextWidth.clean(checked.event.title) + "”"
+    static func confirmation(_ checked: ActionLinks.Checked, token: String, csrf: String, words: MessageCatalog) -> ActionLinkPage {
+        let title = ["title": TextWidth.clean(checked.event.title)]
         let message: String
         switch checked.link.action {
         case .done:
             let open = checked.event.badge
-            message = open == 0 ? title + " has no open tasks left."
-                : "Mark " + (open == 1 ? "the open task" : "all \(open) open tasks") + " of " + title + " done?"
-        case .snooze: message = "Send the alert for " + title + " again in 1 hour?"
-        case .tomorrow: message = "Send the alert for " + title + " again tomorrow at 9:00?"
+            message = open == 0 ? words.text("actionNoOpenTasks", title) : open == 1 ? words.text("actionDoneOneQuestion", title)
+                : words.count("actionDoneAllQuestion", open, title)
+        case .snooze: message = words.text("actionSnoozeQuestion", title)
+        case .tomorrow: message = words.text("actionTomorrowQuestion", title)
         }
-        return ActionLinkPage(status: 200, heading: checked.link.action.label, message: message,
-                              form: ("/a/" + token, csrf, checked.link.action.label), eventURL: "/events/" + checked.event.id)
+        let label = words.text(checked.link.action.name)  // the alert's button: done, snooze, tomorrow
+        return ActionLinkPage(status: 200, heading: label, message: message,
+                              form: ("/a/" + token, csrf, label), eventURL: "/events/" + checked.event.id)
     }
 
-    static func result(_ outcome: ActionLinks.Outcome, event: Event, calendar: Calendar) -> ActionLinkPage {
-        let title = "“" + TextWidth.clean(event.title) + "”"
+    static func result(_ outcome: ActionLinks.Outcome, event: Event, calendar: Calendar, words: MessageCatalog) -> ActionLinkPage {
+        let title = ["title": TextWidth.clean(event.title)]
         switch outcome {
         case .done(let count):
-            let message = count == 0 ? title + " had no open tasks." : (count == 1 ? "1 task" : "\(count) tasks") + " of " + title + " done ✓"
-            return ActionLinkPage(status: 200, heading: "Done", message: message, eventURL: "/events/" + event.id)
+            let message = count == 0 ? words.text("actionHadNoOpenTasks", title) : words.count("actionDoneResult", count, title)
+            return ActionLinkPage(status: 200, heading: words.text("done"), message: message, eventURL: "/events/" + event.id)
         case .snoozed(let until, let channel):
             let when = LocalTime(until, in: calendar.timeZone).listFormat + " (" + calendar.timeZone.identifier + ")"
-            return ActionLinkPage(status: 200, heading: "Snoozed", message: "The alert for " + title + " comes again " + when + " on " + channel + ".",
+            return ActionLinkPage(status: 200, heading: words.text("actionSnoozed"),
+                                  message: words.text("actionSnoozedResult", title.merging(["when": when, "channel": channel]) { $1 }),
                                   eventURL: "/events/" + event.id)
         }
     }
 
     /// 400 malformed or forged, 410 expired, 409 used, 404 event gone: each with its sentence.
-    static func refused(_ refusal: ActionLink.Refusal) -> ActionLinkPage {
-        let status: Int
+    static func refused(_ refusal: ActionLink.Refusal, words: MessageCatalog) -> ActionLinkPage {
+        let status: Int, message: String
         switch refusal {
-        case .malformed, .forged: status = 400
-        case .expired: status = 410
-        case .used: status = 409
-        case .eventGone: status = 404
+        case .malformed: (status, message) = (400, words.text("actionMalformed"))
+        case .forged: (status, message) = (400, words.text("actionForged"))
+        case .expired(let date): (status, message) = (410, words.text("actionExpired", ["date": ISOInstant.format(date)]))
+        case .used: (status, message) = (409, words.text("actionUsed"))
+        case .eventGone: (status, message) = (404, words.text("actionEventGone"))
         }
-        return ActionLinkPage(status: status, heading: "Nothing was changed", message: refusal.description)
+        return ActionLinkPage(status: status, heading: words.text("actionNothingChanged"), message: message)
     }
 
-    static func forbidden(_ reason: String) -> ActionLinkPage {
-        ActionLinkPage(status: 403, heading: "Nothing was changed", message: reason)
+    static func forbidden(_ reasonKey: String, words: MessageCatalog) -> ActionLinkPage {
+        ActionLinkPage(status: 403, heading: words.text("actionNothingChanged"), message: words.text(reasonKey))
     }
 
-    func response(_ renderer: DigestRenderer, timeZone: TimeZone) throws -> WebResponse {
+    func response(_ renderer: DigestRenderer, timeZone: TimeZone, words: MessageCatalog, lang: String) throws -> WebResponse {
         let value: MustacheValue = [
-            "lang": "en-US", "timeZone": .string(timeZone.identifier), "heading": .string(heading), "message": .string(message),
+            "lang": .string(lang), "timeZone": .string(timeZone.identifier), "heading": .string(heading), "message": .string(message),
             "form": form.map { ["action": .string($0.action), "csrf": .string($0.csrf), "button": .string($0.button)] } ?? .null,
-            "eventURL": eventURL.map { .string($0) } ?? .null,
+            "eventURL": eventURL.map { .string($0) } ?? .null, "words": .object(words.words.mapValues { .string($0) }),
         ]
         var response = WebResponse.html(status, try renderer.renderPage("web-action.html.mustache", value))
         response.setHeader("Cache-Control", "no-store")

@@ -18,11 +18,17 @@ public struct ActionLinkRoutes: Sendable {
     public var renderer: DigestRenderer
     /// The moment a request is handled (`--now` pins it for reproducible runs).
     public var clock: @Sendable () -> Date
+    /// The pages' words (the config's `locale`) and their `lang` (`de-DE`).
+    public var words: MessageCatalog
+    public var lang: String
 
-    public init(storePath: String, calendar: Calendar, renderer: DigestRenderer, clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(storePath: String, calendar: Calendar, renderer: DigestRenderer, words: MessageCatalog = .english, lang: String = "en-US",
+                clock: @escaping @Sendable () -> Date = { Date() }) {
         self.storePath = storePath
         self.calendar = calendar
         self.renderer = renderer
+        self.words = words
+        self.lang = lang
         self.clock = clock
     }
 
@@ -35,37 +41,37 @@ public struct ActionLinkRoutes: Sendable {
 
     /// The confirmation page: what the link would do, and a form that posts it back.
     func confirm(_ token: String) throws -> WebResponse {
-        let store = try Store(path: storePath, readOnly: true)
+        let store = try StoreOpener.open(storePath, readOnly: true)
         let page: ActionLinkPage
         do {
             let checked = try ActionLinks(store: store, calendar: calendar).check(token, now: clock())
-            page = .confirmation(checked, token: token, csrf: try Self.csrf(token: token, store: store))
+            page = .confirmation(checked, token: token, csrf: try Self.csrf(token: token, store: store), words: words)
         } catch let refusal as ActionLink.Refusal {
-            page = .refused(refusal)
+            page = .refused(refusal, words: words)
         }
-        return try page.response(renderer, timeZone: calendar.timeZone)
+        return try page.response(renderer, timeZone: calendar.timeZone, words: words, lang: lang)
     }
 
     /// Acts on a link posted from its confirmation page.
     func act(_ token: String, _ request: WebRequest) throws -> WebResponse {
-        try answer(token, request).response(renderer, timeZone: calendar.timeZone)
+        try answer(token, request).response(renderer, timeZone: calendar.timeZone, words: words, lang: lang)
     }
 
     func answer(_ token: String, _ request: WebRequest) throws -> ActionLinkPage {
         if request.header("sec-fetch-site") == "cross-site" {
-            return .forbidden("This form was sent from another site; open the link itself and press its button.")
+            return .forbidden("actionCrossSite", words: words)
         }
-        let store = try Store(path: storePath)
+        let store = try StoreOpener.open(storePath, readOnly: false)
         let expected = try Self.csrf(token: token, store: store)
         guard let sent = request.form[SiteAuth.csrfField], !expected.isEmpty, SiteAuth.same(sent, expected) else {
-            return .forbidden("This request did not come from the link's own page; open the link and press its button.")
+            return .forbidden("actionWrongOrigin", words: words)
         }
         let links = ActionLinks(store: store, calendar: calendar)
         do {
             let event = try links.check(token, now: clock()).event
-            return .result(try links.perform(token, now: clock()), event: event, calendar: calendar)
+            return .result(try links.perform(token, now: clock()), event: event, calendar: calendar, words: words)
         } catch let refusal as ActionLink.Refusal {
-            return .refused(refusal)
+            return .refused(refusal, words: words)
         }
     }
 

@@ -1,24 +1,22 @@
 import DatebookCore
 import DatebookRender
 import DatebookScheduler
-import DatebookServer
 import DatebookStore
 import Foundation
 
 /// The pages: the agenda (`GET /`), an event (`GET /events/{id}`), and the forms that change tasks.
 extension PlannerSite {
     func agendaPage(_ request: WebRequest, _: RouteParameters) throws -> WebResponse {
-        let context = settings.context()
-        let body = try agenda.value(storePath: settings.storePath, extra: [String(context.now.timeIntervalSince1970), request.header("host") ?? ""]) { _ in
-            Array(try renderAgenda(request, context).utf8)
+        let now = settings.now()
+        let body = try agenda.value(storePath: settings.storePath, extra: [String(now.timeIntervalSince1970), request.header("host") ?? ""]) { _ in
+            Array(try renderAgenda(request, now: now).utf8)
         }
         return Self.planner(body)
     }
 
-    func renderAgenda(_ request: WebRequest, _ context: Context) throws -> String {
-        let plan = DigestPlan(now: context.now, calendar: context.calendar)
-        let input = try DigestQuery.input(plan: plan, store: store(context, readOnly: true), calendar: context.calendar)
-        let locale = try DigestLocale(identifier: settings.config.locale ?? "en_US", timeZone: context.timeZone)
+    func renderAgenda(_ request: WebRequest, now: Date) throws -> String {
+        let plan = DigestPlan(now: now, calendar: settings.calendar)
+        let input = try DigestQuery.input(plan: plan, store: store(now: now, readOnly: true), calendar: settings.calendar)
         guard case .object(var root) = DigestContext(input, locale: locale).value else { throw ServerError("the digest context is not an object") }
         root["page"] = page(request)
         return try renderer.renderPage("web-agenda.html.mustache", .object(Self.taggingTasks(root)))
@@ -48,18 +46,18 @@ extension PlannerSite {
     }
 
     func eventPage(_ request: WebRequest, _ parameters: RouteParameters) throws -> WebResponse {
-        let context = settings.context()
-        guard let event = try store(context, readOnly: true).event(id: parameters["id"] ?? "") else { return Self.noEventPage }
-        var when = Rows.when(event.start, context)
-        if let end = event.end { when += " – " + Rows.when(end, context) }
+        guard let event = try store(now: settings.now(), readOnly: true).event(id: parameters["id"] ?? "") else { return noEventPage }
+        var when = self.when(event.start)
+        if let end = event.end { when += " – " + self.when(end) }
         let tasks: [MustacheValue] = event.tasks.enumerated().map { n, task in
             ["number": .int(n + 1), "id": .string(task.id), "text": .string(TextWidth.clean(task.text)), "status": .string(task.status.rawValue),
              "todo": .bool(task.status == .todo), "doing": .bool(task.status == .doing), "done": .bool(task.status == .done),
              "eventID": .string(event.id)]
         }
-        let badge = Rows.badge(event)
+        let badge = Badge.text(event) { words.count("left", $0) }
         let value: MustacheValue = [
-            "lang": "en-US", "timeZone": .string(context.timeZone.identifier), "page": page(request),
+            "lang": .string(lang), "timeZone": .string(settings.calendar.timeZone.identifier), "page": page(request),
+            "words": .object(words.words.mapValues { .string($0) }),
             "event": ["id": .string(event.id), "title": .string(TextWidth.clean(event.title)), "emoji": .string(event.symbol.emoji),
                       "color": .string(event.color.rawValue), "when": .string(when), "recurrence": event.recurrence.map { .string($0) } ?? .null,
                       "notes": event.notes.isEmpty ? .null : .string(event.notes), "badge": .string(badge), "hasBadge": .bool(!badge.isEmpty),
@@ -68,25 +66,33 @@ extension PlannerSite {
         return Self.planner(Array(try renderer.renderPage("web-event.html.mustache", value).utf8))
     }
 
+    /// When the event starts or ends, as `datebook show` writes it (in the user's zone; an all-day
+    /// date with the catalogue's "all day").
+    func when(_ start: EventStart) -> String {
+        switch start {
+        case .instant(let date): LocalTime(date, in: settings.calendar.timeZone).listFormat
+        case .floating(let time): time.wallClock.listFormat
+        case .allDay(let day): day.weekdayName + " " + day.description + " " + words.text("allDay")
+        }
+    }
+
     /// A page of the planner: never stored by a browser or proxy (it carries the form token and private text).
     static func planner(_ body: [UInt8]) -> WebResponse {
         WebResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")], body: body)
     }
 
-    static let noEventPage = WebResponse.html(404, SitePage.message(title: "No such event",
-                                                                     text: "There is no event with that id; it may have been removed."))
+    var noEventPage: WebResponse { messagePage(404, "webNoSuchEvent", words.text("webNoSuchEventText")) }
 
     /// `POST /events/{id}/task`: `task` (its id) gets `status`; then back to `next` (303).
     func setTaskStatus(_ request: WebRequest, _ parameters: RouteParameters) throws -> WebResponse {
         let form = request.form
         guard let status = form["status"].flatMap(TaskStatus.init(rawValue:)) else {
-            return .html(400, SitePage.message(title: "Not changed", text: "status must be todo, doing or done."))
+            return messagePage(400, "webNotChanged", words.text("webStatusInvalid"))
         }
-        let context = settings.context()
-        let store = try store(context, readOnly: false)
-        guard var event = try store.event(id: parameters["id"] ?? "") else { return Self.noEventPage }
+        let store = try store(now: settings.now(), readOnly: false)
+        guard var event = try store.event(id: parameters["id"] ?? "") else { return noEventPage }
         guard let index = event.tasks.firstIndex(where: { $0.id == form["task"] }) else {
-            return .html(404, SitePage.message(title: "No such task", text: "That task is no longer on the event; reload the page."))
+            return messagePage(404, "webNoSuchTask", words.text("webNoSuchTaskText"))
         }
         event.tasks[index].status = status
         try store.save(event)
@@ -96,15 +102,12 @@ extension PlannerSite {
     /// `POST /events/{id}/tasks`: a new task with `text`; then the event's page (303).
     func addTask(_ request: WebRequest, _ parameters: RouteParameters) throws -> WebResponse {
         let text = (request.form["text"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { return .html(400, SitePage.message(title: "Not added", text: "The task's text is empty.")) }
-        let context = settings.context()
-        let store = try store(context, readOnly: false)
-        guard var event = try store.event(id: parameters["id"] ?? "") else { return Self.noEventPage }
-        event.tasks.append(EventTask(id: EventOptions.newTaskID(), text: text))
-        do {
-            try EventOptions.validate(event, task: "text")
-        } catch let error as CLIError {
-            return .html(400, SitePage.message(title: "Not added", text: error.message))
+        guard !text.isEmpty else { return messagePage(400, "webNotAdded", words.text("webEmptyTask")) }
+        let store = try store(now: settings.now(), readOnly: false)
+        guard var event = try store.event(id: parameters["id"] ?? "") else { return noEventPage }
+        event.tasks.append(EventTask(id: EventTask.newID(), text: text))
+        if let problem = EventValidation.planner.problems(event).first {
+            return messagePage(400, "webNotAdded", (problem.field.hasPrefix("tasks") ? "text" : problem.field) + ": " + problem.message)
         }
         try store.save(event)
         return .seeOther("/events/" + event.id)

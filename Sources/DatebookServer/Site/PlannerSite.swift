@@ -1,69 +1,67 @@
 import DatebookCore
 import DatebookRender
 import DatebookScheduler
-import DatebookServer
 import DatebookStore
 import Foundation
 import Synchronization
 
-/// What the site's handlers need of the command's context, as a value threads can share; each
-/// request makes its own `Context` (with the time of the request, or the pinned `--now`).
-struct SiteSettings: Sendable {
-    var storePath: String
-    var configPath: String
-    var config: Config
-    var environment: [String: String]
-    var timeZone: TimeZone
-    var calendar: Calendar
+/// What the site's handlers need to know, as a value threads can share.
+public struct SiteSettings: Sendable {
+    /// The store's file; each request opens its own connection.
+    public var storePath: String
+    /// The user's calendar and zone: the pages' times and periods.
+    public var calendar: Calendar
     /// `--now` or `DATEBOOK_NOW`: every request sees this time (reproducible tests).
-    var pinnedNow: Date?
-    var templates: String
-    var feedToken: String?
+    public var pinnedNow: Date?
+    /// The user's templates folder (`web-*.mustache` and `locales/LANG.json` there override the built-in ones).
+    public var templates: String
+    /// `serve.baseURL`: the address people reach the server at (the feed's `webcal://` link).
+    public var baseURL: String?
+    /// `serve.feedToken`, resolved: the feed's address then carries it.
+    public var feedToken: String?
 
-    init(_ context: Context, pinned: Bool, feedToken: String?) {
-        storePath = context.storePath
-        configPath = context.configPath
-        config = context.config
-        environment = context.environment
-        timeZone = context.timeZone
-        calendar = context.calendar
-        pinnedNow = pinned ? context.now : nil
-        templates = TemplatesCommand.overrideDirectory(context)
+    public init(storePath: String, calendar: Calendar, pinnedNow: Date?, templates: String, baseURL: String?, feedToken: String?) {
+        self.storePath = storePath
+        self.calendar = calendar
+        self.pinnedNow = pinnedNow
+        self.templates = templates
+        self.baseURL = baseURL
         self.feedToken = feedToken
     }
 
-    /// A context for one request, writing to `out`.
-    func context(now: Date? = nil, out: OutputSink = StringSink()) -> Context {
-        let time = now ?? pinnedNow ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-        return Context(now: time, calendar: calendar, timeZone: timeZone, storePath: storePath, configPath: configPath,
-                       config: config, environment: environment, colors: false, out: out, err: StringSink())
+    /// The time of a request: the pinned one, else now to the second.
+    func now() -> Date {
+        pinnedNow ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
     }
 }
 
 /// The planner on the web: the route table of `datebook serve` (pages, forms, feed, API).
-struct PlannerSite: Sendable {
+public struct PlannerSite: Sendable {
     let settings: SiteSettings
     let auth: SiteAuth
-    let renderer: DigestRenderer
+    public let renderer: DigestRenderer
+    /// The config's `locale` (`en_US` without one): the pages' words and dates.
+    public let locale: DigestLocale
     let stylesheet: [UInt8]
     let feed = StoreCache<FeedDocument>()
     let agenda = StoreCache<[UInt8]>()
 
-    init(settings: SiteSettings, auth: SiteAuth) throws {
+    public init(settings: SiteSettings, auth: SiteAuth, locale: DigestLocale) throws {
         self.settings = settings
         self.auth = auth
         renderer = try DigestRenderer(overrideDirectory: settings.templates)
+        self.locale = locale
         let colors = MustacheValue.array(EventColor.allCases.map { ["name": .string($0.rawValue), "hex": .string($0.hex)] })
         stylesheet = Array(try renderer.renderPage("web.css.mustache", ["colors": colors], escaped: false).utf8)
     }
 
     /// Exports the feed again now if the store changed, so the next phone that polls finds it made
     /// (the export of 10,000 events takes longer than a request should). One at a time.
-    func warmFeed() {
+    public func warmFeed() {
         feed.refreshInBackground { [self] in _ = try? feedDocument() }
     }
 
-    func routes() -> Routes {
+    public func routes() -> Routes {
         var routes = auth.loginRoutes()
         routes.add("GET", "/static/site.css") { [stylesheet] _, _ in
             WebResponse(status: 200, headers: [("Content-Type", "text/css; charset=utf-8"), ("Cache-Control", "max-age=300")], body: stylesheet)
@@ -88,14 +86,27 @@ struct PlannerSite: Sendable {
         return routes
     }
 
-    /// The store for one request (read-only for pages and the feed).
-    func store(_ context: Context, readOnly: Bool) throws -> any PlannerStore {
-        try context.openStore(readOnly: readOnly, extendingHorizon: false)
+    /// The store for one request at `now` (read-only for pages and the feed); a request never
+    /// extends the stored recurrence horizon.
+    func store(now: Date, readOnly: Bool) throws -> any PlannerStore {
+        let store = try StoreOpener.open(settings.storePath, readOnly: readOnly)
+        store.recurrenceHorizon = Store.standardHorizon(now: now)
+        return store
+    }
+
+    public var words: MessageCatalog { locale.words }
+
+    /// `lang` of the pages (`de-DE`).
+    public var lang: String { locale.identifier.replacingOccurrences(of: "_", with: "-") }
+
+    /// A short page in the catalogue's words: `titleKey` as heading, then `text`.
+    func messagePage(_ status: Int, _ titleKey: String, _ text: String) -> WebResponse {
+        .html(status, SitePage.message(title: words.text(titleKey), text: text, words: words))
     }
 
     /// `page` of every template's context: the CSRF token, this page's path and the feed links.
     func page(_ request: WebRequest) -> MustacheValue {
-        let base = settings.config.serve.baseURL ?? "http://" + (request.header("host") ?? "127.0.0.1")
+        let base = settings.baseURL ?? "http://" + (request.header("host") ?? "127.0.0.1")
         let feedPath = settings.feedToken.map { "/feeds/\($0)/calendar.ics" } ?? "/calendar.ics"
         let webcal = "webcal" + base.drop { $0 != ":" } + feedPath
         return ["csrf": .string(auth.csrf), "path": .string(request.path), "feedPath": .string(feedPath),
@@ -119,6 +130,10 @@ final class StoreCache<Value: Sendable>: Sendable {
 
     private let entry = Mutex<(key: Key, value: Value)?>(nil)
     private let refreshing = Mutex(false)
+    /// Held while a value is made: a request that finds the cache stale while another thread (the
+    /// background refresh after a change, or a request of the same second) makes it waits for that
+    /// one instead of making it again beside it on the same two cores.
+    private let making = Mutex(())
 
     /// Runs `refresh` (which reads through this cache) on a thread of its own, unless one still runs.
     func refreshInBackground(_ refresh: @escaping @Sendable () -> Void) {
@@ -142,22 +157,22 @@ final class StoreCache<Value: Sendable>: Sendable {
         }
     }
 
-    /// The cached value when `storePath` and `extra` are as they were, else `make(signature)`.
+    /// The cached value when `storePath` and `extra` are as they were, else `make(signature)`,
+    /// made by one thread at a time (the others wait, then find it cached).
     func value(storePath: String, extra: [String] = [], make: ([Int]) throws -> Value) throws -> Value {
         let key = Key(store: Self.signature(of: storePath), extra: extra)
-        if let cached = entry.withLock({ $0 }), cached.key == key { return cached.value }
-        let value = try make(key.store)
-        entry.withLock { $0 = (key, value) }
-        return value
+        if let cached = cached(key) { return cached }
+        return try making.withLock { _ in
+            if let cached = cached(key) { return cached }
+            let value = try make(key.store)
+            entry.withLock { $0 = (key, value) }
+            return value
+        }
     }
-}
 
-/// Collects output as bytes (the feed: 8 MB for 10,000 events, never decoded into a String).
-final class ByteSink: OutputSink {
-    private(set) var bytes: [UInt8] = []
-    func write(_ text: String) { bytes.append(contentsOf: text.utf8) }
-    func write(bytes more: [UInt8]) { bytes.append(contentsOf: more) }
-    func flush() {}
+    private func cached(_ key: Key) -> Value? {
+        entry.withLock { $0 }.flatMap { $0.key == key ? $0.value : nil }
+    }
 }
 
 /// The feed's bytes and their ETag (a hash of the bytes: the same planner, the same tag).

@@ -1,5 +1,4 @@
 import DatebookCore
-import DatebookServer
 import DatebookStore
 import Foundation
 
@@ -11,28 +10,21 @@ extension PlannerSite {
 
     /// `GET /api/v1/agenda?period=next7`: what `datebook list --json --period next7` prints.
     func apiAgenda(_ request: WebRequest, _: RouteParameters) throws -> WebResponse {
-        var arguments = ParsedArguments()
-        if let period = request.query["period"] { arguments.values["--period"] = [period] }
-        let periods: [Period]
-        do {
-            periods = try ListCommand.periods(arguments)
-        } catch let error as CLIError {
-            return Self.apiError(400, error.message, field: "period")
-        }
-        let out = StringSink()
-        let context = settings.context(out: out)
-        try ListCommand.printJSON(store: store(context, readOnly: true), periods: periods, context)
-        return .json(200, out.text)
+        let name = request.query["period"] ?? "all"
+        guard let periods = AgendaJSON.periods(named: name) else { return Self.apiError(400, AgendaJSON.unknownPeriod(name), field: "period") }
+        let now = settings.now()
+        var text = ""
+        try store(now: now, readOnly: true).writeAgendaJSON(periods: periods, now: now, calendar: settings.calendar) { text += $0 }
+        return .json(200, text)
     }
 
     /// `GET /api/v1/events/{id}`: the event as `list --json` shows an occurrence (its first start).
     func apiEvent(_: WebRequest, _ parameters: RouteParameters) throws -> WebResponse {
-        let context = settings.context()
         let id = parameters["id"] ?? ""
-        guard let event = try store(context, readOnly: true).event(id: id) else {
+        guard let event = try store(now: settings.now(), readOnly: true).event(id: id) else {
             return Self.apiError(404, "no event with id \(id)", field: "id")
         }
-        return .json(200, ListCommand.json(Occurrence(event: event, calendar: context.calendar), context) + "\n")
+        return eventJSON(event)
     }
 
     /// `PATCH /api/v1/events/{id}/tasks/{n}` with `{"status": "done"}`: task n (from 1) gets the status.
@@ -48,8 +40,7 @@ extension PlannerSite {
         guard case .string(let text) = statusNode.value, let status = TaskStatus(rawValue: text) else {
             return Self.apiError(400, "expected todo, doing or done, got \(statusNode)", field: "status")
         }
-        let context = settings.context()
-        let store = try store(context, readOnly: false)
+        let store = try store(now: settings.now(), readOnly: false)
         let id = parameters["id"] ?? ""
         guard var event = try store.event(id: id) else { return Self.apiError(404, "no event with id \(id)", field: "id") }
         guard let n = Int(parameters["n"] ?? ""), n >= 1, n <= event.tasks.count else {
@@ -58,18 +49,22 @@ extension PlannerSite {
         }
         event.tasks[n - 1].status = status
         try store.save(event)
-        return .json(200, ListCommand.json(Occurrence(event: event, calendar: context.calendar), context) + "\n")
+        return eventJSON(event)
+    }
+
+    /// The event as `list --json` shows an occurrence (its first start).
+    func eventJSON(_ event: Event) -> WebResponse {
+        .json(200, AgendaJSON.occurrence(Occurrence(event: event, calendar: settings.calendar), timeZone: settings.calendar.timeZone) + "\n")
     }
 
     /// The export as the feed serves it, from the cache while the store is unchanged. DTSTAMP is the
     /// store's modification time, so the bytes (and the ETag) change only with the planner.
     func feedDocument() throws -> FeedDocument {
         try feed.value(storePath: settings.storePath) { signature in
-            let out = ByteSink()
-            var arguments = ParsedArguments()
-            arguments.values["--format"] = ["ics"]
-            _ = try ExportCommand.run(arguments, settings.context(now: Date(timeIntervalSince1970: TimeInterval(signature[0])), out: out))
-            return FeedDocument(body: out.bytes)
+            let dtstamp = Date(timeIntervalSince1970: TimeInterval(signature[0]))
+            var body: [UInt8] = []
+            try store(now: dtstamp, readOnly: true).export(.ics, dtstamp: dtstamp, warn: { _ in }) { body += $0 }
+            return FeedDocument(body: body)
         }
     }
 

@@ -1,0 +1,60 @@
+import DatebookCore
+import Foundation
+
+/// The agenda as JSON: what `datebook list --json` prints and `GET /api/v1/agenda` answers.
+public enum AgendaJSON {
+    /// The names a period selection takes (`--period`, `?period=`).
+    public static let periodNames = ["next7", "next30", "future", "past", "all"]
+
+    /// The periods `name` selects (`all`: every one), or nil for a name that is none of them.
+    public static func periods(named name: String) -> [Period]? {
+        guard periodNames.contains(name) else { return nil }
+        return name == "all" ? Period.allCases : Period.allCases.filter { $0.rawValue == name }
+    }
+
+    /// What to say about a period name that is none of them.
+    public static func unknownPeriod(_ name: String) -> String {
+        "unknown period '\(name)'" + Suggestion.hint(for: name, in: periodNames) + "; expected " + JSONReader.orList(periodNames)
+    }
+
+    /// A quoted string, or `null` when it is empty.
+    static func optional(_ text: String) -> String { text.isEmpty ? "null" : JSONText.quote(text) }
+
+    /// One occurrence: its event's fields with the occurrence's `start` in `timeZone`'s offset.
+    public static func occurrence(_ occurrence: Occurrence, timeZone: TimeZone) -> String {
+        let event = occurrence.event
+        let tasks = event.tasks.map { "{\"id\": \(JSONText.quote($0.id)), \"text\": \(JSONText.quote($0.text)), \"status\": \"\($0.status.rawValue)\"}" }
+        return "{\"id\": \(JSONText.quote(event.id)), \"title\": \(JSONText.quote(event.title)), "
+            + "\"start\": \(JSONText.quote(ISOInstant.format(occurrence.start, in: timeZone))), "
+            + "\"allDay\": \(event.start.isAllDay), \"floating\": \(event.start.isFloating), \"symbol\": \(JSONText.quote(event.symbol.rawValue)), "
+            + "\"emoji\": \(JSONText.quote(event.symbol.emoji)), \"color\": \(JSONText.quote(event.color.rawValue)), "
+            + "\"location\": \(optional(event.location)), \"url\": \(optional(event.url)), "
+            + "\"badge\": \(event.badge), \"complete\": \(event.isComplete), \"tasks\": [" + tasks.joined(separator: ", ") + "]}"
+    }
+}
+
+extension PlannerStore {
+    /// The agenda of `periods` as JSON (`AgendaJSON`), handed to `write` piece by piece as it is read.
+    public func writeAgendaJSON(periods: [Period], now: Date, calendar: Calendar, write: (String) -> Void) throws {
+        let boundaries = PeriodBoundaries(now: now, calendar: calendar)
+        write("{\n  \"now\": \(JSONText.quote(ISOInstant.format(now, in: calendar.timeZone))),\n"
+              + "  \"timeZone\": \(JSONText.quote(calendar.timeZone.identifier)),\n  \"periods\": [")
+        var firstPeriod = true
+        for period in periods {
+            let range = boundaries.range(of: period)
+            var first = true
+            try forEachOccurrence(from: range.from, to: range.to, calendar: calendar) { occurrence in
+                if first {
+                    write((firstPeriod ? "\n" : "\n    ]},\n") + "    {\"period\": \(JSONText.quote(period.rawValue)), "
+                          + "\"title\": \(JSONText.quote(period.title)), \"events\": [\n")
+                    firstPeriod = false
+                } else {
+                    write(",\n")
+                }
+                first = false
+                write("      " + AgendaJSON.occurrence(occurrence, timeZone: calendar.timeZone))
+            }
+        }
+        write(firstPeriod ? "]\n}\n" : "\n    ]}\n  ]\n}\n")
+    }
+}

@@ -1,0 +1,33 @@
+@testable import DatebookServer
+import Foundation
+import Synchronization
+import Testing
+
+/// `StoreCache`: the feed and the agenda are made once per store state, however many ask at once.
+struct StoreCacheTests {
+    @Test func aRequestDuringTheMakingWaitsForItInsteadOfMakingItAgain() throws {
+        let directory = NSTemporaryDirectory() + "datebook-cache-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = directory + "/store.sqlite3"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: store))
+        let cache = StoreCache<Int>()
+        let made = Mutex(0)
+        let started = DispatchSemaphore(value: 0)
+        let results = Mutex<[Int]>([])
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {  // the background refresh after a change
+            let value = try? cache.value(storePath: store) { _ in
+                started.signal()
+                Thread.sleep(forTimeInterval: 0.3)
+                return made.withLock { $0 += 1; return $0 }
+            }
+            results.withLock { $0.append(value ?? -1) }
+        }
+        started.wait()
+        let value = try cache.value(storePath: store) { _ in made.withLock { $0 += 1; return $0 } }  // a request meanwhile
+        group.wait()
+        #expect(made.withLock { $0 } == 1, "made twice for one store state")
+        #expect(value == 1 && results.withLock { $0 } == [1])
+    }
+}
