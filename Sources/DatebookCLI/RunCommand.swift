@@ -30,13 +30,15 @@ enum RunCommand: Command {
         // The passes' lines and this thread's go to stderr through one lock.
         let log = SerialLog(fd: STDERR_FILENO)
         if arguments.has("--listen"), !arguments.has("--serve") { throw UsageError(message: "--listen needs --serve", command: "run") }
-        let served = arguments.has("--serve") ? try ServerLauncher.start(context, listen: arguments.value("--listen"),
-                                                                              pinned: context.environment["DATEBOOK_NOW"] != nil || arguments.value("--now") != nil, log: log) : nil
-        let server = served?.0
         let store = try context.openStore()
         // The main thread only decides when to run a pass; it reads a few pages around now.
         try store.limitPageCache(kibibytes: 1024)
+        // SIGTERM is handled from here on: before the server answers, so a stop sent as soon as it
+        // answers is never lost.
         let wakeups = Wakeups(watchingStore: store.watchedFile)
+        let served = arguments.has("--serve") ? try ServerLauncher.start(context, listen: arguments.value("--listen"),
+                                                                              pinned: context.environment["DATEBOOK_NOW"] != nil || arguments.value("--now") != nil, log: log) : nil
+        let server = served?.0
         let runner = PassRunner(log: log) { [wakeups] in wakeups.post(.passFinished) }
         var planner = SchedulerFactory.make(context, store: store)
         var settings = PassRunner.Settings(storePath: context.storePath, config: context.config, calendar: context.calendar,

@@ -23,8 +23,10 @@ enum ServeCommand: Command {
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
         let log = SerialLog(fd: STDERR_FILENO)
         let pinned = arguments.value("--now") != nil || context.environment["DATEBOOK_NOW"] != nil
-        let (server, site) = try ServerLauncher.start(context, listen: arguments.value("--listen"), pinned: pinned, log: log)
+        // SIGTERM is handled from here on: before the server answers, so a stop sent as soon as it
+        // answers is never lost.
         let wakeups = Wakeups(watchingStore: StoreLocation.isPostgres(context.storePath) ? nil : context.storePath)
+        let (server, site) = try ServerLauncher.start(context, listen: arguments.value("--listen"), pinned: pinned, log: log)
         while true {
             let reasons = wakeups.wait(seconds: 3600)
             if reasons.contains(.stop) { break }

@@ -98,6 +98,18 @@ import Testing
         #expect(sandbox.logText.contains("stopping: in-flight requests finished"))
     }
 
+    /// A stop sent the moment the server says where it listens is handled: the signal handling
+    /// is in place before the server answers (it used to come after, and such a SIGTERM was lost).
+    @Test(arguments: [["serve"], ["run", "--serve"]])
+    func aStopRightAfterStartIsNeverLost(command: [String]) throws {
+        let sandbox = try ServeSandbox()
+        try #require(sandbox.run(["demo"]).status == 0)
+        for _ in 0..<8 {
+            try sandbox.start(command: command)
+            #expect(sandbox.stop() == 0, "\(sandbox.logText)")
+        }
+    }
+
     @Test func runServeAnswersInTheDaemonsProcess() throws {
         let sandbox = try ServeSandbox()
         try #require(sandbox.run(["demo"]).status == 0)
