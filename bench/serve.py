@@ -225,7 +225,7 @@ def main():
         "- The rates and p99 move with the machine's load (wrk, datebook and nginx share two cores with",
         "  whatever else runs); the nginx row, measured in the same run, is the scale to read them against.",
         "- `GET /` renders the agenda at most once per second per store state (`StoreCache` in",
-        "  Sources/DatebookCLI/Serve/PlannerSite.swift); the other requests of that second are copies.",
+        "  Sources/DatebookServer/Site/PlannerSite.swift); the other requests of that second are copies.",
         "- The feed is the export of `datebook export --format ics`, cached by the store files' signature and",
         "  made again in the background when the store changes (inotify) and at start, so a calendar app's",
         "  poll finds it made. Only a request that races a change waits for the export itself, which for",
