@@ -1,6 +1,7 @@
 import DatebookCore
 @testable import DatebookServer
 @testable import DatebookStore
+import DatebookTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -53,6 +54,18 @@ struct StoreCacheTests {
             try #require(utimensat(AT_FDCWD, path, &times, 0) == 0)
         }
         try #require([path, path + "-wal"].map(Self.times).map(\.size) == before.map(\.size), "the write changed a file's size")
+        #expect(try title() == "Title B")
+    }
+
+    /// A PostgreSQL store has no file to watch: its `data_version` sequence is the key.
+    @Test func aWriteToAPostgresStoreIsSeen() throws {
+        let url = try TestPostgres.shared().makeDatabase()
+        let store = try PostgresStore(url: url)
+        try store.save(Event(id: "e1", title: "Title A", start: .allDay(CalendarDate(year: 2026, month: 1, day: 1)), timeZone: "UTC", symbol: .star, color: .red))
+        let cache = StoreCache<String>()
+        let title = { try cache.value(storePath: url) { _ in try PostgresStore(url: url).event(id: "e1")?.title ?? "" } }
+        #expect(try title() == "Title A")
+        try store.save(Event(id: "e1", title: "Title B", start: .allDay(CalendarDate(year: 2026, month: 1, day: 1)), timeZone: "UTC", symbol: .star, color: .red))
         #expect(try title() == "Title B")
     }
 
