@@ -140,4 +140,13 @@ public enum StoreOpener {
         if StoreLocation.isPostgres(location) { return try PostgresStore(url: location) }
         return try Store(path: location, readOnly: readOnly)
     }
+
+    /// The schema version recorded at `location` and the newest one this build knows for that kind
+    /// of store, read without creating or changing anything; nil when nothing is recorded there yet.
+    public static func schemaVersions(_ location: String) throws -> (found: Int, known: Int)? {
+        if StoreLocation.isPostgres(location) {
+            return try PostgresStore.recordedSchemaVersion(url: location).map { ($0, PostgresStore.schemaVersion) }
+        }
+        return try Store.recordedSchemaVersion(at: location).map { ($0, Store.schemaVersion) }
+    }
 }

@@ -25,12 +25,22 @@ public final class PostgresStore: PlannerStore {
 
     /// Connects to `url` (`postgresql://…` or `postgres://…`; libpq's parameters such as
     /// `sslmode` are honoured, `schema` is datebook's own) and prepares the schema.
-    public init(url: String) throws {
+    public convenience init(url: String) throws {
+        try self.init(url: url, preparing: true)
+    }
+
+    private init(url: String, preparing: Bool) throws {
         location = StoreLocation.redacted(url)
         let (conninfo, schema) = try Self.split(url, location: location)
         self.schema = schema
         connection = try PostgresConnection(conninfo: conninfo, store: location)
-        try prepareSchema()
+        if preparing { try prepareSchema() }
+    }
+
+    /// The schema version recorded at `url`, read without creating or changing anything; nil when
+    /// the schema has none yet. A version newer than this build knows throws.
+    public static func recordedSchemaVersion(url: String) throws -> Int? {
+        try PostgresStore(url: url, preparing: false).checkKnownVersion()
     }
 
     /// Takes datebook's `schema` parameter out of the URL (libpq refuses parameters it does not know).

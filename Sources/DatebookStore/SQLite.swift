@@ -29,7 +29,14 @@ final class SQLiteConnection {
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
+        // Before the first statement: a connection that meets a lock held for a moment (another
+        // connection's checkpoint on close, a WAL recovery, a writer) waits for it instead of
+        // failing with "database is locked" (`serve` opens one connection per request).
+        sqlite3_busy_timeout(db, Self.busyTimeoutMilliseconds)
     }
+
+    /// How long a statement waits for another connection's lock before failing.
+    static let busyTimeoutMilliseconds: Int32 = 5_000
 
     deinit { sqlite3_close_v2(handle) }
 

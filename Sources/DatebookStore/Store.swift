@@ -53,7 +53,6 @@ public final class Store {
         } catch let error as SQLiteError {
             throw StoreError.sqlite(path: path, message: error.message)
         }
-        sqlite3_busy_timeout(db.handle, 5_000)
         try prepareSchema(writable: !readOnly || !exists)
     }
 

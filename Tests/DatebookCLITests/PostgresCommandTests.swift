@@ -1,4 +1,5 @@
 @testable import DatebookCLI
+import DatebookStore
 import DatebookTestSupport
 import Foundation
 import Testing
@@ -102,5 +103,29 @@ struct PostgresCommandTests {
         #expect(bodies.map(\.path) == ["/sqlite", "/postgresql"])
         #expect(bodies.count == 2 && bodies[0].body == bodies[1].body)
         #expect(bodies.first?.body.contains("Dentist") == true)
+    }
+}
+
+/// `datebook doctor --store postgresql://…`: the store's line comes from PostgreSQL, nothing is written.
+struct PostgresDoctorTests {
+    @Test func doctorChecksAPostgresStoreWithoutCreatingIt() throws {
+        let url = try TestPostgres.shared().makeDatabase()
+        let sandbox = Sandbox()
+        let empty = sandbox.run(["doctor"], storePath: url)
+        #expect(finding(empty, "store") == "warn  store: \(url) has no datebook schema yet; the first command that writes creates it (add, import, demo)",
+                "\(empty.out)\(empty.err)")
+        let again = sandbox.run(["doctor"], storePath: url)
+        #expect(finding(again, "store") == finding(empty, "store"), "doctor created the schema")
+        try #require(sandbox.run(["add", "Dentist", "--at", "tomorrow 9:00"], storePath: url).code == 0)
+        let run = sandbox.run(["doctor"], storePath: url)
+        #expect(finding(run, "store") == "ok    store: \(url) connects, schema \(PostgresStore.schemaVersion) (current)", "\(run.out)\(run.err)")
+        #expect(finding(run, "last pass") != nil)
+        let database = URL(string: url)?.lastPathComponent ?? ""
+        let secret = try TestPostgres.shared().url(database: database, user: TestPostgres.passwordRole, password: TestPostgres.rightPassword)
+        let withPassword = sandbox.run(["doctor"], storePath: secret)
+        #expect(finding(withPassword, "store")?.hasPrefix("ok    store: postgresql://secretive:****@") == true, "\(withPassword.out)")
+        #expect(!withPassword.out.contains(TestPostgres.rightPassword) && !withPassword.err.contains(TestPostgres.rightPassword))
+        let unreachable = sandbox.run(["doctor"], storePath: url + "_missing")
+        #expect(finding(unreachable, "store")?.hasPrefix("fail  store: ") == true, "\(unreachable.out)")
     }
 }

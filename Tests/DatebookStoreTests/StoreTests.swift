@@ -105,21 +105,38 @@ struct StoreOpeningTests {
     @Test func aSecondWriterWaitsForTheLockInsteadOfFailing() throws {
         let path = temporaryDirectory() + "/busy.sqlite3"
         _ = try Store(path: path)
-        let locked = DispatchSemaphore(value: 0)
-        let holder = Thread {
-            guard let other = try? SQLiteConnection(path: path, flags: 0x6) else { locked.signal(); return }
-            try? other.execute("BEGIN IMMEDIATE")
-            locked.signal()
-            Thread.sleep(forTimeInterval: 0.3)
-            try? other.execute("COMMIT")
-        }
-        holder.start()
-        locked.wait()
+        Self.holdLock(path, "BEGIN IMMEDIATE")
         let second = try Store(path: path)
         let started = Date()
         try second.save(event("e2", .allDay(CalendarDate(year: 2026, month: 1, day: 2))))
         #expect(Date().timeIntervalSince(started) >= 0.2)
         #expect(try second.eventCount() == 1)
+    }
+
+    /// `serve` opens a read-only connection per request while another connection may hold the
+    /// file's lock for a moment (a checkpoint on close); the reader's first statement waits.
+    @Test func aReaderWaitsForALockHeldAtItsOpening() throws {
+        let path = temporaryDirectory() + "/busy-reader.sqlite3"
+        try Store(path: path).save(event("e1", .allDay(CalendarDate(year: 2026, month: 1, day: 1))))
+        Self.holdLock(path, "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE")
+        let started = Date()
+        let reader = try Store(path: path, readOnly: true)
+        #expect(Date().timeIntervalSince(started) >= 0.2)
+        #expect(try reader.eventCount() == 1)
+    }
+
+    /// Runs `sql` on a connection of its own, then holds what it took for 0.3 s (commits and closes);
+    /// returns once the lock is taken.
+    static func holdLock(_ path: String, _ sql: String) {
+        let locked = DispatchSemaphore(value: 0)
+        Thread {
+            guard let other = try? SQLiteConnection(path: path, flags: 0x2) else { locked.signal(); return }
+            try? other.execute(sql)
+            locked.signal()
+            Thread.sleep(forTimeInterval: 0.3)
+            try? other.execute("COMMIT")
+        }.start()
+        locked.wait()
     }
 }
 

@@ -2,38 +2,43 @@ import DatebookCore
 import DatebookStore
 import Foundation
 
-/// `datebook doctor`'s store checks: it opens, passes `PRAGMA integrity_check` and has the current
-/// schema; the last tick or daemon pass is recent; feeds were refreshed recently. Nothing is written.
+/// `datebook doctor`'s store checks: it opens, passes `PRAGMA integrity_check` (SQLite) and has
+/// the current schema; the last tick or daemon pass is recent; feeds were refreshed recently.
+/// Nothing is written, not even a missing PostgreSQL schema.
 enum DoctorStore {
     static func check(_ context: Context) -> [Finding] {
-        let path = context.storePath
-        let store: Store
+        let isPostgres = StoreLocation.isPostgres(context.storePath)
+        let location = StoreLocation.redacted(context.storePath)
+        let store: any PlannerStore
         do {
-            guard let version = try Store.recordedSchemaVersion(at: path) else {
-                return [.warn("store", "\(path) does not exist yet; the first command that writes creates it (add, import, demo)")]
+            guard let version = try StoreOpener.schemaVersions(context.storePath) else {
+                return [.warn("store", (isPostgres ? "\(location) has no datebook schema yet" : "\(location) does not exist yet")
+                              + "; the first command that writes creates it (add, import, demo)")]
             }
-            guard version == Store.schemaVersion else {
-                return [.warn("store", "\(path) has schema \(version), this datebook \(Store.schemaVersion): "
+            guard version.found == version.known else {
+                return [.warn("store", "\(location) has schema \(version.found), this datebook \(version.known): "
                               + "the next command that writes upgrades it; run: datebook tick")]
             }
-            store = try Store(path: path, readOnly: true)
+            store = try StoreOpener.open(context.storePath, readOnly: true)
+            // SQLite's `PRAGMA integrity_check`; PostgreSQL checks its own pages, and its store answers "ok".
             let integrity = try store.integrityCheck()
             guard integrity == "ok" else {
                 let lines = integrity.split(separator: "\n").filter { !$0.hasPrefix("*** in database") }
                 let first = lines.first.map(String.init) ?? integrity
-                return [.fail("store", "\(path) fails SQLite's integrity check (\(first)); "
+                return [.fail("store", "\(location) fails SQLite's integrity check (\(first)); "
                               + "export what can be read (datebook export -o planner.json) and restore a backup")]
             }
+            let opened = isPostgres ? "connects" : "opens, integrity check ok"
+            var findings: [Finding] = [.ok("store", "\(location) \(opened), schema \(version.known) (current)")]
+            findings.append(lastPass(store, context))
+            findings += feeds(store, context)
+            return findings
         } catch {
             return [.fail("store", ErrorTranslator.translate(error).message)]
         }
-        var findings: [Finding] = [.ok("store", "\(path) opens, integrity check ok, schema \(Store.schemaVersion) (current)")]
-        findings.append(lastPass(store, context))
-        findings += feeds(store, context)
-        return findings
     }
 
-    static func lastPass(_ store: Store, _ context: Context) -> Finding {
+    static func lastPass(_ store: any PlannerStore, _ context: Context) -> Finding {
         let expected = DoctorScheduling.sendsSomething(context.config)
         guard let last = try? store.lastPass() else {
             return expected ? .warn("last pass", "no tick or daemon pass recorded yet: no alert has been sent")
@@ -45,7 +50,7 @@ enum DoctorStore {
         return .warn("last pass", when + ": alerts wait for the next pass; check the timer, crontab line or daemon")
     }
 
-    static func feeds(_ store: Store, _ context: Context) -> [Finding] {
+    static func feeds(_ store: any PlannerStore, _ context: Context) -> [Finding] {
         ((try? store.feeds()) ?? []).map { feed in
             let subject = "feed '\(feed.name)'"
             guard let success = feed.lastSuccess else {
