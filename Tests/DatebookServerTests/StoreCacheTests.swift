@@ -34,29 +34,6 @@ struct StoreCacheTests {
         #expect(value == 1 && results.withLock { $0 } == [1])
     }
 
-    /// A write that leaves the files' sizes and modification times as they were (a log restarted at
-    /// the same size within one timestamp tick; here the times are set back) is still a change.
-    @Test func aWriteThatKeepsTheFilesSizesAndTimesIsSeen() throws {
-        let directory = NSTemporaryDirectory() + "datebook-cache-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/store.sqlite3"
-        let store = try Store(path: path)
-        try store.save(Event(id: "e1", title: "Title A", start: .allDay(CalendarDate(year: 2026, month: 1, day: 1)), timeZone: "UTC", symbol: .star, color: .red))
-        try store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        let before = [path, path + "-wal"].map(Self.times)
-        let cache = StoreCache<String>()
-        let title = { try cache.value(storePath: path) { _ in try Store(path: path, readOnly: true).event(id: "e1")?.title ?? "" } }
-        #expect(try title() == "Title A")
-        try store.db.execute("UPDATE events SET title = 'Title B' WHERE id = 'e1'; PRAGMA wal_checkpoint(TRUNCATE)")
-        for (path, times) in zip([path, path + "-wal"], before) {
-            var times = [times.access, times.modified]
-            try #require(utimensat(AT_FDCWD, path, &times, 0) == 0)
-        }
-        try #require([path, path + "-wal"].map(Self.times).map(\.size) == before.map(\.size), "the write changed a file's size")
-        #expect(try title() == "Title B")
-    }
-
     /// A PostgreSQL store has no file to watch: its `data_version` sequence is the key.
     @Test func aWriteToAPostgresStoreIsSeen() throws {
         let url = try TestPostgres.shared().makeDatabase()
