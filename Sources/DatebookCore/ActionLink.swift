@@ -21,15 +21,6 @@ public struct ActionLink: Sendable, Equatable {
             case .tomorrow: "tomorrow"
             }
         }
-
-        /// The button's text.
-        public var label: String {
-            switch self {
-            case .done: "Done"
-            case .snooze: "Snooze 1 h"
-            case .tomorrow: "Tomorrow 9:00"
-            }
-        }
     }
 
     /// Why a link is not acted on; `description` is the sentence the page shows.

@@ -97,6 +97,16 @@ public struct OutgoingMessage: Sendable, Equatable {
         /// The name of the event's place (`Where`).
         public var location = "Where"
 
+        /// The button of the action link named `name` (`done`, `snooze`, `tomorrow`, `event`).
+        public func action(_ name: String) -> String {
+            switch name {
+            case "done": done
+            case "snooze": snooze
+            case "tomorrow": tomorrow
+            default: open
+            }
+        }
+
         public init() {}
     }
 

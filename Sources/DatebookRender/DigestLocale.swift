@@ -62,8 +62,7 @@ public struct DigestLocale: Sendable {
     /// 1 = Sunday, 2 = Monday: the locale's first day of the week.
     public var firstWeekday: Int { formatters.firstWeekday }
 
-    /// The formatters of one locale and zone. A class so copies of `DigestLocale` share them;
-    /// `@unchecked Sendable` because they are configured once in `init` and only read afterwards.
+    /// The formatters of one locale and zone. A class so copies of `DigestLocale` share them.
     final class Formatters: @unchecked Sendable {  // Foundation formatters: set up in init, only read after
         let day: DateFormatter
         let time: DateFormatter

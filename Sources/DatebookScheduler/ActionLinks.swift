@@ -101,17 +101,9 @@ public struct ActionLinkIssuer: Sendable, Equatable {
         let expires = now.addingTimeInterval(lifetime)
         let signed: [OutgoingMessage.Action] = ActionLink.Action.allCases.compactMap { action in
             let link = ActionLink(action: action, eventID: eventID, occurrenceStart: occurrenceStart, channel: channel, expires: expires)
-            return link.token(key: key).map { OutgoingMessage.Action(name: action.name, label: Self.label(action, labels), url: baseURL + "/a/" + $0) }
+            return link.token(key: key).map { OutgoingMessage.Action(name: action.name, label: labels.action(action.name), url: baseURL + "/a/" + $0) }
         }
         let page = eventID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? eventID
         return signed + [OutgoingMessage.Action(name: "event", label: labels.open, url: baseURL + "/events/" + page)]
-    }
-
-    static func label(_ action: ActionLink.Action, _ labels: OutgoingMessage.Labels) -> String {
-        switch action {
-        case .done: labels.done
-        case .snooze: labels.snooze
-        case .tomorrow: labels.tomorrow
-        }
     }
 }

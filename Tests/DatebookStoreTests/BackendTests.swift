@@ -152,7 +152,7 @@ struct PostgresStoreTests {
     }
 
     @Test func anUnreachableServerIsNamedByHostAndPort() throws {
-        let port = try TestPostgres.freePort()
+        let port = try freePort()
         let error = try #require(throws: StoreError.self) { try PostgresStore(url: "postgresql://ann:pw-9f1c@127.0.0.1:\(port)/x") }
         guard case .unreachable = error else { Issue.record("expected unreachable, got \(error)"); return }
         #expect(error.description.contains("127.0.0.1:\(port)"))

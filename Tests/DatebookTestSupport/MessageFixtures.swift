@@ -28,7 +28,7 @@ public enum Fixtures {
         let occurrence = Date(timeIntervalSince1970: 1_796_144_400), expires = Date(timeIntervalSince1970: 1_796_749_200)
         message.actions = ActionLink.Action.allCases.compactMap { action in
             ActionLink(action: action, eventID: "evt-42", occurrenceStart: occurrence, channel: "team", expires: expires)
-                .token(key: key).map { OutgoingMessage.Action(name: action.name, label: action.label, url: base + "/a/" + $0) }
+                .token(key: key).map { OutgoingMessage.Action(name: action.name, label: OutgoingMessage.Labels().action(action.name), url: base + "/a/" + $0) }
         } + [OutgoingMessage.Action(name: "event", label: "Open", url: base + "/events/evt-42")]
         return message
     }()

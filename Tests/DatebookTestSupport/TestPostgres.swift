@@ -38,7 +38,7 @@ public final class TestPostgres: @unchecked Sendable {  // immutable after init;
         }
         directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("datebook-pg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        port = try Self.freePort()
+        port = try DatebookTestSupport.freePort()
         do {
             try Self.giveToServerUser(directory.path)
             let data = directory.appendingPathComponent("data").path
@@ -134,25 +134,6 @@ public final class TestPostgres: @unchecked Sendable {  // immutable after init;
             throw TestPostgresError.failed(([path] + arguments).joined(separator: " "), text)
         }
         return text
-    }
-
-    /// A port nobody listens on now (bound to port 0 and released).
-    public static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestPostgresError.failed("socket", String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw TestPostgresError.failed("bind 127.0.0.1:0", String(cString: strerror(errno))) }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 
