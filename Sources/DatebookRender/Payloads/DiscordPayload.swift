@@ -6,14 +6,7 @@ import Foundation
 /// `"allowed_mentions":{"parse":[]}` so no text can ping anyone. Long digests are split
 /// into several messages, in order, within Discord's limits.
 public enum DiscordPayload {
-    public struct Options: Sendable, Equatable {
-        public var url: Secret
-        public var username: String?
-        public init(url: Secret, username: String? = nil) {
-            self.url = url
-            self.username = username
-        }
-    }
+    public typealias Options = NamedWebhookOptions
 
     static let titleLimit = 256
     static let descriptionLimit = 4096

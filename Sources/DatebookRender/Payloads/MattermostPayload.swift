@@ -5,14 +5,7 @@ import Foundation
 /// Mattermost incoming-webhook payload (Slack-compatible `text`, Markdown allowed) with
 /// `@channel`, `@here`, `@all` and `@everyone` neutralised by a zero-width space.
 public enum MattermostPayload {
-    public struct Options: Sendable, Equatable {
-        public var url: Secret
-        public var username: String?
-        public init(url: Secret, username: String? = nil) {
-            self.url = url
-            self.username = username
-        }
-    }
+    public typealias Options = NamedWebhookOptions
 
     static let textLimit = 16_000
 
