@@ -46,12 +46,14 @@ enum RunCommand: Command {
                                            environment: context.environment, options: planner.options,
                                            digestRenderer: SchedulerFactory.digestRenderer(context, config: context.config))
         var version = try store.dataVersion()
+        var heartbeat = Heartbeat(started: Date())
         log.write("started (pid \(getpid()), store \(store.location)\(wakeups.watchesStore ? "" : ", store changes noticed within a minute"))")
         var due = true
         while true {
             if due { runner.start(settings) }
             let now = Date()
-            var sleep = maxSleep
+            if due || heartbeat.isDue(now: now) { heartbeat.beat(store, now: now) }
+            var sleep = min(maxSleep, heartbeat.nextBeat(now: now))
             if let next = try? planner.nextWake(after: now) {
                 // A few milliseconds past the due second, so the pass sees it as due. Something already
                 // due is left to a running pass; its end wakes this loop again.
@@ -92,6 +94,7 @@ enum RunCommand: Command {
         }
         server?.stop()
         runner.waitForAll()
+        heartbeat.remove(from: store)
         log.write("stopping: in-flight \(server == nil ? "" : "requests and ")deliveries finished")
         return ExitCode.ok
     }

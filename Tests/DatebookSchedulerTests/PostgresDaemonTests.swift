@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookScheduler
 import DatebookStore
 import DatebookTestSupport
 import Foundation
@@ -66,7 +67,13 @@ import Testing
             print("PostgreSQL wake-up: alert sent \(String(format: "%.3f", time - added)) s after the add's commit")
             #expect(time - added < 5)
         }
+        // Alive in the store's schedulers while it runs, named as the sender of the alert, gone once stopped.
+        let store = try StoreOpener.open(daemon.sandbox.store)
+        let claimant = Scheduler.hostName + ":\(daemon.process.processIdentifier)"
+        #expect(try store.schedulers(seenSince: Date().addingTimeInterval(-60)).map(\.claimant) == [claimant])
+        #expect(try store.delivery(key: key)?.settledBy == claimant)
         #expect(daemon.stop())
+        #expect(try store.schedulers(seenSince: .distantPast).isEmpty)
     }
 
     @Test func theDaemonReconnectsAfterItsConnectionsAreTerminated() throws {
