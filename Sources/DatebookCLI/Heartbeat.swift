@@ -24,9 +24,12 @@ struct Heartbeat {
         return max(0, Self.interval - now.timeIntervalSince(last))
     }
 
+    /// Writes the row; a failure (the store unreachable) waits for the next beat like a success,
+    /// so a store that is down never makes the daemon spin.
     mutating func beat(_ store: any PlannerStore, now: Date) {
         instance.lastSeen = now
-        if (try? store.recordScheduler(instance)) != nil { last = now }
+        try? store.recordScheduler(instance)
+        last = now
     }
 
     func remove(from store: any PlannerStore) {

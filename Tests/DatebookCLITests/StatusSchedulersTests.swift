@@ -41,4 +41,21 @@ struct StatusSchedulersTests {
         #expect(outputs[0].contains(" to hook by HOST:PID\n"), "\(outputs[0])")
         snapshots.expect(outputs[0], named: "status-schedulers.txt")
     }
+
+    /// A store that cannot be written (read-only here; a PostgreSQL server down in practice) misses
+    /// a beat: the next one is still 30 s away, so the daemon's loop never spins on it.
+    @Test func aHeartbeatThatCannotBeWrittenWaitsForTheNextBeat() throws {
+        let sandbox = Sandbox()
+        #expect(sandbox.run(["add", "Dentist", "--at", "2026-12-04 10:00"]).code == 0)
+        let readOnly = try Store(path: sandbox.store, readOnly: true)
+        let start = Date(timeIntervalSince1970: 1_796_025_600)
+        var heartbeat = Heartbeat(started: start)
+        #expect(heartbeat.isDue(now: start))
+        heartbeat.beat(readOnly, now: start)
+        #expect(heartbeat.nextBeat(now: start.addingTimeInterval(1)) == 29)
+        #expect(try readOnly.schedulers(seenSince: .distantPast).isEmpty)
+        let writable = try Store(path: sandbox.store)
+        heartbeat.beat(writable, now: start.addingTimeInterval(30))
+        #expect(try writable.schedulers(seenSince: .distantPast).map(\.lastSeen) == [start.addingTimeInterval(30)])
+    }
 }
