@@ -16,8 +16,11 @@ enum RunCommand: Command {
         details: """
         Sleeps until the next alert, digest or retry (re-checking the wall clock at least once a minute, so
         a suspend or a clock step is handled like a missed tick). Store changes made by other datebook
-        commands wake it at once. SIGHUP reloads the config; SIGTERM or SIGINT let the deliveries in flight
-        finish (each is bounded by its channel's timeout) and exit 0. One line per delivery on stderr.
+        commands wake it at once (on PostgreSQL through LISTEN/NOTIFY, from any machine). A pass that
+        cannot reach the store is logged and tried again after 0.5 s, doubling up to 30 s. SIGHUP reloads
+        the config; SIGTERM or SIGINT let the deliveries in flight finish (each is bounded by its
+        channel's timeout) and exit 0. One line per delivery on stderr. While it runs, 'datebook status'
+        lists it among the schedulers alive.
         With --serve the web server of 'datebook serve' runs in the same process (SIGTERM lets its requests
         in flight finish too).
         """
@@ -35,7 +38,7 @@ enum RunCommand: Command {
         try store.limitPageCache(kibibytes: 1024)
         // SIGTERM is handled from here on: before the server answers, so a stop sent as soon as it
         // answers is never lost.
-        let wakeups = Wakeups(watchingStore: store.watchedFile)
+        let wakeups = Wakeups(watchingStore: store.watchedFile, listener: store.changeListener(), log: { log.write($0) })
         let served = arguments.has("--serve") ? try ServerLauncher.start(context, listen: arguments.value("--listen"),
                                                                               pinned: context.environment["DATEBOOK_NOW"] != nil || arguments.value("--now") != nil, log: log) : nil
         let server = served?.0
@@ -45,18 +48,22 @@ enum RunCommand: Command {
                                            environment: context.environment, options: planner.options,
                                            digestRenderer: SchedulerFactory.digestRenderer(context, config: context.config))
         var version = try store.dataVersion()
+        var heartbeat = Heartbeat(started: Date())
         log.write("started (pid \(getpid()), store \(store.location)\(wakeups.watchesStore ? "" : ", store changes noticed within a minute"))")
         var due = true
         while true {
             if due { runner.start(settings) }
             let now = Date()
-            var sleep = maxSleep
+            if due || heartbeat.isDue(now: now) { heartbeat.beat(store, now: now) }
+            var sleep = min(maxSleep, heartbeat.nextBeat(now: now))
             if let next = try? planner.nextWake(after: now) {
                 // A few milliseconds past the due second, so the pass sees it as due. Something already
                 // due is left to a running pass; its end wakes this loop again.
                 let wait = next.timeIntervalSince(now) + 0.005
                 if wait > 0.005 || !runner.isBusy { sleep = min(maxSleep, max(0, wait)) }
             }
+            // A pass that failed (the store unreachable) is tried again with backoff.
+            if let retry = runner.retryDelay, !runner.isBusy { sleep = min(sleep, retry) }
             let started = ContinuousClock.now
             let reasons = wakeups.wait(seconds: sleep)
             if reasons.contains(.stop) { break }
@@ -76,14 +83,20 @@ enum RunCommand: Command {
                 }
                 due = true
             }
-            if reasons.contains(.storeChanged), let current = try? store.dataVersion(), current != version {
-                version = current
-                due = true
-                served?.1.warmFeed()
+            // A version that cannot be read (a lost connection) counts as a change: the pass meets
+            // the loss, logs it and is tried again with backoff.
+            if reasons.contains(.storeChanged) {
+                let current = try? store.dataVersion()
+                if current == nil || current != version {
+                    version = current ?? version
+                    due = true
+                    served?.1.warmFeed()
+                }
             }
         }
         server?.stop()
         runner.waitForAll()
+        heartbeat.remove(from: store)
         log.write("stopping: in-flight \(server == nil ? "" : "requests and ")deliveries finished")
         return ExitCode.ok
     }

@@ -15,6 +15,8 @@ public protocol PlannerStore: AnyObject {
     var recurrenceHorizon: DateInterval? { get set }
     /// The file whose changes mean the store changed (the daemon watches it), or nil.
     var watchedFile: String? { get }
+    /// A listener for changes committed by any connection, for a store without a file; nil for SQLite.
+    func changeListener() -> ChangeListener?
 
     func transaction<T>(_ body: () throws -> T) throws -> T
     /// Runs `body` with commits whose durability may lag a little (SQLite: deferred fsync).
@@ -88,6 +90,14 @@ public protocol PlannerStore: AnyObject {
     /// Changes made by other connections since this one opened show up as a new value.
     func dataVersion() throws -> Int
     func integrityCheck() throws -> String
+
+    // Scheduler instances (`datebook run`), for `status` (SchedulerInstance.swift)
+    /// Writes `instance`, or refreshes the one with its host and pid.
+    func recordScheduler(_ instance: SchedulerInstance) throws
+    func removeScheduler(host: String, pid: Int) throws
+    /// The instances last seen at `seenSince` or later, by host and pid.
+    func schedulers(seenSince: Date) throws -> [SchedulerInstance]
+
     func pendingRetryCount() throws -> Int
     func nextPendingAttempt() throws -> Date?
     /// Caps the memory the store keeps for itself (the daemon's page cache).
@@ -132,6 +142,7 @@ extension PlannerStore {
 extension Store: PlannerStore {
     public var location: String { path }
     public var watchedFile: String? { path }
+    public func changeListener() -> ChangeListener? { nil }
 }
 
 /// Opens the store a location names: a `postgresql://` or `postgres://` URL, else a SQLite file.

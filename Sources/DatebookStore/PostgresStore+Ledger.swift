@@ -9,7 +9,7 @@ import Foundation
 extension PostgresStore {
     static let ledgerColumns = """
         key, kind, event_id, occurrence_start, lead, digest, digest_date, channel, due_at, state, reason,
-        attempts, next_attempt_at, first_attempt_at, lease_until, claimed_by, updated_at
+        attempts, next_attempt_at, first_attempt_at, lease_until, claimed_by, updated_at, settled_by
         """
 
     static func millis(_ date: Date) -> String { String(Store.millis(date)) }
@@ -91,7 +91,7 @@ extension PostgresStore {
                        nextAttempt: Date?, now: Date) throws {
         try query("""
             UPDATE deliveries SET state = $1, reason = coalesce($2, reason), next_attempt_at = coalesce($3, next_attempt_at),
-                lease_until = NULL, claimed_by = NULL, updated_at = $4
+                lease_until = NULL, claimed_by = NULL, updated_at = $4, settled_by = claimed_by
             WHERE key = $5 AND state = 'sending' AND claimed_by = $6
             """, [state.rawValue, reason, nextAttempt.map(Self.millis), Self.millis(now), key, claimant])
     }
