@@ -12,9 +12,11 @@ extension PostgresStore {
 
     static let upsertSQL = EventColumn.insertHead + " (" + placeholders(EventColumn.allCases.count) + ") " + EventColumn.upsertTail
 
-    /// Inserts or replaces events with their tasks in one transaction; `progress(done)` every 1,000.
+    /// Inserts or replaces events with their tasks in one transaction: `copyThreshold` or more
+    /// through COPY (PostgresStore+Copy.swift), fewer row by row with `progress(done)` every 1,000.
     public func save(_ events: [Event], progress: (Int) -> Void) throws {
         try transaction {
+            guard events.count < Self.copyThreshold else { return try writeInBulk(events) }
             for (index, event) in events.enumerated() {
                 try write(event)
                 if (index + 1) % 1_000 == 0 { progress(index + 1) }

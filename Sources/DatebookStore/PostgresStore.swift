@@ -122,6 +122,7 @@ public final class PostgresStore: PlannerStore {
             // One migrating process at a time; the others wait here, then find the work done.
             try query("SELECT pg_advisory_xact_lock(hashtext($1))", ["datebook schema " + schema])
             let exists = try query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]).count > 0
+            try checkCreateRights(schemaExists: exists)
             if !exists { try wrap { try connection.execute("CREATE SCHEMA \(schema)") } }
             try wrap { try connection.execute("SET LOCAL search_path TO \(schema)") }
             try wrap { try connection.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BIGINT NOT NULL)") }
