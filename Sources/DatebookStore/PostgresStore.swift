@@ -20,6 +20,8 @@ public final class PostgresStore: PlannerStore {
     public var watchedFile: String? { nil }
     public let schema: String
     let connection: PostgresConnection
+    /// The search path was set in the startup packet (PostgresStore+Open.swift).
+    let searchPathAtStartup: Bool
     /// Nesting depth of `transaction`: only the outermost begins and commits.
     private var depth = 0
 
@@ -31,8 +33,10 @@ public final class PostgresStore: PlannerStore {
 
     private init(url: String, preparing: Bool) throws {
         location = StoreLocation.redacted(url)
-        let (conninfo, schema) = try Self.split(url, location: location)
+        let (given, schema) = try Self.split(url, location: location)
         self.schema = schema
+        let (conninfo, searchPathAtStartup) = Self.withStartupSearchPath(given, schema: schema)
+        self.searchPathAtStartup = searchPathAtStartup
         connection = try PostgresConnection(conninfo: conninfo, store: location)
         if preparing { try prepareSchema() }
     }
@@ -114,6 +118,7 @@ public final class PostgresStore: PlannerStore {
     /// Creates or migrates the schema; refuses one written by a newer datebook without changing it.
     /// A current schema costs one query: no transaction, no lock.
     func prepareSchema() throws {
+        if try isCurrentSchema() { return }
         guard try checkKnownVersion() != Self.schemaVersion else {
             try wrap { try connection.execute("SET search_path TO \(schema)") }
             return

@@ -130,6 +130,26 @@ struct StoreCopyCommandTests {
         for output in [run, unreachable, copy] { #expect(!output.out.contains(password) && !output.err.contains(password)) }
     }
 
+    @Test func aCountThatDiffersRollsTheWholeCopyBack() throws {
+        let sandbox = Sandbox()
+        try filledStore(sandbox)
+        let server = try TestPostgres.shared()
+        let url = try server.makeDatabase()
+        let database = URL(string: url)?.lastPathComponent ?? ""
+        try #require(sandbox.run(["list"], storePath: url).code == 0)
+        // A trigger that drops every secret on its way in: COPY reports it written, the count does not.
+        try server.sql("""
+            CREATE FUNCTION datebook.lose_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+            CREATE TRIGGER lose_secrets BEFORE INSERT ON datebook.secrets FOR EACH ROW EXECUTE FUNCTION datebook.lose_row();
+            """, database: database)
+        let run = sandbox.run(["store", "copy", sandbox.store, url])
+        #expect(run.code == ExitCode.dataError)
+        #expect(run.err == "datebook: store copy: secrets has 1 row(s) in the source but 0 in the target \(url); "
+                + "the copy was rolled back, nothing was written\n")
+        #expect(try server.sql("SELECT (SELECT count(*) FROM datebook.events) + (SELECT count(*) FROM datebook.deliveries)",
+                               database: database) == "0")
+    }
+
     @Test func storeCopyIsInHelpAndCompletion() throws {
         let help = Sandbox().run(["store", "--help"])
         #expect(help.code == 0 && help.out.contains("copy FROM TO"))
