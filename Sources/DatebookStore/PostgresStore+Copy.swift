@@ -16,15 +16,24 @@ extension PostgresStore {
     static let taskColumnList = TaskColumn.allCases.map(\.name).joined(separator: ", ")
 
     /// COPYs `events` (each id once) into `eventsTable` and their tasks into `tasksTable`.
-    func copyRows(of events: some Collection<Event>, events eventsTable: String, tasks tasksTable: String) throws {
+    ///
+    /// Events go in by start (`start_key`, then id), so the rows an agenda range reads sit on few
+    /// heap pages: a 30-day listing of 100k events read 50 pages in start order against 1,369 in id
+    /// order (1.7 against 6.6 ms on the server). Tasks go in by event id (`Store.idOrder`), so their
+    /// primary key grows at its right edge: 300k tasks took 0.6 s in id order, 1.6 s in start order.
+    func copyRows(of events: [Event], events eventsTable: String, tasks tasksTable: String) throws {
+        let starts = events.map { Store.key($0.start).0 }
+        let byStart = events.indices.sorted { (starts[$0], events[$0].id) < (starts[$1], events[$1].id) }
         try wrap {
-            try connection.copy(into: eventsTable, columns: EventColumn.allCases.map(\.name), rows: events.lazy.map { event in
+            try connection.copy(into: eventsTable, columns: EventColumn.allCases.map(\.name), rows: byStart.lazy.map { index in
                 var row = PostgresValues()
-                Store.eventRow(event, into: &row)
+                Store.eventRow(events[index], into: &row)
                 return row.values
             })
-            try connection.copy(into: tasksTable, columns: TaskColumn.allCases.map(\.name), rows: events.lazy.flatMap { event in
-                event.tasks.enumerated().lazy.map { position, task in
+            try connection.copy(into: tasksTable, columns: TaskColumn.allCases.map(\.name),
+                                rows: Store.idOrder(events).lazy.flatMap { index in
+                let event = events[index]
+                return event.tasks.enumerated().lazy.map { position, task in
                     var row = PostgresValues()
                     Store.taskRow(event.id, position, task, into: &row)
                     return row.values

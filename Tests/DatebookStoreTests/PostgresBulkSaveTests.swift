@@ -33,6 +33,17 @@ struct PostgresBulkSaveTests {
         return events + tasks + ["\(try store.sourceUIDs().sorted { $0.key < $1.key })"]
     }
 
+    /// The schema's indexes and constraints, with its name taken out.
+    func definitions(_ store: PostgresStore) throws -> [String] {
+        let indexes = try store.query("SELECT indexname, replace(indexdef, $1, '') FROM pg_indexes WHERE schemaname = $2 ORDER BY 1",
+                                      [store.schema + ".", store.schema]).all
+        let constraints = try store.query("""
+            SELECT c.conname, pg_get_constraintdef(c.oid) FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
+            WHERE n.nspname = $1 ORDER BY 1
+            """, [store.schema]).all
+        return (indexes + constraints).map { $0.text(0) + " " + $0.text(1) }
+    }
+
     @Test func copyAndRowPathsGiveTheSameStore() throws {
         let url = try TestPostgres.shared().makeDatabase()
         let rows = try PostgresStore(url: url + "?schema=rows"), bulk = try PostgresStore(url: url + "?schema=bulk")
@@ -52,5 +63,10 @@ struct PostgresBulkSaveTests {
         #expect(expected.contains { $0.contains("Last of two") })
         #expect(try contents(bulk) == expected)
         #expect(try bulk.eventCount() == 199)
+        // The first batch went into an empty store without its foreign keys and indexes: all are back.
+        let schema = try definitions(rows)
+        #expect(schema.contains("tasks_event_id_fkey FOREIGN KEY (event_id) REFERENCES events(id) ON DELETE CASCADE"), "\(schema)")
+        #expect(schema.contains { $0.hasPrefix("events_by_start CREATE INDEX") })
+        #expect(try definitions(bulk) == schema)
     }
 }
