@@ -19,10 +19,15 @@ struct PostgresBulkSaveTests {
     }
 
     /// 150 events, then 100 again (50 known with other titles and fewer or more tasks, 50 new,
-    /// one id twice in the batch).
+    /// one id twice in the batch), then 100 of those once more: 80 the same, 20 with a task done.
     static let batches: [[Event]] = [
         (1...150).map { event($0, title: "First \($0)", tasks: $0 % 4) },
         (100...199).map { event($0, title: "Second \($0)", tasks: ($0 + 1) % 3) } + [event(120, title: "Last of two", tasks: 2)],
+        (100...199).map { n in
+            var same = n == 120 ? event(120, title: "Last of two", tasks: 2) : event(n, title: "Second \(n)", tasks: (n + 1) % 3)
+            if n >= 180 { same.tasks = same.tasks.map { EventTask(id: $0.id, text: $0.text, status: .done) } }
+            return same
+        },
     ]
 
     func contents(_ store: PostgresStore) throws -> [String] {
@@ -61,6 +66,7 @@ struct PostgresBulkSaveTests {
         let expected = try contents(rows)
         #expect(expected.count > 250)
         #expect(expected.contains { $0.contains("Last of two") })
+        #expect(expected.contains { $0.hasPrefix("00000000000000b4|0|t0|Task 0 of Second 180|done") }, "\(expected.suffix(5))")
         #expect(try contents(bulk) == expected)
         #expect(try bulk.eventCount() == 199)
         // The first batch went into an empty store without its foreign keys and indexes: all are back.
