@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: setup build demo test smoke bench bench-serve clean-bench symbol-order fuzz install uninstall
+.PHONY: setup build demo test smoke bench bench-serve bench-postgresql clean-bench symbol-order fuzz install uninstall
 
 # The Swift runtime and Foundation linked into the binary: it starts in about two thirds of the
 # time (no Swift libraries to load and bind) and runs where no Swift toolchain is installed.
@@ -60,6 +60,11 @@ bench: build
 bench-serve: build
 	@bash scripts/setup.sh --bench
 	/usr/bin/python3 bench/serve.py
+
+## PostgreSQL alone (bench/postgresql.py: import, list, tick and store copy at 100k events on both backends; writes bench/results-postgresql.md).
+bench-postgresql: build
+	@bash scripts/setup.sh --bench
+	/usr/bin/python3 bench/postgresql.py
 
 ## CalDAV sync alone (bench/caldav.py: against a local Radicale, vdirsyncer beside it; writes bench/results-caldav.md).
 bench-caldav: build

@@ -38,16 +38,17 @@ enum ErrorTranslator {
         case let error as CatalogError: (error.description, ExitCode.dataError, nil)
         case let error as AtomicFile.Failure: (error.description, ExitCode.dataError, nil)
         case let error as StoreError: (error.description, exitCode(of: error), nil)
+        case let error as StoreCopyError: (error.description, ExitCode.dataError, nil)
         default: ("internal error: \(error)", ExitCode.software, nil)
         }
     }
 
     /// Retry later when the store is locked or its server cannot be reached or was lost; 69 when a
-    /// PostgreSQL server refuses the login; else bad data.
+    /// PostgreSQL server refuses the login or the role may not create the missing schema; else bad data.
     static func exitCode(of error: StoreError) -> Int32 {
         switch error {
         case .busy, .unreachable, .connectionLost: ExitCode.temporaryFailure
-        case .authentication: ExitCode.unavailable
+        case .authentication, .noSchemaRights: ExitCode.unavailable
         default: ExitCode.dataError
         }
     }

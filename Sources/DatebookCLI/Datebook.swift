@@ -14,7 +14,7 @@ public enum Datebook {
     static let commands: [any Command.Type] = [
         AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
         TaskCommand.self, TasksCommand.self, DoneCommand.self, SnoozeCommand.self, AwaitNotificationCommand.self, CalCommand.self, DemoCommand.self,
-        ImportCommand.self, ExportCommand.self, FeedCommand.self, CalDAVCommand.self,
+        ImportCommand.self, ExportCommand.self, FeedCommand.self, CalDAVCommand.self, StoreCommand.self,
         DigestCommand.self, TemplatesCommand.self, SendCommand.self, ChannelsCommand.self,
         TickCommand.self, RunCommand.self, ServeCommand.self, StatusCommand.self, PreviewCommand.self, DoctorCommand.self,
         CompletionsCommand.self, CompleteCommand.self, ManCommand.self,

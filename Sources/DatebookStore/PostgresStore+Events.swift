@@ -12,9 +12,11 @@ extension PostgresStore {
 
     static let upsertSQL = EventColumn.insertHead + " (" + placeholders(EventColumn.allCases.count) + ") " + EventColumn.upsertTail
 
-    /// Inserts or replaces events with their tasks in one transaction; `progress(done)` every 1,000.
+    /// Inserts or replaces events with their tasks in one transaction: `copyThreshold` or more
+    /// through COPY (PostgresStore+Copy.swift), fewer row by row with `progress(done)` every 1,000.
     public func save(_ events: [Event], progress: (Int) -> Void) throws {
         try transaction {
+            guard events.count < Self.copyThreshold else { return try writeInBulk(events) }
             for (index, event) in events.enumerated() {
                 try write(event)
                 if (index + 1) % 1_000 == 0 { progress(index + 1) }
@@ -111,11 +113,6 @@ extension PostgresStore {
         }
         if let done = current { try body(done) }
     }
-
-    func streamSummaries(where condition: String, _ values: [String?], order: String, _ body: (EventSummary) throws -> Void) throws {
-        let rows = try query("SELECT \(SummaryColumn.selectList) FROM events e WHERE \(condition) ORDER BY \(order)", values)
-        for row in rows.all { try body(Store.summary(from: row)) }
-    }
 }
 
 /// Occurrences: single events by an indexed range on `start_key` (widened by the span of UTC
@@ -126,15 +123,51 @@ extension PostgresStore {
         try occurrences(from: from, to: to, calendar: calendar, read: stream).forEach(body)
     }
 
+    /// Listing summaries in one round trip: the single events in the window and every recurring
+    /// event (expanded here) come from one query, which the agenda's latency is mostly made of.
     public func forEachOccurrenceSummary(from: Date?, to: Date?, calendar: Calendar,
                                          _ body: (OccurrenceSummary) throws -> Void) throws {
-        try occurrences(from: from, to: to, calendar: calendar, read: streamSummaries).forEach(body)
+        let (singles, values) = Self.singlesCondition(from: from, to: to)
+        let rows = try query("""
+            SELECT \(SummaryColumn.selectList), e.time_zone, e.recurrence FROM events e
+            WHERE (\(singles)) OR e.recurrence IS NOT NULL ORDER BY e.start_key, e.id
+            """, values)
+        let window = Self.expansionWindow(from: from, to: to)
+        var found: [OccurrenceSummary] = []
+        for row in rows.all {
+            let summary = Store.summary(from: row)
+            guard let recurrence = row.optionalText(SummaryColumn.after(1)) else {
+                let occurrence = OccurrenceSummary(event: summary, calendar: calendar)
+                if Self.starts(occurrence.start, from: from, to: to) { found.append(occurrence) }
+                continue
+            }
+            for start in Self.starts(of: summary.start, timeZone: row.text(SummaryColumn.after(0)), recurrence: recurrence,
+                                     window: window, from: from, to: to, calendar: calendar) {
+                found.append(OccurrenceSummary(event: summary, start: start))
+            }
+        }
+        try found.sorted(by: OccurrenceOf.chronological).forEach(body)
     }
 
     private func occurrences<Item: StoredListing>(
         from: Date?, to: Date?, calendar: Calendar,
         read: (String, [String?], String, (Item) throws -> Void) throws -> Void
     ) throws -> [OccurrenceOf<Item>] {
+        let (condition, values) = Self.singlesCondition(from: from, to: to)
+        var found: [OccurrenceOf<Item>] = []
+        try read(condition, values, "e.start_key, e.id") { event in
+            let occurrence = OccurrenceOf(event: event, calendar: calendar)
+            if Self.starts(occurrence.start, from: from, to: to) { found.append(occurrence) }
+        }
+        try expandRecurring(from: from, to: to, calendar: calendar) { event, start in
+            found.append(OccurrenceOf(event: Item(listing: event), start: start))
+        }
+        return found.sorted(by: OccurrenceOf.chronological)
+    }
+
+    /// Single events whose start key may fall in `[from, to)` (widened by the span of UTC offsets),
+    /// with its parameters.
+    static func singlesCondition(from: Date?, to: Date?) -> (String, [String?]) {
         var conditions = ["e.recurrence IS NULL"]
         var values: [String?] = []
         if let from {
@@ -145,35 +178,39 @@ extension PostgresStore {
             values.append(String(Int64(to.timeIntervalSince1970.rounded(.up)) + Store.allDayEarliest))
             conditions.append("e.start_key < $\(values.count)")
         }
-        var found: [OccurrenceOf<Item>] = []
-        try read(conditions.joined(separator: " AND "), values, "e.start_key, e.id") { event in
-            let occurrence = OccurrenceOf(event: event, calendar: calendar)
-            if let from, occurrence.start < from { return }
-            if let to, occurrence.start >= to { return }
-            found.append(occurrence)
-        }
-        try expandRecurring(from: from, to: to, calendar: calendar) { event, start in
-            found.append(OccurrenceOf(event: Item(listing: event), start: start))
-        }
-        return found.sorted(by: OccurrenceOf.chronological)
+        return (conditions.joined(separator: " AND "), values)
     }
 
-    /// Every occurrence of a recurring event starting in `[from, to)` (an open bound reaches
-    /// `Store.openEndedReach` past the other), unsorted.
-    func expandRecurring(from: Date?, to: Date?, calendar: Calendar, onlyOpen: Bool = false,
-                         _ body: (Event, Date) throws -> Void) throws {
+    static func starts(_ start: Date, from: Date?, to: Date?) -> Bool {
+        (from.map { start >= $0 } ?? true) && (to.map { start < $0 } ?? true)
+    }
+
+    /// The start keys recurring events are expanded over for `[from, to)`: an open bound reaches
+    /// `Store.openEndedReach` past the other.
+    static func expansionWindow(from: Date?, to: Date?) -> Range<Int64> {
         let fromKey = from.map { Int64($0.timeIntervalSince1970.rounded(.down)) - Store.allDayLatest }
         let toKey = to.map { Int64($0.timeIntervalSince1970.rounded(.up)) + Store.allDayEarliest }
         let lower = fromKey ?? toKey.map { $0 - Store.openEndedReach } ?? Int64.min
         let upper = toKey ?? fromKey.map { $0 + Store.openEndedReach } ?? Int64.max
+        return lower..<upper
+    }
+
+    /// The starts in `[from, to)` of a recurring event starting at `start`.
+    static func starts(of start: EventStart, timeZone: String, recurrence: String, window: Range<Int64>,
+                       from: Date?, to: Date?, calendar: Calendar) -> [Date] {
+        RecurrenceExpander.keys(start: start, timeZone: timeZone, recurrence: recurrence, window: window).keys
+            .map { Store.start(key: $0, like: start).resolved(in: calendar) }
+            .filter { Self.starts($0, from: from, to: to) }
+    }
+
+    /// Every occurrence of a recurring event starting in `[from, to)`, unsorted.
+    func expandRecurring(from: Date?, to: Date?, calendar: Calendar, onlyOpen: Bool = false,
+                         _ body: (Event, Date) throws -> Void) throws {
+        let window = Self.expansionWindow(from: from, to: to)
         try stream(where: "e.recurrence IS NOT NULL" + (onlyOpen ? " AND e.open_count > 0" : ""), [], order: "e.id") { event in
             guard let recurrence = event.recurrence else { return }
-            let keys = RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone, recurrence: recurrence,
-                                               window: lower..<upper).keys
-            for key in keys {
-                let start = Store.start(key: key, like: event.start).resolved(in: calendar)
-                if let from, start < from { continue }
-                if let to, start >= to { continue }
+            for start in Self.starts(of: event.start, timeZone: event.timeZone, recurrence: recurrence, window: window,
+                                     from: from, to: to, calendar: calendar) {
                 try body(event, start)
             }
         }

@@ -85,13 +85,7 @@ extension PostgresStore {
     public func saveImport(_ result: ICSImport, calendar: String, progress: (Int) -> Void) throws {
         try transaction {
             try save(result.events, progress: progress)
-            for event in result.events {
-                guard let uid = result.uids[event.id] else { continue }
-                try query("""
-                    INSERT INTO event_sources (event_id, calendar, uid) VALUES ($1, $2, $3)
-                    ON CONFLICT (event_id) DO UPDATE SET calendar = excluded.calendar, uid = excluded.uid
-                    """, [event.id, calendar, uid])
-            }
+            try saveSources(of: result.events, uids: result.uids, calendar: calendar)
         }
     }
 }

@@ -22,6 +22,8 @@ public final class PostgresStore: PlannerStore {
     let connection: PostgresConnection
     /// The URL as libpq takes it (with its password: never printed), for the change listener.
     private let conninfo: String
+    /// The search path was set in the startup packet (PostgresStore+Open.swift).
+    let searchPathAtStartup: Bool
     /// Nesting depth of `transaction`: only the outermost begins and commits.
     private var depth = 0
     /// A statement met a lost connection: the next one outside a transaction connects again.
@@ -35,9 +37,11 @@ public final class PostgresStore: PlannerStore {
 
     private init(url: String, preparing: Bool) throws {
         location = StoreLocation.redacted(url)
-        let (conninfo, schema) = try Self.split(url, location: location)
+        let (given, schema) = try Self.split(url, location: location)
         self.schema = schema
+        let (conninfo, searchPathAtStartup) = Self.withStartupSearchPath(given, schema: schema)
         self.conninfo = conninfo
+        self.searchPathAtStartup = searchPathAtStartup
         connection = try PostgresConnection(conninfo: conninfo, store: location)
         if preparing { try prepareSchema() }
     }
@@ -141,6 +145,7 @@ public final class PostgresStore: PlannerStore {
     /// Creates or migrates the schema; refuses one written by a newer datebook without changing it.
     /// A current schema costs one query: no transaction, no lock.
     func prepareSchema() throws {
+        if try isCurrentSchema() { return }
         guard try checkKnownVersion() != Self.schemaVersion else {
             try wrap { try connection.execute("SET search_path TO \(schema)") }
             return
@@ -149,6 +154,7 @@ public final class PostgresStore: PlannerStore {
             // One migrating process at a time; the others wait here, then find the work done.
             try query("SELECT pg_advisory_xact_lock(hashtext($1))", ["datebook schema " + schema])
             let exists = try query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]).count > 0
+            try checkCreateRights(schemaExists: exists)
             if !exists { try wrap { try connection.execute("CREATE SCHEMA \(schema)") } }
             try wrap { try connection.execute("SET LOCAL search_path TO \(schema)") }
             try wrap { try connection.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BIGINT NOT NULL)") }

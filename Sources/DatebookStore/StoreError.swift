@@ -20,6 +20,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// The connection broke during a command; nothing after the last commit was kept.
     case connectionLost(store: String, reason: String)
     case postgres(store: String, message: String)
+    /// The schema (or its tables) is missing and this role may not create it: `database` names the
+    /// database whose CREATE right a missing schema needs; nil when the schema exists but its tables do not.
+    case noSchemaRights(store: String, schema: String, role: String, database: String?)
 
     public var description: String {
         switch self {
@@ -51,6 +54,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "store \(store): the connection to PostgreSQL was lost (\(reason)); nothing after the last commit was kept, try again"
         case let .postgres(store, message):
             "store \(store): \(message)"
+        case let .noSchemaRights(store, schema, role, database?):
+            "store \(store): the schema '\(schema)' does not exist and role '\(role)' may not create it (it needs the CREATE right on database '\(database)'); as the database's owner run CREATE SCHEMA \(schema) AUTHORIZATION \(role), or GRANT CREATE ON DATABASE \(database) TO \(role) — nothing was created"
+        case let .noSchemaRights(store, schema, role, nil):
+            "store \(store): the schema '\(schema)' has no datebook tables and role '\(role)' may not create them (it needs the CREATE right on schema '\(schema)'); as its owner run GRANT CREATE ON SCHEMA \(schema) TO \(role) — nothing was created"
         }
     }
 }

@@ -54,6 +54,8 @@ enum CompletionValues: Sendable, Equatable {
         case ("feed", 1): ["refresh", "rm"].contains(before[0]) ? .feeds : .none
         case ("feed", 2): before[0] == "add" ? .files : .none
         case ("caldav", 0): .words(CalDAVCommand.actions)
+        case ("store", 0): .words(StoreCommand.actions)
+        case ("store", 1), ("store", 2): .files
         case ("send", 0): .words(SendCommand.targets)
         case ("send", 1): before[0] == "alert" ? .events : .none
         case ("channels", 0): .words(["test"])

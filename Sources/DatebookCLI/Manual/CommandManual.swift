@@ -6,7 +6,7 @@ enum CommandManual {
     /// The command groups, in page order. Every command belongs to exactly one (a test checks).
     static let groups: [(title: String, commands: [String])] = [
         ("PLANNER COMMANDS", ["add", "list", "show", "edit", "rm", "task", "tasks", "done", "snooze", "cal", "demo"]),
-        ("IMPORT, EXPORT, FEED AND CALDAV COMMANDS", ["import", "export", "feed", "caldav"]),
+        ("IMPORT, EXPORT, FEED AND CALDAV COMMANDS", ["import", "export", "feed", "caldav", "store"]),
         ("DIGEST AND CHANNEL COMMANDS", ["digest", "templates", "send", "channels"]),
         ("SCHEDULER COMMANDS", ["tick", "run", "status", "preview", "doctor"]),
         ("SERVER COMMANDS", ["serve"]),

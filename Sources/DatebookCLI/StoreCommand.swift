@@ -1,0 +1,65 @@
+import DatebookCore
+import DatebookStore
+import Foundation
+
+/// `datebook store copy FROM TO`: a whole store into an empty one, SQLite or PostgreSQL either way.
+enum StoreCommand: Command {
+    static let actions = ["copy"]
+
+    static let spec = CommandSpec(
+        name: "store", summary: "copy a whole store between SQLite and PostgreSQL",
+        usage: "copy FROM TO",
+        positionals: 1...3,
+        examples: ["datebook store copy ~/.local/share/datebook/datebook.sqlite3 postgresql://me@db.example.org/datebook",
+                   "datebook store copy postgresql://me@localhost/datebook ~/backup.sqlite3"],
+        details: """
+        FROM and TO are each a SQLite file or a postgresql:// URL. The events with their tasks, the
+        feeds and the events' iCalendar sources, the delivery ledger and the last pass, the
+        action-link key and the links used are copied in one transaction on TO, then each table's
+        rows are counted on both sides; a difference rolls the copy back (exit 65). TO must be
+        empty (a new file, or a database or ?schema=NAME without datebook's rows); a TO with rows
+        is refused before anything is written (exit 65). CalDAV accounts are not copied: add them
+        again with 'datebook caldav add' against TO. Passwords in URLs are printed as ****.
+        """
+    )
+
+    static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
+        let words = arguments.positionals
+        _ = try Subcommands.action(words, command: "store", counts: [("copy", 3...3)], usage: spec.usage)
+        return try copy(from: location(words[1], context), to: location(words[2], context), context)
+    }
+
+    /// A URL as given; a path with `~` expanded.
+    static func location(_ text: String, _ context: Context) -> String {
+        StoreLocation.isPostgres(text) ? text : XDGPaths.expand(text, context.environment)
+    }
+
+    static func copy(from: String, to: String, _ context: Context) throws -> Int32 {
+        let (fromName, toName) = (StoreLocation.redacted(from), StoreLocation.redacted(to))
+        guard from != to else { throw CLIError.usage("store copy: FROM and TO are the same store (\(fromName))") }
+        let source = try named("FROM") {
+            guard try StoreOpener.schemaVersions(from) != nil else {
+                throw CLIError.data("store copy: FROM \(fromName) holds no datebook store; check the path or URL (and ?schema=NAME)")
+            }
+            return try StoreOpener.open(from, readOnly: true)
+        }
+        let target = try named("TO") { try StoreOpener.open(to) }
+        target.recurrenceHorizon = Store.standardHorizon(now: context.now)
+        let counts = try StoreCopy(from: source, to: target).run()
+        context.out.write("copied \(fromName) to \(toName)\n")
+        let width = counts.map(\.table.count).max() ?? 0
+        for count in counts {
+            context.out.write(count.table.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(count.rows)\n")
+        }
+        return ExitCode.ok
+    }
+
+    /// Runs `body`; a store error in it says which side of the copy it concerns.
+    static func named<T>(_ side: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw CLIError(message: "store copy: \(side): \(error.description)", code: ErrorTranslator.exitCode(of: error))
+        }
+    }
+}

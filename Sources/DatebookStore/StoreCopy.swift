@@ -1,0 +1,222 @@
+import DatebookCore
+import Foundation
+
+/// `datebook store copy FROM TO`: a whole store into an empty one, SQLite or PostgreSQL either
+/// way, in one transaction on the target, with each table's rows counted on both sides.
+///
+/// Events and tasks travel as `Event` values: read with `forEachEvent`, written by the target's
+/// bulk writer (SQLite's `writeMany`, PostgreSQL's `COPY`), whose rows come from `EventColumn` and
+/// `TaskColumn`, so a new column reaches the copy without an edit here. The other tables travel as
+/// rows of text (`Table`): feeds and the events' iCalendar sources (a feed's overlays are its
+/// events' own fields and tasks), the ledger, the action-link key and the links used; the last
+/// pass goes through the stores' accessors. What SQLite derives (occurrences, recurrence spans,
+/// alert lead sets) its writer makes. CalDAV accounts are not copied.
+public struct StoreCopy {
+    /// Rows of one table after a copy (the same on both sides, or the copy was rolled back).
+    public struct Count: Equatable, Sendable {
+        public var table: String
+        public var rows: Int
+    }
+
+    /// A table copied row by row as text, by its column names (SQLite's where they differ).
+    struct Table {
+        var name: String
+        var columns: [String]
+        var sqliteColumns: [String]?
+
+        func columns(on store: any PlannerStore) -> [String] {
+            store is Store ? sqliteColumns ?? columns : columns
+        }
+    }
+
+    static let tables: [Table] = [
+        Table(name: "event_sources", columns: ["event_id", "calendar", "uid"]),
+        Table(name: "feeds", columns: PostgresStore.feedColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }),
+        Table(name: "deliveries", columns: ledgerColumns(lease: "lease_until"), sqliteColumns: ledgerColumns(lease: "claimed_until")),
+        Table(name: "secrets", columns: ["name", "value", "created_at"]),
+        Table(name: "used_action_links", columns: ["id", "action", "event_id", "used_at", "expires_at"]),
+    ]
+
+    /// The ledger's columns, as the backends read them plus `created_at`; the lease's end is
+    /// `claimed_until` in SQLite, `lease_until` in PostgreSQL.
+    static func ledgerColumns(lease: String) -> [String] {
+        PostgresStore.ledgerColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .map { $0 == "lease_until" ? lease : $0 } + ["created_at"]
+    }
+
+    /// Every table a copy counts, in the order of its report.
+    public static let countedTables = ["events", "tasks"] + tables.map(\.name) + ["last pass"]
+
+    let source: any PlannerStore
+    let target: any PlannerStore
+
+    public init(from source: any PlannerStore, to target: any PlannerStore) {
+        self.source = source
+        self.target = target
+    }
+
+    /// What is read from the source, in one snapshot.
+    struct Snapshot {
+        var events: [Event] = []
+        var rows: [String: [[String?]]] = [:]
+        var lastPass: Date?
+
+        var counts: [Count] {
+            [Count(table: "events", rows: events.count), Count(table: "tasks", rows: events.reduce(0) { $0 + $1.tasks.count })]
+                + StoreCopy.tables.map { Count(table: $0.name, rows: rows[$0.name]?.count ?? 0) }
+                + [Count(table: "last pass", rows: lastPass == nil ? 0 : 1)]
+        }
+    }
+
+    /// Copies the source into the target, which must hold nothing yet; returns the rows per table.
+    ///
+    /// - Throws: `StoreCopyError.targetNotEmpty` (nothing written), `.countMismatch` (rolled back),
+    ///   or the stores' own errors (rolled back).
+    @discardableResult
+    public func run() throws -> [Count] {
+        let found = try counts(in: target)
+        let occupied = found.filter { $0.rows > 0 }
+        guard occupied.isEmpty else { throw StoreCopyError.targetNotEmpty(store: target.location, tables: occupied) }
+        let snapshot = try read()
+        let expected = snapshot.counts
+        try write(snapshot) {
+            let written = try counts(in: target)
+            for (want, got) in zip(expected, written) where want.rows != got.rows {
+                throw StoreCopyError.countMismatch(store: target.location, table: want.table, source: want.rows, target: got.rows)
+            }
+        }
+        return expected
+    }
+
+    // MARK: Reading
+
+    /// Everything of the source, read in one snapshot (SQLite: a read transaction; PostgreSQL:
+    /// a repeatable-read one), so a scheduler writing meanwhile cannot tear it.
+    func read() throws -> Snapshot {
+        var snapshot = Snapshot()
+        try inSnapshot(of: source) {
+            try source.forEachEvent { snapshot.events.append($0) }
+            for table in Self.tables { snapshot.rows[table.name] = try rows(of: table, in: source) }
+            snapshot.lastPass = try source.lastPass()
+        }
+        return snapshot
+    }
+
+    private func inSnapshot(of store: any PlannerStore, _ body: () throws -> Void) throws {
+        let begin = store is PostgresStore ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN"
+        try execute(begin, on: store)
+        do {
+            try body()
+            try execute("COMMIT", on: store)
+        } catch {
+            try? execute("ROLLBACK", on: store)
+            throw error
+        }
+    }
+
+    private func rows(of table: Table, in store: any PlannerStore) throws -> [[String?]] {
+        let columns = table.columns(on: store)
+        let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table.name)"
+        if let store = store as? PostgresStore {
+            let result = try store.query(sql)
+            return (0..<result.count).map { row in columns.indices.map { result.optionalText(row, $0) } }
+        }
+        let store = try sqlite(store)
+        return try store.wrap {
+            let statement = try store.db.prepare(sql)
+            var found: [[String?]] = []
+            while try statement.step() { found.append(columns.indices.map { statement.optionalText(Int32($0)) }) }
+            return found
+        }
+    }
+
+    // MARK: Writing
+
+    /// Writes `snapshot` and runs `verify` in one transaction on the target.
+    private func write(_ snapshot: Snapshot, verify: () throws -> Void) throws {
+        if let store = target as? PostgresStore {
+            try store.transaction {
+                try store.withoutPlannerChecks {
+                    try store.copyRows(of: snapshot.events, events: "events", tasks: "tasks")
+                    for table in Self.tables {
+                        try store.wrap {
+                            try store.connection.copy(into: table.name, columns: table.columns, rows: snapshot.rows[table.name] ?? [])
+                        }
+                    }
+                }
+                try snapshot.lastPass.map(store.setLastPass)
+                try verify()
+            }
+            return
+        }
+        let store = try sqlite(target)
+        try store.bulkTransaction(count: snapshot.events.count) {
+            try store.writeMany(snapshot.events)
+            for table in Self.tables {
+                let columns = table.columns(on: store)
+                let sql = "INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+                try store.wrap {
+                    let insert = try store.db.prepare(sql)
+                    for row in snapshot.rows[table.name] ?? [] { try insert.bind(row.map(SQLiteValue.optional)).run() }
+                }
+            }
+            try snapshot.lastPass.map(store.setLastPass)
+            try verify()
+        }
+    }
+
+    // MARK: Counting
+
+    /// The rows of every counted table of `store`, in `countedTables` order.
+    func counts(in store: any PlannerStore) throws -> [Count] {
+        var counts: [Count] = []
+        for table in Self.countedTables.dropLast() {
+            let sql = "SELECT count(*) FROM \(table)"
+            let rows: Int
+            if let store = store as? PostgresStore {
+                rows = try store.query(sql).int(0, 0)
+            } else {
+                let store = try sqlite(store)
+                rows = Int(try store.wrap { try store.db.integer(sql) })
+            }
+            counts.append(Count(table: table, rows: rows))
+        }
+        counts.append(Count(table: "last pass", rows: try store.lastPass() == nil ? 0 : 1))
+        return counts
+    }
+
+    private func execute(_ sql: String, on store: any PlannerStore) throws {
+        if let store = store as? PostgresStore {
+            try store.wrap { try store.connection.execute(sql) }
+        } else {
+            let store = try sqlite(store)
+            try store.wrap { try store.db.execute(sql) }
+        }
+    }
+
+    private func sqlite(_ store: any PlannerStore) throws -> Store {
+        guard let store = store as? Store else {
+            throw StoreError.postgres(store: store.location, message: "store copy knows SQLite and PostgreSQL stores only")
+        }
+        return store
+    }
+}
+
+/// Why `datebook store copy` refused or undid a copy.
+public enum StoreCopyError: Error, Equatable, CustomStringConvertible {
+    /// The target holds rows already: nothing was written.
+    case targetNotEmpty(store: String, tables: [StoreCopy.Count])
+    /// After writing, a table of the target did not hold as many rows as the source: rolled back.
+    case countMismatch(store: String, table: String, source: Int, target: Int)
+
+    public var description: String {
+        switch self {
+        case let .targetNotEmpty(store, tables):
+            "store copy: the target \(store) is not empty ("
+                + tables.map { "\($0.table): \($0.rows)" }.joined(separator: ", ")
+                + "); copy into a new SQLite file or an empty PostgreSQL database or schema (?schema=NAME) — nothing was written"
+        case let .countMismatch(store, table, source, target):
+            "store copy: \(table) has \(source) row(s) in the source but \(target) in the target \(store); the copy was rolled back, nothing was written"
+        }
+    }
+}
