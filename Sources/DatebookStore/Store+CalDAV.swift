@@ -119,6 +119,49 @@ extension Store {
         return result
     }
 
+    /// The synced calendars `datebook add --calendar NAME` may mean: the one whose
+    /// `ACCOUNT/DISPLAY NAME` is NAME, else those whose display name is (several: ambiguous).
+    public func calDAVCalendars(named name: String) throws -> [CalDAVCalendar] {
+        var byName: [CalDAVCalendar] = []
+        for account in try calDAVAccounts() {
+            for calendar in try calDAVCalendars(account: account.name) where calendar.selected {
+                if account.name + "/" + calendar.displayName == name { return [calendar] }
+                if calendar.displayName == name { byName.append(calendar) }
+            }
+        }
+        return byName
+    }
+
+    /// Every `ACCOUNT/DISPLAY NAME` of a synced calendar (what `--calendar` accepts, for hints).
+    public func calDAVCalendarNames() throws -> [String] {
+        var names: [String] = []
+        for account in try calDAVAccounts() {
+            names += try calDAVCalendars(account: account.name).filter(\.selected).map { account.name + "/" + $0.displayName }
+        }
+        return names
+    }
+
+    /// Saves an event made in datebook into a CalDAV calendar, with the UID its resource will have,
+    /// in one transaction: the next sync sends it (`PUT` with `If-None-Match: *`).
+    public func save(_ event: Event, into calendar: CalDAVCalendar, uid: String) throws {
+        try transaction {
+            try write(event)
+            try saveSources(calendar: calendar.sourceCalendar, ids: [(event.id, uid)])
+        }
+    }
+
+    /// Event id → UID of every event recorded under the calendar (those of the server and those
+    /// made here and not sent yet).
+    public func calDAVEventUIDs(of calendar: CalDAVCalendar) throws -> [String: String] {
+        var result: [String: String] = [:]
+        try wrap {
+            let rows = try statement("SELECT event_id, uid FROM event_sources WHERE calendar = ?")
+            try rows.bind(.text(calendar.sourceCalendar))
+            while try rows.step() { result[rows.text(0)] = rows.text(1) }
+        }
+        return result
+    }
+
     /// Removes an account, its calendars, resources and events; false when there is none.
     @discardableResult
     public func removeCalDAVAccount(named name: String) throws -> Bool {
@@ -178,13 +221,14 @@ extension Store {
         try wrap {
             // The columns as stored: no events are built.
             let rows = try statement("""
-                SELECT e.id, e.title, e.start_key, e.all_day, e.end_key, e.end_all_day, e.notes, t.id, t.text, t.status
+                SELECT e.id, e.title, e.start_key, e.all_day, e.end_key, e.end_all_day, e.notes, e.time_zone, e.symbol, e.color,
+                    e.alerts, e.recurrence, t.id, t.text, t.status
                 FROM event_sources s JOIN events e ON e.id = s.event_id LEFT JOIN tasks t ON t.event_id = e.id
                 WHERE s.calendar = ? ORDER BY e.id, t.position
                 """)
             try rows.bind(.text(calendar.sourceCalendar))
             while try rows.step() {
-                for column in Int32(0)..<10 {
+                for column in Int32(0)..<15 {
                     if rows.isNull(column) { mix(0xfe) } else { rows.withTextBytes(column) { for byte in $0 { mix(byte) } } }
                     mix(0xff)
                 }
