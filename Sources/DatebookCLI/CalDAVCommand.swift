@@ -181,19 +181,29 @@ enum CalDAVCommand: Command {
             accounts = accounts.filter { $0.name == name }
             guard !accounts.isEmpty else { throw try noSuchAccount(name, store) }
         }
+        let report = try report(accounts, store, context)
+        context.out.write(report.text)
+        return report.failed ? 1 : ExitCode.ok
+    }
+
+    /// `home: synced WHEN[, FAILED: why]` per account, then its conflicts (at most `limit`, newest
+    /// first) or `no conflicts`, each line after `indent`: what `caldav status` and `status` print.
+    static func report(_ accounts: [CalDAVAccount], _ store: Store, _ context: Context, indent: String = "",
+                       limit: Int = 50) throws -> (text: String, failed: Bool) {
+        var text = ""
         var failed = false
         for account in accounts {
             let synced = account.lastSync.map { Rows.when(.instant($0), context) } ?? "never"
-            context.out.write("\(account.name): synced \(synced)" + (account.lastError.map { ", FAILED: " + $0 } ?? "") + "\n")
+            text += indent + "\(account.name): synced \(synced)" + (account.lastError.map { ", FAILED: " + $0 } ?? "") + "\n"
             failed = failed || account.lastError != nil
-            let conflicts = try store.calDAVConflicts(account: account.name)
-            if conflicts.isEmpty { context.out.write("  no conflicts\n") }
+            let conflicts = try store.calDAVConflicts(account: account.name, limit: limit)
+            if conflicts.isEmpty { text += indent + "  no conflicts\n" }
             for conflict in conflicts {
-                context.out.write("  \(Rows.when(.instant(conflict.at), context))  \(TextWidth.clean(conflict.calendar))  "
-                                  + TextWidth.clean(conflict.message) + "\n")
+                text += indent + "  \(Rows.when(.instant(conflict.at), context))  \(TextWidth.clean(conflict.calendar))  "
+                    + TextWidth.clean(conflict.message) + "\n"
             }
         }
-        return failed ? 1 : ExitCode.ok
+        return (text, failed)
     }
 
     static func list(_ store: Store, _ context: Context) throws -> Int32 {

@@ -8,8 +8,14 @@ import Foundation
 /// alerts follow the server's changes. Accounts of the config are registered on the first one.
 /// Problems are logged and recorded on the account (`caldav list` shows them); the pass goes on.
 enum CalDAVScheduling {
+    /// How long `datebook run` waits after a store change before it syncs the accounts whose
+    /// calendars changed here, so that a burst of edits goes up in one sync.
+    static let afterLocalChange: Duration = .seconds(2)
+
+    /// - Parameter localChanges: also sync, whatever their `every`, the accounts with a calendar
+    ///   changed in datebook since its last sync (its local digest differs).
     static func syncDue(store: any PlannerStore, config: Config, environment: [String: String], timeZone: TimeZone,
-                        now: Date, log: (String) -> Void) {
+                        now: Date, localChanges: Bool = false, log: (String) -> Void) {
         do {
             guard let store = store as? Store else {
                 if !config.caldav.isEmpty { log("caldav: not synced: " + Self.postgresMessage) }
@@ -26,7 +32,7 @@ enum CalDAVScheduling {
                     log("caldav '\(entry.name)' (config): \(ErrorTranslator.translate(error).message)")
                 }
             }
-            for account in try store.calDAVAccounts() where isDue(account, now: now) {
+            for account in try store.calDAVAccounts() where try isDue(account, now: now) || localChanges && changedHere(account, store) {
                 var failure: String?
                 do {
                     let sync = CalDAVSync(store: store, client: try CalDAVCommand.client(for: account, config: config, environment: environment),
@@ -52,6 +58,19 @@ enum CalDAVScheduling {
     static func isDue(_ account: CalDAVAccount, now: Date) -> Bool {
         guard let last = account.lastSync else { return true }
         return now.timeIntervalSince(last) >= TimeInterval(account.every)
+    }
+
+    /// Whether one of the account's synced calendars was changed in datebook since its last sync.
+    static func changedHere(_ account: CalDAVAccount, _ store: Store) throws -> Bool {
+        try store.calDAVCalendars(account: account.name).contains { calendar in
+            try calendar.selected && store.calDAVLocalDigest(of: calendar) != calendar.localDigest
+        }
+    }
+
+    /// True when the store has a CalDAV account (a PostgreSQL store has none yet).
+    static func hasAccounts(_ store: any PlannerStore) -> Bool {
+        guard let store = store as? Store else { return false }
+        return (try? store.calDAVAccounts().isEmpty) == false
     }
 
     static let postgresMessage = "CalDAV accounts live in a SQLite store for now; a PostgreSQL store does not sync them yet (docs/caldav.md)"

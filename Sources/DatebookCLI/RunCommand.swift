@@ -47,7 +47,18 @@ enum RunCommand: Command {
         var version = try store.dataVersion()
         log.write("started (pid \(getpid()), store \(store.location)\(wakeups.watchesStore ? "" : ", store changes noticed within a minute"))")
         var due = true
+        // When to sync the CalDAV accounts changed here: a while after the first store change since.
+        var calDAVSync: ContinuousClock.Instant?
         while true {
+            if let at = calDAVSync, ContinuousClock.now >= at {
+                var local = settings
+                local.calDAVLocalChanges = true
+                // A whole pass: it stands for a due one too.
+                if runner.start(local) {
+                    calDAVSync = nil
+                    due = false
+                }
+            }
             if due { runner.start(settings) }
             let now = Date()
             var sleep = maxSleep
@@ -56,6 +67,11 @@ enum RunCommand: Command {
                 // due is left to a running pass; its end wakes this loop again.
                 let wait = next.timeIntervalSince(now) + 0.005
                 if wait > 0.005 || !runner.isBusy { sleep = min(maxSleep, max(0, wait)) }
+            }
+            // Not started for want of a free pass: the end of one wakes this loop.
+            if let at = calDAVSync, !(ContinuousClock.now >= at && runner.isBusy) {
+                let left = (at - ContinuousClock.now).components
+                sleep = min(sleep, max(0.01, Double(left.seconds) + Double(left.attoseconds) * 1e-18))
             }
             let started = ContinuousClock.now
             let reasons = wakeups.wait(seconds: sleep)
@@ -79,6 +95,9 @@ enum RunCommand: Command {
             if reasons.contains(.storeChanged), let current = try? store.dataVersion(), current != version {
                 version = current
                 due = true
+                if calDAVSync == nil, CalDAVScheduling.hasAccounts(store) {
+                    calDAVSync = ContinuousClock.now + CalDAVScheduling.afterLocalChange
+                }
                 served?.1.warmFeed()
             }
         }

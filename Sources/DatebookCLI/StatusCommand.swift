@@ -14,7 +14,9 @@ enum StatusCommand: Command {
         details: """
         Upcoming: pending retries, quiet-hours deferrals and everything scheduled in the next 7 days.
         Recent: every delivery that ended sent-late, skipped, cancelled or failed, with its reason.
-        Exit status: 0, or 1 when a delivery failed in that time (so a monitor can alert on it).
+        CalDAV accounts: each one's last sync and its 10 newest conflicts (what lost), as 'caldav status'.
+        Exit status: 0, or 1 when a delivery failed in that time or an account's last CalDAV sync failed
+        (so a monitor can alert on it).
         """
     )
 
@@ -52,8 +54,14 @@ enum StatusCommand: Command {
                     + limit.message { Rows.when($0, context) } + "\n"
             }
         }
+        var syncFailed = false
+        if let store = store as? Store, case let accounts = try store.calDAVAccounts(), !accounts.isEmpty {
+            let report = try CalDAVCommand.report(accounts, store, context, indent: "  ", limit: 10)
+            out += "\nCalDAV accounts (last sync, and what lost in conflicts):\n" + report.text
+            syncFailed = report.failed
+        }
         context.out.write(out)
-        return recent.contains { $0.state == .failed } ? 1 : ExitCode.ok
+        return recent.contains { $0.state == .failed } || syncFailed ? 1 : ExitCode.ok
     }
 
     static func number(_ text: String?, option: String, default value: Int) throws -> Int {

@@ -185,4 +185,18 @@ struct CalDAVPushCommandTests {
         #expect(before.contains(phone) && again.contains(phone))
         #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
     }
+
+    @Test func statusShowsEachAccountsLastSyncAndWhatLostInConflicts() throws {
+        let (sandbox, server, environment) = try synced()
+        try server.put("personal", "dentist.ics", try #require(try server.get("personal", "dentist.ics"))
+            .replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (phone)"))
+        #expect(sandbox.run(["edit", "Dentist", "--title", "Dentist (datebook)"]).code == 0)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        let status = sandbox.run(["status"])
+        #expect(status.code == 0, "\(status.err)")
+        snapshots.expect(status.out, named: "status-caldav-conflict.txt")
+        // The same lines as 'caldav status', indented.
+        let own = sandbox.run(["caldav", "status"]).out
+        #expect(status.out.hasSuffix(own.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n"))
+    }
 }
