@@ -31,12 +31,12 @@ enum AddCommand: Command {
         try EventOptions.validate(event)
         let store = try context.openStore(extendingHorizon: false)
         if let name = arguments.value("--calendar") {
-            let sqlite = try CalDAVScheduling.sqlite(store)
-            let calendar = try calDAVCalendar(named: name, sqlite)
+            let calDAV = try CalDAVScheduling.calDAVStore(store)
+            let calendar = try calDAVCalendar(named: name, calDAV)
             // The UID of its resource-to-be gives the id, as the server's copy will (no duplicate after the next pull).
             let uid = EventID.random(using: &generator) + PlannerICS.uidSuffix
             event.id = PlannerICS.eventID(uid: uid, calendar: calendar.sourceCalendar)
-            try sqlite.save(event, into: calendar, uid: uid)
+            try calDAV.save(event, into: calendar, uid: uid)
         } else {
             try store.save(event)
         }
@@ -45,7 +45,7 @@ enum AddCommand: Command {
     }
 
     /// The synced CalDAV calendar `--calendar NAME` names: a display name, or `ACCOUNT/NAME`.
-    static func calDAVCalendar(named name: String, _ store: Store) throws -> CalDAVCalendar {
+    static func calDAVCalendar(named name: String, _ store: any CalDAVStore) throws -> CalDAVCalendar {
         let found = try store.calDAVCalendars(named: name)
         let names = try store.calDAVCalendarNames()
         let hint = Suggestion.hint(for: name, in: names.map { String($0.drop { $0 != "/" }.dropFirst()) })

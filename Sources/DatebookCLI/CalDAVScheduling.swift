@@ -17,10 +17,7 @@ enum CalDAVScheduling {
     static func syncDue(store: any PlannerStore, config: Config, environment: [String: String], timeZone: TimeZone,
                         now: Date, localChanges: Bool = false, log: (String) -> Void) {
         do {
-            guard let store = store as? Store else {
-                if !config.caldav.isEmpty { log("caldav: not synced: " + Self.postgresMessage) }
-                return
-            }
+            guard let store = store as? any CalDAVStore else { return }
             let known = Set(try store.calDAVAccounts().map(\.name))
             for entry in config.caldav where !known.contains(entry.name) {
                 let account = CalDAVAccount(name: entry.name, url: entry.url, username: entry.username, passwordSource: "config",
@@ -61,23 +58,23 @@ enum CalDAVScheduling {
     }
 
     /// Whether one of the account's synced calendars was changed in datebook since its last sync.
-    static func changedHere(_ account: CalDAVAccount, _ store: Store) throws -> Bool {
+    static func changedHere(_ account: CalDAVAccount, _ store: any CalDAVStore) throws -> Bool {
         try store.calDAVCalendars(account: account.name).contains { calendar in
             try calendar.selected && store.calDAVLocalDigest(of: calendar) != calendar.localDigest
         }
     }
 
-    /// True when the store has a CalDAV account (a PostgreSQL store has none yet).
+    /// True when the store has a CalDAV account.
     static func hasAccounts(_ store: any PlannerStore) -> Bool {
-        guard let store = store as? Store else { return false }
+        guard let store = store as? any CalDAVStore else { return false }
         return (try? store.calDAVAccounts().isEmpty) == false
     }
 
-    static let postgresMessage = "CalDAV accounts live in a SQLite store for now; a PostgreSQL store does not sync them yet (docs/caldav.md)"
-
-    /// The SQLite store CalDAV keeps its accounts and resources in; a PostgreSQL store is refused (exit 69).
-    static func sqlite(_ store: any PlannerStore) throws -> Store {
-        guard let store = store as? Store else { throw CLIError(message: postgresMessage, code: ExitCode.unavailable) }
+    /// The store as CalDAV sees it (both stores hold CalDAV accounts).
+    static func calDAVStore(_ store: any PlannerStore) throws -> any CalDAVStore {
+        guard let store = store as? any CalDAVStore else {
+            throw CLIError(message: "\(store.location) cannot hold CalDAV accounts", code: ExitCode.unavailable)
+        }
         return store
     }
 }

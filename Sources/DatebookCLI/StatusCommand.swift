@@ -55,7 +55,7 @@ enum StatusCommand: Command {
             }
         }
         var syncFailed = false
-        if let store = store as? Store, case let accounts = try store.calDAVAccounts(), !accounts.isEmpty {
+        if let store = store as? any CalDAVStore, case let accounts = try store.calDAVAccounts(), !accounts.isEmpty {
             let report = try CalDAVCommand.report(accounts, store, context, indent: "  ", limit: 10)
             out += "\nCalDAV accounts (last sync, and what lost in conflicts):\n" + report.text
             syncFailed = report.failed

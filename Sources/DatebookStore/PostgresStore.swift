@@ -223,6 +223,8 @@ public final class PostgresStore: PlannerStore {
         );
         CREATE INDEX used_action_links_by_expiry ON used_action_links (expires_at);
         """,
+        // CalDAV accounts (issue 18); see PostgresStore+CalDAV.swift.
+        calDAVMigration,
     ]
 
     /// A value the next write by any connection changes (a sequence bumped by statement triggers).

@@ -8,14 +8,14 @@ import Foundation
 /// Per calendar: one `sync-collection` report from the stored token (an unchanged calendar costs
 /// just that request), a `calendar-multiget` of the resources whose ETag changed, then the
 /// calendar's events rebuilt from every resource now held and saved with the new token in one
-/// transaction (`Store.applyCalDAVChanges`). A sync killed before that transaction changed nothing;
+/// transaction (`CalDAVStore.applyCalDAVChanges`). A sync killed before that transaction changed nothing;
 /// the next one receives the same changes again.
 public struct CalDAVSync {
-    public let store: Store
+    public let store: any CalDAVStore
     public let client: CalDAVClient
     public let timeZone: TimeZone
 
-    public init(store: Store, client: CalDAVClient, timeZone: TimeZone) {
+    public init(store: any CalDAVStore, client: CalDAVClient, timeZone: TimeZone) {
         self.store = store
         self.client = client
         self.timeZone = timeZone
@@ -85,7 +85,7 @@ public struct CalDAVSync {
     }
 
     func events(_ resources: [CalDAVResource], _ calendar: CalDAVCalendar, now: Date, existing: @escaping (String) -> Event?,
-                store: Store? = nil) throws -> ICSImport {
+                store: (any PlannerStore)? = nil) throws -> ICSImport {
         let options = PlannerICS.Options(calendar: calendar.sourceCalendar, timeZone: timeZone, today: CalendarDate(now, in: timeZone),
                                          existing: existing, store: store)
         return try PlannerICS.decode(ICalResources.combine(resources.map(\.text)), fileName: calendar.displayName, options: options)

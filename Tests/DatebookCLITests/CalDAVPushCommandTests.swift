@@ -199,4 +199,39 @@ struct CalDAVPushCommandTests {
         let own = sandbox.run(["caldav", "status"]).out
         #expect(status.out.hasSuffix(own.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n"))
     }
+
+    @Test func anAccountOnAPostgreSQLStoreSyncsBothWays() throws {
+        let server = try Radicale()
+        try server.makeCalendar("personal", displayName: "Personal")
+        try server.put("personal", "dentist.ics", CalDAVCommandTests.dentist)
+        try server.put("personal", "milk.ics", CalDAVCommandTests.milk)
+        let store = try TestPostgres.shared().makeDatabase()
+        let sandbox = Sandbox()
+        let environment = ["DAV_PASSWORD": server.password]
+        let added = sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", server.username,
+                                 "--password-env", "DAV_PASSWORD"], environment: environment, storePath: store)
+        #expect(added.code == 0, "\(added.err)")
+        let first = sandbox.run(["caldav", "sync"], environment: environment, storePath: store)
+        #expect(first.out == "caldav 'home' Personal: 2 received, 0 removed, 2 events\n", "\(first.err)")
+        #expect(sandbox.run(["list"], storePath: store).out.contains("Dentist"))
+        // A task ticked off and an event added here go up; the server's copies come back as the same ones.
+        #expect(sandbox.run(["task", "done", "Tasks", "1"], storePath: store).code == 0)
+        #expect(sandbox.run(["add", "Book club", "--at", "2026-12-05 18:00", "--calendar", "Personal"], storePath: store).code == 0)
+        let before = sandbox.run(["list", "--json"], storePath: store).out
+        let pushed = sandbox.run(["caldav", "sync"], environment: environment, storePath: store)
+        #expect(pushed.out == "caldav 'home' Personal: 2 sent, 0 removed on the server\ncaldav 'home' Personal: unchanged\n", "\(pushed.err)")
+        let milk = try #require(try server.get("personal", "milk.ics"))
+        #expect(milk.contains("\r\nSTATUS:COMPLETED\r\n"))
+        #expect(try created(server, containing: "SUMMARY:Book club") != nil)
+        #expect(sandbox.run(["list", "--json"], storePath: store).out == before)
+        // A change on the server, and a conflict recorded and shown.
+        try server.put("personal", "dentist.ics", try #require(try server.get("personal", "dentist.ics"))
+            .replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (phone)"))
+        #expect(sandbox.run(["edit", "Dentist", "--title", "Dentist (datebook)"], storePath: store).code == 0)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment, storePath: store).code == 0)
+        #expect(sandbox.run(["caldav", "status"], storePath: store).out.contains("SUMMARY changed on both sides"))
+        #expect(sandbox.run(["caldav", "sync"], environment: environment, storePath: store).out == "caldav 'home' Personal: unchanged\n")
+        #expect(sandbox.run(["caldav", "rm", "home"], storePath: store).code == 0)
+        #expect(!sandbox.run(["list"], storePath: store).out.contains("Dentist"))
+    }
 }
