@@ -81,9 +81,7 @@ extension CalDAVSync {
             }
         }
         // Events made in datebook for this calendar (`datebook add --calendar`) and not on the server yet.
-        let heldUIDs = Set(byUID.keys)
-        for (id, uid) in try store.calDAVEventUIDs(of: calendar).sorted(by: { $0.key < $1.key })
-            where base.uids[id] == nil && !heldUIDs.contains(uid) && !uid.contains("#") && uid != "tasks" {
+        for (id, uid) in try unsent(calendar, known: Set(byUID.keys), made: base.uids) {
             guard let event = try store.event(id: id) else { continue }
             writes.append(Write(resource: CalDAVResource(url: calendar.url + Self.fileName(uid), etag: nil, uid: uid,
                                                          text: Self.newEvent(event, uid: uid, now: now)),

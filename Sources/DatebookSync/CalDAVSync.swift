@@ -70,11 +70,27 @@ public struct CalDAVSync {
         var all = held
         for url in removed { all[url] = nil }
         for resource in received { all[resource.url] = resource }
-        let result = try events(all, calendar, now: now)
+        var result = try events(all, calendar, now: now)
+        // Events made here and not on the server yet (their PUT refused, or not tried) stay.
+        for (id, uid) in try unsent(calendar, known: Set(held.values.map(\.uid)).union(all.values.map(\.uid)), made: result.uids) {
+            if let event = try store.event(id: id) {
+                result.events.append(event)
+                result.uids[id] = uid
+            }
+        }
         try store.applyCalDAVChanges(to: calendar, changed: received, removed: removed.sorted(), events: result,
                                      syncToken: changes.token, ctag: ctag)
         return PullOutcome(calendar: calendar.displayName, received: received.count, removed: removed.count,
                        events: result.events.count, warnings: result.warnings)
+    }
+
+    /// The events (id, UID) recorded under the calendar that the server has never had: made here
+    /// (`datebook add --calendar`), their UID in neither `known` (the held resources') nor `made`
+    /// (the events made from them), in id order.
+    func unsent(_ calendar: CalDAVCalendar, known: Set<String>, made: [String: String]) throws -> [(id: String, uid: String)] {
+        try store.calDAVEventUIDs(of: calendar).sorted { $0.key < $1.key }.filter { id, uid in
+            made[id] == nil && !known.contains(uid) && !uid.contains("#") && uid != "tasks"
+        }.map { (id: $0.key, uid: $0.value) }
     }
 
     /// The calendar's events made from `resources` by the iCalendar room, as one document; with
