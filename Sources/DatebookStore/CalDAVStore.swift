@@ -134,13 +134,13 @@ extension CalDAVStore {
     static var calDAVDigestQuery: String {
         """
         SELECT e.id, e.title, e.start_key, e.all_day, e.end_key, e.end_all_day, e.notes, e.time_zone, e.symbol, e.color,
-            e.alerts, e.recurrence, t.id, t.text, t.status
+            e.alerts, e.recurrence, e.location, e.url, t.id, t.text, t.status
         FROM event_sources s JOIN events e ON e.id = s.event_id LEFT JOIN tasks t ON t.event_id = e.id
         WHERE s.calendar = $1 ORDER BY e.id, t.position
         """
     }
 
-    static var calDAVDigestColumns: Int { 15 }
+    static var calDAVDigestColumns: Int { 17 }
 
     /// FNV-1a over `bytes`, from `hash`: what the local digests are made of.
     static func mixDigest(_ hash: inout UInt64, _ bytes: some Sequence<UInt8>) {

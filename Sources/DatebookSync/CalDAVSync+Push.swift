@@ -153,6 +153,10 @@ extension CalDAVSync {
         if current.notes != base.notes {
             changes.append(.init("DESCRIPTION", current.notes.isEmpty ? nil : ICalPatch.textLine("DESCRIPTION", current.notes)))
         }
+        if current.location != base.location {
+            changes.append(.init("LOCATION", current.location.isEmpty ? nil : ICalPatch.textLine("LOCATION", current.location)))
+        }
+        if current.url != base.url { changes.append(.init("URL", current.url.isEmpty ? nil : "URL:" + current.url)) }
         if current.recurrence != base.recurrence {
             var bare = current
             bare.tasks = []
