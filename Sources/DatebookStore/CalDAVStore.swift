@@ -20,11 +20,11 @@ public protocol CalDAVStore: PlannerStore {
     /// made here and not sent yet).
     func calDAVEventUIDs(of calendar: CalDAVCalendar) throws -> [String: String]
     /// Applies what one sync received for a calendar, in ONE transaction: the changed and removed
-    /// resources, the calendar's events rebuilt from `events` (made from every resource now held),
-    /// and the new sync token. A sync killed before this leaves the old copy and token, so the next
+    /// resources, the calendar's events rebuilt from `events` (made from every resource now held;
+    /// nil: the events stay as they are), and the new sync token. A sync killed before this leaves the old copy and token, so the next
     /// one receives the same changes again; nothing is applied twice.
     func applyCalDAVChanges(to calendar: CalDAVCalendar, changed: [CalDAVResource], removed: [String],
-                            events: ICSImport, syncToken: String?, ctag: String?) throws
+                            events: ICSImport?, syncToken: String?, ctag: String?) throws
     /// Records what the server accepted for one resource (a PUT: its new text and ETag) or, with
     /// `removed`, that it is gone (a DELETE), each in its own transaction: a sync killed after the
     /// server answered knows it at the next start.

@@ -79,7 +79,7 @@ extension PostgresStore: CalDAVStore {
     }
 
     public func applyCalDAVChanges(to calendar: CalDAVCalendar, changed: [CalDAVResource], removed: [String],
-                                   events: ICSImport, syncToken: String?, ctag: String?) throws {
+                                   events: ICSImport?, syncToken: String?, ctag: String?) throws {
         try transaction {
             for url in removed {
                 try query("DELETE FROM caldav_resources WHERE account = $1 AND calendar_url = $2 AND url = $3",
@@ -90,8 +90,10 @@ extension PostgresStore: CalDAVStore {
             }
             try query("UPDATE caldav_calendars SET sync_token = $1, ctag = $2 WHERE account = $3 AND url = $4",
                       [syncToken, ctag, calendar.account, calendar.url])
-            try deleteEvents(calendar: calendar.sourceCalendar)
-            try saveImport(events, calendar: calendar.sourceCalendar, progress: { _ in })
+            if let events {
+                try deleteEvents(calendar: calendar.sourceCalendar)
+                try saveImport(events, calendar: calendar.sourceCalendar, progress: { _ in })
+            }
         }
     }
 

@@ -113,7 +113,7 @@ extension Store {
     /// and the new sync token. A sync killed before this leaves the old copy and token, so the next
     /// one receives the same changes again; nothing is applied twice.
     public func applyCalDAVChanges(to calendar: CalDAVCalendar, changed: [CalDAVResource], removed: [String],
-                                   events: ICSImport, syncToken: String?, ctag: String?) throws {
+                                   events: ICSImport?, syncToken: String?, ctag: String?) throws {
         try transaction {
             try wrap {
                 let delete = try statement("DELETE FROM caldav_resources WHERE account = ? AND calendar_url = ? AND url = ?")
@@ -126,7 +126,7 @@ extension Store {
                 try statement("UPDATE caldav_calendars SET sync_token = ?, ctag = ? WHERE account = ? AND url = ?")
                     .bind(.optional(syncToken), .optional(ctag), .text(calendar.account), .text(calendar.url)).run()
             }
-            try replaceSourceEvents(calendar: calendar.sourceCalendar, with: events)
+            if let events { try replaceSourceEvents(calendar: calendar.sourceCalendar, with: events) }
         }
     }
 

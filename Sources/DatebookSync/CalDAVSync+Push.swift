@@ -21,6 +21,8 @@ extension CalDAVSync {
         public var conflicts: [String] = []
         /// Writes the server refused (`UID x: PUT answered HTTP 403`); the rest went on.
         public var refused: [String] = []
+        /// Writes that found the server's copy changed (412) and sent it merged, or recorded it.
+        public var merged = 0
     }
 
     struct Write {
@@ -240,6 +242,7 @@ extension CalDAVSync {
         var response = try client.put(resource.url, text: resource.text, ifMatch: write.isNew ? nil : resource.etag)
         if response.status == 412, write.isNew, let server = try client.get(resource.url) {
             // Already there: a sync killed after this PUT was accepted, before recording it.
+            outcome.merged += 1
             try store.recordCalDAVResource(CalDAVResource(url: resource.url, etag: server.etag, uid: resource.uid, text: server.text),
                                            in: calendar)
             outcome.sent += 1
@@ -247,6 +250,7 @@ extension CalDAVSync {
         }
         if response.status == 412, !write.isNew, let server = try client.get(resource.url) {
             let merged = Self.merge(changes, base: original, server: server.text, component: write.component, now: now)
+            outcome.merged += 1
             outcome.conflicts += merged.lost.map { "UID \(resource.uid): \($0)" }
             resource.text = ICalPatch.apply(merged.changes, to: server.text, component: write.component)
             response = try client.put(resource.url, text: resource.text, ifMatch: server.etag)

@@ -15,6 +15,9 @@ public struct CalDAVSync {
     public let client: CalDAVClient
     public let timeZone: TimeZone
 
+    /// Runs between the push and the pull of `sync` (tests make a change there, as a user might).
+    var afterPush: (() throws -> Void)?
+
     public init(store: any CalDAVStore, client: CalDAVClient, timeZone: TimeZone) {
         self.store = store
         self.client = client
@@ -39,17 +42,25 @@ public struct CalDAVSync {
         let digest = try store.calDAVLocalDigest(of: calendar)
         let pushed = digest == calendar.localDigest ? PushOutcome() : try push(calendar, now: now)
         try store.recordCalDAVConflicts(pushed.conflicts, in: calendar, now: now)
+        try afterPush?()
         let fresh = try store.calDAVCalendars(account: calendar.account).first { $0.url == calendar.url } ?? calendar
-        let pulled = try pull(fresh, now: now)
+        let pulled = try pull(fresh, now: now, rebuild: pushed.merged > 0)
         if !pushed.refused.isEmpty {
             try store.recordCalDAVLocalDigest(nil, of: calendar)
-        } else if pulled.events != nil || digest != calendar.localDigest {
+        } else if pulled.events != nil || pushed.merged > 0 {
             try store.recordCalDAVLocalDigest(try store.calDAVLocalDigest(of: calendar), of: calendar)
+        } else if digest != calendar.localDigest {
+            // What was pushed, as read before the push: a change made here since is found by the next sync.
+            try store.recordCalDAVLocalDigest(digest, of: calendar)
         }
         return (pushed, pulled)
     }
 
-    public func pull(_ calendar: CalDAVCalendar, now: Date) throws -> PullOutcome {
+    /// - Parameter rebuild: rebuild the calendar's events from the held texts even when nothing
+    ///   was received or removed (after a push merged the server's changes into what it sent);
+    ///   otherwise a new token alone (the push's own writes) leaves the events as they are, with
+    ///   any change made here meanwhile.
+    public func pull(_ calendar: CalDAVCalendar, now: Date, rebuild: Bool = false) throws -> PullOutcome {
         let changes = try client.changes(in: calendar.url, since: calendar.syncToken, ctag: calendar.ctag)
         let ctag = changes.ctag ?? calendar.ctag
         let held = try store.calDAVResources(of: calendar)
@@ -58,7 +69,7 @@ public struct CalDAVSync {
         let wanted = changes.present.filter { url, etag in etag == nil || held[url]?.etag != etag }.keys.sorted()
         if wanted.isEmpty, removed.isEmpty {
             if changes.token != calendar.syncToken || ctag != calendar.ctag {
-                try store.applyCalDAVChanges(to: calendar, changed: [], removed: [], events: try events(held, calendar, now: now),
+                try store.applyCalDAVChanges(to: calendar, changed: [], removed: [], events: rebuild ? try events(held, calendar, now: now) : nil,
                                              syncToken: changes.token, ctag: ctag)
             }
             return PullOutcome(calendar: calendar.displayName, received: 0, removed: 0, events: nil, warnings: [])

@@ -128,4 +128,31 @@ struct CalDAVPullTests {
         #expect(try setup.store.events(titled: "Made here").count == 1)
         #expect(try setup.server.get("personal", "a1b2c3d4e5f60718datebook.ics")?.contains("SUMMARY:Made here") == true)
     }
+
+    @Test func aChangeMadeHereWhileASyncRunsIsKeptAndSentByTheNext() throws {
+        let setup = try setUp()
+        _ = try setup.sync.sync(setup.calendar, now: Self.now)
+        let id = try #require(try setup.store.events(titled: "Dentist").first).id
+        func edit(_ change: (inout Event) -> Void) throws {
+            var event = try #require(try setup.store.event(id: id))
+            change(&event)
+            try setup.store.save(event)
+        }
+        try edit { $0.title = "Dentist (moved)" }
+        // The user edits again after the push read the store and sent the title.
+        var sync = setup.sync
+        sync.afterPush = { try edit { $0.notes = "Bring the card" } }
+        let first = try sync.sync(try #require(try setup.store.calDAVCalendars(account: "home").first), now: Self.now)
+        #expect(first.pushed.sent == 1)
+        // The pull that follows (a new token for the push's own write) leaves the store as it is...
+        let event = try #require(try setup.store.event(id: id))
+        #expect(event.title == "Dentist (moved)" && event.notes == "Bring the card")
+        #expect(try setup.server.get("personal", "dentist.ics")?.contains("DESCRIPTION") == false)
+        // ...and the next sync finds the second change and sends it.
+        let second = try setup.sync.sync(try #require(try setup.store.calDAVCalendars(account: "home").first), now: Self.now)
+        #expect(second.pushed.sent == 1)
+        #expect(try setup.server.get("personal", "dentist.ics")?.contains("DESCRIPTION:Bring the card") == true)
+        let third = try setup.sync.sync(try #require(try setup.store.calDAVCalendars(account: "home").first), now: Self.now)
+        #expect(third.pushed == CalDAVSync.PushOutcome() && third.pulled.events == nil)
+    }
 }
