@@ -1,11 +1,14 @@
 import DatebookCore
+import DatebookStore
 import Foundation
 
 /// `datebook add TITLE --at WHEN …`
 enum AddCommand: Command {
     static let spec = CommandSpec(
         name: "add", summary: "add an event", usage: "TITLE --at WHEN [options]",
-        options: EventOptions.specs, positionals: 1...1,
+        options: EventOptions.specs + [.value("--calendar", "NAME", "put it in this synced CalDAV calendar (its name, or ACCOUNT/NAME); "
+                                              + "the next sync sends it")],
+        positionals: 1...1,
         examples: ["datebook add 'Game Night' --at 'fri 19:00' --symbol gamecontroller.fill --task 'Bring snacks'",
                    "datebook add 'Christmas' --at 2026-12-25 --event-color red --alert 1w",
                    "datebook add --at WHEN -- \"-u critical\""],
@@ -27,8 +30,33 @@ enum AddCommand: Command {
         try EventOptions.apply(arguments, to: &event, context, newTaskID: EventTask.newID)
         try EventOptions.validate(event)
         let store = try context.openStore(extendingHorizon: false)
-        try store.save(event)
+        if let name = arguments.value("--calendar") {
+            let calDAV = try CalDAVScheduling.calDAVStore(store)
+            let calendar = try calDAVCalendar(named: name, calDAV)
+            // The UID of its resource-to-be gives the id, as the server's copy will (no duplicate after the next pull).
+            let uid = EventID.random(using: &generator) + PlannerICS.uidSuffix
+            event.id = PlannerICS.eventID(uid: uid, calendar: calendar.sourceCalendar)
+            try calDAV.save(event, into: calendar, uid: uid)
+        } else {
+            try store.save(event)
+        }
         context.out.write("added " + Rows.row(Occurrence(event: event, calendar: context.calendar), context).dropFirst(2))
         return ExitCode.ok
+    }
+
+    /// The synced CalDAV calendar `--calendar NAME` names: a display name, or `ACCOUNT/NAME`.
+    static func calDAVCalendar(named name: String, _ store: any CalDAVStore) throws -> CalDAVCalendar {
+        let found = try store.calDAVCalendars(named: name)
+        let names = try store.calDAVCalendarNames()
+        let hint = Suggestion.hint(for: name, in: names.map { String($0.drop { $0 != "/" }.dropFirst()) })
+        guard found.count < 2 else {
+            throw CLIError.usage("--calendar '\(name)' names calendars of several accounts; use one of "
+                                 + found.map { "'\($0.account)/\($0.displayName)'" }.joined(separator: ", "))
+        }
+        guard let calendar = found.first else {
+            throw CLIError.usage("no synced caldav calendar named '\(name)'" + (hint.isEmpty ? Suggestion.hint(for: name, in: names) : hint)
+                                 + "; 'datebook caldav list' shows them")
+        }
+        return calendar
     }
 }

@@ -33,7 +33,7 @@ enum CalDAVCommand: Command {
         let words = arguments.positionals
         let action = try Subcommands.action(words, command: "caldav", counts: [("add", 3...3), ("list", 0...1), ("sync", 1...2), ("status", 1...2), ("rm", 2...2)],
                                             usage: spec.usage)
-        let store = try CalDAVScheduling.sqlite(try context.openStore())
+        let store = try CalDAVScheduling.calDAVStore(try context.openStore())
         switch action {
         case "add": return try add(name: words[1], url: words[2], arguments, store, context)
         case "rm":
@@ -46,7 +46,7 @@ enum CalDAVCommand: Command {
         }
     }
 
-    static func add(name: String, url: String, _ arguments: ParsedArguments, _ store: Store, _ context: Context) throws -> Int32 {
+    static func add(name: String, url: String, _ arguments: ParsedArguments, _ store: any CalDAVStore, _ context: Context) throws -> Int32 {
         try Subcommands.checkName(name, what: "caldav account")
         guard let components = URLComponents(string: url), ["https", "http"].contains(components.scheme?.lowercased() ?? ""),
             components.host?.isEmpty == false
@@ -78,7 +78,7 @@ enum CalDAVCommand: Command {
 
     /// Discovers the account's calendars, stores the account with them (those in `chosen`, or all,
     /// selected) and prints what it found.
-    static func register(_ account: CalDAVAccount, chosen: [String], _ store: Store, _ context: Context) throws {
+    static func register(_ account: CalDAVAccount, chosen: [String], _ store: any CalDAVStore, _ context: Context) throws {
         let calendars = try register(account, chosen: chosen, store, config: context.config, environment: context.environment)
         context.out.write("added caldav account '\(account.name)' (\(CalDAVClient.shown(account.url))) with \(calendars.count) calendar"
                           + (calendars.count == 1 ? "" : "s") + ":\n")
@@ -86,7 +86,7 @@ enum CalDAVCommand: Command {
     }
 
     /// Discovers the account's calendars and stores the account with them; returns them.
-    static func register(_ account: CalDAVAccount, chosen: [String], _ store: Store, config: Config,
+    static func register(_ account: CalDAVAccount, chosen: [String], _ store: any CalDAVStore, config: Config,
                          environment: [String: String]) throws -> [CalDAVCalendar] {
         let found = try unavailableOnFailure { try client(for: account, config: config, environment: environment).discover(account.url) }
         for wanted in chosen where !found.contains(where: { $0.displayName == wanted }) {
@@ -112,7 +112,7 @@ enum CalDAVCommand: Command {
         return line + "\n"
     }
 
-    static func sync(_ name: String?, _ store: Store, _ context: Context) throws -> Int32 {
+    static func sync(_ name: String?, _ store: any CalDAVStore, _ context: Context) throws -> Int32 {
         var failures: [CLIError] = []
         // The config's accounts are registered on their first sync (their password stays in the config).
         let known = Set(try store.calDAVAccounts().map(\.name))
@@ -151,7 +151,7 @@ enum CalDAVCommand: Command {
 
     /// Each selected calendar of one account: local changes up, then the server's down; one line
     /// each on stdout, conflicts and warnings on stderr. Returns the writes the server refused.
-    static func sync(_ account: CalDAVAccount, _ store: Store, _ context: Context) throws -> [String] {
+    static func sync(_ account: CalDAVAccount, _ store: any CalDAVStore, _ context: Context) throws -> [String] {
         let client = try client(for: account, context)
         let sync = CalDAVSync(store: store, client: client, timeZone: context.timeZone)
         var refused: [String] = []
@@ -175,28 +175,38 @@ enum CalDAVCommand: Command {
 
     /// Each account's last sync and the conflicts that lost something, newest first; exit 1 when
     /// the last sync of one failed.
-    static func status(_ name: String?, _ store: Store, _ context: Context) throws -> Int32 {
+    static func status(_ name: String?, _ store: any CalDAVStore, _ context: Context) throws -> Int32 {
         var accounts = try store.calDAVAccounts()
         if let name {
             accounts = accounts.filter { $0.name == name }
             guard !accounts.isEmpty else { throw try noSuchAccount(name, store) }
         }
+        let report = try report(accounts, store, context)
+        context.out.write(report.text)
+        return report.failed ? 1 : ExitCode.ok
+    }
+
+    /// `home: synced WHEN[, FAILED: why]` per account, then its conflicts (at most `limit`, newest
+    /// first) or `no conflicts`, each line after `indent`: what `caldav status` and `status` print.
+    static func report(_ accounts: [CalDAVAccount], _ store: any CalDAVStore, _ context: Context, indent: String = "",
+                       limit: Int = 50) throws -> (text: String, failed: Bool) {
+        var text = ""
         var failed = false
         for account in accounts {
             let synced = account.lastSync.map { Rows.when(.instant($0), context) } ?? "never"
-            context.out.write("\(account.name): synced \(synced)" + (account.lastError.map { ", FAILED: " + $0 } ?? "") + "\n")
+            text += indent + "\(account.name): synced \(synced)" + (account.lastError.map { ", FAILED: " + $0 } ?? "") + "\n"
             failed = failed || account.lastError != nil
-            let conflicts = try store.calDAVConflicts(account: account.name)
-            if conflicts.isEmpty { context.out.write("  no conflicts\n") }
+            let conflicts = try store.calDAVConflicts(account: account.name, limit: limit)
+            if conflicts.isEmpty { text += indent + "  no conflicts\n" }
             for conflict in conflicts {
-                context.out.write("  \(Rows.when(.instant(conflict.at), context))  \(TextWidth.clean(conflict.calendar))  "
-                                  + TextWidth.clean(conflict.message) + "\n")
+                text += indent + "  \(Rows.when(.instant(conflict.at), context))  \(TextWidth.clean(conflict.calendar))  "
+                    + TextWidth.clean(conflict.message) + "\n"
             }
         }
-        return failed ? 1 : ExitCode.ok
+        return (text, failed)
     }
 
-    static func list(_ store: Store, _ context: Context) throws -> Int32 {
+    static func list(_ store: any CalDAVStore, _ context: Context) throws -> Int32 {
         let accounts = try store.calDAVAccounts()
         if accounts.isEmpty {
             context.out.write("No caldav accounts. Add one with 'datebook caldav add NAME URL --username USER --password-env VAR'.\n")
@@ -256,7 +266,7 @@ enum CalDAVCommand: Command {
         }
     }
 
-    static func noSuchAccount(_ name: String, _ store: Store) throws -> CLIError {
+    static func noSuchAccount(_ name: String, _ store: any CalDAVStore) throws -> CLIError {
         let names = try store.calDAVAccounts().map(\.name)
         return CLIError.usage("no caldav account named '\(name)'" + Suggestion.hint(for: name, in: names) + "; 'datebook caldav list' shows them")
     }

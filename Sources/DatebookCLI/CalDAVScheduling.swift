@@ -8,13 +8,16 @@ import Foundation
 /// alerts follow the server's changes. Accounts of the config are registered on the first one.
 /// Problems are logged and recorded on the account (`caldav list` shows them); the pass goes on.
 enum CalDAVScheduling {
+    /// How long `datebook run` waits after a store change before it syncs the accounts whose
+    /// calendars changed here, so that a burst of edits goes up in one sync.
+    static let afterLocalChange: Duration = .seconds(2)
+
+    /// - Parameter localChanges: also sync, whatever their `every`, the accounts with a calendar
+    ///   changed in datebook since its last sync (its local digest differs).
     static func syncDue(store: any PlannerStore, config: Config, environment: [String: String], timeZone: TimeZone,
-                        now: Date, log: (String) -> Void) {
+                        now: Date, localChanges: Bool = false, log: (String) -> Void) {
         do {
-            guard let store = store as? Store else {
-                if !config.caldav.isEmpty { log("caldav: not synced: " + Self.postgresMessage) }
-                return
-            }
+            guard let store = store as? any CalDAVStore else { return }
             let known = Set(try store.calDAVAccounts().map(\.name))
             for entry in config.caldav where !known.contains(entry.name) {
                 let account = CalDAVAccount(name: entry.name, url: entry.url, username: entry.username, passwordSource: "config",
@@ -26,7 +29,7 @@ enum CalDAVScheduling {
                     log("caldav '\(entry.name)' (config): \(ErrorTranslator.translate(error).message)")
                 }
             }
-            for account in try store.calDAVAccounts() where isDue(account, now: now) {
+            for account in try store.calDAVAccounts() where try isDue(account, now: now) || localChanges && changedHere(account, store) {
                 var failure: String?
                 do {
                     let sync = CalDAVSync(store: store, client: try CalDAVCommand.client(for: account, config: config, environment: environment),
@@ -54,11 +57,24 @@ enum CalDAVScheduling {
         return now.timeIntervalSince(last) >= TimeInterval(account.every)
     }
 
-    static let postgresMessage = "CalDAV accounts live in a SQLite store for now; a PostgreSQL store does not sync them yet (docs/caldav.md)"
+    /// Whether one of the account's synced calendars was changed in datebook since its last sync.
+    static func changedHere(_ account: CalDAVAccount, _ store: any CalDAVStore) throws -> Bool {
+        try store.calDAVCalendars(account: account.name).contains { calendar in
+            try calendar.selected && store.calDAVLocalDigest(of: calendar) != calendar.localDigest
+        }
+    }
 
-    /// The SQLite store CalDAV keeps its accounts and resources in; a PostgreSQL store is refused (exit 69).
-    static func sqlite(_ store: any PlannerStore) throws -> Store {
-        guard let store = store as? Store else { throw CLIError(message: postgresMessage, code: ExitCode.unavailable) }
+    /// True when the store has a CalDAV account.
+    static func hasAccounts(_ store: any PlannerStore) -> Bool {
+        guard let store = store as? any CalDAVStore else { return false }
+        return (try? store.calDAVAccounts().isEmpty) == false
+    }
+
+    /// The store as CalDAV sees it (both stores hold CalDAV accounts).
+    static func calDAVStore(_ store: any PlannerStore) throws -> any CalDAVStore {
+        guard let store = store as? any CalDAVStore else {
+            throw CLIError(message: "\(store.location) cannot hold CalDAV accounts", code: ExitCode.unavailable)
+        }
         return store
     }
 }

@@ -17,6 +17,8 @@ final class PassRunner: Sendable {
         var environment: [String: String]
         var options: Scheduler.Options
         var digestRenderer: any DigestRendering
+        /// Also sync the CalDAV accounts changed in datebook since their last sync (`CalDAVScheduling`).
+        var calDAVLocalChanges = false
     }
 
     static let maxConcurrent = 4
@@ -42,14 +44,16 @@ final class PassRunner: Sendable {
         return failed > 0 ? ReconnectBackoff.delay(failures: failed) : nil
     }
 
-    /// Starts a pass unless `maxConcurrent` are running (the end of one wakes the daemon again).
-    func start(_ settings: Settings) {
+    /// Starts a pass unless `maxConcurrent` are running (the end of one wakes the daemon again);
+    /// false when it did not start.
+    @discardableResult
+    func start(_ settings: Settings) -> Bool {
         let started = running.withLock { running in
             guard running < Self.maxConcurrent else { return false }
             running += 1
             return true
         }
-        guard started else { return }
+        guard started else { return false }
         group.enter()
         DispatchQueue.global().async { [self] in
             do {
@@ -61,7 +65,8 @@ final class PassRunner: Sendable {
                 FeedSync.refreshDue(store: store, config: settings.config, environment: settings.environment,
                                     timeZone: settings.calendar.timeZone, now: now, log: { [log] in log.write($0) })
                 CalDAVScheduling.syncDue(store: store, config: settings.config, environment: settings.environment,
-                                         timeZone: settings.calendar.timeZone, now: now, log: { [log] in log.write($0) })
+                                         timeZone: settings.calendar.timeZone, now: now, localChanges: settings.calDAVLocalChanges,
+                                         log: { [log] in log.write($0) })
                 let scheduler = Scheduler(store: store, config: settings.config, calendar: settings.calendar,
                                           environment: settings.environment, digestRenderer: settings.digestRenderer,
                                           options: settings.options,
@@ -80,6 +85,7 @@ final class PassRunner: Sendable {
             group.leave()
             finished()
         }
+        return true
     }
 
     /// Waits for the passes in flight (each bounded by its channels' timeouts).

@@ -51,7 +51,18 @@ enum RunCommand: Command {
         var heartbeat = Heartbeat(started: Date())
         log.write("started (pid \(getpid()), store \(store.location)\(wakeups.watchesStore ? "" : ", store changes noticed within a minute"))")
         var due = true
+        // When to sync the CalDAV accounts changed here: a while after the first store change since.
+        var calDAVSync: ContinuousClock.Instant?
         while true {
+            if let at = calDAVSync, ContinuousClock.now >= at {
+                var local = settings
+                local.calDAVLocalChanges = true
+                // A whole pass: it stands for a due one too.
+                if runner.start(local) {
+                    calDAVSync = nil
+                    due = false
+                }
+            }
             if due { runner.start(settings) }
             let now = Date()
             if due || heartbeat.isDue(now: now) { heartbeat.beat(store, now: now) }
@@ -64,6 +75,11 @@ enum RunCommand: Command {
             }
             // A pass that failed (the store unreachable) is tried again with backoff.
             if let retry = runner.retryDelay, !runner.isBusy { sleep = min(sleep, retry) }
+            // Not started for want of a free pass: the end of one wakes this loop.
+            if let at = calDAVSync, !(ContinuousClock.now >= at && runner.isBusy) {
+                let left = (at - ContinuousClock.now).components
+                sleep = min(sleep, max(0.01, Double(left.seconds) + Double(left.attoseconds) * 1e-18))
+            }
             let started = ContinuousClock.now
             let reasons = wakeups.wait(seconds: sleep)
             if reasons.contains(.stop) { break }
@@ -90,6 +106,9 @@ enum RunCommand: Command {
                 if current == nil || current != version {
                     version = current ?? version
                     due = true
+                    if calDAVSync == nil, CalDAVScheduling.hasAccounts(store) {
+                        calDAVSync = ContinuousClock.now + CalDAVScheduling.afterLocalChange
+                    }
                     served?.1.warmFeed()
                 }
             }

@@ -17,7 +17,9 @@ enum StatusCommand: Command {
         Schedulers: every 'datebook run' seen in the last 2 minutes (host:pid, since, last seen; each
         refreshes its entry every 30 s and removes it when it stops), then the deliveries sent in the
         same days with the scheduler (host:pid) that sent each, newest first, at most --limit.
-        Exit status: 0, or 1 when a delivery failed in that time (so a monitor can alert on it).
+        CalDAV accounts: each one's last sync and its 10 newest conflicts (what lost), as 'caldav status'.
+        Exit status: 0, or 1 when a delivery failed in that time or an account's last CalDAV sync failed
+        (so a monitor can alert on it).
         """
     )
 
@@ -56,8 +58,14 @@ enum StatusCommand: Command {
             }
         }
         out += try schedulerSections(scheduler, since: since, days: days, limit: limit, context)
+        var syncFailed = false
+        if let store = store as? any CalDAVStore, case let accounts = try store.calDAVAccounts(), !accounts.isEmpty {
+            let report = try CalDAVCommand.report(accounts, store, context, indent: "  ", limit: 10)
+            out += "\nCalDAV accounts (last sync, and what lost in conflicts):\n" + report.text
+            syncFailed = report.failed
+        }
         context.out.write(out)
-        return recent.contains { $0.state == .failed } ? 1 : ExitCode.ok
+        return recent.contains { $0.state == .failed } || syncFailed ? 1 : ExitCode.ok
     }
 
     static func number(_ text: String?, option: String, default value: Int) throws -> Int {

@@ -2,7 +2,7 @@ import CICal
 import Foundation
 
 /// Date and duration texts in iCalendar's basic format.
-enum ICalFormat {
+public enum ICalFormat {
     static func pad(_ value: Int, _ width: Int) -> String {
         let text = String(value)
         return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
@@ -22,7 +22,7 @@ enum ICalFormat {
     }
 
     /// TRIGGER value for a lead time: 900 → `-PT15M`, 86400 → `-P1D`, -300 → `PT5M`.
-    static func trigger(leadSeconds: Int) -> String {
+    public static func trigger(leadSeconds: Int) -> String {
         let sign = leadSeconds > 0 ? "-" : ""
         var rest = abs(leadSeconds)
         if rest == 0 { return "PT0S" }

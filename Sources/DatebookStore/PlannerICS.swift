@@ -345,8 +345,12 @@ public enum PlannerICS {
 
     static func eventID(uid: String, options: Options) -> String {
         if options.calendar == importCalendar, let id = datebookID(uid) { return id }
-        return EventID.stable(options.calendar + "\u{0}" + uid)
+        return eventID(uid: uid, calendar: options.calendar)
     }
+
+    /// The id an event of `calendar` (not `importCalendar`) with this UID gets: an event made in
+    /// datebook for a CalDAV calendar takes it, so the server's copy maps back to it.
+    public static func eventID(uid: String, calendar: String) -> String { EventID.stable(calendar + "\u{0}" + uid) }
 
     /// The event id inside a `<16 hex>@datebook` UID.
     static func datebookID(_ uid: String) -> String? {

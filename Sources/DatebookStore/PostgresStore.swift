@@ -274,6 +274,8 @@ public final class PostgresStore: PlannerStore {
         """,
         // The live scheduler instances and who settled each delivery; see SchedulerInstance.swift.
         Store.schedulersMigration,
+        // CalDAV accounts (issue 18); see PostgresStore+CalDAV.swift.
+        calDAVMigration,
     ]
 
     /// A value the next write by any connection changes (a sequence bumped by statement triggers).

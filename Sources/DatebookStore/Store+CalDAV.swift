@@ -2,52 +2,9 @@ import DatebookCore
 import Foundation
 
 extension Store {
-    static let calDAVMigration = """
-        CREATE TABLE caldav_accounts (
-            name TEXT PRIMARY KEY,
-            url TEXT NOT NULL,
-            username TEXT NOT NULL,
-            password_source TEXT NOT NULL,
-            every INTEGER NOT NULL,
-            last_sync INTEGER,
-            last_error TEXT
-        ) WITHOUT ROWID;
-        CREATE TABLE caldav_calendars (
-            account TEXT NOT NULL REFERENCES caldav_accounts(name) ON DELETE CASCADE,
-            url TEXT NOT NULL,
-            display_name TEXT NOT NULL,
-            color TEXT,
-            components TEXT NOT NULL,
-            selected INTEGER NOT NULL,
-            sync_token TEXT,
-            ctag TEXT,
-            local_digest TEXT,
-            PRIMARY KEY (account, url)
-        ) WITHOUT ROWID;
-        CREATE TABLE caldav_resources (
-            account TEXT NOT NULL,
-            calendar_url TEXT NOT NULL,
-            url TEXT NOT NULL,
-            etag TEXT,
-            uid TEXT NOT NULL,
-            text TEXT NOT NULL,
-            PRIMARY KEY (account, calendar_url, url),
-            FOREIGN KEY (account, calendar_url) REFERENCES caldav_calendars(account, url) ON DELETE CASCADE
-        ) WITHOUT ROWID;
-        CREATE TABLE caldav_conflicts (
-            account TEXT NOT NULL,
-            calendar_url TEXT NOT NULL,
-            at INTEGER NOT NULL,
-            message TEXT NOT NULL,
-            FOREIGN KEY (account, calendar_url) REFERENCES caldav_calendars(account, url) ON DELETE CASCADE
-        );
-        CREATE INDEX caldav_conflicts_by_account ON caldav_conflicts(account, at);
-        """
+    static let calDAVMigration = calDAVTables(seconds: "INTEGER", keyed: " WITHOUT ROWID", conflictKey: "", spaced: "")
 
-    static let resourceUpsert = """
-        INSERT INTO caldav_resources (account, calendar_url, url, etag, uid, text) VALUES (?, ?, ?, ?, ?, ?)
-        ON CONFLICT (account, calendar_url, url) DO UPDATE SET etag = excluded.etag, uid = excluded.uid, text = excluded.text
-        """
+    static let resourceUpsert = calDAVResourceUpsert.replacingOccurrences(of: #"\$[0-9]"#, with: "?", options: .regularExpression)
 
     /// Adds an account with the calendars discovery found; false when one with this name exists.
     @discardableResult
@@ -119,6 +76,27 @@ extension Store {
         return result
     }
 
+    /// Saves an event made in datebook into a CalDAV calendar, with the UID its resource will have,
+    /// in one transaction: the next sync sends it (`PUT` with `If-None-Match: *`).
+    public func save(_ event: Event, into calendar: CalDAVCalendar, uid: String) throws {
+        try transaction {
+            try write(event)
+            try saveSources(calendar: calendar.sourceCalendar, ids: [(event.id, uid)])
+        }
+    }
+
+    /// Event id → UID of every event recorded under the calendar (those of the server and those
+    /// made here and not sent yet).
+    public func calDAVEventUIDs(of calendar: CalDAVCalendar) throws -> [String: String] {
+        var result: [String: String] = [:]
+        try wrap {
+            let rows = try statement("SELECT event_id, uid FROM event_sources WHERE calendar = ?")
+            try rows.bind(.text(calendar.sourceCalendar))
+            while try rows.step() { result[rows.text(0)] = rows.text(1) }
+        }
+        return result
+    }
+
     /// Removes an account, its calendars, resources and events; false when there is none.
     @discardableResult
     public func removeCalDAVAccount(named name: String) throws -> Bool {
@@ -135,7 +113,7 @@ extension Store {
     /// and the new sync token. A sync killed before this leaves the old copy and token, so the next
     /// one receives the same changes again; nothing is applied twice.
     public func applyCalDAVChanges(to calendar: CalDAVCalendar, changed: [CalDAVResource], removed: [String],
-                                   events: ICSImport, syncToken: String?, ctag: String?) throws {
+                                   events: ICSImport?, syncToken: String?, ctag: String?) throws {
         try transaction {
             try wrap {
                 let delete = try statement("DELETE FROM caldav_resources WHERE account = ? AND calendar_url = ? AND url = ?")
@@ -148,14 +126,14 @@ extension Store {
                 try statement("UPDATE caldav_calendars SET sync_token = ?, ctag = ? WHERE account = ? AND url = ?")
                     .bind(.optional(syncToken), .optional(ctag), .text(calendar.account), .text(calendar.url)).run()
             }
-            try replaceSourceEvents(calendar: calendar.sourceCalendar, with: events)
+            if let events { try replaceSourceEvents(calendar: calendar.sourceCalendar, with: events) }
         }
     }
 
     /// Records what the server accepted for one resource (a PUT: its new text and ETag) or, with
     /// `text` nil, that it is gone (a DELETE), each in its own transaction: a sync killed after the
     /// server answered knows it at the next start.
-    public func recordCalDAVResource(_ resource: CalDAVResource, in calendar: CalDAVCalendar, removed: Bool = false) throws {
+    public func recordCalDAVResource(_ resource: CalDAVResource, in calendar: CalDAVCalendar, removed: Bool) throws {
         try transaction {
             try wrap {
                 if removed {
@@ -173,20 +151,15 @@ extension Store {
     /// a push sends), stable across runs (FNV-1a). Reading those columns costs a fraction of
     /// decoding the held texts again, which a push needs to find what changed.
     public func calDAVLocalDigest(of calendar: CalDAVCalendar) throws -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        var hash = EventID.fnv1aBasis
         try wrap {
             // The columns as stored: no events are built.
-            let rows = try statement("""
-                SELECT e.id, e.title, e.start_key, e.all_day, e.end_key, e.end_all_day, e.notes, t.id, t.text, t.status
-                FROM event_sources s JOIN events e ON e.id = s.event_id LEFT JOIN tasks t ON t.event_id = e.id
-                WHERE s.calendar = ? ORDER BY e.id, t.position
-                """)
+            let rows = try statement(Self.calDAVDigestQuery.replacingOccurrences(of: "$1", with: "?"))
             try rows.bind(.text(calendar.sourceCalendar))
             while try rows.step() {
-                for column in Int32(0)..<10 {
-                    if rows.isNull(column) { mix(0xfe) } else { rows.withTextBytes(column) { for byte in $0 { mix(byte) } } }
-                    mix(0xff)
+                for column in Int32(0)..<Int32(Self.calDAVDigestColumns) {
+                    if rows.isNull(column) { Self.mixDigest(&hash, [0xfe]) } else { rows.withTextBytes(column) { Self.mixDigest(&hash, $0) } }
+                    Self.mixDigest(&hash, [0xff])
                 }
             }
         }
@@ -218,7 +191,7 @@ extension Store {
     }
 
     /// The conflicts recorded for an account, newest first: when, the calendar's display name, what lost.
-    public func calDAVConflicts(account: String, limit: Int = 50) throws -> [(at: Date, calendar: String, message: String)] {
+    public func calDAVConflicts(account: String, limit: Int) throws -> [(at: Date, calendar: String, message: String)] {
         var result: [(at: Date, calendar: String, message: String)] = []
         try wrap {
             let rows = try statement("""

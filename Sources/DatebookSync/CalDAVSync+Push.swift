@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookICal
 import DatebookStore
 import Foundation
 
@@ -20,6 +21,8 @@ extension CalDAVSync {
         public var conflicts: [String] = []
         /// Writes the server refused (`UID x: PUT answered HTTP 403`); the rest went on.
         public var refused: [String] = []
+        /// Writes that found the server's copy changed (412) and sent it merged, or recorded it.
+        public var merged = 0
     }
 
     struct Write {
@@ -33,7 +36,6 @@ extension CalDAVSync {
     public func push(_ calendar: CalDAVCalendar, now: Date) throws -> PushOutcome {
         let held = try store.calDAVResources(of: calendar)
         var outcome = PushOutcome()
-        guard !held.isEmpty else { return outcome }
         for write in try writes(held, calendar, now: now) {
             try send(write, calendar, now: now, into: &outcome)
         }
@@ -56,7 +58,9 @@ extension CalDAVSync {
                 ICalPatch.target(in: ICalPatch.logicalLines(resource.text, separator: "\r\n"), component: "VEVENT") != nil
             {
                 if let current {
-                    let changes = Self.eventChanges(from: event, to: current, now: now)
+                    let changes = Self.eventChanges(from: event, to: current, uid: uid, text: resource.text, now: now) {
+                        (try? foreignAlerts(resource, calendar, now: now)) ?? []
+                    }
                     if !changes.isEmpty { writes.append(Write(resource: resource, component: "VEVENT", changes: changes)) }
                 } else {
                     writes.append(Write(resource: resource, component: "VEVENT", changes: nil))
@@ -74,18 +78,73 @@ extension CalDAVSync {
             }
             guard let current else { continue }
             for task in current.tasks where baseTasks[task.id] == nil {
-                let uid = "\(task.id).\(event.id)@datebook"
-                let text = Self.newTodo(uid: uid, task: task, relatedTo: base.uids[event.id].flatMap { byUID[$0] == nil ? nil : $0 },
-                                      now: now)
-                writes.append(Write(resource: CalDAVResource(url: calendar.url + "\(task.id.filter { $0.isLetter || $0.isNumber })-\(event.id).ics", etag: nil, uid: uid, text: text),
-                                    component: "VTODO", changes: [], isNew: true))
+                writes.append(Self.newTask(task, of: event.id, relatedTo: base.uids[event.id].flatMap { byUID[$0] == nil ? nil : $0 },
+                                           calendar, now: now))
             }
+        }
+        // Events made in datebook for this calendar (`datebook add --calendar`) and not on the server yet.
+        for (id, uid) in try unsent(calendar, known: Set(byUID.keys), made: base.uids) {
+            guard let event = try store.event(id: id) else { continue }
+            writes.append(Write(resource: CalDAVResource(url: calendar.url + Self.fileName(uid), etag: nil, uid: uid,
+                                                         text: Self.newEvent(event, uid: uid, now: now)),
+                                component: "VEVENT", changes: [], isNew: true))
+            writes += event.tasks.map { Self.newTask($0, of: id, relatedTo: uid, calendar, now: now) }
         }
         return writes
     }
 
-    /// The property lines to change so that the server's event reads as `current`.
-    static func eventChanges(from base: Event, to current: Event, now: Date) -> [ICalPatch.Change] {
+    /// `<letters and digits of the UID>.ics`: the name of a resource made here.
+    static func fileName(_ uid: String) -> String { uid.filter { $0.isLetter || $0.isNumber || $0 == "-" } + ".ics" }
+
+    /// A new VTODO for a task added here (`UID` `<task>.<event>@datebook`, RELATED-TO its event's UID).
+    static func newTask(_ task: EventTask, of eventID: String, relatedTo: String?, _ calendar: CalDAVCalendar, now: Date) -> Write {
+        let uid = "\(task.id).\(eventID)@datebook"
+        return Write(resource: CalDAVResource(url: calendar.url + Self.fileName("\(task.id)-\(eventID)"), etag: nil, uid: uid,
+                                              text: newTodo(uid: uid, task: task, relatedTo: relatedTo, now: now)),
+                     component: "VTODO", changes: [], isNew: true)
+    }
+
+    /// A new event's resource: the VEVENT `datebook export` writes (its zone as a VTIMEZONE, the
+    /// recurrence, `COLOR`, `X-DATEBOOK-SYMBOL`), its alerts as datebook's own VALARMs; its tasks
+    /// go as VTODOs of their own.
+    static func newEvent(_ event: Event, uid: String, now: Date) -> String {
+        var bare = event
+        bare.tasks = []
+        bare.alerts = []
+        return ICalPatch.apply([alarms(event)], to: PlannerICS.encode([bare], uids: [event.id: uid], dtstamp: now), component: "VEVENT")
+    }
+
+    /// An event's alerts in seconds before its start, in order.
+    static func leads(_ event: Event) -> [Int] { event.alerts.map { $0.days * 86_400 + $0.seconds }.sorted() }
+
+    /// The change that makes datebook's own VALARMs those of `event`'s alerts.
+    static func alarms(_ event: Event, besides foreign: [LeadTime] = []) -> ICalPatch.Change {
+        var others = foreign
+        var lines: [String] = []
+        for alert in event.alerts {
+            if let at = others.firstIndex(of: alert) {
+                others.remove(at: at)
+                continue
+            }
+            lines += ICalPatch.alarm(leadSeconds: alert.days * 86_400 + alert.seconds, title: event.title)
+        }
+        return .init(ICalPatch.ownAlarms, lines: lines)
+    }
+
+    /// The alerts the resource's other VALARMs (not datebook's) give its event.
+    func foreignAlerts(_ resource: CalDAVResource, _ calendar: CalDAVCalendar, now: Date) throws -> [LeadTime] {
+        var bare = resource
+        bare.text = ICalPatch.apply([.init(ICalPatch.ownAlarms, lines: [])], to: resource.text, component: "VEVENT")
+        let made = try events([bare], calendar, now: now, existing: { _ in nil })
+        return made.events.first { made.uids[$0.id] == resource.uid }?.alerts ?? []
+    }
+
+    /// The property lines to change so that the server's event (`text`, its master VEVENT) reads as
+    /// `current`. A changed recurrence writes RRULE, RDATE, EXDATE and EXRULE as `export` does,
+    /// without the EXDATEs of the text's own RECURRENCE-ID overrides; changed alerts replace
+    /// datebook's own VALARMs only (`foreignAlerts`: what the others give).
+    static func eventChanges(from base: Event, to current: Event, uid: String, text: String, now: Date,
+                             foreignAlerts: () -> [LeadTime]) -> [ICalPatch.Change] {
         var changes: [ICalPatch.Change] = []
         if current.title != base.title { changes.append(.init("SUMMARY", ICalPatch.textLine("SUMMARY", current.title))) }
         if current.start != base.start, let line = ICalPatch.dateLine("DTSTART", current.start) { changes.append(.init("DTSTART", line)) }
@@ -95,6 +154,29 @@ extension CalDAVSync {
         }
         if current.notes != base.notes {
             changes.append(.init("DESCRIPTION", current.notes.isEmpty ? nil : ICalPatch.textLine("DESCRIPTION", current.notes)))
+        }
+        if current.location != base.location {
+            changes.append(.init("LOCATION", current.location.isEmpty ? nil : ICalPatch.textLine("LOCATION", current.location)))
+        }
+        if current.url != base.url { changes.append(.init("URL", current.url.isEmpty ? nil : "URL:" + current.url)) }
+        if current.recurrence != base.recurrence {
+            var bare = current
+            bare.tasks = []
+            bare.alerts = []
+            let written = PlannerICS.encode([bare], uids: [current.id: uid], dtstamp: now)
+            let overrides = Set(ICalResources.lines(text).filter { ICalPatch.propertyName(String($0)) == "RECURRENCE-ID" }
+                .map { $0.split(separator: ":").last.map(String.init) ?? "" })
+            for name in ["RRULE", "RDATE", "EXDATE", "EXRULE"] {
+                let lines = ICalPatch.value(name, in: written, component: "VEVENT")?.split(separator: "\n").map(String.init) ?? []
+                changes.append(.init(name, lines: lines.filter { name != "EXDATE" || !overrides.contains(String($0.split(separator: ":").last ?? "")) }))
+            }
+        }
+        if current.symbol != base.symbol {
+            changes.append(.init(ICalEvent.symbolProperty, ICalPatch.textLine(ICalEvent.symbolProperty, current.symbol.rawValue)))
+        }
+        if current.color != base.color { changes.append(.init("COLOR", ICalPatch.textLine("COLOR", current.color.cssName))) }
+        if Self.leads(current) != Self.leads(base) {
+            changes.append(alarms(current, besides: foreignAlerts()))
         }
         return changes.isEmpty ? [] : changes + stamps(now)
     }
@@ -160,6 +242,7 @@ extension CalDAVSync {
         var response = try client.put(resource.url, text: resource.text, ifMatch: write.isNew ? nil : resource.etag)
         if response.status == 412, write.isNew, let server = try client.get(resource.url) {
             // Already there: a sync killed after this PUT was accepted, before recording it.
+            outcome.merged += 1
             try store.recordCalDAVResource(CalDAVResource(url: resource.url, etag: server.etag, uid: resource.uid, text: server.text),
                                            in: calendar)
             outcome.sent += 1
@@ -167,6 +250,7 @@ extension CalDAVSync {
         }
         if response.status == 412, !write.isNew, let server = try client.get(resource.url) {
             let merged = Self.merge(changes, base: original, server: server.text, component: write.component, now: now)
+            outcome.merged += 1
             outcome.conflicts += merged.lost.map { "UID \(resource.uid): \($0)" }
             resource.text = ICalPatch.apply(merged.changes, to: server.text, component: write.component)
             response = try client.put(resource.url, text: resource.text, ifMatch: server.etag)
@@ -191,9 +275,9 @@ extension CalDAVSync {
         var kept: [ICalPatch.Change] = []
         var lost: [String] = []
         for change in changes where !["LAST-MODIFIED", "DTSTAMP"].contains(change.name) {
-            let theirs = ICalPatch.line(change.name, in: server, component: component)
+            let theirs = ICalPatch.value(change.name, in: server, component: component)
             // The server has ours already (a sync killed after its PUT), or left the property alone.
-            guard theirs != change.line, theirs != ICalPatch.line(change.name, in: base, component: component) else {
+            guard theirs != change.line, theirs != ICalPatch.value(change.name, in: base, component: component) else {
                 kept.append(change)
                 continue
             }

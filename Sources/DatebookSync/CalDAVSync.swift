@@ -8,14 +8,17 @@ import Foundation
 /// Per calendar: one `sync-collection` report from the stored token (an unchanged calendar costs
 /// just that request), a `calendar-multiget` of the resources whose ETag changed, then the
 /// calendar's events rebuilt from every resource now held and saved with the new token in one
-/// transaction (`Store.applyCalDAVChanges`). A sync killed before that transaction changed nothing;
+/// transaction (`CalDAVStore.applyCalDAVChanges`). A sync killed before that transaction changed nothing;
 /// the next one receives the same changes again.
 public struct CalDAVSync {
-    public let store: Store
+    public let store: any CalDAVStore
     public let client: CalDAVClient
     public let timeZone: TimeZone
 
-    public init(store: Store, client: CalDAVClient, timeZone: TimeZone) {
+    /// Runs between the push and the pull of `sync` (tests make a change there, as a user might).
+    var afterPush: (() throws -> Void)?
+
+    public init(store: any CalDAVStore, client: CalDAVClient, timeZone: TimeZone) {
         self.store = store
         self.client = client
         self.timeZone = timeZone
@@ -39,17 +42,25 @@ public struct CalDAVSync {
         let digest = try store.calDAVLocalDigest(of: calendar)
         let pushed = digest == calendar.localDigest ? PushOutcome() : try push(calendar, now: now)
         try store.recordCalDAVConflicts(pushed.conflicts, in: calendar, now: now)
+        try afterPush?()
         let fresh = try store.calDAVCalendars(account: calendar.account).first { $0.url == calendar.url } ?? calendar
-        let pulled = try pull(fresh, now: now)
+        let pulled = try pull(fresh, now: now, rebuild: pushed.merged > 0)
         if !pushed.refused.isEmpty {
             try store.recordCalDAVLocalDigest(nil, of: calendar)
-        } else if pulled.events != nil || digest != calendar.localDigest {
+        } else if pulled.events != nil || pushed.merged > 0 {
             try store.recordCalDAVLocalDigest(try store.calDAVLocalDigest(of: calendar), of: calendar)
+        } else if digest != calendar.localDigest {
+            // What was pushed, as read before the push: a change made here since is found by the next sync.
+            try store.recordCalDAVLocalDigest(digest, of: calendar)
         }
         return (pushed, pulled)
     }
 
-    public func pull(_ calendar: CalDAVCalendar, now: Date) throws -> PullOutcome {
+    /// - Parameter rebuild: rebuild the calendar's events from the held texts even when nothing
+    ///   was received or removed (after a push merged the server's changes into what it sent);
+    ///   otherwise a new token alone (the push's own writes) leaves the events as they are, with
+    ///   any change made here meanwhile.
+    public func pull(_ calendar: CalDAVCalendar, now: Date, rebuild: Bool = false) throws -> PullOutcome {
         let changes = try client.changes(in: calendar.url, since: calendar.syncToken, ctag: calendar.ctag)
         let ctag = changes.ctag ?? calendar.ctag
         let held = try store.calDAVResources(of: calendar)
@@ -58,7 +69,7 @@ public struct CalDAVSync {
         let wanted = changes.present.filter { url, etag in etag == nil || held[url]?.etag != etag }.keys.sorted()
         if wanted.isEmpty, removed.isEmpty {
             if changes.token != calendar.syncToken || ctag != calendar.ctag {
-                try store.applyCalDAVChanges(to: calendar, changed: [], removed: [], events: try events(held, calendar, now: now),
+                try store.applyCalDAVChanges(to: calendar, changed: [], removed: [], events: rebuild ? try events(held, calendar, now: now) : nil,
                                              syncToken: changes.token, ctag: ctag)
             }
             return PullOutcome(calendar: calendar.displayName, received: 0, removed: 0, events: nil, warnings: [])
@@ -70,11 +81,27 @@ public struct CalDAVSync {
         var all = held
         for url in removed { all[url] = nil }
         for resource in received { all[resource.url] = resource }
-        let result = try events(all, calendar, now: now)
+        var result = try events(all, calendar, now: now)
+        // Events made here and not on the server yet (their PUT refused, or not tried) stay.
+        for (id, uid) in try unsent(calendar, known: Set(held.values.map(\.uid)).union(all.values.map(\.uid)), made: result.uids) {
+            if let event = try store.event(id: id) {
+                result.events.append(event)
+                result.uids[id] = uid
+            }
+        }
         try store.applyCalDAVChanges(to: calendar, changed: received, removed: removed.sorted(), events: result,
                                      syncToken: changes.token, ctag: ctag)
         return PullOutcome(calendar: calendar.displayName, received: received.count, removed: removed.count,
                        events: result.events.count, warnings: result.warnings)
+    }
+
+    /// The events (id, UID) recorded under the calendar that the server has never had: made here
+    /// (`datebook add --calendar`), their UID in neither `known` (the held resources') nor `made`
+    /// (the events made from them), in id order.
+    func unsent(_ calendar: CalDAVCalendar, known: Set<String>, made: [String: String]) throws -> [(id: String, uid: String)] {
+        try store.calDAVEventUIDs(of: calendar).sorted { $0.key < $1.key }.filter { id, uid in
+            made[id] == nil && !known.contains(uid) && !uid.contains("#") && uid != "tasks"
+        }.map { (id: $0.key, uid: $0.value) }
     }
 
     /// The calendar's events made from `resources` by the iCalendar room, as one document; with
@@ -85,7 +112,7 @@ public struct CalDAVSync {
     }
 
     func events(_ resources: [CalDAVResource], _ calendar: CalDAVCalendar, now: Date, existing: @escaping (String) -> Event?,
-                store: Store? = nil) throws -> ICSImport {
+                store: (any PlannerStore)? = nil) throws -> ICSImport {
         let options = PlannerICS.Options(calendar: calendar.sourceCalendar, timeZone: timeZone, today: CalendarDate(now, in: timeZone),
                                          existing: existing, store: store)
         return try PlannerICS.decode(ICalResources.combine(resources.map(\.text)), fileName: calendar.displayName, options: options)

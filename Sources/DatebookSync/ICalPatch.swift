@@ -8,22 +8,42 @@ import Foundation
 /// Only the first `VEVENT`/`VTODO` without a RECURRENCE-ID is touched, and only its own lines
 /// (not those of its VALARMs).
 public enum ICalPatch {
-    /// One property line to set (`line` nil: remove the property).
+    /// One property to set: its lines (none: remove the property). Several lines for a property
+    /// that repeats (EXDATE, RDATE); `ownAlarms` for datebook's own VALARM blocks.
     public struct Change: Sendable, Equatable {
         public var name: String
-        public var line: String?
+        public var lines: [String]
         public init(_ name: String, _ line: String?) {
             self.name = name
-            self.line = line
+            lines = line.map { [$0] } ?? []
         }
+
+        public init(_ name: String, lines: [String]) {
+            self.name = name
+            self.lines = lines
+        }
+
+        /// The lines as one text (for merging and messages); nil when the property is removed.
+        public var line: String? { lines.isEmpty ? nil : lines.joined(separator: "\n") }
     }
 
-    /// `text` with each change applied: the first line of that name replaced (its repeats removed),
-    /// or added before the component's END when it had none.
+    /// The name of the change that replaces datebook's own VALARMs (those holding `alarmMarker`);
+    /// no property can have it (a name has no colon). Other VALARMs stay as they were.
+    public static let ownAlarms = "VALARM:datebook"
+    /// The line that marks a VALARM datebook wrote.
+    public static let alarmMarker = "X-DATEBOOK-ALERT:1"
+
+    /// `text` with each change applied: the first line of that name replaced by the change's lines
+    /// (its repeats removed), or the lines added before the component's END when it had none.
     public static func apply(_ changes: [Change], to text: String, component: String) -> String {
         let separator = text.contains("\r\n") ? "\r\n" : "\n"
-        let lines = logicalLines(text, separator: separator)
-        guard let range = target(in: lines, component: component) else { return text }
+        var lines = logicalLines(text, separator: separator)
+        guard var range = target(in: lines, component: component) else { return text }
+        if changes.contains(where: { $0.name == ownAlarms }) {
+            let blocks = ownAlarmBlocks(lines, range)
+            for block in blocks.reversed() { lines.removeSubrange(block) }
+            range = range.lowerBound...(range.upperBound - blocks.reduce(0) { $0 + $1.count })
+        }
         func folded(_ line: String) -> String {
             ICalWriter.fold(line).replacingOccurrences(of: "\r\n", with: separator)
         }
@@ -33,7 +53,7 @@ public enum ICalPatch {
         for (index, line) in lines.enumerated() {
             if index == range.upperBound {
                 for change in changes where !done.contains(change.name) {
-                    if let new = change.line { out.append(folded(new)) }
+                    out += change.lines.map(folded)
                 }
             }
             guard index > range.lowerBound, index < range.upperBound else {
@@ -44,13 +64,60 @@ public enum ICalPatch {
             if name == "BEGIN" { depth += 1 }
             if name == "END" { depth -= 1 }
             if depth == 0, let change = changes.first(where: { $0.name == name }) {
-                if !done.contains(name), let new = change.line { out.append(folded(new)) }
+                if !done.contains(name) { out += change.lines.map(folded) }
                 done.insert(name)
                 continue
             }
             out.append(line)
         }
         return out.joined(separator: separator) + (text.hasSuffix("\n") || text.hasSuffix("\r\n") ? separator : "")
+    }
+
+    /// The target component's datebook VALARM blocks (line index ranges, BEGIN to END).
+    static func ownAlarmBlocks(_ lines: [String], _ range: ClosedRange<Int>) -> [Range<Int>] {
+        var blocks: [Range<Int>] = []
+        var index = range.lowerBound + 1
+        while index < range.upperBound {
+            guard lines[index].uppercased() == "BEGIN:VALARM" else {
+                index += 1
+                continue
+            }
+            var end = index + 1
+            var marked = false
+            while end < range.upperBound, lines[end].uppercased() != "END:VALARM" {
+                marked = marked || unfold(lines[end]).uppercased() == alarmMarker
+                end += 1
+            }
+            if marked { blocks.append(index..<(end + 1)) }
+            index = end + 1
+        }
+        return blocks
+    }
+
+    /// Every unfolded line of property `name` of the target component (for `ownAlarms`: the lines
+    /// of datebook's VALARMs), one text; nil when there is none.
+    public static func value(_ name: String, in text: String, component: String) -> String? {
+        let lines = logicalLines(text, separator: "\r\n")
+        guard let range = target(in: lines, component: component) else { return nil }
+        var found: [String] = []
+        if name == ownAlarms {
+            found = ownAlarmBlocks(lines, range).flatMap { lines[$0].map(unfold) }
+        } else {
+            var depth = 0
+            for line in lines[range].dropFirst() {
+                let property = propertyName(line)
+                if property == "BEGIN" { depth += 1 }
+                if property == "END" { depth -= 1 }
+                if depth == 0, property == name { found.append(unfold(line)) }
+            }
+        }
+        return found.isEmpty ? nil : found.joined(separator: "\n")
+    }
+
+    /// Datebook's own VALARM block for an alert `lead` seconds before the start.
+    public static func alarm(leadSeconds lead: Int, title: String) -> [String] {
+        ["BEGIN:VALARM", alarmMarker, "ACTION:DISPLAY", textLine("DESCRIPTION", title),
+         "TRIGGER:" + ICalFormat.trigger(leadSeconds: lead), "END:VALARM"]
     }
 
     /// The unfolded line of property `name` of the target component, or nil.

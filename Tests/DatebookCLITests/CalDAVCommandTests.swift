@@ -1,4 +1,5 @@
 @testable import DatebookCLI
+import DatebookStore
 import DatebookTestSupport
 import Foundation
 import Testing
@@ -176,5 +177,31 @@ struct CalDAVCommandTests {
         #expect(run.err.contains(message), "\(run.err)")
         #expect(!run.err.contains("secret"))
         #expect(sandbox.run(["caldav", "list"]).out.hasPrefix("No caldav accounts."))
+    }
+
+    @Test func aConnectionDroppedInTheMiddleOfTheAnswerIsExit69AndChangesNothing() throws {
+        let sink = try TestServer(script: "http_sink.py")
+        defer { withExtendedLifetime(sink) {} }
+        let sandbox = Sandbox()
+        // One answer for both reports (sync-collection, then calendar-multiget): a resource with its text.
+        let party = Self.dentist.replacingOccurrences(of: "dentist-1", with: "party-1").replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Party")
+        let xml = "<d:multistatus xmlns:d=\"DAV:\" xmlns:c=\"urn:ietf:params:xml:ns:caldav\"><d:response><d:href>/cal/party.ics</d:href>"
+            + "<d:propstat><d:prop><d:getetag>\"1\"</d:getetag><c:calendar-data>\(party)</c:calendar-data></d:prop>"
+            + "<d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response><d:sync-token>t1</d:sync-token></d:multistatus>"
+        let url = sink.baseURL + "/cut-multistatus?once=" + sandbox.home + "/cut&body="
+            + (xml.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        try Store(path: sandbox.store).addCalDAVAccount(
+            CalDAVAccount(name: "web", url: sink.baseURL + "/", username: "ann", passwordSource: "env:P"),
+            calendars: [CalDAVCalendar(account: "web", url: url, displayName: "Cut", components: ["VEVENT"])])
+        let cut = sandbox.run(["caldav", "sync"], environment: ["P": "secret"])
+        #expect(cut.code == 69)
+        #expect(cut.err.hasPrefix("datebook: caldav 'web': ") && cut.err.contains("connection failed") && cut.err.contains("check the URL and that the server is up"), "\(cut.err)")
+        #expect(!cut.err.contains("secret"))
+        #expect(!sandbox.run(["list"]).out.contains("Party"))
+        #expect(try Store(path: sandbox.store).calDAVCalendars(account: "web").first?.syncToken == nil)
+        let again = sandbox.run(["caldav", "sync"], environment: ["P": "secret"])
+        #expect(again.code == 0, "\(again.err)")
+        #expect(again.out == "caldav 'web' Cut: 1 received, 0 removed, 1 event\n")
+        #expect(sandbox.run(["list"]).out.contains("Party"))
     }
 }

@@ -104,4 +104,136 @@ struct CalDAVPushCommandTests {
 
             """)
     }
+
+    /// The resource a datebook PUT made (`PUT /ann/personal/NAME` in Radicale's log) whose text has `marker`.
+    func created(_ server: Radicale, containing marker: String) throws -> String? {
+        for line in server.requests().reversed() where line.hasPrefix("PUT /ann/personal/") {
+            if let text = try server.get("personal", String(line.dropFirst("PUT /ann/personal/".count))), text.contains(marker) {
+                return text
+            }
+        }
+        return nil
+    }
+
+    @Test func anEventAddedToASyncedCalendarIsPutAndComesBackAsTheSameEvent() throws {
+        let (sandbox, server, environment) = try synced()
+        let added = sandbox.run(["add", "Book club", "--at", "2026-12-05 18:00", "--calendar", "Personal", "--task", "Read ch. 3",
+                                 "--alert", "1h", "--symbol", "books.vertical", "--event-color", "green", "--repeat", "weekly",
+                                 "--count", "3"])
+        #expect(added.code == 0, "\(added.err)")
+        let before = sandbox.run(["list", "--json"]).out
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.out == "caldav 'home' Personal: 2 sent, 0 removed on the server\ncaldav 'home' Personal: unchanged\n", "\(run.err)")
+        #expect(run.err.isEmpty, "\(run.err)")
+        let event = try #require(try created(server, containing: "SUMMARY:Book club"))
+        for line in ["DTSTART;TZID=Europe/Berlin:20261205T180000", "RRULE:FREQ=WEEKLY;COUNT=3", "COLOR:green",
+                     "X-DATEBOOK-SYMBOL:books.vertical.fill", "\r\nX-DATEBOOK-ALERT:1\r\n", "\r\nTRIGGER:-PT1H\r\n"] {
+            #expect(event.contains(line), "\(line) missing in \(event)")
+        }
+        let uid = try #require(event.components(separatedBy: "\r\n").first { $0.hasPrefix("UID:") }).dropFirst(4)
+        #expect(uid.hasSuffix("@datebook"))
+        let todo = try #require(try created(server, containing: "SUMMARY:Read ch. 3"))
+        #expect(todo.contains("\r\nRELATED-TO:\(uid)\r\n") && todo.contains("\r\nSTATUS:NEEDS-ACTION\r\n"))
+        // The server's copy is the same event: same id, symbol, colour, alerts and task; nothing to send again.
+        #expect(sandbox.run(["list", "--json"]).out == before)
+        let count = server.requests().count
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
+        #expect(server.requests().count == count + 1)
+        // Changed on the server: the same event changes, none is added.
+        let path = try #require(server.requests().last { $0.hasPrefix("PUT /ann/personal/") && $0.contains("datebook.ics") && !$0.contains("-") })
+        try server.put("personal", String(path.dropFirst("PUT /ann/personal/".count)),
+                       event.replacingOccurrences(of: "SUMMARY:Book club", with: "SUMMARY:Book club (at Ann's)"))
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: 1 received, 0 removed, 3 events\n")
+        let after = sandbox.run(["list", "--json"]).out
+        #expect(after == before.replacingOccurrences(of: "\"Book club\"", with: "\"Book club (at Ann's)\""))
+    }
+
+    @Test func anEventForAnUnknownCalendarIsRefusedWithTheNames() throws {
+        let (sandbox, _, _) = try synced()
+        let run = sandbox.run(["add", "Book club", "--at", "2026-12-05 18:00", "--calendar", "Personl"])
+        #expect(run.code == 64)
+        #expect(run.err == "datebook: no synced caldav calendar named 'Personl' (did you mean 'Personal'?); "
+                + "'datebook caldav list' shows them\nRun 'datebook add --help' for usage.\n")
+        #expect(!sandbox.run(["list"]).out.contains("Book club"))
+    }
+
+    @Test func recurrenceAlertsSymbolAndColourChangedInDatebookAreWrittenBack() throws {
+        let (sandbox, server, environment) = try synced()
+        let before = try #require(try server.get("personal", "dentist.ics"))
+        #expect(sandbox.run(["edit", "Dentist", "--repeat", "monthly", "--count", "4", "--alert", "1h", "--alert", "15m",
+                             "--symbol", "gift", "--event-color", "purple", "--location", "Main St 1, Springfield",
+                             "--url", "https://dentist.example.org/"]).code == 0)
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.out.hasPrefix("caldav 'home' Personal: 1 sent, 0 removed on the server\n"), "\(run.err)")
+        let after = try #require(try server.get("personal", "dentist.ics"))
+        keepsEveryOtherLine(before, after, changed: ["DTSTAMP", "LAST-MODIFIED"])
+        // (Radicale stores the properties sorted by name.)
+        for line in ["\r\nRRULE:FREQ=MONTHLY;COUNT=4\r\n", "\r\nCOLOR:purple\r\n", "\r\nLOCATION:Main St 1\\, Springfield\r\n",
+                     "\r\nURL:https://dentist.example.org/\r\n", "\r\nX-DATEBOOK-SYMBOL:gift.fill\r\n",
+                     "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Dentist\r\nTRIGGER:-PT1H\r\nX-DATEBOOK-ALERT:1\r\nEND:VALARM\r\n"] {
+            #expect(after.contains(line), "\(line) missing in \(after)")
+        }
+        // The phone's own 15-minute VALARM gives the 15m alert: it is not written twice.
+        #expect(after.components(separatedBy: "BEGIN:VALARM").count - 1 == 2, "\(after)")
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
+        let shown = sandbox.run(["show", "Dentist"]).out
+        #expect(shown.contains("monthly") || shown.contains("MONTHLY"), "\(shown)")
+        // Alerts changed again: datebook's VALARM is replaced, the phone's stays byte for byte.
+        #expect(sandbox.run(["edit", "Dentist", "--alert", "2h", "--alert", "15m", "--repeat", "none"]).code == 0)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        let again = try #require(try server.get("personal", "dentist.ics"))
+        #expect(again.contains("TRIGGER:-PT2H") && !again.contains("TRIGGER:-PT1H") && !again.contains("RRULE"))
+        let phone = "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:phone alarm\r\nTRIGGER:-PT15M\r\nEND:VALARM\r\n"
+        #expect(before.contains(phone) && again.contains(phone))
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
+    }
+
+    @Test func statusShowsEachAccountsLastSyncAndWhatLostInConflicts() throws {
+        let (sandbox, server, environment) = try synced()
+        try server.put("personal", "dentist.ics", try #require(try server.get("personal", "dentist.ics"))
+            .replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (phone)"))
+        #expect(sandbox.run(["edit", "Dentist", "--title", "Dentist (datebook)"]).code == 0)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        let status = sandbox.run(["status"])
+        #expect(status.code == 0, "\(status.err)")
+        snapshots.expect(status.out, named: "status-caldav-conflict.txt")
+        // The same lines as 'caldav status', indented.
+        let own = sandbox.run(["caldav", "status"]).out
+        #expect(status.out.hasSuffix(own.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n"))
+    }
+
+    @Test func anAccountOnAPostgreSQLStoreSyncsBothWays() throws {
+        let server = try Radicale()
+        try server.makeCalendar("personal", displayName: "Personal")
+        try server.put("personal", "dentist.ics", CalDAVCommandTests.dentist)
+        try server.put("personal", "milk.ics", CalDAVCommandTests.milk)
+        let store = try TestPostgres.shared().makeDatabase()
+        let sandbox = Sandbox()
+        let environment = ["DAV_PASSWORD": server.password]
+        let added = sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", server.username,
+                                 "--password-env", "DAV_PASSWORD"], environment: environment, storePath: store)
+        #expect(added.code == 0, "\(added.err)")
+        let first = sandbox.run(["caldav", "sync"], environment: environment, storePath: store)
+        #expect(first.out == "caldav 'home' Personal: 2 received, 0 removed, 2 events\n", "\(first.err)")
+        #expect(sandbox.run(["list"], storePath: store).out.contains("Dentist"))
+        // A task ticked off and an event added here go up; the server's copies come back as the same ones.
+        #expect(sandbox.run(["task", "done", "Tasks", "1"], storePath: store).code == 0)
+        #expect(sandbox.run(["add", "Book club", "--at", "2026-12-05 18:00", "--calendar", "Personal"], storePath: store).code == 0)
+        let before = sandbox.run(["list", "--json"], storePath: store).out
+        let pushed = sandbox.run(["caldav", "sync"], environment: environment, storePath: store)
+        #expect(pushed.out == "caldav 'home' Personal: 2 sent, 0 removed on the server\ncaldav 'home' Personal: unchanged\n", "\(pushed.err)")
+        let milk = try #require(try server.get("personal", "milk.ics"))
+        #expect(milk.contains("\r\nSTATUS:COMPLETED\r\n"))
+        #expect(try created(server, containing: "SUMMARY:Book club") != nil)
+        #expect(sandbox.run(["list", "--json"], storePath: store).out == before)
+        // A change on the server, and a conflict recorded and shown.
+        try server.put("personal", "dentist.ics", try #require(try server.get("personal", "dentist.ics"))
+            .replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (phone)"))
+        #expect(sandbox.run(["edit", "Dentist", "--title", "Dentist (datebook)"], storePath: store).code == 0)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment, storePath: store).code == 0)
+        #expect(sandbox.run(["caldav", "status"], storePath: store).out.contains("SUMMARY changed on both sides"))
+        #expect(sandbox.run(["caldav", "sync"], environment: environment, storePath: store).out == "caldav 'home' Personal: unchanged\n")
+        #expect(sandbox.run(["caldav", "rm", "home"], storePath: store).code == 0)
+        #expect(!sandbox.run(["list"], storePath: store).out.contains("Dentist"))
+    }
 }

@@ -1,3 +1,4 @@
+import DatebookCore
 import DatebookDelivery
 import DatebookStore
 @testable import DatebookSync
@@ -105,5 +106,53 @@ struct CalDAVPullTests {
         let outcome = try setup.sync.pull(try stored(), now: Self.now)
         #expect(outcome.received == 1 && outcome.removed == 1 && outcome.events == 1)
         #expect(try setup.store.eventCount() == 1 && setup.store.events(titled: "Party").count == 1)
+    }
+
+    @Test func anEventMadeHereAndNotSentYetSurvivesAPullThatRebuildsTheCalendar() throws {
+        let setup = try setUp()
+        _ = try setup.sync.pull(setup.calendar, now: Self.now)
+        let uid = "a1b2c3d4e5f60718@datebook"
+        let made = Event(id: PlannerICS.eventID(uid: uid, calendar: setup.calendar.sourceCalendar), title: "Made here",
+                         start: .instant(Self.now.addingTimeInterval(86_400)), timeZone: "UTC", symbol: .star, color: .green)
+        try setup.store.save(made, into: setup.calendar, uid: uid)
+        // Its PUT refused (or a pull before any push): the server's change rebuilds the calendar.
+        try setup.server.put("personal", "dentist.ics", Self.dentist.replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (moved)"))
+        let fresh = try #require(try setup.store.calDAVCalendars(account: "home").first)
+        let pulled = try setup.sync.pull(fresh, now: Self.now)
+        #expect(pulled.received == 1 && pulled.events == 2)
+        #expect(try setup.store.event(id: made.id)?.title == "Made here")
+        #expect(try setup.store.events(titled: "Dentist (moved)").count == 1)
+        // The next sync sends it, and it stays one event.
+        let again = try #require(try setup.store.calDAVCalendars(account: "home").first)
+        #expect(try setup.sync.sync(again, now: Self.now).pushed.sent == 1)
+        #expect(try setup.store.events(titled: "Made here").count == 1)
+        #expect(try setup.server.get("personal", "a1b2c3d4e5f60718datebook.ics")?.contains("SUMMARY:Made here") == true)
+    }
+
+    @Test func aChangeMadeHereWhileASyncRunsIsKeptAndSentByTheNext() throws {
+        let setup = try setUp()
+        _ = try setup.sync.sync(setup.calendar, now: Self.now)
+        let id = try #require(try setup.store.events(titled: "Dentist").first).id
+        func edit(_ change: (inout Event) -> Void) throws {
+            var event = try #require(try setup.store.event(id: id))
+            change(&event)
+            try setup.store.save(event)
+        }
+        try edit { $0.title = "Dentist (moved)" }
+        // The user edits again after the push read the store and sent the title.
+        var sync = setup.sync
+        sync.afterPush = { try edit { $0.notes = "Bring the card" } }
+        let first = try sync.sync(try #require(try setup.store.calDAVCalendars(account: "home").first), now: Self.now)
+        #expect(first.pushed.sent == 1)
+        // The pull that follows (a new token for the push's own write) leaves the store as it is...
+        let event = try #require(try setup.store.event(id: id))
+        #expect(event.title == "Dentist (moved)" && event.notes == "Bring the card")
+        #expect(try setup.server.get("personal", "dentist.ics")?.contains("DESCRIPTION") == false)
+        // ...and the next sync finds the second change and sends it.
+        let second = try setup.sync.sync(try #require(try setup.store.calDAVCalendars(account: "home").first), now: Self.now)
+        #expect(second.pushed.sent == 1)
+        #expect(try setup.server.get("personal", "dentist.ics")?.contains("DESCRIPTION:Bring the card") == true)
+        let third = try setup.sync.sync(try #require(try setup.store.calDAVCalendars(account: "home").first), now: Self.now)
+        #expect(third.pushed == CalDAVSync.PushOutcome() && third.pulled.events == nil)
     }
 }

@@ -35,4 +35,28 @@ struct ICalPatchTests {
         #expect(ICalPatch.dateLine("DTSTART", .instant(Date(timeIntervalSince1970: 1_796_302_800))) == "DTSTART:20261203T130000Z")
         #expect(ICalPatch.dateLine("DTEND", .allDay(.init(year: 2026, month: 12, day: 3))) == "DTEND;VALUE=DATE:20261203")
     }
+
+    static let alarms = """
+        BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nEXDATE:20261201T130000Z\r\nEXDATE:20261202T130000Z\r\nBEGIN:VALARM\r
+        ACTION:DISPLAY\r\nTRIGGER:-PT15M\r\nEND:VALARM\r\nBEGIN:VALARM\r\nX-DATEBOOK-ALERT:1\r\nTRIGGER:-PT1H\r\nEND:VALARM\r
+        END:VEVENT\r\nEND:VCALENDAR\r\n
+        """
+
+    @Test func datebooksOwnAlarmsAreReplacedAndTheOthersStay() {
+        let ours = ICalPatch.alarm(leadSeconds: 7200, title: "Dentist")
+        #expect(ours == ["BEGIN:VALARM", "X-DATEBOOK-ALERT:1", "ACTION:DISPLAY", "DESCRIPTION:Dentist", "TRIGGER:-PT2H", "END:VALARM"])
+        let patched = ICalPatch.apply([ICalPatch.Change(ICalPatch.ownAlarms, lines: ours)], to: Self.alarms, component: "VEVENT")
+        #expect(patched == Self.alarms.replacingOccurrences(
+            of: "BEGIN:VALARM\r\nX-DATEBOOK-ALERT:1\r\nTRIGGER:-PT1H\r\nEND:VALARM\r\nEND:VEVENT",
+            with: ours.joined(separator: "\r\n") + "\r\nEND:VEVENT"))
+        #expect(ICalPatch.value(ICalPatch.ownAlarms, in: patched, component: "VEVENT") == ours.joined(separator: "\n"))
+        let none = ICalPatch.apply([ICalPatch.Change(ICalPatch.ownAlarms, lines: [])], to: Self.alarms, component: "VEVENT")
+        #expect(none.contains("TRIGGER:-PT15M") && !none.contains("X-DATEBOOK-ALERT"))
+    }
+
+    @Test func aRepeatedPropertyIsReplacedByAllItsNewLines() {
+        let patched = ICalPatch.apply([ICalPatch.Change("EXDATE", lines: ["EXDATE:20261205T130000Z"])], to: Self.alarms, component: "VEVENT")
+        #expect(patched.contains("UID:a\r\nEXDATE:20261205T130000Z\r\nBEGIN:VALARM") && !patched.contains("20261201"))
+        #expect(ICalPatch.value("EXDATE", in: Self.alarms, component: "VEVENT") == "EXDATE:20261201T130000Z\nEXDATE:20261202T130000Z")
+    }
 }

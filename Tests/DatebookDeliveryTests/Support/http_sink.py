@@ -23,6 +23,9 @@ Paths:
                                   html, endless, redirect-file, redirect-to/…), so a feed can start failing
   /html                           200 text/html login page (a feed URL that went wrong)
   /multistatus?body=XML           207 application/xml with XML as the body (WebDAV answers, broken ones too)
+  /cut-multistatus?body=XML&once=PATH
+                                  207 whose Content-Length promises XML, but the connection closes after
+                                  half of it; once PATH exists (the first cut answer creates it), the whole XML
   /endless                        200 text/calendar that never ends (size caps)
   anything else[?delay=S]         204 No Content (after S seconds)
 """
@@ -115,6 +118,22 @@ class Handler(BaseHTTPRequestHandler):
                         [("Content-Type", "text/html; charset=utf-8")])
         elif path == "/multistatus":
             self.answer(207, query["body"][0].encode(), [("Content-Type", "application/xml; charset=utf-8")])
+        elif path == "/cut-multistatus":
+            import os
+            body = query["body"][0].encode()
+            flag = query["once"][0]
+            if os.path.exists(flag):
+                self.answer(207, body, [("Content-Type", "application/xml; charset=utf-8")])
+                return
+            open(flag, "w").close()
+            self.send_response(207)
+            self.send_header("Content-Type", "application/xml; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[:len(body) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.close()
         elif path == "/endless":
             self.send_response(200)
             self.send_header("Content-Type", "text/calendar")

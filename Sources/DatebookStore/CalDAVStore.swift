@@ -1,0 +1,151 @@
+import DatebookCore
+import Foundation
+
+/// What CalDAV sync (issue 18) keeps in a store: accounts, calendars with their sync tokens, the
+/// server's texts with their ETags, and the conflicts that lost something. Both stores hold it in
+/// the same tables: `Store+CalDAV.swift` (SQLite), `PostgresStore+CalDAV.swift` (PostgreSQL).
+public protocol CalDAVStore: PlannerStore {
+    /// Adds an account with the calendars discovery found; false when one with this name exists.
+    @discardableResult func addCalDAVAccount(_ account: CalDAVAccount, calendars: [CalDAVCalendar]) throws -> Bool
+    func calDAVAccounts() throws -> [CalDAVAccount]
+    func calDAVCalendars(account: String) throws -> [CalDAVCalendar]
+    /// The resources held for one calendar, by URL.
+    func calDAVResources(of calendar: CalDAVCalendar) throws -> [String: CalDAVResource]
+    /// Removes an account, its calendars, resources and events; false when there is none.
+    @discardableResult func removeCalDAVAccount(named name: String) throws -> Bool
+    /// Saves an event made in datebook into a CalDAV calendar, with the UID its resource will have,
+    /// in one transaction: the next sync sends it (`PUT` with `If-None-Match: *`).
+    func save(_ event: Event, into calendar: CalDAVCalendar, uid: String) throws
+    /// Event id → UID of every event recorded under the calendar (those of the server and those
+    /// made here and not sent yet).
+    func calDAVEventUIDs(of calendar: CalDAVCalendar) throws -> [String: String]
+    /// Applies what one sync received for a calendar, in ONE transaction: the changed and removed
+    /// resources, the calendar's events rebuilt from `events` (made from every resource now held;
+    /// nil: the events stay as they are), and the new sync token. A sync killed before this leaves the old copy and token, so the next
+    /// one receives the same changes again; nothing is applied twice.
+    func applyCalDAVChanges(to calendar: CalDAVCalendar, changed: [CalDAVResource], removed: [String],
+                            events: ICSImport?, syncToken: String?, ctag: String?) throws
+    /// Records what the server accepted for one resource (a PUT: its new text and ETag) or, with
+    /// `removed`, that it is gone (a DELETE), each in its own transaction: a sync killed after the
+    /// server answered knows it at the next start.
+    func recordCalDAVResource(_ resource: CalDAVResource, in calendar: CalDAVCalendar, removed: Bool) throws
+    /// A digest of the calendar's events and tasks as datebook holds them (their ids and the fields
+    /// a push sends), stable across runs (FNV-1a).
+    func calDAVLocalDigest(of calendar: CalDAVCalendar) throws -> String
+    /// Records the digest of the end of a sync (nil: the next sync looks for local changes whatever it finds).
+    func recordCalDAVLocalDigest(_ digest: String?, of calendar: CalDAVCalendar) throws
+    /// Records what lost in the conflicts of one sync (`datebook caldav status` shows them).
+    func recordCalDAVConflicts(_ messages: [String], in calendar: CalDAVCalendar, now: Date) throws
+    /// The conflicts recorded for an account, newest first: when, the calendar's display name, what lost.
+    func calDAVConflicts(account: String, limit: Int) throws -> [(at: Date, calendar: String, message: String)]
+    /// Records the end of an account's sync (`error` nil: it succeeded).
+    func recordCalDAVSync(account: String, now: Date, error: String?) throws
+}
+
+extension CalDAVStore {
+    public func recordCalDAVResource(_ resource: CalDAVResource, in calendar: CalDAVCalendar) throws {
+        try recordCalDAVResource(resource, in: calendar, removed: false)
+    }
+
+    public func calDAVConflicts(account: String) throws -> [(at: Date, calendar: String, message: String)] {
+        try calDAVConflicts(account: account, limit: 50)
+    }
+
+    /// The synced calendars `datebook add --calendar NAME` may mean: the one whose
+    /// `ACCOUNT/DISPLAY NAME` is NAME, else those whose display name is (several: ambiguous).
+    public func calDAVCalendars(named name: String) throws -> [CalDAVCalendar] {
+        var byName: [CalDAVCalendar] = []
+        for account in try calDAVAccounts() {
+            for calendar in try calDAVCalendars(account: account.name) where calendar.selected {
+                if account.name + "/" + calendar.displayName == name { return [calendar] }
+                if calendar.displayName == name { byName.append(calendar) }
+            }
+        }
+        return byName
+    }
+
+    /// Every `ACCOUNT/DISPLAY NAME` of a synced calendar (what `--calendar` accepts, for hints).
+    public func calDAVCalendarNames() throws -> [String] {
+        var names: [String] = []
+        for account in try calDAVAccounts() {
+            names += try calDAVCalendars(account: account.name).filter(\.selected).map { account.name + "/" + $0.displayName }
+        }
+        return names
+    }
+
+    /// The CalDAV tables for one backend: `seconds` the type of Unix times, `keyed` what follows a
+    /// table with a primary key (SQLite's ` WITHOUT ROWID`), `conflictKey` the conflicts' own key
+    /// column (PostgreSQL has no rowid to order them by), `spaced` before a column list.
+    static func calDAVTables(seconds: String, keyed: String, conflictKey: String, spaced: String) -> String {
+        """
+        CREATE TABLE caldav_accounts (
+            name TEXT PRIMARY KEY,
+            url TEXT NOT NULL,
+            username TEXT NOT NULL,
+            password_source TEXT NOT NULL,
+            every INTEGER NOT NULL,
+            last_sync \(seconds),
+            last_error TEXT
+        )\(keyed);
+        CREATE TABLE caldav_calendars (
+            account TEXT NOT NULL REFERENCES caldav_accounts\(spaced)(name) ON DELETE CASCADE,
+            url TEXT NOT NULL,
+            display_name TEXT NOT NULL,
+            color TEXT,
+            components TEXT NOT NULL,
+            selected INTEGER NOT NULL,
+            sync_token TEXT,
+            ctag TEXT,
+            local_digest TEXT,
+            PRIMARY KEY (account, url)
+        )\(keyed);
+        CREATE TABLE caldav_resources (
+            account TEXT NOT NULL,
+            calendar_url TEXT NOT NULL,
+            url TEXT NOT NULL,
+            etag TEXT,
+            uid TEXT NOT NULL,
+            text TEXT NOT NULL,
+            PRIMARY KEY (account, calendar_url, url),
+            FOREIGN KEY (account, calendar_url) REFERENCES caldav_calendars\(spaced)(account, url) ON DELETE CASCADE
+        )\(keyed);
+        CREATE TABLE caldav_conflicts (
+            \(conflictKey)account TEXT NOT NULL,
+            calendar_url TEXT NOT NULL,
+            at \(seconds) NOT NULL,
+            message TEXT NOT NULL,
+            FOREIGN KEY (account, calendar_url) REFERENCES caldav_calendars\(spaced)(account, url) ON DELETE CASCADE
+        );
+        CREATE INDEX caldav_conflicts_by_account ON caldav_conflicts\(spaced)(account, at);
+        """
+    }
+
+    /// Stores one resource as received or sent (`$1`…`$6`: account, calendar URL, URL, ETag, UID, text).
+    static var calDAVResourceUpsert: String {
+        """
+        INSERT INTO caldav_resources (account, calendar_url, url, etag, uid, text) VALUES ($1, $2, $3, $4, $5, $6)
+        ON CONFLICT (account, calendar_url, url) DO UPDATE SET etag = excluded.etag, uid = excluded.uid, text = excluded.text
+        """
+    }
+
+    /// The rows `calDAVLocalDigest` reads (`$1`: the calendar's `sourceCalendar`): the columns as
+    /// stored, so that no event is built. Reading them costs a fraction of decoding the held texts
+    /// again, which a push needs to find what changed.
+    static var calDAVDigestQuery: String {
+        """
+        SELECT e.id, e.title, e.start_key, e.all_day, e.end_key, e.end_all_day, e.notes, e.time_zone, e.symbol, e.color,
+            e.alerts, e.recurrence, e.location, e.url, t.id, t.text, t.status
+        FROM event_sources s JOIN events e ON e.id = s.event_id LEFT JOIN tasks t ON t.event_id = e.id
+        WHERE s.calendar = $1 ORDER BY e.id, t.position
+        """
+    }
+
+    static var calDAVDigestColumns: Int { 17 }
+
+    /// FNV-1a over `bytes`, from `hash`: what the local digests are made of.
+    static func mixDigest(_ hash: inout UInt64, _ bytes: some Sequence<UInt8>) {
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+    }
+}
+
+extension Store: CalDAVStore {}

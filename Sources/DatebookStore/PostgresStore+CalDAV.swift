@@ -1,0 +1,148 @@
+import DatebookCore
+import Foundation
+
+/// CalDAV accounts on PostgreSQL: the SQLite store's tables and rules (Store+CalDAV.swift).
+extension PostgresStore: CalDAVStore {
+    static let calDAVMigration = calDAVTables(seconds: "BIGINT", keyed: "", conflictKey: "id BIGSERIAL PRIMARY KEY,\n    ", spaced: " ")
+
+    static let resourceUpsert = calDAVResourceUpsert
+
+    @discardableResult
+    public func addCalDAVAccount(_ account: CalDAVAccount, calendars: [CalDAVCalendar]) throws -> Bool {
+        try transaction {
+            guard try query("""
+                INSERT INTO caldav_accounts (name, url, username, password_source, every) VALUES ($1, $2, $3, $4, $5)
+                ON CONFLICT (name) DO NOTHING
+                """, [account.name, account.url, account.username, account.passwordSource, String(account.every)]).changed > 0
+            else { return false }
+            for calendar in calendars {
+                try query("""
+                    INSERT INTO caldav_calendars (account, url, display_name, color, components, selected)
+                    VALUES ($1, $2, $3, $4, $5, $6)
+                    """, [account.name, calendar.url, calendar.displayName, calendar.color, calendar.components.joined(separator: ","),
+                          calendar.selected ? "1" : "0"])
+            }
+            return true
+        }
+    }
+
+    public func calDAVAccounts() throws -> [CalDAVAccount] {
+        try query("""
+            SELECT name, url, username, password_source, every, last_sync, last_error FROM caldav_accounts ORDER BY name COLLATE "C"
+            """).all.map { row in
+            CalDAVAccount(name: row.text(0), url: row.text(1), username: row.text(2), passwordSource: row.text(3), every: row.int(4),
+                          lastSync: row.isNull(5) ? nil : Date(timeIntervalSince1970: TimeInterval(row.int64(5))),
+                          lastError: row.optionalText(6))
+        }
+    }
+
+    public func calDAVCalendars(account: String) throws -> [CalDAVCalendar] {
+        try query("""
+            SELECT url, display_name, color, components, selected, sync_token, ctag, local_digest FROM caldav_calendars
+            WHERE account = $1 ORDER BY display_name COLLATE "C", url COLLATE "C"
+            """, [account]).all.map { row in
+            CalDAVCalendar(account: account, url: row.text(0), displayName: row.text(1), color: row.optionalText(2),
+                           components: row.text(3).split(separator: ",").map(String.init), selected: row.int(4) != 0,
+                           syncToken: row.optionalText(5), ctag: row.optionalText(6), localDigest: row.optionalText(7))
+        }
+    }
+
+    public func calDAVResources(of calendar: CalDAVCalendar) throws -> [String: CalDAVResource] {
+        var result: [String: CalDAVResource] = [:]
+        for row in try query("SELECT url, etag, uid, text FROM caldav_resources WHERE account = $1 AND calendar_url = $2",
+                             [calendar.account, calendar.url]).all {
+            result[row.text(0)] = CalDAVResource(url: row.text(0), etag: row.optionalText(1), uid: row.text(2), text: row.text(3))
+        }
+        return result
+    }
+
+    public func save(_ event: Event, into calendar: CalDAVCalendar, uid: String) throws {
+        try saveImport(ICSImport(events: [event], uids: [event.id: uid], warnings: []), calendar: calendar.sourceCalendar,
+                       progress: { _ in })
+    }
+
+    public func calDAVEventUIDs(of calendar: CalDAVCalendar) throws -> [String: String] {
+        var result: [String: String] = [:]
+        for row in try query("SELECT event_id, uid FROM event_sources WHERE calendar = $1", [calendar.sourceCalendar]).all {
+            result[row.text(0)] = row.text(1)
+        }
+        return result
+    }
+
+    @discardableResult
+    public func removeCalDAVAccount(named name: String) throws -> Bool {
+        let calendars = try calDAVCalendars(account: name)
+        return try transaction {
+            for calendar in calendars { try deleteEvents(calendar: calendar.sourceCalendar) }
+            return try query("DELETE FROM caldav_accounts WHERE name = $1", [name]).changed > 0
+        }
+    }
+
+    public func applyCalDAVChanges(to calendar: CalDAVCalendar, changed: [CalDAVResource], removed: [String],
+                                   events: ICSImport?, syncToken: String?, ctag: String?) throws {
+        try transaction {
+            for url in removed {
+                try query("DELETE FROM caldav_resources WHERE account = $1 AND calendar_url = $2 AND url = $3",
+                          [calendar.account, calendar.url, url])
+            }
+            for resource in changed {
+                try query(Self.resourceUpsert, [calendar.account, calendar.url, resource.url, resource.etag, resource.uid, resource.text])
+            }
+            try query("UPDATE caldav_calendars SET sync_token = $1, ctag = $2 WHERE account = $3 AND url = $4",
+                      [syncToken, ctag, calendar.account, calendar.url])
+            if let events {
+                try deleteEvents(calendar: calendar.sourceCalendar)
+                try saveImport(events, calendar: calendar.sourceCalendar, progress: { _ in })
+            }
+        }
+    }
+
+    public func recordCalDAVResource(_ resource: CalDAVResource, in calendar: CalDAVCalendar, removed: Bool) throws {
+        if removed {
+            try query("DELETE FROM caldav_resources WHERE account = $1 AND calendar_url = $2 AND url = $3",
+                      [calendar.account, calendar.url, resource.url])
+        } else {
+            try query(Self.resourceUpsert, [calendar.account, calendar.url, resource.url, resource.etag, resource.uid, resource.text])
+        }
+    }
+
+    public func calDAVLocalDigest(of calendar: CalDAVCalendar) throws -> String {
+        var hash = EventID.fnv1aBasis
+        for row in try query(Self.calDAVDigestQuery, [calendar.sourceCalendar]).all {
+            for column in Int32(0)..<Int32(Self.calDAVDigestColumns) {
+                Self.mixDigest(&hash, row.isNull(column) ? [0xfe] : Array(row.text(column).utf8))
+                Self.mixDigest(&hash, [0xff])
+            }
+        }
+        return String(hash, radix: 16)
+    }
+
+    public func recordCalDAVLocalDigest(_ digest: String?, of calendar: CalDAVCalendar) throws {
+        try query("UPDATE caldav_calendars SET local_digest = $1 WHERE account = $2 AND url = $3", [digest, calendar.account, calendar.url])
+    }
+
+    public func recordCalDAVConflicts(_ messages: [String], in calendar: CalDAVCalendar, now: Date) throws {
+        guard !messages.isEmpty else { return }
+        try transaction {
+            for message in messages {
+                try query("INSERT INTO caldav_conflicts (account, calendar_url, at, message) VALUES ($1, $2, $3, $4)",
+                          [calendar.account, calendar.url, String(Int64(now.timeIntervalSince1970)), message])
+            }
+        }
+    }
+
+    public func calDAVConflicts(account: String, limit: Int) throws -> [(at: Date, calendar: String, message: String)] {
+        try query("""
+            SELECT k.at, c.display_name, k.message FROM caldav_conflicts k
+            JOIN caldav_calendars c ON c.account = k.account AND c.url = k.calendar_url
+            WHERE k.account = $1 ORDER BY k.at DESC, k.id DESC LIMIT $2
+            """, [account, String(limit)]).all.map { row in
+            (Date(timeIntervalSince1970: TimeInterval(row.int64(0))), row.text(1), row.text(2))
+        }
+    }
+
+    public func recordCalDAVSync(account: String, now: Date, error: String?) throws {
+        try query("UPDATE caldav_accounts SET last_sync = $1, last_error = $2 WHERE name = $3",
+                  [String(Int64(now.timeIntervalSince1970)), error, account])
+    }
+}

@@ -1,0 +1,61 @@
+import DatebookTestSupport
+import Foundation
+import Testing
+
+/// `datebook run` against a real Radicale, on the real clock: a local change goes up within a few
+/// seconds, not at the account's next `every`.
+struct CalDAVDaemonTests {
+    static let milk = """
+        BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//phone//EN\r\nBEGIN:VTODO\r\nUID:milk-1\r\nDTSTAMP:20261101T100000Z\r
+        SUMMARY:Buy milk\r\nSTATUS:NEEDS-ACTION\r\nX-PHONE-THING:keep me\r\nEND:VTODO\r\nEND:VCALENDAR\r\n
+        """
+
+    func datebook(_ arguments: [String], _ store: String, _ environment: [String: String]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CalDAVKillTests.binary)
+        process.arguments = ["--store", store, "--tz", "UTC"] + arguments
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    func finished(_ arguments: [String], _ store: String, _ environment: [String: String]) throws -> Int32 {
+        let process = try datebook(arguments, store, environment)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    @Test func aTaskDoneWhileTheDaemonRunsReachesTheServerWithinSeconds() throws {
+        let server = try Radicale()
+        try server.makeCalendar("personal", displayName: "Personal")
+        try server.put("personal", "milk.ics", Self.milk)
+        let home = NSTemporaryDirectory() + "datebook-daemon-caldav-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let store = home + "/store.sqlite3"
+        let environment = ["DAV_PASSWORD": server.password, "SWIFT_BACKTRACE": "enable=no", "HOME": home]
+        #expect(try finished(["caldav", "add", "home", server.baseURL + "/", "--username", server.username, "--password-env",
+                              "DAV_PASSWORD", "--every", "1h"], store, environment) == 0)
+        // Synced now (the real clock): the account's `every` is an hour away for the whole test.
+        #expect(try finished(["caldav", "sync"], store, environment) == 0)
+        let daemon = try datebook(["run"], store, environment)
+        defer {
+            if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) }
+        }
+        usleep(500_000)
+        #expect(try finished(["task", "done", "Tasks", "1"], store, environment) == 0)
+        let changed = Date()
+        var text = ""
+        while Date().timeIntervalSince(changed) < 20, !text.contains("STATUS:COMPLETED") {
+            usleep(100_000)
+            text = try server.get("personal", "milk.ics") ?? ""
+        }
+        print("caldav: a task done reached the server after \(String(format: "%.1f", Date().timeIntervalSince(changed))) s")
+        #expect(text.contains("\r\nSTATUS:COMPLETED\r\n") && text.contains("\r\nX-PHONE-THING:keep me\r\n"), "\(text)")
+        #expect(Date().timeIntervalSince(changed) < 15)
+        kill(daemon.processIdentifier, SIGTERM)
+        daemon.waitUntilExit()
+        #expect(daemon.terminationStatus == 0)
+    }
+}
