@@ -53,6 +53,12 @@ let package = Package(
             name: "CPostgres",
             providers: [.apt(["libpq-dev"])]
         ),
+        // No pkgConfig and no link line: libxml2 is opened by the CalDAV sync only (see shim.h), which
+        // declares the few reader functions it calls (pkg-config's -I would come with -lxml2).
+        .systemLibrary(
+            name: "CXML2",
+            providers: [.apt(["libxml2"])]
+        ),
         .target(name: "DatebookCore"),
         .target(name: "DatebookICal", dependencies: ["CICal", "DatebookCore"]),
         .target(
@@ -83,7 +89,7 @@ let package = Package(
         .target(name: "DatebookDelivery", dependencies: ["DatebookCore", "CCurl"]),
         .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite", "CPostgres"]),
         .target(name: "DatebookServer", dependencies: ["CMicroHTTPD", "DatebookCore", "DatebookStore", "DatebookRender", "DatebookScheduler"]),
-        .target(name: "DatebookSync", dependencies: ["DatebookCore", "DatebookICal", "DatebookStore", "DatebookDelivery"]),
+        .target(name: "DatebookSync", dependencies: ["CXML2", "DatebookCore", "DatebookICal", "DatebookStore", "DatebookDelivery"]),
         .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookRender"]),
         .target(
             name: "DatebookCLI",
@@ -147,7 +153,7 @@ for target in package.targets where target.type == .regular || target.type == .e
 if ProcessInfo.processInfo.environment["DATEBOOK_FUZZ"] == "1" {
     package.targets.append(.executableTarget(
         name: "datebook-fuzz",
-        dependencies: ["DatebookCore", "DatebookICal", "DatebookStore", "DatebookRender", "DatebookScheduler"],
+        dependencies: ["DatebookCore", "DatebookICal", "DatebookStore", "DatebookRender", "DatebookScheduler", "DatebookSync"],
         path: "fuzz/Sources/datebook-fuzz"
     ))
     package.products.append(.executable(name: "datebook-fuzz", targets: ["datebook-fuzz"]))

@@ -4,10 +4,16 @@
 Usage: python3 bench/caldav.py [EVENTS]   (default 10000; needs `pip install radicale`, as
 scripts/setup.sh --test does, and `swift build -c release --product datebook`)
 
-Fills a calendar with EVENTS events by writing Radicale's storage files directly (PUT one by one
-would measure Radicale), then times `datebook caldav sync` twice: the first sync (everything
-received) and a sync with nothing changed, whose requests are counted from Radicale's log.
-Budgets: first sync of 10,000 events <= 10 s; nothing changed <= 100 ms, one request.
+Fills a calendar with EVENTS events (and one VTODO of the first) by writing Radicale's storage
+files directly (PUT one by one would measure Radicale), then:
+- the first sync, datebook and vdirsyncer (PyPI, to a local folder) side by side, 3 runs each,
+  alternating, medians;
+- a sync with nothing changed (median of 5), its requests counted from Radicale's log, beside
+  Radicale's own time to answer that request and an unchanged sync-collection (from Python), and
+  datebook's own share (the same sync with the server stopped); at 100 and 1,000 events too;
+- one task marked done in datebook, then a sync: the requests it sends, by method.
+Budgets: first sync of 10,000 events <= 10 s and at least 2x faster than vdirsyncer; nothing
+changed <= 100 ms, one request; one changed task reaches the server in one PUT.
 Prints a Markdown table; writes it to bench/results-caldav.md when run with --write.
 """
 import os
@@ -30,11 +36,33 @@ def free_port():
         return s.getsockname()[1]
 
 
-def request(method, url, body=b""):
+def request(method, url, body=b"", depth=None):
     req = urllib.request.Request(url, data=body or None, method=method)
     req.add_header("Authorization", "Basic " + base64.b64encode(b"ann:pw").decode())
+    if depth is not None:
+        req.add_header("Depth", depth)
     with urllib.request.urlopen(req) as response:
+        response.read()
         return response.status
+
+
+def median(values):
+    return sorted(values)[len(values) // 2]
+
+
+def timed(function, runs=5):
+    """The median of `runs` timings of function(), in seconds."""
+    times = []
+    for _ in range(runs):
+        start = time.monotonic()
+        function()
+        times.append(time.monotonic() - start)
+    return median(times)
+
+
+TODO = ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//bench//EN\r\nBEGIN:VTODO\r\nUID:bench-task-0\r\n"
+        "DTSTAMP:20260101T000000Z\r\nSUMMARY:Bench task\r\nRELATED-TO:bench-0\r\nSTATUS:NEEDS-ACTION\r\n"
+        "X-BENCH:keep\r\nEND:VTODO\r\nEND:VCALENDAR\r\n")
 
 
 def event(n):
@@ -48,10 +76,11 @@ def event(n):
     )
 
 
-def vdirsyncer(work, base):
-    """Seconds vdirsyncer (PyPI, if installed) takes to sync the same calendar to a local folder; None without it."""
+def vdirsyncer(work, base, run=0):
+    """Seconds vdirsyncer (PyPI, if installed) takes to sync the same calendar to a new local folder; None without it."""
     if shutil.which("vdirsyncer") is None:
         return None
+    work = os.path.join(work, f"vdirsyncer-{run}")
     os.makedirs(os.path.join(work, "vlocal"))
     config = os.path.join(work, "vdirsyncer.conf")
     with open(config, "w") as f:
@@ -83,93 +112,159 @@ fileext = ".ics"
     return time.monotonic() - start
 
 
-def main():
-    count = int(next((a for a in sys.argv[1:] if a.isdigit()), "10000"))
-    work = tempfile.mkdtemp(prefix="datebook-caldav-bench-")
-    users = os.path.join(work, "users")
-    with open(users, "w") as f:
-        f.write("ann:pw\n")
-    port = free_port()
-    log = open(os.path.join(work, "radicale.log"), "w")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "radicale", "--storage-filesystem-folder=" + os.path.join(work, "collections"),
-         f"--server-hosts=127.0.0.1:{port}", "--auth-type=htpasswd", "--auth-htpasswd-filename=" + users,
-         "--auth-htpasswd-encryption=plain", "--auth-delay=0", "--logging-level=info"],
-        stdout=log, stderr=log)
-    base = f"http://127.0.0.1:{port}"
-    try:
+class Server:
+    """Radicale on a free port with its own folder, a calendar /ann/bench/ of `count` events and one VTODO."""
+
+    def __init__(self, work, count):
+        self.work = work
+        users = os.path.join(work, "users")
+        with open(users, "w") as f:
+            f.write("ann:pw\n")
+        port = free_port()
+        self.log = os.path.join(work, "radicale.log")
+        log = open(self.log, "w")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "radicale", "--storage-filesystem-folder=" + os.path.join(work, "collections"),
+             f"--server-hosts=127.0.0.1:{port}", "--auth-type=htpasswd", "--auth-htpasswd-filename=" + users,
+             "--auth-htpasswd-encryption=plain", "--auth-delay=0", "--logging-level=info"],
+            stdout=log, stderr=log)
+        self.base = f"http://127.0.0.1:{port}"
+        self.calendar = self.base + "/ann/bench/"
         for _ in range(300):
             try:
-                urllib.request.urlopen(base + "/.well-known/caldav")
+                urllib.request.urlopen(self.base + "/.well-known/caldav")
                 break
             except urllib.error.HTTPError:
                 break
             except OSError:
                 time.sleep(0.1)
-        request("MKCALENDAR", base + "/ann/bench/")
+        request("MKCALENDAR", self.calendar)
         folder = os.path.join(work, "collections", "collection-root", "ann", "bench")
         for n in range(count):
             with open(os.path.join(folder, f"event-{n}.ics"), "w", newline="") as f:
                 f.write(event(n))
-        # Radicale builds its item cache on first read; do that before timing datebook.
-        request("PROPFIND", base + "/ann/bench/", b"")
-        env = dict(os.environ, DAV_PASSWORD="pw")
-        store = ["--store", os.path.join(work, "store.sqlite3"), "--tz", "UTC"]
-        subprocess.run([DATEBOOK, *store, "caldav", "add", "bench", base + "/", "--username", "ann",
-                        "--password-env", "DAV_PASSWORD"], env=env, check=True, capture_output=True)
-        start = time.monotonic()
-        first = subprocess.run([DATEBOOK, *store, "caldav", "sync"], env=env, check=True, capture_output=True, text=True)
-        first_time = time.monotonic() - start
-        vdirsyncer_time = vdirsyncer(work, base)
-        log.flush()
-        before = open(log.name).read().count(" request for ")
-        runs = []
-        for _ in range(5):
+        with open(os.path.join(folder, "task-0.ics"), "w", newline="") as f:
+            f.write(TODO)
+        # Radicale builds its item cache on first read; do that before timing anything.
+        request("PROPFIND", self.calendar, depth="1")
+
+    def requests(self):
+        """The requests logged so far, as 'METHOD' strings."""
+        with open(self.log) as f:
+            return [line.split("[INFO] ", 1)[1].split(" request for ", 1)[0]
+                    for line in f if "[INFO] " in line and " request for " in line]
+
+    def stop(self):
+        self.process.kill()
+        self.process.wait()
+
+
+class Datebook:
+    """A store with the account `bench` added (`caldav add`), and its syncs."""
+
+    def __init__(self, work, name, server):
+        self.env = dict(os.environ, DAV_PASSWORD="pw")
+        self.path = os.path.join(work, name + ".sqlite3")
+        self.store = ["--store", self.path, "--tz", "UTC"]
+        self.run("caldav", "add", "bench", server.base + "/", "--username", "ann", "--password-env", "DAV_PASSWORD")
+
+    def run(self, *arguments, check=True):
+        return subprocess.run([DATEBOOK, *self.store, *arguments], env=self.env, check=check, capture_output=True, text=True)
+
+    def sync(self, check=True):
+        return self.run("caldav", "sync", check=check)
+
+
+SYNC_COLLECTION = ('<?xml version="1.0" encoding="utf-8"?><D:sync-collection xmlns:D="DAV:" '
+                   'xmlns:C="urn:ietf:params:xml:ns:caldav"><D:sync-token>{}</D:sync-token><D:sync-level>1</D:sync-level>'
+                   '<D:prop><D:getetag/><C:calendar-data/></D:prop></D:sync-collection>')
+GETCTAG = ('<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:" xmlns:S="http://calendarserver.org/ns/">'
+           '<D:prop><S:getctag/></D:prop></D:propfind>')
+
+
+def unchanged(server, datebook):
+    """Nothing changed, after the first incremental sync learnt the getctag: the whole process, its
+    requests, Radicale's time for the getctag PROPFIND and for an unchanged sync-collection."""
+    datebook.sync()
+    before = len(server.requests())
+    whole = timed(datebook.sync)
+    requests = (len(server.requests()) - before) / 5
+    import sqlite3
+    token = sqlite3.connect(datebook.path).execute("SELECT sync_token FROM caldav_calendars").fetchone()[0]
+    ctag = timed(lambda: request("PROPFIND", server.calendar, GETCTAG.encode(), depth="0"))
+    report = timed(lambda: request("REPORT", server.calendar, SYNC_COLLECTION.format(token).encode(), depth="0"))
+    return whole, requests, ctag, report
+
+
+def own_share(datebook):
+    """The nothing-changed sync with the server gone: start, store, digest, a refused connect."""
+    return timed(lambda: datebook.sync(check=False))
+
+
+def main():
+    count = int(next((a for a in sys.argv[1:] if a.isdigit()), "10000"))
+    work = tempfile.mkdtemp(prefix="datebook-caldav-bench-")
+    rows = []
+    servers = []
+    try:
+        os.makedirs(os.path.join(work, "main"))
+        server = Server(os.path.join(work, "main"), count)
+        servers.append(server)
+        firsts, others, outputs = [], [], []
+        for run in range(3):
+            datebook = Datebook(server.work, f"store-{run}", server)
             start = time.monotonic()
-            subprocess.run([DATEBOOK, *store, "caldav", "sync"], env=env, check=True, capture_output=True)
-            runs.append(time.monotonic() - start)
-        after = open(log.name).read().count(" request for ")
-        unchanged = sorted(runs)[len(runs) // 2]
-        # The server's own share: the same sync-collection REPORT with the stored token, from Python.
-        import sqlite3
-        token = sqlite3.connect(os.path.join(work, "store.sqlite3")).execute(
-            "SELECT sync_token FROM caldav_calendars").fetchone()[0]
-        body = ('<?xml version="1.0" encoding="utf-8"?><D:sync-collection xmlns:D="DAV:"><D:sync-token>'
-                f"{token}</D:sync-token><D:sync-level>1</D:sync-level><D:prop><D:getetag/></D:prop></D:sync-collection>")
-        server_runs = []
-        for _ in range(5):
-            start = time.monotonic()
-            request("REPORT", base + "/ann/bench/", body.encode())
-            server_runs.append(time.monotonic() - start)
-        server_time = sorted(server_runs)[len(server_runs) // 2]
-        # datebook's own share: the same sync with the server gone (start, store, digest, a refused connect).
-        server.kill()
-        server.wait()
-        local_runs = []
-        for _ in range(5):
-            start = time.monotonic()
-            subprocess.run([DATEBOOK, *store, "caldav", "sync"], env=env, capture_output=True)
-            local_runs.append(time.monotonic() - start)
-        local_time = sorted(local_runs)[len(local_runs) // 2]
-        table = (
-            "| sync | budget | measured |\n|---|---|---|\n"
-            f"| first sync of {count:,} events (`{first.stdout.strip()}`) | <= 10 s | {first_time:.2f} s |\n"
-            f"| nothing changed (median of 5, whole process) | <= 100 ms, 1 request | {unchanged * 1000:.0f} ms, "
-            f"{(after - before) / len(runs):g} request(s) |\n"
-            f"| of which Radicale answering that one REPORT (median of 5, from Python) | | {server_time * 1000:.0f} ms |\n"
-            + (f"| vdirsyncer {subprocess.run(['vdirsyncer', '--version'], capture_output=True, text=True).stdout.split()[-1]} "
-               f"syncing the same calendar to a local folder | datebook at least 2x faster | {vdirsyncer_time:.2f} s "
-               f"(datebook {vdirsyncer_time / first_time:.1f}x faster) |\n" if vdirsyncer_time else "")
-            + f"| datebook's own share (the same sync with the server stopped, median of 5) | | {local_time * 1000:.0f} ms |\n"
-        )
+            outputs.append(datebook.sync().stdout.strip())
+            firsts.append(time.monotonic() - start)
+            other = vdirsyncer(server.work, server.base, run)
+            if other is not None:
+                others.append(other)
+        first = median(firsts)
+        rows.append(f"| first sync of {count:,} events (`{outputs[-1]}`; median of 3) | <= 10 s | {first:.2f} s "
+                    f"({', '.join(f'{t:.2f}' for t in firsts)}) |")
+        if others:
+            version = subprocess.run(["vdirsyncer", "--version"], capture_output=True, text=True).stdout.split()[-1]
+            rows.append(f"| vdirsyncer {version} syncing the same calendar to a local folder, side by side (median of 3) "
+                        f"| datebook at least 2x faster | {median(others):.2f} s ({', '.join(f'{t:.2f}' for t in others)}); "
+                        f"datebook {median(others) / first:.1f}x faster |")
+        # One task marked done in datebook: what its sync sends.
+        before = len(server.requests())
+        datebook.run("task", "done", "Event 0", "1")
+        sent = datebook.sync().stdout.strip()
+        methods = server.requests()[before:]
+        puts = methods.count("PUT")
+        rows.append(f"| one task marked done, then `caldav sync` (`{sent.splitlines()[0]}`) | one PUT | "
+                    f"{puts} PUT; all requests: {', '.join(methods)} |")
+        results = {count: (unchanged(server, datebook), datebook)}
+        for size in [100, 1000]:
+            if size >= count:
+                continue
+            os.makedirs(os.path.join(work, f"size-{size}"))
+            small = Server(os.path.join(work, f"size-{size}"), size)
+            servers.append(small)
+            small_datebook = Datebook(small.work, "store", small)
+            small_datebook.sync()
+            results[size] = (unchanged(small, small_datebook), small_datebook)
+        for other in servers:
+            other.stop()
+        for size in sorted(results):
+            (whole, requests, ctag, report), store = results[size]
+            local = own_share(store)
+            budget = "<= 100 ms, 1 request"
+            rows.append(f"| nothing changed, {size:,} events: the whole process (median of 5) | {budget} | "
+                        f"{whole * 1000:.0f} ms, {requests:g} request(s) |")
+            rows.append(f"| … of which Radicale answering that getctag PROPFIND (from Python) | | {ctag * 1000:.0f} ms |")
+            rows.append(f"| … datebook's own share (the same sync with the server stopped) | | {local * 1000:.0f} ms |")
+            rows.append(f"| … for comparison: Radicale answering an unchanged sync-collection | | {report * 1000:.0f} ms |")
+        table = "| sync | budget | measured |\n|---|---|---|\n" + "\n".join(rows) + "\n"
         print(table)
         if "--write" in sys.argv:
             with open(os.path.join(ROOT, "bench", "results-caldav.md"), "w") as f:
                 f.write("# CalDAV sync benchmark\n\n`python3 bench/caldav.py --write` (release build, local Radicale "
                         "on 127.0.0.1, events written into its storage folder first).\n\n" + table)
     finally:
-        server.kill()
-        server.wait()
+        for other in servers:
+            other.stop()
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -7,7 +7,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"ical ical-libical rrule planner-json config when mustache feed action-link"}
+targets=${FUZZ_TARGETS:-"ical ical-libical rrule planner-json config when mustache feed action-link dav-xml"}
 out=.build/fuzz
 
 # The linker warns once per ASan helper symbol ("Cannot export local symbol '__asan_…'"): harmless.

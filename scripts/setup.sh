@@ -11,6 +11,7 @@ apt_packages=(
   libcmark-gfm-extensions-dev
   libmicrohttpd-dev       # CMicroHTTPD: datebook serve (opened at run time by serve only)
   libpq-dev               # CPostgres: the PostgreSQL store backend (libpq)
+  libxml2                 # CXML2: the CalDAV sync's XML reader (opened at run time by the sync only)
   tzdata                  # time zones for Foundation and libical
   python3                 # test servers (HTTP sink, SMTP)
   python3-aiosmtpd        # the real SMTP server the email tests deliver to

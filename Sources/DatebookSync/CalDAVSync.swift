@@ -6,7 +6,8 @@ import Foundation
 /// `pull` brings the server's down.
 ///
 /// Per calendar: one `sync-collection` report from the stored token (an unchanged calendar costs
-/// just that request), a `calendar-multiget` of the resources whose ETag changed, then the
+/// just that request) that brings the changed resources' text along, a `calendar-multiget` of
+/// those whose ETag changed and came without text (servers that leave it out), then the
 /// calendar's events rebuilt from every resource now held and saved with the new token in one
 /// transaction (`CalDAVStore.applyCalDAVChanges`). A sync killed before that transaction changed nothing;
 /// the next one receives the same changes again.
@@ -74,7 +75,8 @@ public struct CalDAVSync {
             }
             return PullOutcome(calendar: calendar.displayName, received: 0, removed: 0, events: nil, warnings: [])
         }
-        let received = try client.resources(wanted, in: calendar.url)
+        let received = try wanted.compactMap { changes.resources[$0] }
+            + client.resources(wanted.filter { changes.resources[$0] == nil }, in: calendar.url)
         // Listed but gone by the time of the multiget: removed as well.
         let got = Set(received.map(\.url))
         removed.formUnion(wanted.filter { !got.contains($0) && held[$0] != nil })

@@ -16,6 +16,22 @@ public struct DAVMultistatus: Sendable, Equatable {
             properties.first { $0.namespace == namespace && $0.name == name }
         }
 
+        /// The resource's iCalendar text (`calendar-data`), nil when the server sent none. XML
+        /// parsers turn every line end into LF (XML 1.0 §2.11) while iCalendar's are CRLF (RFC 5545
+        /// §3.1), so the CRs are put back: the text held and patched is the server's own.
+        public var calendarData: String? {
+            guard let text = prop(DAVNamespace.caldav, "calendar-data")?.text, !text.isEmpty else { return nil }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(text.utf8.count + text.utf8.count / 32)
+            var previous: UInt8 = 0
+            for byte in text.utf8 {
+                if byte == 0x0A, previous != 0x0D { bytes.append(0x0D) }
+                bytes.append(byte)
+                previous = byte
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+
         /// The absolute URL in a property that holds an `href` (`current-user-principal`, `calendar-home-set`).
         func href(_ namespace: String, _ name: String) -> String? {
             guard let text = prop(namespace, name)?.first(DAVNamespace.dav, "href")?.text.trimmed, !text.isEmpty else { return nil }
@@ -42,25 +58,46 @@ public struct DAVMultistatus: Sendable, Equatable {
     public var responses: [Entry]
     public var syncToken: String?
 
-    /// Reads the tree `DAVXML.parse` made of a response to a request sent to `base`.
+    /// Reads a response to a request sent to `base` as it streams through libxml2's reader: one
+    /// `<response>` at a time, never the whole document as a tree.
+    public init(xml: Data, base: String) throws {
+        var responses: [Entry] = []
+        var syncToken: String?
+        let root = try DAVXMLReader.read(xml) { child in
+            guard child.namespace == DAVNamespace.dav else { return }
+            if child.name == "response" {
+                responses.append(try Self.entry(child, base: base))
+            } else if child.name == "sync-token" {
+                syncToken = child.text.trimmed
+            }
+        }
+        try Self.check(root)
+        self.responses = responses
+        self.syncToken = syncToken
+    }
+
+    /// Reads a tree `DAVXML.parse` made of a response to a request sent to `base`.
     public init(_ root: DAVElement, base: String) throws {
+        try Self.check(root)
+        responses = try root.all(DAVNamespace.dav, "response").map { try Self.entry($0, base: base) }
+        syncToken = root.first(DAVNamespace.dav, "sync-token")?.text.trimmed
+    }
+
+    static func check(_ root: DAVElement) throws {
         guard root.namespace == DAVNamespace.dav, root.name == "multistatus" else {
             throw DAVXMLError(line: 1, message: "expected <multistatus> in DAV:, got <\(root.name)>")
         }
-        responses = []
-        for response in root.all(DAVNamespace.dav, "response") {
-            guard let href = response.first(DAVNamespace.dav, "href")?.text.trimmed,
-                let url = CalDAVClient.resolve(href, against: base)
-            else { throw DAVXMLError(line: 1, message: "a <response> without <href>") }
-            var properties: [DAVElement] = []
-            for propstat in response.all(DAVNamespace.dav, "propstat")
-            where Self.code(propstat.first(DAVNamespace.dav, "status")?.text) == 200 {
-                properties += propstat.first(DAVNamespace.dav, "prop")?.children ?? []
-            }
-            responses.append(Entry(url: url, status: Self.code(response.first(DAVNamespace.dav, "status")?.text),
-                                   properties: properties))
+    }
+
+    static func entry(_ response: DAVElement, base: String) throws -> Entry {
+        guard let href = response.first(DAVNamespace.dav, "href")?.text.trimmed,
+            let url = CalDAVClient.resolve(href, against: base)
+        else { throw DAVXMLError(line: 1, message: "a <response> without <href>") }
+        var properties: [DAVElement] = []
+        for propstat in response.all(DAVNamespace.dav, "propstat") where code(propstat.first(DAVNamespace.dav, "status")?.text) == 200 {
+            properties += propstat.first(DAVNamespace.dav, "prop")?.children ?? []
         }
-        syncToken = root.first(DAVNamespace.dav, "sync-token")?.text.trimmed
+        return Entry(url: url, status: code(response.first(DAVNamespace.dav, "status")?.text), properties: properties)
     }
 
     /// 200 from `HTTP/1.1 200 OK`.

@@ -133,7 +133,7 @@ struct CalDAVCommandTests {
         var later = sandbox
         later.now = "2026-11-30 09:15"
         #expect(later.run(["tick"], environment: environment).code == 0)
-        #expect(Array(server.requests().dropFirst(count)) == ["REPORT /ann/personal/"])
+        #expect(Array(server.requests().dropFirst(count)) == ["PROPFIND /ann/personal/", "REPORT /ann/personal/"], "the getctag, learnt at this first incremental sync, then the report")
     }
 
     @Test func aServerWithItsOwnCertificateIsTrustedOnlyThroughTheCAFile() throws {

@@ -30,6 +30,8 @@ import Testing
             let loaded = try loadedLibraries(sandbox, arguments)
             #expect(loaded.contains("libsqlite3"), "LD_DEBUG output is there")
             #expect(!loaded.contains("libcurl"), "datebook \(arguments[0]) loaded libcurl")
+            // libxml2 likewise: only the CalDAV sync opens it (Sources/CXML2/shim.h).
+            #expect(!loaded.contains("libxml2"), "datebook \(arguments[0]) loaded libxml2")
         }
         // The alert is due within the lead time: tick sends it, through libcurl.
         let loaded = try loadedLibraries(sandbox, ["tick"])

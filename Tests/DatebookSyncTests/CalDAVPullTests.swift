@@ -64,14 +64,51 @@ struct CalDAVPullTests {
         #expect(try setup.store.events(titled: "Dentist").count == 1)
     }
 
+    /// `sync-collection` brings the texts along: the whole calendar in one request, first and later.
+    @Test func theChangesAndTheirTextsComeInOneRequest() throws {
+        let setup = try setUp()
+        try setup.server.put("personal", "party.ics", Self.event("party-1", "Party", extra: "X-KEEP:1\r\n"))
+        var before = setup.server.requests().count
+        #expect(try setup.sync.pull(setup.calendar, now: Self.now).received == 2)
+        #expect(Array(setup.server.requests().dropFirst(before)) == ["REPORT /ann/personal/"])
+        try setup.server.put("personal", "party.ics", Self.event("party-1", "Garden party", extra: "X-KEEP:1\r\n"))
+        before = setup.server.requests().count
+        let outcome = try setup.sync.pull(try #require(try setup.store.calDAVCalendars(account: "home").first), now: Self.now)
+        #expect(outcome.received == 1 && outcome.events == 2)
+        #expect(Array(setup.server.requests().dropFirst(before)) == ["PROPFIND /ann/personal/", "REPORT /ann/personal/"],
+                "the changed getctag, then the changes with their texts")
+        let held = try setup.store.calDAVResources(of: setup.calendar)
+        #expect(held[setup.calendar.url + "party.ics"]?.text == (try setup.server.get("personal", "party.ics")))
+        #expect(try setup.store.events(titled: "Garden party").count == 1)
+    }
+
+    /// A server that lists changes without their text: they come by `calendar-multiget`, the same bytes.
+    @Test func changesListedWithoutTextComeByMultiget() throws {
+        let setup = try setUp()
+        var client = setup.sync.client
+        client.dataInSyncReport = false
+        let sync = CalDAVSync(store: setup.store, client: client, timeZone: setup.sync.timeZone)
+        let before = setup.server.requests().count
+        #expect(try sync.pull(setup.calendar, now: Self.now).received == 1)
+        #expect(Array(setup.server.requests().dropFirst(before)) == ["REPORT /ann/personal/", "REPORT /ann/personal/"],
+                "the listing, the multiget")
+        let held = try setup.store.calDAVResources(of: setup.calendar)
+        #expect(held[setup.calendar.url + "dentist.ics"]?.text == (try setup.server.get("personal", "dentist.ics")))
+    }
+
+    /// The first incremental sync learns the calendar's getctag; from then on an unchanged calendar is that one PROPFIND.
     @Test func anUnchangedCalendarCostsOneRequest() throws {
         let setup = try setUp()
         _ = try setup.sync.pull(setup.calendar, now: Self.now)
-        let before = setup.server.requests().count
+        var before = setup.server.requests().count
+        #expect(try setup.sync.pull(try #require(try setup.store.calDAVCalendars(account: "home").first), now: Self.now).events == nil)
+        #expect(Array(setup.server.requests().dropFirst(before)) == ["PROPFIND /ann/personal/", "REPORT /ann/personal/"])
+        #expect(try setup.store.calDAVCalendars(account: "home").first?.ctag?.isEmpty == false)
+        before = setup.server.requests().count
         let calendar = try #require(try setup.store.calDAVCalendars(account: "home").first)
         let outcome = try setup.sync.pull(calendar, now: Self.now)
         #expect(outcome.events == nil)
-        #expect(Array(setup.server.requests().dropFirst(before)) == ["REPORT /ann/personal/"])
+        #expect(Array(setup.server.requests().dropFirst(before)) == ["PROPFIND /ann/personal/"], "the calendar's getctag")
     }
 
     @Test func anInvalidSyncTokenFallsBackToAFullListingWithoutDuplicates() throws {
@@ -86,8 +123,8 @@ struct CalDAVPullTests {
         #expect(try setup.store.eventCount() == 1)
         #expect(try setup.store.events(titled: "Party").count == 1)
         let requests = setup.server.requests().suffix(3)
-        #expect(Array(requests) == ["REPORT /ann/personal/", "REPORT /ann/personal/", "REPORT /ann/personal/"],
-                "the refused token, the full listing, the multiget")
+        #expect(Array(requests) == ["PROPFIND /ann/personal/", "REPORT /ann/personal/", "REPORT /ann/personal/"],
+                "the changed getctag, the refused token, the full listing with the texts")
     }
 
     @Test func withoutSyncCollectionTheCtagTellsWhetherToListAndTheListingRemovesWhatIsGone() throws {

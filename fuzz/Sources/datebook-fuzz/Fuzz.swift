@@ -14,7 +14,7 @@ public func datebookFuzzOneInput(_ data: UnsafeRawPointer, _ size: Int) -> CInt 
 }
 
 enum FuzzTarget: String, CaseIterable {
-    case ical, icalLibical = "ical-libical", rrule, plannerJSON = "planner-json", config, when, mustache, feed, actionLink = "action-link"
+    case ical, icalLibical = "ical-libical", rrule, plannerJSON = "planner-json", config, when, mustache, feed, actionLink = "action-link", davXML = "dav-xml"
 
     static let selected: FuzzTarget = {
         let name = ProcessInfo.processInfo.environment["DATEBOOK_FUZZ_TARGET"] ?? ""
@@ -37,6 +37,7 @@ enum FuzzTarget: String, CaseIterable {
         case .mustache: MustacheFuzz.render(bytes)
         case .feed: FeedFuzz.refresh(bytes)
         case .actionLink: CoreFuzz.actionLink(bytes)
+        case .davXML: SyncFuzz.multistatus(bytes)
         }
     }
 }
