@@ -181,7 +181,7 @@ public final class Scheduler {
 
     /// The next moment a pass has work, looking at most `horizon` ahead (the daemon re-checks anyway).
     public func nextWake(after now: Date, horizon: TimeInterval = 65) throws -> Date? {
-        let retry = try store.nextPendingAttempt().map { max($0, now) }
+        let retry = try store.nextLedgerWake().map { max($0, now) }
         let planned = try planner.deliveries(from: now, through: now.addingTimeInterval(horizon)).first?.scheduled
         return [retry, planned].compactMap { $0 }.min()
     }

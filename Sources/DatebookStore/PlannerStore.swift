@@ -89,7 +89,8 @@ public protocol PlannerStore: AnyObject {
     func dataVersion() throws -> Int
     func integrityCheck() throws -> String
     func pendingRetryCount() throws -> Int
-    func nextPendingAttempt() throws -> Date?
+    /// The earliest pending attempt or lease end (the daemon's next wake-up for the ledger).
+    func nextLedgerWake() throws -> Date?
     /// Caps the memory the store keeps for itself (the daemon's page cache).
     func limitPageCache(kibibytes: Int) throws
 }

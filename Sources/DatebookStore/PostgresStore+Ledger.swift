@@ -105,8 +105,8 @@ extension PostgresStore {
         try query("SELECT count(*) FROM deliveries WHERE state = 'pending' AND attempts > 0").int(0, 0)
     }
 
-    public func nextPendingAttempt() throws -> Date? {
-        let rows = try query("SELECT min(next_attempt_at) FROM deliveries WHERE state = 'pending'")
+    public func nextLedgerWake() throws -> Date? {
+        let rows = try query(Store.nextLedgerWakeSQL(leaseColumn: "lease_until"))
         return rows.isNull(0, 0) ? nil : Store.date(millis: Int64(rows.int(0, 0)))
     }
 }

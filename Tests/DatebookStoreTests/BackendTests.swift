@@ -107,6 +107,25 @@ struct BackendTests {
         #expect(try store.openDeliveries().map(\.key) == ["k1", "k2"])
         #expect(try store.settledDeliveries(since: now).map(\.key) == ["k0"])
     }
+
+    /// A claim whose claimant died on another machine is taken over when its lease ends: the
+    /// daemon wakes then, not at its next minute.
+    @Test(arguments: Backend.allCases)
+    func theLedgerWakesForAPendingAttemptOrTheEndOfALease(_ backend: Backend) throws {
+        let store = try backend.open()
+        #expect(try store.nextLedgerWake() == nil)
+        for n in 0..<2 {
+            let entry = LedgerEntry(key: "k\(n)", kind: .alert, channel: "team", dueAt: now.addingTimeInterval(Double(n) * 600))
+            #expect(try store.plan(entry, now: now))
+        }
+        #expect(try store.nextLedgerWake() == now)
+        #expect(try store.transaction { try store.claimDue(now: now, lease: 30, claimant: "elsewhere:1", limit: 1) }.count == 1)
+        #expect(try store.nextLedgerWake() == now.addingTimeInterval(30))
+        #expect(try store.transaction { try store.claimDue(now: now.addingTimeInterval(600), lease: 60, claimant: "b:2", limit: 1) }.count == 1)
+        #expect(try store.nextLedgerWake() == now.addingTimeInterval(30))
+        try store.settle(key: "k0", claimant: "elsewhere:1", as: .sent, reason: nil, nextAttempt: nil, now: now)
+        #expect(try store.nextLedgerWake() == now.addingTimeInterval(660))
+    }
 }
 
 /// What only the PostgreSQL store has: concurrent claims, its URL, its schema and its errors.
