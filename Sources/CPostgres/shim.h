@@ -37,6 +37,10 @@ struct datebook_pq_api {
     __typeof__(PQconninfoParse) *conninfoParse;
     __typeof__(PQconninfoFree) *conninfoFree;
     __typeof__(PQfreemem) *freemem;
+    __typeof__(PQreset) *reset;
+    __typeof__(PQsocket) *socket;
+    __typeof__(PQconsumeInput) *consumeInput;
+    __typeof__(PQnotifies) *notifies;
 };
 
 struct datebook_pq_state {
@@ -83,6 +87,10 @@ static inline void datebook_pq_open(struct datebook_pq_state *state) {
     DATEBOOK_PQ_SYMBOL(conninfoParse, PQconninfoParse)
     DATEBOOK_PQ_SYMBOL(conninfoFree, PQconninfoFree)
     DATEBOOK_PQ_SYMBOL(freemem, PQfreemem)
+    DATEBOOK_PQ_SYMBOL(reset, PQreset)
+    DATEBOOK_PQ_SYMBOL(socket, PQsocket)
+    DATEBOOK_PQ_SYMBOL(consumeInput, PQconsumeInput)
+    DATEBOOK_PQ_SYMBOL(notifies, PQnotifies)
 #undef DATEBOOK_PQ_SYMBOL
     state->api = api;
     state->loaded = 1;

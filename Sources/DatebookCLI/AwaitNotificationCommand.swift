@@ -92,15 +92,19 @@ enum AwaitNotificationCommand: Command {
     }
 
     /// `config` with its desktop channels' buttons awaited by this program on `storePath` (at the
-    /// pretended time `now`, when one is given).
+    /// pretended time `now`, when one is given). The store goes to the listener as `DATEBOOK_STORE`
+    /// in its environment: on its command line, `ps` would show a PostgreSQL URL's password.
     /// Icon themes are looked for in `environment`'s `XDG_DATA_DIRS`.
     static func listening(_ config: Config, storePath: String, now: Date?, environment: [String: String]) -> Config {
-        let listener = [executablePath(), "--store", storePath] + (now.map { ["--now", ISOInstant.format($0)] } ?? [])
+        let listener = [executablePath()] + (now.map { ["--now", ISOInstant.format($0)] } ?? [])
         var config = config
         config.channels = config.channels.map { channel in
             guard case .desktop(var options) = channel.kind else { return channel }
             options.iconDirectories = DesktopIcons.dataDirectories(environment)
-            if options.actions != false { options.listener = listener }
+            if options.actions != false {
+                options.listener = listener
+                options.listenerEnvironment = ["DATEBOOK_STORE": storePath]
+            }
             var channel = channel
             channel.kind = .desktop(options)
             return channel

@@ -22,6 +22,8 @@ final class PassRunner: Sendable {
     static let maxConcurrent = 4
     /// Passes running now.
     private let running = Mutex(0)
+    /// Passes that failed in a row (the store unreachable, say); 0 after one that worked.
+    private let failures = Mutex(0)
     private let group = DispatchGroup()
     private let log: SerialLog
     private let finished: @Sendable () -> Void
@@ -33,6 +35,12 @@ final class PassRunner: Sendable {
     }
 
     var isBusy: Bool { running.withLock { $0 > 0 } }
+
+    /// After a failed pass, how long to wait before the next (`ReconnectBackoff`); nil after one that worked.
+    var retryDelay: TimeInterval? {
+        let failed = failures.withLock { $0 }
+        return failed > 0 ? ReconnectBackoff.delay(failures: failed) : nil
+    }
 
     /// Starts a pass unless `maxConcurrent` are running (the end of one wakes the daemon again).
     func start(_ settings: Settings) {
@@ -59,8 +67,14 @@ final class PassRunner: Sendable {
                                           options: settings.options,
                                           log: { [log] in log.write($0) })
                 try scheduler.tick(now: Date())
+                failures.withLock { $0 = 0 }
             } catch {
-                log.write("pass failed: \(ErrorTranslator.translate(error).message); retrying within a minute")
+                let failed = failures.withLock { failures in
+                    failures += 1
+                    return failures
+                }
+                log.write("pass failed: \(ErrorTranslator.translate(error).message); "
+                          + "trying again in \(ReconnectBackoff.text(ReconnectBackoff.delay(failures: failed)))")
             }
             running.withLock { $0 -= 1 }
             group.leave()

@@ -16,7 +16,8 @@ enum RunCommand: Command {
         details: """
         Sleeps until the next alert, digest or retry (re-checking the wall clock at least once a minute, so
         a suspend or a clock step is handled like a missed tick). Store changes made by other datebook
-        commands wake it at once. SIGHUP reloads the config; SIGTERM or SIGINT let the deliveries in flight
+        commands wake it at once (on PostgreSQL through LISTEN/NOTIFY, from any machine). A pass that
+        cannot reach the store is logged and tried again after 0.5 s, doubling up to 30 s. SIGHUP reloads the config; SIGTERM or SIGINT let the deliveries in flight
         finish (each is bounded by its channel's timeout) and exit 0. One line per delivery on stderr.
         With --serve the web server of 'datebook serve' runs in the same process (SIGTERM lets its requests
         in flight finish too).
@@ -35,7 +36,7 @@ enum RunCommand: Command {
         try store.limitPageCache(kibibytes: 1024)
         // SIGTERM is handled from here on: before the server answers, so a stop sent as soon as it
         // answers is never lost.
-        let wakeups = Wakeups(watchingStore: store.watchedFile)
+        let wakeups = Wakeups(watchingStore: store.watchedFile, listener: store.changeListener(), log: { log.write($0) })
         let served = arguments.has("--serve") ? try ServerLauncher.start(context, listen: arguments.value("--listen"),
                                                                               pinned: context.environment["DATEBOOK_NOW"] != nil || arguments.value("--now") != nil, log: log) : nil
         let server = served?.0
@@ -57,6 +58,8 @@ enum RunCommand: Command {
                 let wait = next.timeIntervalSince(now) + 0.005
                 if wait > 0.005 || !runner.isBusy { sleep = min(maxSleep, max(0, wait)) }
             }
+            // A pass that failed (the store unreachable) is tried again with backoff.
+            if let retry = runner.retryDelay, !runner.isBusy { sleep = min(sleep, retry) }
             let started = ContinuousClock.now
             let reasons = wakeups.wait(seconds: sleep)
             if reasons.contains(.stop) { break }
@@ -76,10 +79,15 @@ enum RunCommand: Command {
                 }
                 due = true
             }
-            if reasons.contains(.storeChanged), let current = try? store.dataVersion(), current != version {
-                version = current
-                due = true
-                served?.1.warmFeed()
+            // A version that cannot be read (a lost connection) counts as a change: the pass meets
+            // the loss, logs it and is tried again with backoff.
+            if reasons.contains(.storeChanged) {
+                let current = try? store.dataVersion()
+                if current == nil || current != version {
+                    version = current ?? version
+                    due = true
+                    served?.1.warmFeed()
+                }
             }
         }
         server?.stop()

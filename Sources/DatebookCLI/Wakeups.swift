@@ -1,3 +1,4 @@
+import DatebookStore
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -13,8 +14,8 @@ struct WakeReasons: OptionSet, Sendable {
     static let passFinished = WakeReasons(rawValue: 8)
 }
 
-/// Signals (SIGTERM/SIGINT stop, SIGHUP reloads) and inotify on the store's directory, turned into
-/// wake-ups of the daemon's main thread. Each signal is ignored first, then read through a
+/// Signals (SIGTERM/SIGINT stop, SIGHUP reloads) and store changes (inotify on a SQLite store's
+/// directory, `LISTEN`/`NOTIFY` on a PostgreSQL store), turned into wake-ups of the daemon's main thread. Each signal is ignored first, then read through a
 /// DispatchSource, so nothing runs in signal context.
 final class Wakeups: Sendable {
     /// What happened since the last `wait`, and the semaphore that ends it early.
@@ -33,11 +34,14 @@ final class Wakeups: Sendable {
     private let sources: [DispatchSource]
     private let queue = DispatchQueue(label: "datebook.wakeups")
     private let inotify: Int32
+    private let listener: ChangeListener?
 
-    /// - Parameter store: the store file; only changes to it, its `-wal` or `-journal` wake the daemon
-    ///   (other files in the same directory, such as a log, do not). Nil: a store without a file
-    ///   (PostgreSQL), whose changes the daemon's timer notices.
-    init(watchingStore store: String?) {
+    /// - Parameters:
+    ///   - store: the store file; only changes to it, its `-wal` or `-journal` wake the daemon
+    ///     (other files in the same directory, such as a log, do not). Nil: a store without a file.
+    ///   - listener: a PostgreSQL store's change listener (`PlannerStore.changeListener()`), started
+    ///     here; its lost and re-established connections go to `log`.
+    init(watchingStore store: String?, listener: ChangeListener? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) {
         let base = store.map { ($0 as NSString).lastPathComponent } ?? ""
         let names: Set<String> = [base, base + "-wal", base + "-journal"]
         var fd: Int32 = -1
@@ -53,6 +57,8 @@ final class Wakeups: Sendable {
         inotify = fd
         let inbox = Inbox()
         self.inbox = inbox
+        self.listener = listener
+        listener?.start(changed: { inbox.post(.storeChanged) }, log: log)
         var sources: [DispatchSource] = []
         for (number, reason) in [(SIGTERM, WakeReasons.stop), (SIGINT, .stop), (SIGHUP, .reload)] {
             signal(number, SIG_IGN)
@@ -95,10 +101,11 @@ final class Wakeups: Sendable {
         return names
     }
 
-    /// True when store changes wake the daemon (inotify available).
-    var watchesStore: Bool { inotify >= 0 }
+    /// True when store changes wake the daemon (inotify available, or a change listener).
+    var watchesStore: Bool { inotify >= 0 || listener != nil }
 
     deinit {
+        listener?.stop()
         for source in sources { source.cancel() }
         if inotify >= 0 { close(inotify) }
     }

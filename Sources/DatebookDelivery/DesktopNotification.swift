@@ -29,6 +29,9 @@ public struct DesktopOptions: Sendable, Equatable {
     /// The datebook invocation that awaits the buttons (executable and global options), filled in
     /// by the CLI; empty: no buttons.
     public var listener: [String] = []
+    /// What the listener is told through its environment, not its command line (which `ps` shows
+    /// every user): the store's location, whose URL may hold a password. Filled in by the CLI.
+    public var listenerEnvironment: [String: String] = [:]
     /// Where icon themes are looked for (`$XDG_DATA_DIRS`), filled in by the CLI; empty: no
     /// per-event icon, `appointment-soon` for every alert.
     public var iconDirectories: [String] = []

@@ -33,8 +33,8 @@ extension Scheduler {
         if let failure { throw failure }
     }
 
-    /// `record`, tried again while another process holds the store's write lock (for up to
-    /// `options.recordPatience`): the connections that produced these outcomes wait meanwhile, so a
+    /// `record`, tried again while another process holds the store's write lock or the connection
+    /// to PostgreSQL is lost (for up to `options.recordPatience`): the connections that produced these outcomes wait meanwhile, so a
     /// long `import` cannot leave a pass sending on with nothing recorded (each unrecorded delivery
     /// would go out again once this process is gone).
     func recordPatiently(_ outcomes: [Outcome], now: Date, report: inout TickReport) throws {
@@ -44,6 +44,9 @@ extension Scheduler {
                 return try record(outcomes, now: now, report: &report)
             } catch StoreError.busy(_) where ContinuousClock.now < deadline {
                 Thread.sleep(forTimeInterval: 0.05)
+            } catch StoreError.connectionLost(_, _) where ContinuousClock.now < deadline {
+                // PostgreSQL restarting: the store connects again on the next try; the claims still hold.
+                Thread.sleep(forTimeInterval: 0.5)
             }
         }
     }

@@ -15,6 +15,8 @@ public protocol PlannerStore: AnyObject {
     var recurrenceHorizon: DateInterval? { get set }
     /// The file whose changes mean the store changed (the daemon watches it), or nil.
     var watchedFile: String? { get }
+    /// A listener for changes committed by any connection, for a store without a file; nil for SQLite.
+    func changeListener() -> ChangeListener?
 
     func transaction<T>(_ body: () throws -> T) throws -> T
     /// Runs `body` with commits whose durability may lag a little (SQLite: deferred fsync).
@@ -133,6 +135,7 @@ extension PlannerStore {
 extension Store: PlannerStore {
     public var location: String { path }
     public var watchedFile: String? { path }
+    public func changeListener() -> ChangeListener? { nil }
 }
 
 /// Opens the store a location names: a `postgresql://` or `postgres://` URL, else a SQLite file.

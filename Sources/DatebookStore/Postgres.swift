@@ -57,6 +57,31 @@ final class PostgresConnection {
 
     deinit { api.pointee.finish(handle) }
 
+    /// The connection is gone (server restarted, backend terminated): `reset` before using it again.
+    var isBroken: Bool { api.pointee.status(handle) != CONNECTION_OK }
+
+    /// Connects again with the same parameters (`PQreset`); session settings are lost with the old one.
+    func reset() throws {
+        api.pointee.reset(handle)
+        guard !isBroken else { throw connectionError() }
+    }
+
+    /// The socket to watch for notifications (`LISTEN`); -1 when the connection is gone.
+    var socket: Int32 { api.pointee.socket(handle) }
+
+    /// Reads what the server sent without blocking; the payloads of the notifications that arrived.
+    /// Throws when the connection is gone.
+    func notifications() throws -> [String] {
+        guard api.pointee.consumeInput(handle) == 1 else { throw connectionError() }
+        var payloads: [String] = []
+        while let notification = api.pointee.notifies(handle) {
+            payloads.append(cText(notification.pointee.extra))
+            api.pointee.freemem(notification)
+        }
+        guard !isBroken else { throw connectionError() }
+        return payloads
+    }
+
     /// libpq's messages span lines ("…failed: …\n\tIs the server running…"): one line for ours.
     static func oneLine(_ text: String) -> String {
         text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }

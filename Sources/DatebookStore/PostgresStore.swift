@@ -16,12 +16,16 @@ public final class PostgresStore: PlannerStore {
 
     public let location: String
     public var recurrenceHorizon: DateInterval?
-    /// No file: other instances' changes are noticed by the daemon's timer.
+    /// No file: other instances' changes arrive through `changeListener()`.
     public var watchedFile: String? { nil }
     public let schema: String
     let connection: PostgresConnection
+    /// The URL as libpq takes it (with its password: never printed), for the change listener.
+    private let conninfo: String
     /// Nesting depth of `transaction`: only the outermost begins and commits.
     private var depth = 0
+    /// A statement met a lost connection: the next one outside a transaction connects again.
+    private var lost = false
 
     /// Connects to `url` (`postgresql://…` or `postgres://…`; libpq's parameters such as
     /// `sslmode` are honoured, `schema` is datebook's own) and prepares the schema.
@@ -33,6 +37,7 @@ public final class PostgresStore: PlannerStore {
         location = StoreLocation.redacted(url)
         let (conninfo, schema) = try Self.split(url, location: location)
         self.schema = schema
+        self.conninfo = conninfo
         connection = try PostgresConnection(conninfo: conninfo, store: location)
         if preparing { try prepareSchema() }
     }
@@ -67,14 +72,35 @@ public final class PostgresStore: PlannerStore {
         do {
             return try body()
         } catch let error as PostgresError {
-            if error.isConnectionLoss { throw StoreError.connectionLost(store: location, reason: error.message) }
+            if error.isConnectionLoss {
+                lost = true
+                throw StoreError.connectionLost(store: location, reason: error.message)
+            }
             throw StoreError.postgres(store: location, message: error.message)
         }
     }
 
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws -> PostgresRows {
-        try wrap { try connection.query(sql, parameters) }
+        try reconnectIfLost()
+        return try wrap { try connection.query(sql, parameters) }
+    }
+
+    /// Outside a transaction, a connection lost earlier is opened again (same URL, the schema's
+    /// search path) before the next statement: the statement that met the loss failed, the ones
+    /// after it work again once the server answers. Inside a transaction nothing is retried.
+    func reconnectIfLost() throws {
+        guard depth == 0, lost || connection.isBroken else { return }
+        try wrap {
+            try connection.reset()
+            try connection.execute("SET search_path TO \(schema)")
+        }
+        lost = false
+    }
+
+    /// Another connection that wakes a daemon when anyone commits a change (`LISTEN`/`NOTIFY`).
+    public func changeListener() -> ChangeListener? {
+        ChangeListener(conninfo: conninfo, location: location, schema: schema)
     }
 
     /// Runs `body` in one transaction: all of it or nothing. Nested calls join the outer one.
@@ -84,6 +110,7 @@ public final class PostgresStore: PlannerStore {
             defer { depth -= 1 }
             return try body()
         }
+        try reconnectIfLost()
         try wrap { try connection.execute("BEGIN") }
         depth = 1
         defer { depth = 0 }
@@ -222,6 +249,22 @@ public final class PostgresStore: PlannerStore {
             expires_at BIGINT NOT NULL
         );
         CREATE INDEX used_action_links_by_expiry ON used_action_links (expires_at);
+        """,
+        // Wake-ups: every transaction that changes what may be due notifies the daemons on commit
+        // (ChangeListener.swift). Statement triggers fire even for statements that change no row,
+        // so the ledger notifies only for inserts (plans, snoozes): a pass's claims and outcomes
+        // would otherwise wake every daemon again, itself included, without end.
+        """
+        CREATE FUNCTION notify_change() RETURNS trigger LANGUAGE plpgsql AS
+            $$ BEGIN PERFORM pg_notify('datebook_changes', TG_TABLE_SCHEMA); RETURN NULL; END $$;
+        CREATE TRIGGER events_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON events
+            FOR EACH STATEMENT EXECUTE FUNCTION notify_change();
+        CREATE TRIGGER tasks_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON tasks
+            FOR EACH STATEMENT EXECUTE FUNCTION notify_change();
+        CREATE TRIGGER deliveries_notify AFTER INSERT ON deliveries
+            FOR EACH STATEMENT EXECUTE FUNCTION notify_change();
+        CREATE TRIGGER feeds_notify AFTER INSERT OR DELETE ON feeds
+            FOR EACH STATEMENT EXECUTE FUNCTION notify_change();
         """,
     ]
 

@@ -214,13 +214,46 @@ import Testing
         return (process.terminationStatus, stderr)
     }
 
-    /// Processes whose command line mentions `text` (the listeners of one sandbox's store).
-    static func processes(mentioning text: String) -> [Int32] {
+    /// The buttons' listeners of one sandbox's store: processes awaiting a notification whose
+    /// environment names `store` (the store is never on a command line).
+    /// (One whose command line names the store is found too, so a test can say it should not.)
+    static func listeners(of store: String) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry -> Int32? in
-            guard let pid = Int32(entry), let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
-            return String(decoding: data, as: UTF8.self).contains(text) ? pid : nil
+            guard let pid = Int32(entry), let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline"),
+                  case let command = String(decoding: data, as: UTF8.self), command.contains("\0await-notification\0"),
+                  let environment = FileManager.default.contents(atPath: "/proc/\(entry)/environ") else { return nil }
+            let named = String(decoding: environment, as: UTF8.self).split(separator: "\0").contains("DATEBOOK_STORE=" + store)
+            return named || command.contains(store) ? pid : nil
         }
+    }
+
+    /// `ps` shows every user each process's command line: a listener awaiting the buttons of an
+    /// alert from a PostgreSQL store gets the store's URL, password and all, only in its environment.
+    @Test func theListenerOfAPostgreSQLStoreHasNoPasswordOnItsCommandLine() throws {
+        let server = try TestPostgres.shared()
+        let database = URL(string: try server.makeDatabase())?.lastPathComponent ?? ""
+        let store = server.url(database: database, user: TestPostgres.passwordRole, password: TestPostgres.rightPassword)
+        let bus = try NotificationBus()
+        defer { bus.stop() }
+        let sandbox = Sandbox()
+        #expect(sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00", "--alert", "1h", "--task", "Card"], storePath: store).code == 0)
+        let config = try sandbox.writeConfig("""
+            { channels: { desk: { type: "desktop", actions: true } }, alerts: { channels: ["desk"], lateness: "6h" } }
+            """)
+        let (status, stderr) = try Self.spawnDatebook(
+            ["--store", store, "--config", config, "--now", sandbox.now, "--tz", sandbox.tz, "tick"],
+            environment: ["HOME": sandbox.home, "PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(status == 0, "\(stderr)")
+        let id = try #require(try bus.waitForNotifications(1).first?["id"] as? Int)
+        let waiting = Self.listeners(of: store)
+        try #require(waiting.count == 1)
+        let command = String(decoding: FileManager.default.contents(atPath: "/proc/\(waiting[0])/cmdline") ?? Data(), as: UTF8.self)
+        #expect(command.contains("await-notification"))
+        #expect(!command.contains(TestPostgres.rightPassword), "\(command)")
+        bus.invoke(id, action: "done")
+        #expect(Self.eventually { Self.ended(waiting) }, "the listener exits")
+        #expect(!sandbox.run(["tasks", "--status", "open"], storePath: store).out.contains("Card"), "the click reached the store")
     }
 
     /// Whether every one of `pids` has ended (gone, or a zombie not yet reaped). A pid, unlike a
@@ -263,7 +296,7 @@ import Testing
         try #require(received.count == 1)
         #expect(received[0]["actions"] as? [String] == ["done", "Done", "snooze", "Snooze 1 h"])
         let id = try #require(received[0]["id"] as? Int)
-        let listeners = Self.processes(mentioning: sandbox.store)
+        let listeners = Self.listeners(of: sandbox.store)
         #expect(listeners.count == 1, "one listener waits")
         switch answer {
         case "expire": bus.close(id, reason: 1)
@@ -302,7 +335,7 @@ import Testing
         let received = try bus.waitForNotifications(1)
         try #require(received.count == 1)
         #expect(received[0]["actions"] as? [String] == (buttons ? ["done", "Done", "snooze", "Snooze 1 h"] : []))
-        let listeners = Self.processes(mentioning: sandbox.store)
+        let listeners = Self.listeners(of: sandbox.store)
         #expect(listeners.count == (buttons ? 1 : 0))
         if buttons, let id = received[0]["id"] as? Int { bus.close(id, reason: 2) }
         #expect(Self.eventually { Self.ended(listeners) }, "no listener stays")
@@ -362,7 +395,7 @@ import Testing
             environment: ["HOME": sandbox.home, "PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": bus.address])
         #expect(status == 0, "\(stderr)")
         let id = try #require(try bus.waitForNotifications(1).first?["id"] as? Int)
-        let waiting = Self.processes(mentioning: sandbox.store)
+        let waiting = Self.listeners(of: sandbox.store)
         try #require(waiting.count == 1)
         #expect(WaitingProcesses.name(waiting[0]) == "datebook-notify-wait")
         let writers = WaitingProcesses.writers(toStdinOf: waiting[0])

@@ -38,11 +38,13 @@ final class Sink: @unchecked Sendable {
 /// A scratch HOME with a config whose webhook channels point at the sink, and a store.
 struct ProcessSandbox {
     let directory: String
-    var store: String { directory + "/store.sqlite3" }
+    /// A SQLite file in `directory`, or the `postgresql://` URL given.
+    let store: String
     var config: String { directory + "/config.json5" }
 
-    init(sink: Sink, channels: [String: String], lead: String, zone: String = "Europe/Berlin") throws {
+    init(sink: Sink, channels: [String: String], lead: String, zone: String = "Europe/Berlin", store: String? = nil) throws {
         directory = sink.directory
+        self.store = store ?? sink.directory + "/store.sqlite3"
         let list = channels.keys.sorted()
         let channelText = list.map { "\($0): { type: \"webhook\", url: \"http://127.0.0.1:\(sink.port)\(channels[$0] ?? "/")\" }" }
             .joined(separator: ", ")
@@ -85,7 +87,7 @@ struct ProcessSandbox {
     }
 
     func save(_ events: [Event]) throws {
-        let store = try Store(path: store)
+        let store = try StoreOpener.open(store)
         try store.save(events)
     }
 }

@@ -58,6 +58,33 @@ public final class TestPostgres: @unchecked Sendable {  // immutable after init;
         }
     }
 
+    /// `pg_ctl start` on `port` (the data directory exists).
+    private func start() throws {
+        let options = "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory.path) -c fsync=off "
+            + "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        try Self.runAsServer("pg_ctl", ["-D", directory.appendingPathComponent("data").path,
+                                        "-l", directory.appendingPathComponent("server.log").path,
+                                        "-o", options, "-w", "-t", "60", "start"])
+    }
+
+    /// Stops the server (`pg_ctl -m fast`: every connection is cut), waits `pause` seconds with no
+    /// server on the port, and starts it again with its data. Only on a server of one's own: the
+    /// `shared` one serves other tests at the same time.
+    public func restart(pause: TimeInterval) throws {
+        try Self.runAsServer("pg_ctl", ["-D", directory.appendingPathComponent("data").path, "-m", "fast", "-w", "stop"])
+        Thread.sleep(forTimeInterval: pause)
+        try start()
+    }
+
+    /// Ends every connection to `database` but the caller's (`pg_terminate_backend`), as an
+    /// administrator or a failover would.
+    @discardableResult
+    public func terminateConnections(database: String) throws -> Int {
+        let ended = try sql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                            + "WHERE datname = '\(database)' AND pid <> pg_backend_pid()")
+        return Int(ended) ?? 0
+    }
+
     /// A new empty database; its URL for the `postgres` superuser (trust: no password).
     public func makeDatabase() throws -> String {
         let name = lock.withLock { () -> String in

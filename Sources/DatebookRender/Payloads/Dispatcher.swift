@@ -69,8 +69,9 @@ public struct Dispatcher: Sendable {
             }
             let buttons = DesktopNotification.canHaveButtons(message, options: options)
                 && (options.actions ?? desktopCapabilities(bus).contains("actions"))
+            let listening = buttons ? options.listenerEnvironment : [:]
             return .notification(argv: DesktopNotification.command(message, options: options, channel: channel.name, buttons: buttons),
-                                 environment: ["DBUS_SESSION_BUS_ADDRESS": bus], timeout: channel.timeout)
+                                 environment: listening.merging(["DBUS_SESSION_BUS_ADDRESS": bus]) { $1 }, timeout: channel.timeout)
         case .file(let pattern, let format):
             let body: String
             switch format {

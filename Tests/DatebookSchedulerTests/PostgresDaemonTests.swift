@@ -1,0 +1,109 @@
+import DatebookCore
+import DatebookStore
+import DatebookTestSupport
+import Foundation
+import Testing
+
+/// `datebook run` on a PostgreSQL store, as a real process on the real clock: woken by `NOTIFY`
+/// when another connection commits, and carrying on through lost connections and a server restart.
+@Suite(.serialized) struct PostgresDaemonTests {
+    /// A daemon on `url` with its log; stopped (SIGKILL) by the caller's `defer`.
+    struct Daemon {
+        let sink: Sink
+        let sandbox: ProcessSandbox
+        let process: Process
+        let log: String
+
+        init(url: String) throws {
+            sink = try Sink()
+            sandbox = try ProcessSandbox(sink: sink, channels: ["hook": "/hook"], lead: "10m", store: url)
+            log = sandbox.directory + "/run.log"
+            process = try sandbox.start(["run"], log: log)
+        }
+
+        var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+        /// Waits up to `seconds` for a log line containing `text`.
+        func waitForLog(_ text: String, seconds: Double) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while !logText.contains(text), Date() < deadline { usleep(20_000) }
+            return logText.contains(text)
+        }
+
+        /// Adds (through another connection) an event whose 10-minute alert is due `dueIn` seconds
+        /// from now (whole seconds), and returns that alert's ledger key and due time.
+        func addAlert(_ title: String, dueIn: Double = 0) throws -> (key: String, due: Date) {
+            let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + dueIn).rounded(.down))
+            try sandbox.save([event(title, at: due.addingTimeInterval(600))])
+            return (AlertKeyText.make(title, due.addingTimeInterval(600), "hook"), due)
+        }
+
+        /// The times the sink received `key`, waiting up to `seconds` for the first.
+        func deliveries(of key: String, within seconds: Double) throws -> [Double] {
+            let deadline = Date().addingTimeInterval(seconds)
+            while !(try sink.requests().contains { $0.key == key }), Date() < deadline { usleep(20_000) }
+            return try sink.requests().filter { $0.key == key }.map(\.time)
+        }
+
+        func stop() -> Bool {
+            kill(process.processIdentifier, SIGTERM)
+            return waitForExit(process, seconds: 10) && process.terminationStatus == 0
+        }
+    }
+
+    /// The daemon sleeps on its one-minute timer: only the NOTIFY of the commit can wake it in time.
+    @Test func anAlertAlreadyDueFromAnotherConnectionIsSentWithinSeconds() throws {
+        let daemon = try Daemon(url: try TestPostgres.shared().makeDatabase())
+        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
+        try #require(daemon.waitForLog("started", seconds: 20), "\(daemon.logText)")
+        #expect(!daemon.logText.contains("noticed within a minute"), "\(daemon.logText)")
+        usleep(1_500_000)  // the first pass is over; nothing is due for a minute
+        let (key, _) = try daemon.addAlert("Added on another machine")
+        let added = Date().timeIntervalSince1970
+        let times = try daemon.deliveries(of: key, within: 10)
+        #expect(times.count == 1, "\(daemon.logText)")
+        if let time = times.first {
+            print("PostgreSQL wake-up: alert sent \(String(format: "%.3f", time - added)) s after the add's commit")
+            #expect(time - added < 5)
+        }
+        #expect(daemon.stop())
+    }
+
+    @Test func theDaemonReconnectsAfterItsConnectionsAreTerminated() throws {
+        let server = try TestPostgres.shared()
+        let url = try server.makeDatabase()
+        let daemon = try Daemon(url: url)
+        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
+        try #require(daemon.waitForLog("started", seconds: 20), "\(daemon.logText)")
+        usleep(1_000_000)
+        let ended = try server.terminateConnections(database: URL(string: url)?.lastPathComponent ?? "")
+        #expect(ended >= 2)  // the daemon's own connection and its listener
+        #expect(daemon.waitForLog("listening for changes again", seconds: 20), "\(daemon.logText)")
+        #expect(daemon.logText.contains("; listening for changes again in 0.5 s"), "\(daemon.logText)")
+        let (key, _) = try daemon.addAlert("Added after the cut")
+        let added = Date().timeIntervalSince1970
+        let times = try daemon.deliveries(of: key, within: 15)
+        #expect(times.count == 1, "\(daemon.logText)")
+        if let time = times.first { #expect(time - added < 10) }
+        #expect(daemon.process.isRunning)
+        #expect(daemon.stop())
+    }
+
+    /// An alert that falls due while the server is down goes out once it is back; so does one added after.
+    @Test func theDaemonCarriesOnAfterPostgreSQLRestarts() throws {
+        let server = try TestPostgres()  // its own: a restart would cut the shared server's other tests
+        defer { server.stop() }
+        let daemon = try Daemon(url: try server.makeDatabase())
+        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
+        try #require(daemon.waitForLog("started", seconds: 20), "\(daemon.logText)")
+        usleep(1_000_000)
+        let (duringKey, _) = try daemon.addAlert("Due while the server is down", dueIn: 1)
+        try server.restart(pause: 3)
+        #expect(daemon.waitForLog("listening for changes again", seconds: 40), "\(daemon.logText)")
+        let (afterKey, _) = try daemon.addAlert("Added after the restart")
+        #expect(try daemon.deliveries(of: afterKey, within: 15).count == 1, "\(daemon.logText)")
+        #expect(try daemon.deliveries(of: duringKey, within: 5).count == 1, "\(daemon.logText)")
+        #expect(daemon.process.isRunning)
+        #expect(daemon.stop())
+    }
+}
