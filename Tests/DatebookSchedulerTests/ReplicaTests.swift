@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookDelivery
 import DatebookStore
 import DatebookTestSupport
 import Foundation
@@ -22,7 +23,10 @@ import Testing
     static let lease = 8
     /// Cutting every connection (`pg_terminate_backend`) and restarting the server: the replicas
     /// must reconnect on their own, without a restart, to keep delivering.
-    static let cutsConnectionsAndRestartsTheServer = false
+    static let cutsConnectionsAndRestartsTheServer = true
+    /// What one killed replica can have sent and not recorded: each of its passes (`PassRunner`
+    /// runs up to 4 at once) records every answer before its connection to the sink takes another.
+    static let inFlightBound = 4 * HTTPClient().maxTransfersPerHost
 
     /// What may be sent twice after one disruption: the keys claimed and not yet recorded then.
     struct Disruption {
@@ -71,13 +75,13 @@ import Testing
             Thread.sleep(until: started.addingTimeInterval(Double(kills + 1) * Self.killInterval))
             if !cut, Date() > firstDue.addingTimeInterval(Self.spread / 3) {
                 let cutAt = Date().timeIntervalSince1970
-                try server.sql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(database)'")
+                try server.terminateConnections(database: database)
                 disruptions.append(Disruption(name: "connections cut", time: cutAt, inFlight: try Self.inFlight(url)))
                 cut = true
             }
             if !restarted, Date() > firstDue.addingTimeInterval(Self.spread * 2 / 3) {
                 let stoppedAt = Date().timeIntervalSince1970
-                try server.restart()
+                try server.restart(pause: 1)
                 disruptions.append(Disruption(name: "server restarted", time: stoppedAt, inFlight: try Self.inFlight(url)))
                 restarted = true
             }
@@ -155,6 +159,7 @@ import Testing
         for index in disruptions.indices {
             #expect(perDisruption[index] <= disruptions[index].inFlight.count, "\(disruptions[index].name)")
         }
+        #expect(killed.allSatisfy { perDisruption[$0] <= Self.inFlightBound }, "over \(Self.inFlightBound) duplicates after one kill")
     }
 
     /// The keys claimed and not yet recorded (`sending`), by `claimant`'s pid or by anyone.

@@ -108,23 +108,6 @@ public final class TestPostgres: @unchecked Sendable {  // immutable after init;
                                                "-d", database, "-c", text])
     }
 
-    /// `pg_ctl start` with the test settings (this port, no fsync).
-    private func start() throws {
-        let options = "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory.path) -c fsync=off "
-            + "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
-        try Self.runAsServer("pg_ctl", ["-D", directory.appendingPathComponent("data").path,
-                                        "-l", directory.appendingPathComponent("server.log").path,
-                                        "-o", options, "-w", "-t", "60", "start"])
-    }
-
-    /// Stops the server (`-m fast`: every connection is closed) and starts it again on the same
-    /// port with the same data: what clients see of a server restart. Use a server of the test's own
-    /// (`TestPostgres()`), not `shared`, which other tests are using at the same time.
-    public func restart() throws {
-        try Self.runAsServer("pg_ctl", ["-D", directory.appendingPathComponent("data").path, "-m", "fast", "-w", "-t", "60", "stop"])
-        try start()
-    }
-
     /// Stops the server at once and removes its directory.
     public func stop() {
         let data = directory.appendingPathComponent("data").path
