@@ -186,6 +186,17 @@ extension Store {
         }
     }
 
+    /// Applies several outcomes in one transaction (or in the caller's).
+    public func settle(_ outcomes: [Settlement], claimant: String, now: Date) throws {
+        func apply() throws {
+            for outcome in outcomes {
+                try settle(key: outcome.key, claimant: claimant, as: outcome.state, reason: outcome.reason,
+                           nextAttempt: outcome.nextAttempt, now: now)
+            }
+        }
+        try inTransaction ? apply() : transaction(apply)
+    }
+
     /// Applies one outcome; call inside a transaction (several outcomes may share one).
     ///
     /// Only rows still claimed by `claimant` change, so a process whose lease was taken over
