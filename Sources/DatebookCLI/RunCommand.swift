@@ -17,8 +17,10 @@ enum RunCommand: Command {
         Sleeps until the next alert, digest or retry (re-checking the wall clock at least once a minute, so
         a suspend or a clock step is handled like a missed tick). Store changes made by other datebook
         commands wake it at once (on PostgreSQL through LISTEN/NOTIFY, from any machine). A pass that
-        cannot reach the store is logged and tried again after 0.5 s, doubling up to 30 s. SIGHUP reloads the config; SIGTERM or SIGINT let the deliveries in flight
-        finish (each is bounded by its channel's timeout) and exit 0. One line per delivery on stderr.
+        cannot reach the store is logged and tried again after 0.5 s, doubling up to 30 s. SIGHUP reloads
+        the config; SIGTERM or SIGINT let the deliveries in flight finish (each is bounded by its
+        channel's timeout) and exit 0. One line per delivery on stderr. While it runs, 'datebook status'
+        lists it among the schedulers alive.
         With --serve the web server of 'datebook serve' runs in the same process (SIGTERM lets its requests
         in flight finish too).
         """
@@ -46,12 +48,14 @@ enum RunCommand: Command {
                                            environment: context.environment, options: planner.options,
                                            digestRenderer: SchedulerFactory.digestRenderer(context, config: context.config))
         var version = try store.dataVersion()
+        var heartbeat = Heartbeat(started: Date())
         log.write("started (pid \(getpid()), store \(store.location)\(wakeups.watchesStore ? "" : ", store changes noticed within a minute"))")
         var due = true
         while true {
             if due { runner.start(settings) }
             let now = Date()
-            var sleep = maxSleep
+            if due || heartbeat.isDue(now: now) { heartbeat.beat(store, now: now) }
+            var sleep = min(maxSleep, heartbeat.nextBeat(now: now))
             if let next = try? planner.nextWake(after: now) {
                 // A few milliseconds past the due second, so the pass sees it as due. Something already
                 // due is left to a running pass; its end wakes this loop again.
@@ -92,6 +96,7 @@ enum RunCommand: Command {
         }
         server?.stop()
         runner.waitForAll()
+        heartbeat.remove(from: store)
         log.write("stopping: in-flight \(server == nil ? "" : "requests and ")deliveries finished")
         return ExitCode.ok
     }

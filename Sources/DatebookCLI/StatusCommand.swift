@@ -14,6 +14,9 @@ enum StatusCommand: Command {
         details: """
         Upcoming: pending retries, quiet-hours deferrals and everything scheduled in the next 7 days.
         Recent: every delivery that ended sent-late, skipped, cancelled or failed, with its reason.
+        Schedulers: every 'datebook run' seen in the last 2 minutes (host:pid, since, last seen; each
+        refreshes its entry every 30 s and removes it when it stops), then the deliveries sent in the
+        same days with the scheduler (host:pid) that sent each, newest first, at most --limit.
         Exit status: 0, or 1 when a delivery failed in that time (so a monitor can alert on it).
         """
     )
@@ -52,6 +55,7 @@ enum StatusCommand: Command {
                     + limit.message { Rows.when($0, context) } + "\n"
             }
         }
+        out += try schedulerSections(scheduler, since: since, days: days, limit: limit, context)
         context.out.write(out)
         return recent.contains { $0.state == .failed } ? 1 : ExitCode.ok
     }

@@ -190,7 +190,7 @@ public final class Scheduler {
     }
 
     /// gethostname(2): cheap, unlike `ProcessInfo.hostName`, which may ask the resolver.
-    static var hostName: String {
+    public static var hostName: String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

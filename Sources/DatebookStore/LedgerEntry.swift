@@ -39,11 +39,13 @@ public struct LedgerEntry: Sendable, Equatable {
     public var claimedUntil: Date?
     public var claimedBy: String?
     public var updatedAt: Date
+    /// The scheduler (`host:pid`) that recorded the last outcome: who sent it, or failed to.
+    public var settledBy: String?
 
     public init(key: String, kind: Kind, eventID: String? = nil, occurrenceStart: Date? = nil, lead: String? = nil,
                 digest: String? = nil, digestDate: String? = nil, channel: String, dueAt: Date, state: State = .pending,
                 reason: String? = nil, attempts: Int = 0, nextAttemptAt: Date? = nil, firstAttemptAt: Date? = nil,
-                claimedUntil: Date? = nil, claimedBy: String? = nil, updatedAt: Date? = nil) {
+                claimedUntil: Date? = nil, claimedBy: String? = nil, updatedAt: Date? = nil, settledBy: String? = nil) {
         self.key = key
         self.kind = kind
         self.eventID = eventID
@@ -61,6 +63,7 @@ public struct LedgerEntry: Sendable, Equatable {
         self.claimedUntil = claimedUntil
         self.claimedBy = claimedBy
         self.updatedAt = updatedAt ?? dueAt
+        self.settledBy = settledBy
     }
 }
 

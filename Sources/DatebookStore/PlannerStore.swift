@@ -96,6 +96,14 @@ public protocol PlannerStore: AnyObject {
     /// Changes made by other connections since this one opened show up as a new value.
     func dataVersion() throws -> Int
     func integrityCheck() throws -> String
+
+    // Scheduler instances (`datebook run`), for `status` (SchedulerInstance.swift)
+    /// Writes `instance`, or refreshes the one with its host and pid.
+    func recordScheduler(_ instance: SchedulerInstance) throws
+    func removeScheduler(host: String, pid: Int) throws
+    /// The instances last seen at `seenSince` or later, by host and pid.
+    func schedulers(seenSince: Date) throws -> [SchedulerInstance]
+
     func pendingRetryCount() throws -> Int
     /// The earliest pending attempt or lease end (the daemon's next wake-up for the ledger).
     func nextLedgerWake() throws -> Date?

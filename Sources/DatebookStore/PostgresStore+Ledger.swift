@@ -9,7 +9,7 @@ import Foundation
 extension PostgresStore {
     static let ledgerColumns = """
         key, kind, event_id, occurrence_start, lead, digest, digest_date, channel, due_at, state, reason,
-        attempts, next_attempt_at, first_attempt_at, lease_until, claimed_by, updated_at
+        attempts, next_attempt_at, first_attempt_at, lease_until, claimed_by, updated_at, settled_by
         """
 
     static func millis(_ date: Date) -> String { String(Store.millis(date)) }
@@ -121,7 +121,8 @@ extension PostgresStore {
         guard !outcomes.isEmpty else { return }
         try query("""
             UPDATE deliveries d SET state = o.state, reason = coalesce(o.reason, d.reason),
-                next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at), lease_until = NULL, claimed_by = NULL, updated_at = $5
+                next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at), lease_until = NULL, claimed_by = NULL,
+                updated_at = $5, settled_by = d.claimed_by
             FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS o(key, state, reason, next_attempt_at)
             WHERE d.key = o.key AND d.state = 'sending' AND d.claimed_by = $6
             """, [Self.arrayLiteral(outcomes.map(\.key)), Self.arrayLiteral(outcomes.map(\.state.rawValue)),

@@ -273,6 +273,8 @@ public final class PostgresStore: PlannerStore {
         CREATE TRIGGER feeds_notify AFTER INSERT OR DELETE ON feeds
             FOR EACH STATEMENT EXECUTE FUNCTION notify_change();
         """,
+        // The live scheduler instances and who settled each delivery; see SchedulerInstance.swift.
+        Store.schedulersMigration,
     ]
 
     /// A value the next write by any connection changes (a sequence bumped by statement triggers).

@@ -47,7 +47,7 @@ extension Store {
 
     static let ledgerColumns = """
         key, kind, event_id, occurrence_start, lead, digest, digest_date, channel, due_at, state, reason,
-        attempts, next_attempt_at, first_attempt_at, claimed_until, claimed_by, updated_at
+        attempts, next_attempt_at, first_attempt_at, claimed_until, claimed_by, updated_at, settled_by
         """
 
     /// Rounded down: a last pass at 46.9996 s must not be stored as 47.000 and hide an item due at 47 s.
@@ -140,7 +140,8 @@ extension Store {
             occurrenceStart: time(3), lead: row.optionalText(4), digest: row.optionalText(5), digestDate: row.optionalText(6),
             channel: row.text(7), dueAt: date(millis: row.int64(8)), state: LedgerEntry.State(rawValue: row.text(9)) ?? .failed,
             reason: row.optionalText(10), attempts: row.int(11), nextAttemptAt: date(millis: row.int64(12)),
-            firstAttemptAt: time(13), claimedUntil: time(14), claimedBy: row.optionalText(15), updatedAt: date(millis: row.int64(16)))
+            firstAttemptAt: time(13), claimedUntil: time(14), claimedBy: row.optionalText(15), updatedAt: date(millis: row.int64(16)),
+            settledBy: row.optionalText(17))
     }
 
     /// Puts in-flight deliveries whose lease ran out, or whose claimant `isGone`, back to pending.
@@ -206,7 +207,7 @@ extension Store {
         try wrap {
             try statement("""
                 UPDATE deliveries SET state = ?, reason = coalesce(?, reason), next_attempt_at = coalesce(?, next_attempt_at),
-                    claimed_until = NULL, claimed_by = NULL, updated_at = ?
+                    claimed_until = NULL, claimed_by = NULL, updated_at = ?, settled_by = claimed_by
                 WHERE key = ? AND state = 'sending' AND claimed_by = ?
                 """).bind(.text(state.rawValue), .optional(reason), nextAttempt.map { .integer(Self.millis($0)) } ?? .null,
                           .integer(Self.millis(now)), .text(key), .text(claimant)).run()

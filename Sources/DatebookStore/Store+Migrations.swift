@@ -159,6 +159,8 @@ extension Store {
         """,
         // CalDAV accounts, their calendars and each server resource's own text (issue 18); see Store+CalDAV.swift.
         calDAVMigration,
+        // The live scheduler instances and who settled each delivery (issue 17); see SchedulerInstance.swift.
+        schedulersMigration,
     ]
 
     /// Work a migration's SQL cannot do, run right after it (keyed by the version it reaches).

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookScheduler
 import DatebookStore
 import DatebookTestSupport
 import Foundation
@@ -14,9 +15,9 @@ import Testing
         let process: Process
         let log: String
 
-        init(url: String) throws {
+        init(url: String, hook: String = "/hook") throws {
             sink = try Sink()
-            sandbox = try ProcessSandbox(sink: sink, channels: ["hook": "/hook"], lead: "10m", store: url)
+            sandbox = try ProcessSandbox(sink: sink, channels: ["hook": hook], lead: "10m", store: url)
             log = sandbox.directory + "/run.log"
             process = try sandbox.start(["run"], log: log)
         }
@@ -45,6 +46,14 @@ import Testing
             return try sink.requests().filter { $0.key == key }.map(\.time)
         }
 
+        /// User and system CPU time the process used so far, in clock ticks (`/proc/PID/stat`).
+        var cpuTicks: Int {
+            let stat = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8)) ?? ""
+            let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+            // After the name: state is field 3, utime 14 and stime 15 (1-based) of the whole line.
+            return fields.count > 12 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : 0
+        }
+
         func stop() -> Bool {
             kill(process.processIdentifier, SIGTERM)
             return waitForExit(process, seconds: 10) && process.terminationStatus == 0
@@ -66,7 +75,20 @@ import Testing
             print("PostgreSQL wake-up: alert sent \(String(format: "%.3f", time - added)) s after the add's commit")
             #expect(time - added < 5)
         }
+        // Alive in the store's schedulers while it runs, named as the sender of the alert, gone once stopped.
+        let store = try StoreOpener.open(daemon.sandbox.store)
+        let claimant = Scheduler.hostName + ":\(daemon.process.processIdentifier)"
+        #expect(try store.schedulers(seenSince: Date().addingTimeInterval(-60)).map(\.claimant) == [claimant])
+        #expect(try store.delivery(key: key)?.settledBy == claimant)
+        // Idle, it waits on a socket and its timer: no polling.
+        usleep(1_000_000)
+        let before = daemon.cpuTicks
+        usleep(5_000_000)
+        let used = daemon.cpuTicks - before
+        print("idle daemon on PostgreSQL: \(used) CPU ticks in 5 s, RSS \(WaitingProcesses.residentKilobytes(daemon.process.processIdentifier) ?? 0) kB (debug build)")
+        #expect(used <= 5, "\(used) ticks of CPU in 5 idle seconds")
         #expect(daemon.stop())
+        #expect(try store.schedulers(seenSince: .distantPast).isEmpty)
     }
 
     @Test func theDaemonReconnectsAfterItsConnectionsAreTerminated() throws {
@@ -103,7 +125,33 @@ import Testing
         let (afterKey, _) = try daemon.addAlert("Added after the restart")
         #expect(try daemon.deliveries(of: afterKey, within: 15).count == 1, "\(daemon.logText)")
         #expect(try daemon.deliveries(of: duringKey, within: 5).count == 1, "\(daemon.logText)")
+        // Down for 3 s, the passes back off (0.5 s, 1 s, 2 s, …): a few failed passes, not a spin.
+        let failed = daemon.logText.components(separatedBy: "pass failed").count - 1
+        #expect(failed <= 8, "\(failed) failed passes:\n\(daemon.logText)")
         #expect(daemon.process.isRunning)
+        #expect(daemon.stop())
+    }
+
+    /// A delivery in flight while the server restarts is recorded once the server is back: sent
+    /// once, settled by the daemon, not left `sending` until its lease runs out.
+    @Test func aDeliveryInFlightDuringARestartSettlesOnceTheServerIsBack() throws {
+        let server = try TestPostgres()
+        defer { server.stop() }
+        let url = try server.makeDatabase()
+        let daemon = try Daemon(url: url, hook: "/hook?delay=3")
+        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
+        try #require(daemon.waitForLog("started", seconds: 20), "\(daemon.logText)")
+        usleep(1_000_000)
+        let (key, _) = try daemon.addAlert("In flight during the restart")
+        try #require(try daemon.deliveries(of: key, within: 10).count == 1, "\(daemon.logText)")
+        try server.restart(pause: 1)  // the channel answers 3 s after the request
+        let store = try StoreOpener.open(url)
+        let deadline = Date().addingTimeInterval(30)
+        while try store.delivery(key: key)?.state != .sent, Date() < deadline { usleep(100_000) }
+        let entry = try store.delivery(key: key)
+        #expect(entry?.state == .sent, "\(daemon.logText)")
+        #expect(entry?.settledBy == Scheduler.hostName + ":\(daemon.process.processIdentifier)")
+        #expect(try daemon.deliveries(of: key, within: 0).count == 1)
         #expect(daemon.stop())
     }
 }
