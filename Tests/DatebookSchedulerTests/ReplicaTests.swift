@@ -57,8 +57,11 @@ import Testing
         environment["DATEBOOK_LEASE"] = String(Self.lease)
         environment["SWIFT_BACKTRACE"] = "enable=no"
         let logs = (0..<Self.replicas).map { sandbox.directory + "/replica-\($0).log" }
+        var pids: Set<String> = []
         func start(_ index: Int) throws -> SpawnedProcess {
-            try SpawnedProcess(datebookBinary, ["run"], environment: environment, stderr: logs[index])
+            let replica = try SpawnedProcess(datebookBinary, ["run"], environment: environment, stderr: logs[index])
+            pids.insert(String(replica.pid))
+            return replica
         }
         var running = try (0..<Self.replicas).map(start)
         defer { running.forEach { $0.stop() } }
@@ -155,6 +158,9 @@ import Testing
         #expect(Set(received.keys) == expected)
         #expect(ledger.count == Self.alerts)
         #expect(ledger.allSatisfy { $0.state == .sent || $0.state == .sentLate }, "\(states)")
+        // Who sent each one (`status`): one of the replicas, as host:pid.
+        #expect(ledger.allSatisfy { entry in entry.settledBy.map { pids.contains(String($0.split(separator: ":").last ?? "")) } ?? false },
+                "\(ledger.filter { $0.settledBy == nil }.count) rows without their sender")
         #expect(unexplained.isEmpty, "sent twice with no disruption that had it in flight: \(unexplained.sorted().prefix(5))")
         for index in disruptions.indices {
             #expect(perDisruption[index] <= disruptions[index].inFlight.count, "\(disruptions[index].name)")
