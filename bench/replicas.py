@@ -3,7 +3,8 @@
 
 1. 3 replicas on PostgreSQL deliver 10,000 alerts that are already due to a local nginx (204):
    deliveries per second, from starting the replicas until every ledger row is final (≥ 5,000/s);
-   beside it the same workload with 1 replica on SQLite.
+   beside it the same workload with 1 replica on SQLite, and one `tick` on SQLite for the scale of
+   the machine at that moment.
 2. An idle replica on PostgreSQL: CPU over BENCH_IDLE_SECONDS (default 30) from /proc/PID/stat
    (≈ 0 %), RSS (≤ 30 MB).
 3. With 3 idle replicas running, `datebook add` of an event whose alert is already due, from
@@ -115,8 +116,8 @@ def stop(procs):
         proc.wait()
 
 
-def throughput(work, nginx, store, pg, replicas, name):
-    """Seconds from starting `replicas` runs until all COUNT alerts (due 30 s ago) are final."""
+def due_planner(work, nginx, store, name):
+    """Imports COUNT events whose alerts fell due 30 s ago into `store`; the environment for it."""
     due = dt.datetime.now(dt.timezone.utc).replace(microsecond=0) - dt.timedelta(seconds=30)
     events = [{"id": f"{name[:2]}{i:014x}", "title": f"Due {i}", "start": iso(due + dt.timedelta(hours=1)), "allDay": False,
                "end": None, "timeZone": "UTC", "symbol": "star.fill", "color": "primary", "notes": "",
@@ -127,6 +128,20 @@ def throughput(work, nginx, store, pg, replicas, name):
     config = write_config(work, nginx.port)
     env = environment(work, store, config)
     subprocess.run([BINARY, "import", planner], env=env, stdout=subprocess.DEVNULL, check=True)
+    return env
+
+
+def tick_rate(work, nginx, store):
+    """Deliveries per second of one `tick` sending all COUNT due alerts (the scale of the machine right now)."""
+    env = due_planner(work, nginx, store, "tick")
+    started = time.perf_counter()
+    subprocess.run([BINARY, "tick"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return COUNT / (time.perf_counter() - started)
+
+
+def throughput(work, nginx, store, pg, replicas, name):
+    """Seconds from starting `replicas` runs until all COUNT alerts (due 30 s ago) are final."""
+    env = due_planner(work, nginx, store, name)
     count = ledger_counter(store, pg)
     before = len(nginx.requests())
     started = time.perf_counter()
@@ -203,6 +218,8 @@ def main():
             print(f"{label}, {replicas} replica(s): {COUNT:,} alerts final in {elapsed:.2f} s, {rate:,.0f}/s, "
                   f"{final} final, {dupes} sent twice", flush=True)
             rows.append((label, replicas, rate, elapsed, dupes))
+        scale = tick_rate(work, nginx, os.path.join(work, "tick.sqlite3"))
+        print(f"SQLite, 1 × tick: {scale:,.0f}/s", flush=True)
         idle_store = pg.create("idle")
         subprocess.run([BINARY, "add", "Tomorrow", "--at", "tomorrow 9:00"],
                        env=environment(work, idle_store, write_config(work, nginx.port)), stdout=subprocess.DEVNULL, check=True)
@@ -230,6 +247,8 @@ def main():
         lines.append(f"| {label} | {replicas} × `run`: {COUNT:,} due alerts until every ledger row is final "
                      f"({elapsed:.2f} s, {dupes} sent twice) | {rate:,.0f}/s | {budget} | {verdict} |")
     lines += [
+        f"| SQLite | 1 × `tick` on the same workload, for scale (bench/results.md measured it at a quieter time) "
+        f"| {scale:,.0f}/s | | |",
         f"| PostgreSQL | idle `run`: CPU over {IDLE} s | {cpu:.3f} % | ≈ 0 | {ok(cpu < 0.5)} |",
         f"| PostgreSQL | idle `run`: RSS | {rss:.1f} MB | 30 MB | {ok(rss <= 30)} |",
         f"| PostgreSQL | alert already due of an event added by another process, 3 idle replicas "
