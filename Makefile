@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: setup build demo test smoke bench bench-serve bench-postgresql clean-bench symbol-order fuzz install uninstall
+.PHONY: setup build demo test smoke bench bench-serve bench-postgresql bench-replicas clean-bench symbol-order fuzz install uninstall
 
 # The Swift runtime and Foundation linked into the binary: it starts in about two thirds of the
 # time (no Swift libraries to load and bind) and runs where no Swift toolchain is installed.
@@ -65,6 +65,12 @@ bench-serve: build
 bench-postgresql: build
 	@bash scripts/setup.sh --bench
 	/usr/bin/python3 bench/postgresql.py
+
+## Replicas on PostgreSQL alone (bench/replicas.py: 3 `run`s deliver 10,000 alerts to nginx, an idle
+## replica, an added event's latency; writes the Replicas section of bench/results-postgresql.md).
+bench-replicas: build
+	@bash scripts/setup.sh --bench
+	/usr/bin/python3 bench/replicas.py
 
 ## CalDAV sync alone (bench/caldav.py: against a local Radicale, vdirsyncer beside it; writes bench/results-caldav.md).
 bench-caldav: build

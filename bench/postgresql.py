@@ -113,8 +113,12 @@ def main():
             verdict = "" if budget is None else ("ok" if ms <= budget else "OVER")
             lines.append(f"| {name} | `{command}` | {ms:.1f} | {budget or ''} | {verdict} |")
         text = "\n".join(lines) + "\n"
-        with open(os.path.join(ROOT, "bench/results-postgresql.md"), "w") as f:
-            f.write(text)
+        path = os.path.join(ROOT, "bench/results-postgresql.md")
+        earlier = open(path).read() if os.path.exists(path) else ""
+        # The sections other scripts write below the table (bench/replicas.py) stay.
+        kept = earlier[earlier.index("\n## "):] if "\n## " in earlier else ""
+        with open(path, "w") as f:
+            f.write(text + kept)
         print(text)
     finally:
         if os.path.exists(os.path.join(data, "postmaster.pid")):

@@ -118,6 +118,19 @@ def proc_stat(pid):
     return ticks, rss / 1024
 
 
+def idle_usage(pid, seconds):
+    """CPU % over `seconds` (after 3 s to settle) and peak RSS in MB of a process left alone."""
+    time.sleep(3)
+    ticks0, _ = proc_stat(pid)
+    peak = 0.0
+    start = time.time()
+    while time.time() - start < seconds:
+        time.sleep(1)
+        peak = max(peak, proc_stat(pid)[1])
+    ticks1, rss = proc_stat(pid)
+    return (ticks1 - ticks0) / HZ / seconds * 100, max(peak, rss)
+
+
 def run_idle(store, e):
     # Idle means nothing to send: the planner's alerts are anchored around 2026-12-01, so on the real
     # clock they would keep coming due. A config without channels leaves the daemon truly idle.
@@ -128,22 +141,14 @@ def run_idle(store, e):
         out.write("{ timeZone: \"Europe/Berlin\" }\n")
     e["DATEBOOK_CONFIG"] = idle_config
     proc = subprocess.Popen([BIN, "run"], env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(3)
-    ticks0, _ = proc_stat(proc.pid)
-    peak = 0.0
-    start = time.time()
-    while time.time() - start < IDLE:
-        time.sleep(1)
-        peak = max(peak, proc_stat(proc.pid)[1])
-    ticks1, rss = proc_stat(proc.pid)
+    cpu, rss = idle_usage(proc.pid, IDLE)
     with open(f"/proc/{proc.pid}/smaps_rollup") as f:
         rollup = {line.split(":")[0]: int(line.split()[1]) / 1024 for line in f if line.split()[-1] == "kB"}
     with open(f"/proc/{proc.pid}/status") as f:
         anon = next(int(line.split()[1]) for line in f if line.startswith("RssAnon:")) / 1024
     proc.terminate()
     code = proc.wait()
-    cpu = (ticks1 - ticks0) / HZ / IDLE * 100
-    return cpu, max(peak, rss), code, anon, rollup.get("Pss", 0), rollup.get("Shared_Clean", 0)
+    return cpu, rss, code, anon, rollup.get("Pss", 0), rollup.get("Shared_Clean", 0)
 
 
 def daemon_lateness(directory, nginx):

@@ -70,14 +70,11 @@ extension Scheduler {
     /// A claimed delivery's new state, reason and next attempt.
     typealias Outcome = (LedgerEntry, LedgerEntry.State, String?, Date?)
 
-    /// Commits outcomes in one transaction and logs one line for each.
+    /// Commits outcomes at once (`settle` of a batch is all or none) and logs one line for each.
     func record(_ outcomes: [Outcome], now: Date, report: inout TickReport) throws {
         guard !outcomes.isEmpty else { return }
-        try store.transaction {
-            for (entry, state, reason, next) in outcomes {
-                try store.settle(key: entry.key, claimant: claimant, as: state, reason: reason, nextAttempt: next, now: now)
-            }
-        }
+        try store.settle(outcomes.map { Settlement(key: $0.0.key, state: $0.1, reason: $0.2, nextAttempt: $0.3) },
+                         claimant: claimant, now: now)
         for (entry, state, reason, _) in outcomes {
             if state == .pending { report.retried += 1 } else { report.count(state) }
             log(Self.logLine(entry, state, reason))

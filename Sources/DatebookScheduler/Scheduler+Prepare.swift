@@ -39,7 +39,8 @@ extension Scheduler {
     /// (pure work: no store, no network). `makingKey`: a pass that sends makes the action-link key
     /// on first use.
     func prepare(_ entries: [LedgerEntry], now: Date, makingKey: Bool = true) throws -> [PreparedDelivery] {
-        try builder(now: now, makingKey: makingKey).buildAll(try entries.map(input))
+        let events = try store.events(ids: entries.compactMap(\.eventID))
+        return try builder(now: now, makingKey: makingKey).buildAll(try entries.map { try input($0, events: events) })
     }
 
     /// The occurrence of `event` that starts at `start`, if the event still has one there: its own
@@ -62,10 +63,11 @@ extension Scheduler {
                 links: try options.actionLinkBaseURL.flatMap { try ActionLinkIssuer(baseURL: $0, store: store, now: now, makingKey: makingKey) })
     }
 
-    func input(_ entry: LedgerEntry) throws -> DeliveryInput {
+    /// What `entry` needs, its event looked up in `events` (read for the whole batch at once).
+    func input(_ entry: LedgerEntry, events: [String: Event]) throws -> DeliveryInput {
         switch entry.kind {
         case .alert:
-            guard let id = entry.eventID, let event = try store.event(id: id) else { return .obsolete("event deleted") }
+            guard let id = entry.eventID, let event = events[id] else { return .obsolete("event deleted") }
             guard let start = entry.occurrenceStart, let occurrence = try currentOccurrence(of: event, at: start) else {
                 return .obsolete("event moved")
             }

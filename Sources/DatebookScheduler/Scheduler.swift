@@ -79,14 +79,12 @@ public final class Scheduler {
         var claimed = try store.transaction { () -> [LedgerEntry] in
             try reviewOpenDeliveries(now: now, report: &report, lines: &recorded)
             let last = try store.lastPass()
-            var planned = false
-            for item in try planner.deliveries(from: windowStart(last: last, now: now), through: now) {
-                let entry = classify(item, now: now)
-                if try store.plan(entry, now: now) {
-                    planned = true
-                    report.count(entry.state)
-                    if entry.state != .pending { recorded.append(Self.logLine(entry, entry.state, entry.reason)) }
-                }
+            let entries = try planner.deliveries(from: windowStart(last: last, now: now), through: now).map { classify($0, now: now) }
+            var new = try store.plan(entries, now: now)
+            let planned = !new.isEmpty
+            for entry in entries where new.remove(entry.key) != nil {
+                report.count(entry.state)
+                if entry.state != .pending { recorded.append(Self.logLine(entry, entry.state, entry.reason)) }
             }
             // An idle pass writes nothing (so it wakes no daemon); the window then just starts a little earlier.
             if planned || last.map({ now < $0 || now.timeIntervalSince($0) >= options.lastPassInterval }) ?? true {
@@ -136,16 +134,19 @@ public final class Scheduler {
     /// Cancels pending alerts whose event was deleted, moved or completed, and fails deliveries
     /// whose channel or digest left the config.
     func reviewOpenDeliveries(now: Date, report: inout TickReport, lines: inout [String]) throws {
-        for entry in try store.openDeliveries() where entry.state == .pending {
-            guard let (state, reason) = try obsolete(entry) else { continue }
+        let pending = try store.openDeliveries().filter { $0.state == .pending }
+        let events = try store.events(ids: pending.compactMap(\.eventID))
+        for entry in pending {
+            guard let (state, reason) = try obsolete(entry, events: events) else { continue }
             try store.finish(key: entry.key, as: state, reason: reason, now: now)
             report.count(state)
             lines.append(Self.logLine(entry, state, reason))
         }
     }
 
-    /// Why a delivery should no longer be sent, or nil when it still should.
-    func obsolete(_ entry: LedgerEntry) throws -> (LedgerEntry.State, String)? {
+    /// Why a delivery should no longer be sent, or nil when it still should; `events` read in one
+    /// go beforehand, else the store is asked.
+    func obsolete(_ entry: LedgerEntry, events: [String: Event]? = nil) throws -> (LedgerEntry.State, String)? {
         guard config.channel(named: entry.channel) != nil else {
             return (.failed, "channel '\(entry.channel)' is no longer in the config")
         }
@@ -156,7 +157,9 @@ public final class Scheduler {
             }
             return nil
         case .alert:
-            guard let id = entry.eventID, let event = try store.event(id: id) else { return (.cancelled, "event deleted") }
+            guard let id = entry.eventID, let event = try events.map({ $0[id] }) ?? store.event(id: id) else {
+                return (.cancelled, "event deleted")
+            }
             guard let start = entry.occurrenceStart, try currentOccurrence(of: event, at: start) != nil else {
                 return (.cancelled, "event moved")
             }
@@ -181,7 +184,7 @@ public final class Scheduler {
 
     /// The next moment a pass has work, looking at most `horizon` ahead (the daemon re-checks anyway).
     public func nextWake(after now: Date, horizon: TimeInterval = 65) throws -> Date? {
-        let retry = try store.nextPendingAttempt().map { max($0, now) }
+        let retry = try store.nextLedgerWake().map { max($0, now) }
         let planned = try planner.deliveries(from: now, through: now.addingTimeInterval(horizon)).first?.scheduled
         return [retry, planned].compactMap { $0 }.min()
     }

@@ -66,3 +66,18 @@ public struct LedgerEntry: Sendable, Equatable {
         self.settledBy = settledBy
     }
 }
+
+/// One claimed delivery's outcome, for `settle`: its new state, why, and when to try again.
+public struct Settlement: Sendable, Equatable {
+    public var key: String
+    public var state: LedgerEntry.State
+    public var reason: String?
+    public var nextAttempt: Date?
+
+    public init(key: String, state: LedgerEntry.State, reason: String? = nil, nextAttempt: Date? = nil) {
+        self.key = key
+        self.state = state
+        self.reason = reason
+        self.nextAttempt = nextAttempt
+    }
+}

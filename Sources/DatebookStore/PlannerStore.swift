@@ -30,6 +30,8 @@ public protocol PlannerStore: AnyObject {
     func saveInTransaction(_ event: Event) throws
     @discardableResult func delete(id: String) throws -> Bool
     func event(id: String) throws -> Event?
+    /// The events with these ids, by id (ids without an event are left out).
+    func events(ids: [String]) throws -> [String: Event]
     func events(idPrefix prefix: String, limit: Int) throws -> [Event]
     func events(titled title: String) throws -> [Event]
     func forEachEvent(_ body: (Event) throws -> Void) throws
@@ -79,6 +81,8 @@ public protocol PlannerStore: AnyObject {
     func setLastPass(_ date: Date) throws
     func distinctEventAlerts() throws -> [String]
     @discardableResult func plan(_ entry: LedgerEntry, now: Date) throws -> Bool
+    /// Plans all of `entries` (existing keys are left alone); the keys that were new.
+    func plan(_ entries: [LedgerEntry], now: Date) throws -> Set<String>
     func openDeliveries() throws -> [LedgerEntry]
     func settledDeliveries(since: Date, excluding states: [LedgerEntry.State]) throws -> [LedgerEntry]
     func delivery(key: String) throws -> LedgerEntry?
@@ -86,6 +90,8 @@ public protocol PlannerStore: AnyObject {
     func releaseAbandoned(now: Date, isGone: (String) -> Bool) throws
     func claimDue(now: Date, lease: TimeInterval, claimant: String, limit: Int) throws -> [LedgerEntry]
     func settle(key: String, claimant: String, as state: LedgerEntry.State, reason: String?, nextAttempt: Date?, now: Date) throws
+    /// `settle` for several outcomes of one claimant, all or none.
+    func settle(_ outcomes: [Settlement], claimant: String, now: Date) throws
     func finish(key: String, as state: LedgerEntry.State, reason: String, now: Date) throws
     /// Changes made by other connections since this one opened show up as a new value.
     func dataVersion() throws -> Int
@@ -99,7 +105,8 @@ public protocol PlannerStore: AnyObject {
     func schedulers(seenSince: Date) throws -> [SchedulerInstance]
 
     func pendingRetryCount() throws -> Int
-    func nextPendingAttempt() throws -> Date?
+    /// The earliest pending attempt or lease end (the daemon's next wake-up for the ledger).
+    func nextLedgerWake() throws -> Date?
     /// Caps the memory the store keeps for itself (the daemon's page cache).
     func limitPageCache(kibibytes: Int) throws
 }
@@ -134,6 +141,16 @@ extension PlannerStore {
         try saveImport(result, calendar: PlannerICS.importCalendar, progress: progress)
     }
     public func settledDeliveries(since: Date) throws -> [LedgerEntry] { try settledDeliveries(since: since, excluding: []) }
+    /// One lookup per id: SQLite's statements are calls, not round trips.
+    public func events(ids: [String]) throws -> [String: Event] {
+        var found: [String: Event] = [:]
+        for id in Set(ids) { found[id] = try event(id: id) }
+        return found
+    }
+    /// One statement per entry: SQLite's statements are calls, not round trips.
+    public func plan(_ entries: [LedgerEntry], now: Date) throws -> Set<String> {
+        Set(try entries.filter { try plan($0, now: now) }.map(\.key))
+    }
     public func claimDue(now: Date, lease: TimeInterval, claimant: String) throws -> [LedgerEntry] {
         try claimDue(now: now, lease: lease, claimant: claimant, limit: 1000)
     }

@@ -128,8 +128,15 @@ public final class PostgresStore: PlannerStore {
         }
     }
 
-    /// PostgreSQL commits durably on its own terms (`synchronous_commit`): nothing to defer here.
-    public func withDeferredSync<T>(syncInterval: TimeInterval, _ body: () throws -> T) throws -> T { try body() }
+    /// Commits inside `body` do not wait for the server's WAL flush (`synchronous_commit = off`), as
+    /// SQLite's commits skip the fsync: a server crash may lose the last moments of recorded outcomes
+    /// (each delivery then goes out again), never a delivery. With the flush, recording 10,000
+    /// outcomes took 11.5 s instead of 7 s on the loaded test machine.
+    public func withDeferredSync<T>(syncInterval: TimeInterval, _ body: () throws -> T) throws -> T {
+        try wrap { try connection.execute("SET synchronous_commit TO off") }
+        defer { try? connection.execute("RESET synchronous_commit") }
+        return try body()
+    }
 
     /// The server manages its own memory.
     public func limitPageCache(kibibytes: Int) throws {}

@@ -187,6 +187,17 @@ extension Store {
         }
     }
 
+    /// Applies several outcomes in one transaction (or in the caller's).
+    public func settle(_ outcomes: [Settlement], claimant: String, now: Date) throws {
+        func apply() throws {
+            for outcome in outcomes {
+                try settle(key: outcome.key, claimant: claimant, as: outcome.state, reason: outcome.reason,
+                           nextAttempt: outcome.nextAttempt, now: now)
+            }
+        }
+        try inTransaction ? apply() : transaction(apply)
+    }
+
     /// Applies one outcome; call inside a transaction (several outcomes may share one).
     ///
     /// Only rows still claimed by `claimant` change, so a process whose lease was taken over
@@ -233,10 +244,11 @@ extension Store {
         try wrap { Int(try db.integer("SELECT count(*) FROM deliveries WHERE state = 'pending' AND attempts > 0")) }
     }
 
-    /// The earliest `next_attempt_at` of a pending delivery (the daemon's next wake-up for retries).
-    public func nextPendingAttempt() throws -> Date? {
+    /// The earliest moment the ledger has work: a pending delivery's next attempt, or the end of a
+    /// claim's lease (a claimant that died elsewhere is taken over then, not at the next minute).
+    public func nextLedgerWake() throws -> Date? {
         try wrap {
-            let query = try statement("SELECT min(next_attempt_at) FROM deliveries WHERE state = 'pending'").bind()
+            let query = try statement(Self.nextLedgerWakeSQL(leaseColumn: "claimed_until")).bind()
             defer { sqlite3_reset(query.handle) }
             guard try query.step(), !query.isNull(0) else { return nil }
             return Self.date(millis: query.int64(0))
@@ -248,5 +260,14 @@ extension Store {
     /// Caps SQLite's page cache (the daemon keeps memory small; one-shot commands keep the big cache).
     public func limitPageCache(kibibytes: Int) throws {
         try wrap { try db.execute("PRAGMA cache_size = -\(max(64, kibibytes))") }
+    }
+
+    /// The SQL of `nextLedgerWake`, for either backend's name of the lease column: `min` over the
+    /// two ignores whichever is NULL.
+    static func nextLedgerWakeSQL(leaseColumn: String) -> String {
+        """
+        SELECT min(t) FROM (SELECT min(next_attempt_at) AS t FROM deliveries WHERE state = 'pending'
+                            UNION ALL SELECT min(\(leaseColumn)) FROM deliveries WHERE state = 'sending') AS wakes
+        """
     }
 }

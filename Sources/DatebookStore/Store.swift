@@ -149,6 +149,9 @@ public final class Store {
         }
     }
 
+    /// True inside `transaction` (SQLite is out of autocommit mode).
+    var inTransaction: Bool { sqlite3_get_autocommit(db.handle) == 0 }
+
     /// Runs `body` in one write transaction (BEGIN IMMEDIATE): all of it or nothing.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try wrap { try db.execute("BEGIN IMMEDIATE") }

@@ -107,6 +107,60 @@ struct BackendTests {
         #expect(try store.openDeliveries().map(\.key) == ["k1", "k2"])
         #expect(try store.settledDeliveries(since: now).map(\.key) == ["k0"])
     }
+
+    /// Many deliveries planned and settled at once (one statement each on PostgreSQL, its values as
+    /// array literals) keep every text exactly, NULLs as NULLs, and plan a repeated key once.
+    @Test(arguments: Backend.allCases)
+    func plansAndOutcomesInBulkKeepEveryText(_ backend: Backend) throws {
+        let store = try backend.open()
+        let awkward = ["plain", "with \"quotes\"", "back\\slash", "{braces},commas", "NULL", "", "ünï cödé 🎉"]
+        let entries = awkward.enumerated().map { n, text in
+            LedgerEntry(key: "k\(n) " + text, kind: .alert, eventID: n % 2 == 0 ? nil : text, occurrenceStart: n % 2 == 0 ? now : nil,
+                        lead: text, channel: "team", dueAt: now.addingTimeInterval(Double(n)), reason: n % 3 == 0 ? nil : text)
+        }
+        #expect(try store.plan(entries + [entries[0]], now: now) == Set(entries.map(\.key)))
+        #expect(try store.plan(entries, now: now).isEmpty)
+        let stored = try store.allDeliveries()
+        #expect(stored.map(\.key) == entries.map(\.key))
+        for (entry, row) in zip(entries, stored) {
+            #expect(row.eventID == entry.eventID && row.lead == entry.lead && row.reason == entry.reason
+                    && row.occurrenceStart == entry.occurrenceStart && row.dueAt == entry.dueAt, "\(entry.key)")
+        }
+        let claimed = try store.transaction { try store.claimDue(now: now.addingTimeInterval(60), lease: 60, claimant: "a:1") }
+        #expect(claimed.count == entries.count)
+        try store.transaction {
+            try store.settle(entries.enumerated().map { n, entry in
+                Settlement(key: entry.key, state: n % 2 == 0 ? .sent : .pending, reason: n % 2 == 0 ? nil : "again: " + awkward[n],
+                           nextAttempt: n % 2 == 0 ? nil : now.addingTimeInterval(600))
+            }, claimant: "a:1", now: now.addingTimeInterval(61))
+        }
+        for (n, entry) in entries.enumerated() {
+            let row = try store.delivery(key: entry.key)
+            #expect(row?.state == (n % 2 == 0 ? .sent : .pending))
+            #expect(row?.reason == (n % 2 == 0 ? entry.reason : "again: " + awkward[n]))
+            #expect(row?.nextAttemptAt == (n % 2 == 0 ? entry.nextAttemptAt : now.addingTimeInterval(600)))
+            #expect(row?.claimedBy == nil)
+        }
+    }
+
+    /// A claim whose claimant died on another machine is taken over when its lease ends: the
+    /// daemon wakes then, not at its next minute.
+    @Test(arguments: Backend.allCases)
+    func theLedgerWakesForAPendingAttemptOrTheEndOfALease(_ backend: Backend) throws {
+        let store = try backend.open()
+        #expect(try store.nextLedgerWake() == nil)
+        for n in 0..<2 {
+            let entry = LedgerEntry(key: "k\(n)", kind: .alert, channel: "team", dueAt: now.addingTimeInterval(Double(n) * 600))
+            #expect(try store.plan(entry, now: now))
+        }
+        #expect(try store.nextLedgerWake() == now)
+        #expect(try store.transaction { try store.claimDue(now: now, lease: 30, claimant: "elsewhere:1", limit: 1) }.count == 1)
+        #expect(try store.nextLedgerWake() == now.addingTimeInterval(30))
+        #expect(try store.transaction { try store.claimDue(now: now.addingTimeInterval(600), lease: 60, claimant: "b:2", limit: 1) }.count == 1)
+        #expect(try store.nextLedgerWake() == now.addingTimeInterval(30))
+        try store.settle(key: "k0", claimant: "elsewhere:1", as: .sent, reason: nil, nextAttempt: nil, now: now)
+        #expect(try store.nextLedgerWake() == now.addingTimeInterval(660))
+    }
 }
 
 /// What only the PostgreSQL store has: concurrent claims, its URL, its schema and its errors.
