@@ -274,6 +274,8 @@ public final class PostgresStore: PlannerStore {
         """,
         // The live scheduler instances and who settled each delivery; see SchedulerInstance.swift.
         Store.schedulersMigration,
+        // Events whose alert times changed since the last pass; see PostgresStore+ChangedEvents.swift.
+        changedEventsMigration,
     ]
 
     /// A value the next write by any connection changes (a sequence bumped by statement triggers).
