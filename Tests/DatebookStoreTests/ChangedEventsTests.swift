@@ -44,6 +44,27 @@ struct ChangedEventsTests {
         #expect(try store.changedEvents(taking: true) == ["0000000000000001"])
     }
 
+    /// A refresh deletes and writes back all of a feed's events: only those whose alert times
+    /// changed (or that were queued already) stay queued.
+    @Test(arguments: Backend.allCases)
+    func aFeedRefreshQueuesOnlyTheEventsItChanged(_ backend: Backend) throws {
+        let store = try backend.open()
+        let feed = Feed(name: "team", source: "/tmp/team.ics", every: 1800)
+        try store.addFeed(feed)
+        let events = ["f1", "f2", "f3"].map { Self.event($0) }
+        let uids = Dictionary(uniqueKeysWithValues: events.map { ($0.id, $0.id + "@example.org") })
+        let now = Date(timeIntervalSince1970: 1_796_025_600)
+        try store.replaceFeedEvents(feed, with: ICSImport(events: events, uids: uids, warnings: []), etag: nil, lastModified: nil, now: now)
+        #expect(try store.changedEvents(taking: true) == ["f1", "f2", "f3"])
+        try store.save(Self.event("f3", day: 20_802))  // queued before the refresh: stays queued
+        var renamed = Self.event("f1")
+        renamed.title = "Renamed in the feed"
+        let refreshed = [renamed, Self.event("f2", day: 20_801), Self.event("f3", day: 20_802)]
+        try store.replaceFeedEvents(feed, with: ICSImport(events: refreshed, uids: uids, warnings: []), etag: nil, lastModified: nil, now: now)
+        #expect(try store.changedEvents(taking: true) == ["f2", "f3"])
+        #expect(try store.event(id: "f1")?.title == "Renamed in the feed")
+    }
+
     /// Two schedulers taking at once: the second waits for the first's row locks, then finds the rows gone.
     @Test func twoInstancesTakingAtOnceGetDisjointEvents() throws {
         let url = try TestPostgres.shared().makeDatabase()
