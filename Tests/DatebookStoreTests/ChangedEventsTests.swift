@@ -65,6 +65,20 @@ struct ChangedEventsTests {
         #expect(try store.event(id: "f1")?.title == "Renamed in the feed")
     }
 
+    /// `store copy` writes every event into the target, which would queue them all: the target's
+    /// queue is the source's instead, either way.
+    @Test(arguments: Backend.allCases)
+    func aStoreCopyCarriesTheQueueAsItIs(_ backend: Backend) throws {
+        let source = try backend.open()
+        try source.save([Self.event("e1"), Self.event("e2")])
+        _ = try source.changedEvents(taking: true)
+        try source.save(Self.event("e3"))
+        let target = try (backend == .sqlite ? Backend.postgresql : Backend.sqlite).open()
+        try StoreCopy(from: source, to: target).run()
+        #expect(try target.eventCount() == 3)
+        #expect(try target.changedEvents(taking: false) == ["e3"])
+    }
+
     /// Two schedulers taking at once: the second waits for the first's row locks, then finds the rows gone.
     @Test func twoInstancesTakingAtOnceGetDisjointEvents() throws {
         let url = try TestPostgres.shared().makeDatabase()
