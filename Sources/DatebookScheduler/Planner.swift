@@ -29,7 +29,14 @@ public struct Planner {
         event.alerts.isEmpty ? config.alerts.before : event.alerts
     }
 
-    func alerts(from: Date, through to: Date) throws -> [PlannedDelivery] {
+    /// The alerts of the events `ids` scheduled in `(from, to]`, in order of `scheduled`, then key.
+    public func alerts(of ids: Set<String>, from: Date, through to: Date) throws -> [PlannedDelivery] {
+        guard from < to, !ids.isEmpty else { return [] }
+        return try alerts(from: from, through: to, only: ids).sorted { ($0.scheduled, $0.key) < ($1.scheduled, $1.key) }
+    }
+
+    /// `only`: the events to look at (nil: all).
+    func alerts(from: Date, through to: Date, only: Set<String>? = nil) throws -> [PlannedDelivery] {
         let channels = config.alerts.channels
         guard !channels.isEmpty else { return [] }
         var allLeads = Set(config.alerts.before)
@@ -43,7 +50,7 @@ public struct Planner {
             let span = TimeInterval(lead.days * 86_400 + lead.seconds)
             try store.forEachOccurrence(from: from.addingTimeInterval(span - 3 * 3600),
                                         to: to.addingTimeInterval(span + 3 * 3600), calendar: calendar) { occurrence in
-                guard leads(for: occurrence.event).contains(lead) else { return }
+                guard only?.contains(occurrence.event.id) ?? true, leads(for: occurrence.event).contains(lead) else { return }
                 let scheduled = lead.due(before: occurrence.start, calendar: calendar)
                 guard scheduled > from, scheduled <= to else { return }
                 let due = deferredPastQuietHours(scheduled)

@@ -25,6 +25,10 @@ public final class Scheduler {
         /// How long a pass keeps trying to record outcomes while the store is locked (each try
         /// waits up to 5 s for the lock), holding back the next transfers meanwhile.
         public var recordPatience: TimeInterval = 60
+        /// How far beyond `alerts.lateness` a pass looks back for the alerts of events changed since
+        /// the last pass (docs/scheduler.md, "Late changes"): those are recorded `skipped`, older
+        /// ones not at all, as for an event that was never seen.
+        public var changeLookBack: TimeInterval = 86_400
         /// A pass that planned nothing records its time only when the last record is this old.
         public var lastPassInterval: TimeInterval = 60
         /// `serve.baseURL`: when set, every alert carries signed action links under it (issue 16).
@@ -79,7 +83,7 @@ public final class Scheduler {
         var claimed = try store.transaction { () -> [LedgerEntry] in
             try reviewOpenDeliveries(now: now, report: &report, lines: &recorded)
             let last = try store.lastPass()
-            let entries = try planner.deliveries(from: windowStart(last: last, now: now), through: now).map { classify($0, now: now) }
+            let entries = try plannedSinceLastPass(now: now, taking: true).map { classify($0, now: now) }
             var new = try store.plan(entries, now: now)
             let planned = !new.isEmpty
             for entry in entries where new.remove(entry.key) != nil {
@@ -109,9 +113,26 @@ public final class Scheduler {
     }
 
     /// The window `(last pass, now]`, or `(now − lateness, now]` on the first pass; empty when the
-    /// clock went backwards (keys then keep a replanned item from being sent twice).
-    func plannedSinceLastPass(now: Date) throws -> [PlannedDelivery] {
-        try planner.deliveries(from: windowStart(last: try store.lastPass(), now: now), through: now)
+    /// clock went backwards (keys then keep a replanned item from being sent twice). Before it, the
+    /// alerts of the events changed since the last pass that the window no longer covers (taking:
+    /// the queue of changed events is emptied, inside the pass's transaction).
+    func plannedSinceLastPass(now: Date, taking: Bool = false) throws -> [PlannedDelivery] {
+        let last = try store.lastPass()
+        let start = windowStart(last: last, now: now)
+        let changed = try store.changedEvents(taking: taking)
+        return try lateChanges(changed, last: last, windowStart: start, now: now)
+            + planner.deliveries(from: start, through: now)
+    }
+
+    /// The alerts of the events `ids` in `(now − lateness − changeLookBack, window start]`: an event
+    /// added, moved or given a lead time after a pass, whose alert fell due before it, is planned
+    /// as a first pass would (late within the lateness, `skipped` beyond). A first pass has none:
+    /// its window already reaches back by the lateness, and everything is new to it.
+    func lateChanges(_ ids: Set<String>, last: Date?, windowStart: Date, now: Date) throws -> [PlannedDelivery] {
+        guard last != nil, !ids.isEmpty else { return [] }
+        let from = max(now.addingTimeInterval(-config.alerts.lateness - options.changeLookBack),
+                       now.addingTimeInterval(-options.maxLookBack))
+        return try planner.alerts(of: ids, from: from, through: min(windowStart, now))
     }
 
     func windowStart(last: Date?, now: Date) -> Date {

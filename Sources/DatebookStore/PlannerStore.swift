@@ -80,6 +80,9 @@ public protocol PlannerStore: AnyObject {
     func lastPass() throws -> Date?
     func setLastPass(_ date: Date) throws
     func distinctEventAlerts() throws -> [String]
+    /// The events inserted, moved or given other lead times since the last pass took them (taking:
+    /// emptying the queue, inside the pass's transaction); an empty queue is only read.
+    func changedEvents(taking: Bool) throws -> Set<String>
     @discardableResult func plan(_ entry: LedgerEntry, now: Date) throws -> Bool
     /// Plans all of `entries` (existing keys are left alone); the keys that were new.
     func plan(_ entries: [LedgerEntry], now: Date) throws -> Set<String>

@@ -57,8 +57,11 @@ extension PostgresStore {
     public func replaceFeedEvents(_ feed: Feed, with result: ICSImport, etag: String?, lastModified: String?, now: Date) throws {
         let seconds = String(Int64(now.timeIntervalSince1970))
         try transaction {
+            // Events written back with the alert times they had are not left in `changed_events` (`KeptAlertTimes`).
+            for sql in KeptAlertTimes.remember(calendar: "$1") { try query(sql, sql.contains("$1") ? [feed.calendar] : []) }
             try deleteEvents(calendar: feed.calendar)
             try saveImport(result, calendar: feed.calendar, progress: { _ in })
+            for sql in KeptAlertTimes.forget(same: { "\($0) IS NOT DISTINCT FROM \($1)" }) { try query(sql) }
             try query("""
                 UPDATE feeds SET etag = $1, last_modified = $2, last_checked = $3, last_success = $3, last_error = NULL,
                     event_count = $4 WHERE name = $5

@@ -283,6 +283,8 @@ public final class PostgresStore: PlannerStore {
         Store.schedulersMigration,
         // CalDAV accounts (issue 18); see PostgresStore+CalDAV.swift.
         calDAVMigration,
+        // Events whose alert times changed since the last pass; see PostgresStore+ChangedEvents.swift.
+        changedEventsMigration,
     ]
 
     /// A value the next write by any connection changes (a sequence bumped by statement triggers).

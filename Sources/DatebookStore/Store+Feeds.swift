@@ -149,7 +149,11 @@ extension Store {
 
     /// Replaces every event recorded under `calendar` in `event_sources` (a feed's, a CalDAV
     /// calendar's) with `result`'s; the caller holds the transaction.
+    /// Events written back with the alert times they had are not left in `changed_events` (`KeptAlertTimes`).
     func replaceSourceEvents(calendar: String, with result: ICSImport) throws {
+        try wrap {
+            for sql in KeptAlertTimes.remember(calendar: "?") { try db.prepare(sql).bind(sql.contains("?") ? [.text(calendar)] : []).run() }
+        }
         try deleteFeedEvents(calendar: calendar)
         for (index, event) in result.events.enumerated() {
             try write(event, expanded: result.expansions?.keys(for: event, at: index, horizon: recurrenceHorizon))
@@ -157,6 +161,9 @@ extension Store {
         try saveSources(calendar: calendar, ids: result.events.lazy.compactMap { event in
             result.uids[event.id].map { (event.id, $0) }
         })
+        try wrap {
+            for sql in KeptAlertTimes.forget(same: { "\($0) IS \($1)" }) { try db.execute(sql) }
+        }
     }
 
     /// Records a check that changed nothing (`error` nil: unchanged; else why it failed).

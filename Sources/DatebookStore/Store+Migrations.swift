@@ -161,6 +161,8 @@ extension Store {
         calDAVMigration,
         // The live scheduler instances and who settled each delivery (issue 17); see SchedulerInstance.swift.
         schedulersMigration,
+        // Events whose alert times changed since the last pass, for the pass's look back; see Store+ChangedEvents.swift.
+        changedEventsMigration,
     ]
 
     /// Work a migration's SQL cannot do, run right after it (keyed by the version it reaches).

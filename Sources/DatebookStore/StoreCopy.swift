@@ -9,7 +9,8 @@ import Foundation
 /// `TaskColumn`, so a new column reaches the copy without an edit here. The other tables travel as
 /// rows of text (`Table`): feeds and the events' iCalendar sources (a feed's overlays are its
 /// events' own fields and tasks), the ledger, the action-link key and the links used; the last
-/// pass goes through the stores' accessors. What SQLite derives (occurrences, recurrence spans,
+/// pass and the queue of changed events (which the target's writes would otherwise fill with every
+/// event) go through the stores' accessors. What SQLite derives (occurrences, recurrence spans,
 /// alert lead sets) its writer makes. CalDAV accounts are not copied.
 public struct StoreCopy {
     /// Rows of one table after a copy (the same on both sides, or the copy was rolled back).
@@ -60,6 +61,8 @@ public struct StoreCopy {
         var events: [Event] = []
         var rows: [String: [[String?]]] = [:]
         var lastPass: Date?
+        /// The events the source's next pass looks back for (`changed_events`; not counted).
+        var changed: Set<String> = []
 
         var counts: [Count] {
             [Count(table: "events", rows: events.count), Count(table: "tasks", rows: events.reduce(0) { $0 + $1.tasks.count })]
@@ -98,6 +101,7 @@ public struct StoreCopy {
             try source.forEachEvent { snapshot.events.append($0) }
             for table in Self.tables { snapshot.rows[table.name] = try rows(of: table, in: source) }
             snapshot.lastPass = try source.lastPass()
+            snapshot.changed = try source.changedEvents(taking: false)
         }
         return snapshot
     }
@@ -145,6 +149,7 @@ public struct StoreCopy {
                     }
                 }
                 try snapshot.lastPass.map(store.setLastPass)
+                try store.replaceChangedEvents(with: snapshot.changed)
                 try verify()
             }
             return
@@ -161,6 +166,7 @@ public struct StoreCopy {
                 }
             }
             try snapshot.lastPass.map(store.setLastPass)
+            try store.replaceChangedEvents(with: snapshot.changed)
             try verify()
         }
     }

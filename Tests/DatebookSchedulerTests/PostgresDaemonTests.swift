@@ -91,6 +91,29 @@ import Testing
         #expect(try store.schedulers(seenSince: .distantPast).isEmpty)
     }
 
+    /// Each add wakes a pass; each alert fell due before the pass the previous add woke, so only
+    /// the look back for changed events (docs/scheduler.md, "Late changes") plans it.
+    @Test func threeAddsWhoseAlertsWereDueBeforeThePreviousPassAreAllSent() throws {
+        let daemon = try Daemon(url: try TestPostgres.shared().makeDatabase())
+        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
+        try #require(daemon.waitForLog("started", seconds: 20), "\(daemon.logText)")
+        usleep(1_500_000)
+        var keys: [String] = []
+        for n in 1...3 {
+            keys.append(try daemon.addAlert("Late add \(n)", dueIn: -120).key)
+            usleep(700_000)
+        }
+        let added = Date().timeIntervalSince1970
+        for key in keys {
+            let times = try daemon.deliveries(of: key, within: 10)
+            #expect(times.count == 1, "\(key): \(daemon.logText)")
+            if let time = times.first { #expect(time - added < 5) }
+        }
+        let store = try StoreOpener.open(daemon.sandbox.store)
+        #expect(try keys.map { try store.delivery(key: $0)?.state } == [.sentLate, .sentLate, .sentLate])
+        #expect(daemon.stop())
+    }
+
     @Test func theDaemonReconnectsAfterItsConnectionsAreTerminated() throws {
         let server = try TestPostgres.shared()
         let url = try server.makeDatabase()
