@@ -120,6 +120,9 @@ extension CalDAVStore {
         """
     }
 
+    /// Each account's own CA file (`caldav add --ca-file`, the config's `caFile`); the same SQL on both backends.
+    static var calDAVCAFileMigration: String { "ALTER TABLE caldav_accounts ADD COLUMN ca_file TEXT;" }
+
     /// Stores one resource as received or sent (`$1`…`$6`: account, calendar URL, URL, ETag, UID, text).
     static var calDAVResourceUpsert: String {
         """

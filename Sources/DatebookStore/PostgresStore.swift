@@ -276,6 +276,8 @@ public final class PostgresStore: PlannerStore {
         Store.schedulersMigration,
         // CalDAV accounts (issue 18); see PostgresStore+CalDAV.swift.
         calDAVMigration,
+        // A CalDAV account's own CA file (issue 18); see CalDAVStore.swift.
+        calDAVCAFileMigration,
     ]
 
     /// A value the next write by any connection changes (a sequence bumped by statement triggers).

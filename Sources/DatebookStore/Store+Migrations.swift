@@ -161,6 +161,8 @@ extension Store {
         calDAVMigration,
         // The live scheduler instances and who settled each delivery (issue 17); see SchedulerInstance.swift.
         schedulersMigration,
+        // A CalDAV account's own CA file (issue 18); see CalDAVStore.swift.
+        calDAVCAFileMigration,
     ]
 
     /// Work a migration's SQL cannot do, run right after it (keyed by the version it reaches).

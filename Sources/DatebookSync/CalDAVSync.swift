@@ -62,9 +62,13 @@ public struct CalDAVSync {
     ///   otherwise a new token alone (the push's own writes) leaves the events as they are, with
     ///   any change made here meanwhile.
     public func pull(_ calendar: CalDAVCalendar, now: Date, rebuild: Bool = false) throws -> PullOutcome {
-        let changes = try client.changes(in: calendar.url, since: calendar.syncToken, ctag: calendar.ctag)
-        let ctag = changes.ctag ?? calendar.ctag
         let held = try store.calDAVResources(of: calendar)
+        // The ctag read at discovery (`caldav add`) describes no copy held yet: with nothing held and
+        // no token, the first sync lists everything whatever it says, and records it (so the next,
+        // unchanged sync is the one getctag request).
+        let known = held.isEmpty && calendar.syncToken == nil ? nil : calendar.ctag
+        let changes = try client.changes(in: calendar.url, since: calendar.syncToken, ctag: known)
+        let ctag = changes.ctag ?? calendar.ctag
         var removed = Set(changes.removed.filter { held[$0] != nil })
         if changes.full { removed.formUnion(held.keys.filter { changes.present[$0] == nil }) }
         let wanted = changes.present.filter { url, etag in etag == nil || held[url]?.etag != etag }.keys.sorted()
