@@ -51,6 +51,16 @@ extension CalDAVStore {
         try calDAVConflicts(account: account, limit: 50)
     }
 
+    /// The CalDAV calendar (any of any account) whose events include the one with this id, if any.
+    public func calDAVCalendar(holding id: String) throws -> CalDAVCalendar? {
+        for account in try calDAVAccounts() {
+            for calendar in try calDAVCalendars(account: account.name) where try calDAVEventUIDs(of: calendar)[id] != nil {
+                return calendar
+            }
+        }
+        return nil
+    }
+
     /// The synced calendars `datebook add --calendar NAME` may mean: the one whose
     /// `ACCOUNT/DISPLAY NAME` is NAME, else those whose display name is (several: ambiguous).
     public func calDAVCalendars(named name: String) throws -> [CalDAVCalendar] {

@@ -135,7 +135,7 @@ extension CalDAVSync {
     func foreignAlerts(_ resource: CalDAVResource, _ calendar: CalDAVCalendar, now: Date) throws -> [LeadTime] {
         var bare = resource
         bare.text = ICalPatch.apply([.init(ICalPatch.ownAlarms, lines: [])], to: resource.text, component: "VEVENT")
-        let made = try events([bare], calendar, now: now, existing: { _ in nil })
+        let made = try events([bare], calendar, now: now, existing: { _ in nil }, keepingIDs: false)
         return made.events.first { made.uids[$0.id] == resource.uid }?.alerts ?? []
     }
 

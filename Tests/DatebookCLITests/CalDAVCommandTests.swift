@@ -100,10 +100,7 @@ struct CalDAVCommandTests {
     }
 
     @Test func anAccountInTheConfigIsRegisteredOnItsFirstSync() throws {
-        let server = try Radicale()
-        try server.makeCalendar("personal", displayName: "Personal")
-        try server.makeCalendar("work", displayName: "Work")
-        try server.put("personal", "dentist.ics", Self.dentist)
+        let server = try Self.server(work: true)
         let sandbox = Sandbox()
         try FileManager.default.createDirectory(atPath: sandbox.home + "/config/datebook", withIntermediateDirectories: true)
         try """
@@ -136,13 +133,17 @@ struct CalDAVCommandTests {
         #expect(Array(server.requests().dropFirst(count)) == ["PROPFIND /ann/personal/"], "the getctag, the same as at the first sync")
     }
 
-    /// A Radicale serving TLS with its own certificate, with calendar 'Personal' holding the dentist.
-    func tlsServer() throws -> Radicale {
-        let server = try Radicale(tls: true)
+    /// A Radicale (serving TLS with its own certificate with `tls`) with calendar 'Personal' holding
+    /// the dentist, and 'Work' (empty) with `work`.
+    static func server(tls: Bool = false, work: Bool = false) throws -> Radicale {
+        let server = try Radicale(tls: tls)
         try server.makeCalendar("personal", displayName: "Personal")
+        if work { try server.makeCalendar("work", displayName: "Work") }
         try server.put("personal", "dentist.ics", Self.dentist)
         return server
     }
+
+    func tlsServer() throws -> Radicale { try Self.server(tls: true) }
 
     @Test func aServerWithItsOwnCertificateIsTrustedOnlyThroughTheCAFile() throws {
         let server = try tlsServer()

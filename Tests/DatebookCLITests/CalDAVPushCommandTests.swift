@@ -115,6 +115,59 @@ struct CalDAVPushCommandTests {
         return nil
     }
 
+    @Test func anEventMovedIntoASyncedCalendarIsPutAndKeepsItsIdTasksAndAlerts() throws {
+        let (sandbox, server, environment) = try synced()
+        #expect(sandbox.run(["add", "Lunch", "--at", "2026-12-04 12:00", "--task", "Bring salad", "--alert", "1h"]).code == 0)
+        let before = sandbox.run(["list", "--json"]).out
+        let id = try #require(before.range(of: #""id" *: *"[0-9a-f]{16}"(?=[^}]*"Lunch")"#, options: .regularExpression)
+            .map { String(before[$0].suffix(17).dropLast()) })
+        let moved = sandbox.run(["edit", "Lunch", "--calendar", "Personal"])
+        #expect(moved.code == 0, "\(moved.err)")
+        #expect(moved.out.hasSuffix("moved into caldav 'home' Personal; 'datebook caldav sync' sends it\n"))
+        #expect(sandbox.run(["list", "--json"]).out == before)
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.out == "caldav 'home' Personal: 2 sent, 0 removed on the server\ncaldav 'home' Personal: unchanged\n", "\(run.err)")
+        let event = try #require(try created(server, containing: "SUMMARY:Lunch"))
+        #expect(event.contains("\r\nTRIGGER:-PT1H\r\n"), "\(event)")
+        let uid = try #require(event.components(separatedBy: "\r\n").first { $0.hasPrefix("UID:") }).dropFirst(4)
+        let todo = try #require(try created(server, containing: "SUMMARY:Bring salad"))
+        #expect(todo.contains("\r\nRELATED-TO:\(uid)\r\n"))
+        #expect(sandbox.run(["list", "--json"]).out == before)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
+        // Changed on the server: the event rebuilt from the server's copy keeps its id.
+        let path = try #require(server.requests().last { $0.hasPrefix("PUT /ann/personal/") && !$0.contains("-") })
+        try server.put("personal", String(path.dropFirst("PUT /ann/personal/".count)),
+                       event.replacingOccurrences(of: "SUMMARY:Lunch", with: "SUMMARY:Lunch with Bob"))
+        let pulled = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(pulled.out == "caldav 'home' Personal: 1 received, 0 removed, 3 events\n", "\(pulled.err)")
+        #expect(sandbox.run(["list", "--json"]).out == before.replacingOccurrences(of: "\"Lunch\"", with: "\"Lunch with Bob\""))
+        #expect(sandbox.run(["show", id]).out.contains("Lunch with Bob"))
+        // Its task ticked off here goes up as a change of its VTODO.
+        #expect(sandbox.run(["task", "done", id, "1"]).code == 0)
+        let done = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(done.out == "caldav 'home' Personal: 1 sent, 0 removed on the server\ncaldav 'home' Personal: unchanged\n", "\(done.err)")
+        #expect(try created(server, containing: "SUMMARY:Bring salad")?.contains("\r\nSTATUS:COMPLETED\r\n") == true)
+    }
+
+    @Test func anEventOfACalDAVCalendarStaysWhereItIsAndIsNotMovedOut() throws {
+        let server = try CalDAVCommandTests.server(work: true)
+        let sandbox = Sandbox()
+        let environment = ["P": server.password]
+        #expect(sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", "ann", "--password-env", "P"],
+                            environment: environment).code == 0)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        let same = sandbox.run(["edit", "Dentist", "--calendar", "Personal", "--title", "Dentist (9th floor)"])
+        #expect(same.code == 0, "\(same.err)")
+        #expect(!same.out.contains("moved"), "already there: nothing moves")
+        let out = sandbox.run(["edit", "Dentist (9th floor)", "--calendar", "Work"])
+        #expect(out.code == 64)
+        #expect(out.err.contains("'Dentist (9th floor)' is in caldav 'home' Personal; moving an event out of a CalDAV calendar is not supported"),
+                "\(out.err)")
+        let sync = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(sync.out.hasPrefix("caldav 'home' Personal: 1 sent, 0 removed on the server\n"), "\(sync.err)")
+        #expect(try server.get("personal", "dentist.ics")?.contains("SUMMARY:Dentist (9th floor)") == true)
+    }
+
     @Test func anEventAddedToASyncedCalendarIsPutAndComesBackAsTheSameEvent() throws {
         let (sandbox, server, environment) = try synced()
         let added = sandbox.run(["add", "Book club", "--at", "2026-12-05 18:00", "--calendar", "Personal", "--task", "Read ch. 3",
