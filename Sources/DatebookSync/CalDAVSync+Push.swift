@@ -147,9 +147,9 @@ extension CalDAVSync {
                              foreignAlerts: () -> [LeadTime]) -> [ICalPatch.Change] {
         var changes: [ICalPatch.Change] = []
         if current.title != base.title { changes.append(.init("SUMMARY", ICalPatch.textLine("SUMMARY", current.title))) }
-        if current.start != base.start, let line = ICalPatch.dateLine("DTSTART", current.start) { changes.append(.init("DTSTART", line)) }
+        if current.start != base.start { changes.append(.init("DTSTART", ICalPatch.dateLine("DTSTART", current.start))) }
         if current.end != base.end {
-            changes.append(.init("DTEND", current.end.flatMap { ICalPatch.dateLine("DTEND", $0) }))
+            changes.append(.init("DTEND", current.end.map { ICalPatch.dateLine("DTEND", $0) }))
             changes.append(.init("DURATION", nil))
         }
         if current.notes != base.notes {

@@ -168,6 +168,24 @@ struct CalDAVPushCommandTests {
         #expect(try server.get("personal", "dentist.ics")?.contains("SUMMARY:Dentist (9th floor)") == true)
     }
 
+    @Test func aFloatingEndChangedHereIsWrittenBackFloating() throws {
+        let (sandbox, server, environment) = try synced()
+        let picnic = """
+            BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//phone//EN\r\nBEGIN:VEVENT\r\nUID:picnic-1\r\nDTSTAMP:20261101T100000Z\r
+            DTSTART:20261205T110000\r\nDTEND:20261205T150000\r\nSUMMARY:Picnic\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n
+            """
+        try server.put("personal", "picnic.ics", picnic)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        #expect(sandbox.run(["edit", "Picnic", "--end", "2026-12-05 16:30"]).code == 0)
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.out.hasPrefix("caldav 'home' Personal: 1 sent, 0 removed on the server\n"), "\(run.err)")
+        let after = try #require(try server.get("personal", "picnic.ics"))
+        #expect(after.contains("\r\nDTEND:20261205T163000\r\n"), "\(after)")
+        #expect(after.contains("\r\nDTSTART:20261205T110000\r\n"))
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
+        #expect(sandbox.run(["show", "Picnic"]).out.contains("16:30"))
+    }
+
     @Test func anEventAddedToASyncedCalendarIsPutAndComesBackAsTheSameEvent() throws {
         let (sandbox, server, environment) = try synced()
         let added = sandbox.run(["add", "Book club", "--at", "2026-12-05 18:00", "--calendar", "Personal", "--task", "Read ch. 3",
