@@ -9,7 +9,8 @@ enum EditCommand: Command {
         options: [.value("--title", "TEXT", "new title"), .flag("--clear-end", "remove the end time"),
                   .flag("--clear-alerts", "remove the event's own alert lead times"),
                   .value("--calendar", "NAME", "move it into this synced CalDAV calendar (its name, or ACCOUNT/NAME), keeping its id, "
-                         + "tasks and alerts; the next sync sends it")] + EventOptions.specs,
+                         + "tasks and alerts; the next sync sends it (and removes it from the calendar it was in)"),
+                  .flag("--no-calendar", "take it out of its CalDAV calendar; the next sync removes it from the server")] + EventOptions.specs,
         positionals: 1...1,
         examples: ["datebook edit Pagliacci --at 'tomorrow 20:00'", "datebook edit 1a2b --event-color green --task 'Buy flowers'"]
     )
@@ -26,29 +27,37 @@ enum EditCommand: Command {
         if arguments.has("--clear-alerts") { event.alerts = [] }
         try EventOptions.apply(arguments, to: &event, context, newTaskID: EventTask.newID)
         try EventOptions.validate(event, title: "--title")
-        let moved = try arguments.value("--calendar").map { try move(event, into: $0, store) } ?? nil
+        let moved = try move(event, arguments, store)
         if moved == nil { try store.save(event) }
         context.out.write("updated " + Rows.row(Occurrence(event: event, calendar: context.calendar), context).dropFirst(2))
-        if let moved {
-            context.out.write("moved into caldav '\(moved.account)' \(TextWidth.clean(moved.displayName)); 'datebook caldav sync' sends it\n")
-        }
+        if let moved { context.out.write(moved + "\n") }
         return ExitCode.ok
     }
 
-    /// Saves `event` into the synced CalDAV calendar `name` names, under a new UID (the next sync
-    /// `PUT`s it with `If-None-Match: *`); its id stays. Nil when it is in that calendar already
-    /// (then nothing moves). An event of another CalDAV calendar is refused: moving one out is not done.
-    static func move(_ event: Event, into name: String, _ store: any PlannerStore) throws -> CalDAVCalendar? {
+    /// `--calendar NAME`: saves `event` into the synced CalDAV calendar NAME names, under a new UID
+    /// (the next sync `PUT`s it with `If-None-Match: *`); `--no-calendar`: as one of datebook's own.
+    /// Its id stays. Out of a CalDAV calendar, the next sync of that one removes it from its
+    /// server (`DELETE` with `If-Match`). Returns what moved, in words; nil when nothing moves
+    /// (no option, or the calendar it is in already).
+    static func move(_ event: Event, _ arguments: ParsedArguments, _ store: any PlannerStore) throws -> String? {
+        let name = arguments.value("--calendar")
+        guard name != nil || arguments.has("--no-calendar") else { return nil }
+        guard name == nil || !arguments.has("--no-calendar") else { throw CLIError.usage("give --calendar NAME or --no-calendar, not both") }
         let calDAV = try CalDAVScheduling.calDAVStore(store)
-        let calendar = try AddCommand.calDAVCalendar(named: name, calDAV)
-        if let current = try calDAV.calDAVCalendar(holding: event.id) {
-            if current.account == calendar.account, current.url == calendar.url { return nil }
-            throw CLIError.usage("'\(TextWidth.clean(event.title))' is in caldav '\(current.account)' \(TextWidth.clean(current.displayName)); "
-                                 + "moving an event out of a CalDAV calendar is not supported: add it anew with 'datebook add … --calendar "
-                                 + "\(TextWidth.clean(name))' and remove this one")
+        let target = try name.map { try AddCommand.calDAVCalendar(named: $0, calDAV) }
+        let current = try calDAV.calDAVCalendar(holding: event.id)
+        func shown(_ calendar: CalDAVCalendar) -> String { "caldav '\(calendar.account)' \(TextWidth.clean(calendar.displayName))" }
+        if let current, let target, current.account == target.account, current.url == target.url { return nil }
+        if let target {
+            var generator = SystemRandomNumberGenerator()
+            try calDAV.save(event, into: target, uid: EventID.random(using: &generator) + PlannerICS.uidSuffix)
+        } else {
+            guard current != nil else { return nil }
+            try calDAV.saveOutsideCalDAV(event)
         }
-        var generator = SystemRandomNumberGenerator()
-        try calDAV.save(event, into: calendar, uid: EventID.random(using: &generator) + PlannerICS.uidSuffix)
-        return calendar
+        let from = current.map { "out of " + shown($0) } ?? ""
+        let into = target.map { "into " + shown($0) } ?? ""
+        return "moved " + [from, into].filter { !$0.isEmpty }.joined(separator: " ")
+            + "; 'datebook caldav sync' " + (current == nil ? "sends it" : target == nil ? "removes it from the server" : "moves it")
     }
 }

@@ -16,6 +16,9 @@ public protocol CalDAVStore: PlannerStore {
     /// Saves an event made in datebook into a CalDAV calendar, with the UID its resource will have,
     /// in one transaction: the next sync sends it (`PUT` with `If-None-Match: *`).
     func save(_ event: Event, into calendar: CalDAVCalendar, uid: String) throws
+    /// Saves the event as one of datebook's own, out of the calendar it was recorded under, in one
+    /// transaction: the next sync of a CalDAV calendar it was in removes it from the server.
+    func saveOutsideCalDAV(_ event: Event) throws
     /// Event id → UID of every event recorded under the calendar (those of the server and those
     /// made here and not sent yet).
     func calDAVEventUIDs(of calendar: CalDAVCalendar) throws -> [String: String]

@@ -61,6 +61,13 @@ extension PostgresStore: CalDAVStore {
                        progress: { _ in })
     }
 
+    public func saveOutsideCalDAV(_ event: Event) throws {
+        try transaction {
+            try save([event], progress: { _ in })
+            try query("DELETE FROM event_sources WHERE event_id = $1", [event.id])
+        }
+    }
+
     public func calDAVEventUIDs(of calendar: CalDAVCalendar) throws -> [String: String] {
         var result: [String: String] = [:]
         for row in try query("SELECT event_id, uid FROM event_sources WHERE calendar = $1", [calendar.sourceCalendar]).all {

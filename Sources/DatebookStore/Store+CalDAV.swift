@@ -89,6 +89,13 @@ extension Store {
         }
     }
 
+    public func saveOutsideCalDAV(_ event: Event) throws {
+        try transaction {
+            try write(event)
+            try wrap { try statement("DELETE FROM event_sources WHERE event_id = ?").bind(.text(event.id)).run() }
+        }
+    }
+
     /// Event id → UID of every event recorded under the calendar (those of the server and those
     /// made here and not sent yet).
     public func calDAVEventUIDs(of calendar: CalDAVCalendar) throws -> [String: String] {

@@ -52,8 +52,10 @@ extension CalDAVSync {
         for event in base.events {
             for task in event.tasks { baseTasks[task.id] = task }
         }
+        // An event no longer recorded under the calendar was removed, or moved out (`edit --calendar`).
+        let here = try store.calDAVEventUIDs(of: calendar)
         for event in base.events {
-            let current = try store.event(id: event.id)
+            let current = here[event.id] == nil ? nil : try store.event(id: event.id)
             if let uid = base.uids[event.id], !uid.contains("#"), let resource = byUID[uid],
                 ICalPatch.target(in: ICalPatch.logicalLines(resource.text, separator: "\r\n"), component: "VEVENT") != nil
             {

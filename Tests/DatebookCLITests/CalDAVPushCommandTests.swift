@@ -149,23 +149,41 @@ struct CalDAVPushCommandTests {
         #expect(try created(server, containing: "SUMMARY:Bring salad")?.contains("\r\nSTATUS:COMPLETED\r\n") == true)
     }
 
-    @Test func anEventOfACalDAVCalendarStaysWhereItIsAndIsNotMovedOut() throws {
+    @Test func anEventMovedToAnotherCalendarAndOutIsRemovedFromTheOldAndKeepsItsId() throws {
         let server = try CalDAVCommandTests.server(work: true)
         let sandbox = Sandbox()
         let environment = ["P": server.password]
         #expect(sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", "ann", "--password-env", "P"],
                             environment: environment).code == 0)
         #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
-        let same = sandbox.run(["edit", "Dentist", "--calendar", "Personal", "--title", "Dentist (9th floor)"])
+        let same = sandbox.run(["edit", "Dentist", "--calendar", "Personal", "--task", "Bring the card"])
         #expect(same.code == 0, "\(same.err)")
         #expect(!same.out.contains("moved"), "already there: nothing moves")
-        let out = sandbox.run(["edit", "Dentist (9th floor)", "--calendar", "Work"])
-        #expect(out.code == 64)
-        #expect(out.err.contains("'Dentist (9th floor)' is in caldav 'home' Personal; moving an event out of a CalDAV calendar is not supported"),
-                "\(out.err)")
-        let sync = sandbox.run(["caldav", "sync"], environment: environment)
-        #expect(sync.out.hasPrefix("caldav 'home' Personal: 1 sent, 0 removed on the server\n"), "\(sync.err)")
-        #expect(try server.get("personal", "dentist.ics")?.contains("SUMMARY:Dentist (9th floor)") == true)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        let before = sandbox.run(["list", "--json"]).out
+        let moved = sandbox.run(["edit", "Dentist", "--calendar", "Work"])
+        #expect(moved.out.hasSuffix("moved out of caldav 'home' Personal into caldav 'home' Work; 'datebook caldav sync' moves it\n"),
+                "\(moved.out)\(moved.err)")
+        let count = server.requests().count
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.out == "caldav 'home' Personal: 0 sent, 2 removed on the server\ncaldav 'home' Personal: unchanged\n"
+                + "caldav 'home' Work: 2 sent, 0 removed on the server\ncaldav 'home' Work: unchanged\n", "\(run.err)")
+        #expect(try server.get("personal", "dentist.ics") == nil)
+        let requests = server.requests().dropFirst(count)
+        #expect(requests.filter { $0.hasPrefix("DELETE /ann/personal/") }.count == 2)
+        #expect(requests.filter { $0.hasPrefix("PUT /ann/work/") }.count == 2)
+        #expect(sandbox.run(["list", "--json"]).out == before, "the same event: id, task, alerts")
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out
+                == "caldav 'home' Personal: unchanged\ncaldav 'home' Work: unchanged\n")
+        // Out of CalDAV altogether: gone from the server, still here with its id.
+        let out = sandbox.run(["edit", "Dentist", "--no-calendar"])
+        #expect(out.out.hasSuffix("moved out of caldav 'home' Work; 'datebook caldav sync' removes it from the server\n"), "\(out.err)")
+        let last = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(last.out == "caldav 'home' Personal: unchanged\ncaldav 'home' Work: 0 sent, 2 removed on the server\n"
+                + "caldav 'home' Work: unchanged\n", "\(last.err)")
+        #expect(sandbox.run(["list", "--json"]).out == before)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out
+                == "caldav 'home' Personal: unchanged\ncaldav 'home' Work: unchanged\n")
     }
 
     @Test func aFloatingEndChangedHereIsWrittenBackFloating() throws {
