@@ -11,12 +11,13 @@ enum CalDAVCommand: Command {
 
     static let spec = CommandSpec(
         name: "caldav", summary: "sync calendars and to-do lists from CalDAV servers",
-        usage: "add NAME URL --username USER (--password-env VAR | --password-file PATH) [--calendar NAME]… | list | sync [NAME] | status [NAME] | rm NAME",
+        usage: "add NAME URL --username USER (--password-env VAR | --password-file PATH) [--calendar NAME]… [--ca-file PATH] | list | sync [NAME] | status [NAME] | rm NAME",
         options: [.value("--username", "USER", "the account's login"),
                   .value("--password-env", "VAR", "read the password from this environment variable at every sync"),
                   .value("--password-file", "PATH", "read the password from this file at every sync"),
                   .value("--calendar", "NAME", repeatable: true, "sync only the calendars with these display names (default: all)"),
-                  .value("--every", "DURATION", "how often the daemon will sync it (default 15m)")],
+                  .value("--every", "DURATION", "how often the daemon will sync it (default 15m)"),
+                  .value("--ca-file", "PATH", "a PEM file of certificates to trust for this server (a private CA, a self-signed one)")],
         positionals: 0...3,
         examples: ["datebook caldav add home https://dav.example.org/ --username ann --password-env DAV_PASSWORD",
                    "datebook caldav sync", "datebook caldav list", "datebook caldav rm home"],
@@ -24,8 +25,9 @@ enum CalDAVCommand: Command {
         'caldav add' finds the account's calendars (/.well-known/caldav, current-user-principal,
         calendar-home-set) and prints them; nothing is fetched until 'caldav sync'. The password is
         never stored: only where to read it. VEVENTs become events, VTODOs tasks (of the event named
-        by RELATED-TO, else of the calendar's "Tasks" event). DATEBOOK_CA_FILE names a PEM file of
-        certificates to trust.
+        by RELATED-TO, else of the calendar's "Tasks" event). --ca-file (the config's caFile) names a
+        PEM file of certificates to trust for the account's server, kept with the account and used
+        by its every request; without one, DATEBOOK_CA_FILE.
         """
     )
 
@@ -60,20 +62,29 @@ enum CalDAVCommand: Command {
         let source: String
         switch (arguments.value("--password-env"), arguments.value("--password-file")) {
         case (let variable?, nil): source = "env:" + variable
-        case (nil, let path?):
-            var location = XDGPaths.expand(path, context.environment)
-            if !location.hasPrefix("/") { location = FileManager.default.currentDirectoryPath + "/" + location }
-            source = "file:" + location
+        case (nil, let path?): source = "file:" + absolute(XDGPaths.expand(path, context.environment))
         default: throw CLIError.usage("caldav add: give one of --password-env VAR or --password-file PATH (the password is never stored)")
         }
         let every = try Subcommands.every(arguments, default: 15 * 60)
-        let account = CalDAVAccount(name: name, url: url, username: username, passwordSource: source, every: every)
+        let caFile = try arguments.value("--ca-file").map { path in
+            let file = absolute(XDGPaths.expand(path, context.environment))
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                throw CLIError.usage("caldav add --ca-file: cannot read \(file); give a readable PEM file of the certificates to trust")
+            }
+            return file
+        }
+        let account = CalDAVAccount(name: name, url: url, username: username, passwordSource: source, every: every, caFile: caFile)
         guard try store.calDAVAccounts().allSatisfy({ $0.name != name }) else {
             throw CLIError.usage("a caldav account named '\(name)' exists already; 'datebook caldav rm \(name)' first to replace it")
         }
         try register(account, chosen: arguments.all("--calendar"), store, context)
         context.out.write("'datebook caldav sync \(name)' fetches them\n")
         return ExitCode.ok
+    }
+
+    /// `path`, from the working directory when relative: what a stored account keeps.
+    static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 
     /// Discovers the account's calendars, stores the account with them (those in `chosen`, or all,
@@ -118,7 +129,7 @@ enum CalDAVCommand: Command {
         let known = Set(try store.calDAVAccounts().map(\.name))
         for entry in context.config.caldav where !known.contains(entry.name) && (name == nil || name == entry.name) {
             let account = CalDAVAccount(name: entry.name, url: entry.url, username: entry.username, passwordSource: "config",
-                                        every: Int(entry.every))
+                                        every: Int(entry.every), caFile: entry.caFile)
             do {
                 try register(account, chosen: entry.calendars, store, context)
             } catch let error as CLIError {
@@ -215,6 +226,7 @@ enum CalDAVCommand: Command {
         for account in accounts {
             let synced = account.lastSync.map { Rows.when(.instant($0), context) } ?? "never"
             var line = "\(account.name)  \(CalDAVClient.shown(account.url))  \(account.username)  every \(LeadTime(seconds: account.every))  synced \(synced)"
+            if let caFile = account.caFile { line += "  ca-file " + TextWidth.clean(caFile) }
             if let error = account.lastError { line += "  FAILED: " + error }
             context.out.write(line + "\n")
             for calendar in try store.calDAVCalendars(account: account.name) { context.out.write(describe(calendar)) }
@@ -227,13 +239,17 @@ enum CalDAVCommand: Command {
         try client(for: account, config: context.config, environment: context.environment)
     }
 
+    /// The account's CA file: the config entry's `caFile` for an account from the config (the config
+    /// stays its source), else the one given to `caldav add`; without one, DATEBOOK_CA_FILE.
     static func client(for account: CalDAVAccount, config: Config, environment: [String: String]) throws -> CalDAVClient {
         let password: String
+        var caFile = account.caFile
         if account.passwordSource == "config" {
             guard let entry = config.caldav.first(where: { $0.name == account.name }) else {
                 throw CLIError.usage("caldav account '\(account.name)' came from the config, which no longer has it; "
                                      + "put it back or 'datebook caldav rm \(account.name)'")
             }
+            caFile = entry.caFile
             do {
                 password = try entry.password.resolve(environment: environment).value
             } catch {
@@ -252,8 +268,11 @@ enum CalDAVCommand: Command {
             }
             password = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
         }
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw CLIError.data("cannot read \(caFile) (the CA file of caldav account '\(account.name)')")
+        }
         return CalDAVClient(http: HTTPClient(), username: account.username, password: password,
-                            caInfo: environment["DATEBOOK_CA_FILE"])
+                            caInfo: caFile ?? environment["DATEBOOK_CA_FILE"])
     }
 
     /// Runs `body`, turning a `CalDAVError` into the CLI's error: exit 69 when the server or the

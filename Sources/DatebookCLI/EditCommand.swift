@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookStore
 import Foundation
 
 /// `datebook edit EVENT [options of add] [--title TEXT]`
@@ -6,7 +7,10 @@ enum EditCommand: Command {
     static let spec = CommandSpec(
         name: "edit", summary: "change an event", usage: "EVENT [--title TEXT] [options of add]",
         options: [.value("--title", "TEXT", "new title"), .flag("--clear-end", "remove the end time"),
-                  .flag("--clear-alerts", "remove the event's own alert lead times")] + EventOptions.specs,
+                  .flag("--clear-alerts", "remove the event's own alert lead times"),
+                  .value("--calendar", "NAME", "move it into this synced CalDAV calendar (its name, or ACCOUNT/NAME), keeping its id, "
+                         + "tasks and alerts; the next sync sends it (and removes it from the calendar it was in)"),
+                  .flag("--no-calendar", "take it out of its CalDAV calendar; the next sync removes it from the server")] + EventOptions.specs,
         positionals: 1...1,
         examples: ["datebook edit Pagliacci --at 'tomorrow 20:00'", "datebook edit 1a2b --event-color green --task 'Buy flowers'"]
     )
@@ -23,8 +27,37 @@ enum EditCommand: Command {
         if arguments.has("--clear-alerts") { event.alerts = [] }
         try EventOptions.apply(arguments, to: &event, context, newTaskID: EventTask.newID)
         try EventOptions.validate(event, title: "--title")
-        try store.save(event)
+        let moved = try move(event, arguments, store)
+        if moved == nil { try store.save(event) }
         context.out.write("updated " + Rows.row(Occurrence(event: event, calendar: context.calendar), context).dropFirst(2))
+        if let moved { context.out.write(moved + "\n") }
         return ExitCode.ok
+    }
+
+    /// `--calendar NAME`: saves `event` into the synced CalDAV calendar NAME names, under a new UID
+    /// (the next sync `PUT`s it with `If-None-Match: *`); `--no-calendar`: as one of datebook's own.
+    /// Its id stays. Out of a CalDAV calendar, the next sync of that one removes it from its
+    /// server (`DELETE` with `If-Match`). Returns what moved, in words; nil when nothing moves
+    /// (no option, or the calendar it is in already).
+    static func move(_ event: Event, _ arguments: ParsedArguments, _ store: any PlannerStore) throws -> String? {
+        let name = arguments.value("--calendar")
+        guard name != nil || arguments.has("--no-calendar") else { return nil }
+        guard name == nil || !arguments.has("--no-calendar") else { throw CLIError.usage("give --calendar NAME or --no-calendar, not both") }
+        let calDAV = try CalDAVScheduling.calDAVStore(store)
+        let target = try name.map { try AddCommand.calDAVCalendar(named: $0, calDAV) }
+        let current = try calDAV.calDAVCalendar(holding: event.id)
+        func shown(_ calendar: CalDAVCalendar) -> String { "caldav '\(calendar.account)' \(TextWidth.clean(calendar.displayName))" }
+        if let current, let target, current.account == target.account, current.url == target.url { return nil }
+        if let target {
+            var generator = SystemRandomNumberGenerator()
+            try calDAV.save(event, into: target, uid: EventID.random(using: &generator) + PlannerICS.uidSuffix)
+        } else {
+            guard current != nil else { return nil }
+            try calDAV.saveOutsideCalDAV(event)
+        }
+        let from = current.map { "out of " + shown($0) } ?? ""
+        let into = target.map { "into " + shown($0) } ?? ""
+        return "moved " + [from, into].filter { !$0.isEmpty }.joined(separator: " ")
+            + "; 'datebook caldav sync' " + (current == nil ? "sends it" : target == nil ? "removes it from the server" : "moves it")
     }
 }

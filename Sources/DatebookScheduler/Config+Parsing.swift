@@ -9,7 +9,7 @@ extension Config {
     public static let alertKeys = ["before", "channels", "quietHours", "lateness", "cancelWhenDone"]
     public static let feedKeys = ["name", "url", "every"]
     public static let serveKeys = ["listen", "baseURL", "token", "feedToken"]
-    public static let caldavKeys = ["name", "url", "username", "password", "calendars", "every"]
+    public static let caldavKeys = ["name", "url", "username", "password", "calendars", "every", "caFile"]
     public static let commonChannelKeys = ["type", "insecure", "caFile", "timeout"]
     public static let channelKeys: [String: [String]] = [
         "slack": ["url"], "teams": ["url"], "discord": ["url", "username"], "mattermost": ["url", "username"],
@@ -115,10 +115,18 @@ extension Config {
         let calendars = try item["calendars"].map { node in
             try reader.array(node, path + ".calendars").enumerated().map { try reader.string($1, "\(path).calendars[\($0)]") }
         } ?? []
+        var caFile: String?
+        if let node = item["caFile"] {
+            let file = expandHome(try reader.string(node, path + ".caFile"), environment)
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                throw reader.fail(node, path + ".caFile", "cannot read \(file); give a readable PEM file of the certificates to trust")
+            }
+            caFile = file
+        }
         return CalDAVAccountConfig(name: try reader.string(nameNode, path + ".name"), url: url,
                                    username: try reader.string(userNode, path + ".username"),
                                    password: try secret(passwordNode, path + ".password", reader: reader, environment: environment),
-                                   calendars: calendars, every: every)
+                                   calendars: calendars, every: every, caFile: caFile)
     }
 
     static func channel(_ name: String, _ node: JSONNode, reader: JSONReader, environment: [String: String]) throws -> Channel {

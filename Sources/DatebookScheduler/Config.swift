@@ -184,14 +184,17 @@ public struct CalDAVAccountConfig: Sendable, Equatable {
     /// Display names of the calendars to sync; empty: all.
     public var calendars: [String]
     public var every: TimeInterval
+    /// PEM file of certificates to trust for this server (`~` expanded; checked readable when read).
+    public var caFile: String?
 
     public init(name: String, url: String, username: String, password: SecretSource, calendars: [String] = [],
-                every: TimeInterval = 900) {
+                every: TimeInterval = 900, caFile: String? = nil) {
         self.name = name
         self.url = url
         self.username = username
         self.password = password
         self.calendars = calendars
         self.every = every
+        self.caFile = caFile
     }
 }

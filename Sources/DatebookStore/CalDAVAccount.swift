@@ -10,17 +10,21 @@ public struct CalDAVAccount: Sendable, Equatable {
     public var passwordSource: String
     /// Seconds between syncs by the daemon.
     public var every: Int
+    /// PEM file of certificates to trust for this account's server (a private CA, a self-signed
+    /// certificate); every request of the account uses it, before DATEBOOK_CA_FILE.
+    public var caFile: String?
     public var lastSync: Date?
     /// Why the last sync failed; nil after a good one.
     public var lastError: String?
 
     public init(name: String, url: String, username: String, passwordSource: String, every: Int = 15 * 60,
-                lastSync: Date? = nil, lastError: String? = nil) {
+                caFile: String? = nil, lastSync: Date? = nil, lastError: String? = nil) {
         self.name = name
         self.url = url
         self.username = username
         self.passwordSource = passwordSource
         self.every = every
+        self.caFile = caFile
         self.lastSync = lastSync
         self.lastError = lastError
     }

@@ -16,6 +16,9 @@ public protocol CalDAVStore: PlannerStore {
     /// Saves an event made in datebook into a CalDAV calendar, with the UID its resource will have,
     /// in one transaction: the next sync sends it (`PUT` with `If-None-Match: *`).
     func save(_ event: Event, into calendar: CalDAVCalendar, uid: String) throws
+    /// Saves the event as one of datebook's own, out of the calendar it was recorded under, in one
+    /// transaction: the next sync of a CalDAV calendar it was in removes it from the server.
+    func saveOutsideCalDAV(_ event: Event) throws
     /// Event id → UID of every event recorded under the calendar (those of the server and those
     /// made here and not sent yet).
     func calDAVEventUIDs(of calendar: CalDAVCalendar) throws -> [String: String]
@@ -49,6 +52,16 @@ extension CalDAVStore {
 
     public func calDAVConflicts(account: String) throws -> [(at: Date, calendar: String, message: String)] {
         try calDAVConflicts(account: account, limit: 50)
+    }
+
+    /// The CalDAV calendar (any of any account) whose events include the one with this id, if any.
+    public func calDAVCalendar(holding id: String) throws -> CalDAVCalendar? {
+        for account in try calDAVAccounts() {
+            for calendar in try calDAVCalendars(account: account.name) where try calDAVEventUIDs(of: calendar)[id] != nil {
+                return calendar
+            }
+        }
+        return nil
     }
 
     /// The synced calendars `datebook add --calendar NAME` may mean: the one whose
@@ -119,6 +132,9 @@ extension CalDAVStore {
         CREATE INDEX caldav_conflicts_by_account ON caldav_conflicts\(spaced)(account, at);
         """
     }
+
+    /// Each account's own CA file (`caldav add --ca-file`, the config's `caFile`); the same SQL on both backends.
+    static var calDAVCAFileMigration: String { "ALTER TABLE caldav_accounts ADD COLUMN ca_file TEXT;" }
 
     /// Stores one resource as received or sent (`$1`…`$6`: account, calendar URL, URL, ETag, UID, text).
     static var calDAVResourceUpsert: String {

@@ -43,6 +43,9 @@ public enum PlannerICS {
         /// True for a feed: a stored symbol and colour are the user's overlay and win over the
         /// file's `X-DATEBOOK-SYMBOL`/`COLOR` (an import takes the file's).
         public var overlays: Bool
+        /// Ids kept by UID: an event moved into a CalDAV calendar (`edit --calendar`) keeps the id
+        /// it had, instead of the one its calendar and UID would give it.
+        public var ids: [String: String] = [:]
 
         public init(calendar: String, timeZone: TimeZone, today: CalendarDate, existing: @escaping (String) -> Event?,
                     store: (any PlannerStore)? = nil, overlays: Bool = false) {
@@ -93,7 +96,7 @@ public enum PlannerICS {
     /// The parts are freed as soon as nothing needs them: their VEVENTs once converted (before the
     /// join grows the result), the rest once the tasks are attached; both on another thread.
     public static func convert(_ parts: consuming [ICalDocument], fileName: String, options: Options) -> ICSImport {
-        var converted = Converted.all(parts, calendar: options.calendar, timeZone: options.timeZone)
+        var converted = Converted.all(parts, calendar: options.calendar, timeZone: options.timeZone, ids: options.ids)
         let count = parts.reduce(0) { $0 + $1.events.count }
         var result = ICSImport(events: [], uids: [:], warnings: parts.flatMap(\.warnings).map(\.description))
         var components: [[ICalEvent]] = []
@@ -245,9 +248,10 @@ public enum PlannerICS {
             return taken
         }
 
-        init(_ part: ICalDocument, calendar: String, timeZone: TimeZone) {
-            let options = Options(calendar: calendar, timeZone: timeZone, today: CalendarDate(year: 1970, month: 1, day: 1),
+        init(_ part: ICalDocument, calendar: String, timeZone: TimeZone, ids: [String: String] = [:]) {
+            var options = Options(calendar: calendar, timeZone: timeZone, today: CalendarDate(year: 1970, month: 1, day: 1),
                                   existing: { _ in nil })
+            options.ids = ids
             events.reserveCapacity(part.events.count)
             components.reserveCapacity(part.events.count)
             for item in part.events {
@@ -301,11 +305,11 @@ public enum PlannerICS {
             return field + " " + problem.message
         }
 
-        static func all(_ parts: [ICalDocument], calendar: String, timeZone: TimeZone) -> [Converted] {
-            guard parts.count > 1 else { return parts.map { Converted($0, calendar: calendar, timeZone: timeZone) } }
+        static func all(_ parts: [ICalDocument], calendar: String, timeZone: TimeZone, ids: [String: String] = [:]) -> [Converted] {
+            guard parts.count > 1 else { return parts.map { Converted($0, calendar: calendar, timeZone: timeZone, ids: ids) } }
             let results = IndexedResults<Converted>(count: parts.count)
             DispatchQueue.concurrentPerform(iterations: parts.count) { n in
-                results.set(n, Converted(parts[n], calendar: calendar, timeZone: timeZone))
+                results.set(n, Converted(parts[n], calendar: calendar, timeZone: timeZone, ids: ids))
             }
             return results.values(missing: Converted(ICalDocument(), calendar: "", timeZone: .current))
         }
@@ -336,6 +340,7 @@ public enum PlannerICS {
 
     /// `JoinIndex.key(eventID(uid:options:))`, without making the id's text.
     static func eventKey(uid: String, options: Options, calendarKey: UInt64) -> UInt64 {
+        if !options.ids.isEmpty, let id = options.ids[uid] { return JoinIndex.key(id) }
         if options.calendar == importCalendar, let id = datebookID(uid) { return JoinIndex.key(id) }
         return EventID.stableKey(uid, after: calendarKey)
     }
@@ -344,6 +349,7 @@ public enum PlannerICS {
     static func calendarKey(_ options: Options) -> UInt64 { EventID.stableKey(options.calendar + "\u{0}") }
 
     static func eventID(uid: String, options: Options) -> String {
+        if !options.ids.isEmpty, let id = options.ids[uid] { return id }
         if options.calendar == importCalendar, let id = datebookID(uid) { return id }
         return eventID(uid: uid, calendar: options.calendar)
     }

@@ -11,16 +11,16 @@ extension PostgresStore: CalDAVStore {
     public func addCalDAVAccount(_ account: CalDAVAccount, calendars: [CalDAVCalendar]) throws -> Bool {
         try transaction {
             guard try query("""
-                INSERT INTO caldav_accounts (name, url, username, password_source, every) VALUES ($1, $2, $3, $4, $5)
+                INSERT INTO caldav_accounts (name, url, username, password_source, every, ca_file) VALUES ($1, $2, $3, $4, $5, $6)
                 ON CONFLICT (name) DO NOTHING
-                """, [account.name, account.url, account.username, account.passwordSource, String(account.every)]).changed > 0
+                """, [account.name, account.url, account.username, account.passwordSource, String(account.every), account.caFile]).changed > 0
             else { return false }
             for calendar in calendars {
                 try query("""
-                    INSERT INTO caldav_calendars (account, url, display_name, color, components, selected)
-                    VALUES ($1, $2, $3, $4, $5, $6)
+                    INSERT INTO caldav_calendars (account, url, display_name, color, components, selected, ctag)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7)
                     """, [account.name, calendar.url, calendar.displayName, calendar.color, calendar.components.joined(separator: ","),
-                          calendar.selected ? "1" : "0"])
+                          calendar.selected ? "1" : "0", calendar.ctag])
             }
             return true
         }
@@ -28,10 +28,10 @@ extension PostgresStore: CalDAVStore {
 
     public func calDAVAccounts() throws -> [CalDAVAccount] {
         try query("""
-            SELECT name, url, username, password_source, every, last_sync, last_error FROM caldav_accounts ORDER BY name COLLATE "C"
+            SELECT name, url, username, password_source, every, last_sync, last_error, ca_file FROM caldav_accounts ORDER BY name COLLATE "C"
             """).all.map { row in
             CalDAVAccount(name: row.text(0), url: row.text(1), username: row.text(2), passwordSource: row.text(3), every: row.int(4),
-                          lastSync: row.isNull(5) ? nil : Date(timeIntervalSince1970: TimeInterval(row.int64(5))),
+                          caFile: row.optionalText(7), lastSync: row.isNull(5) ? nil : Date(timeIntervalSince1970: TimeInterval(row.int64(5))),
                           lastError: row.optionalText(6))
         }
     }
@@ -59,6 +59,13 @@ extension PostgresStore: CalDAVStore {
     public func save(_ event: Event, into calendar: CalDAVCalendar, uid: String) throws {
         try saveImport(ICSImport(events: [event], uids: [event.id: uid], warnings: []), calendar: calendar.sourceCalendar,
                        progress: { _ in })
+    }
+
+    public func saveOutsideCalDAV(_ event: Event) throws {
+        try transaction {
+            try save([event], progress: { _ in })
+            try query("DELETE FROM event_sources WHERE event_id = $1", [event.id])
+        }
     }
 
     public func calDAVEventUIDs(of calendar: CalDAVCalendar) throws -> [String: String] {

@@ -285,6 +285,8 @@ public final class PostgresStore: PlannerStore {
         calDAVMigration,
         // Events whose alert times changed since the last pass; see PostgresStore+ChangedEvents.swift.
         changedEventsMigration,
+        // A CalDAV account's own CA file (issue 18); see CalDAVStore.swift.
+        calDAVCAFileMigration,
     ]
 
     /// A value the next write by any connection changes (a sequence bumped by statement triggers).

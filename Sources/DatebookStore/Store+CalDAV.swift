@@ -11,18 +11,20 @@ extension Store {
     public func addCalDAVAccount(_ account: CalDAVAccount, calendars: [CalDAVCalendar]) throws -> Bool {
         try transaction {
             try wrap {
-                try statement("INSERT OR IGNORE INTO caldav_accounts (name, url, username, password_source, every) VALUES (?, ?, ?, ?, ?)")
-                    .bind(.text(account.name), .text(account.url), .text(account.username), .text(account.passwordSource),
-                          .int(account.every)).run()
+                try statement("""
+                    INSERT OR IGNORE INTO caldav_accounts (name, url, username, password_source, every, ca_file) VALUES (?, ?, ?, ?, ?, ?)
+                    """).bind(.text(account.name), .text(account.url), .text(account.username), .text(account.passwordSource),
+                              .int(account.every), .optional(account.caFile)).run()
             }
             guard db.changes > 0 else { return false }
             for calendar in calendars {
                 try wrap {
                     try statement("""
-                        INSERT INTO caldav_calendars (account, url, display_name, color, components, selected)
-                        VALUES (?, ?, ?, ?, ?, ?)
+                        INSERT INTO caldav_calendars (account, url, display_name, color, components, selected, ctag)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
                         """).bind(.text(account.name), .text(calendar.url), .text(calendar.displayName), .optional(calendar.color),
-                                  .text(calendar.components.joined(separator: ",")), .int(calendar.selected ? 1 : 0)).run()
+                                  .text(calendar.components.joined(separator: ",")), .int(calendar.selected ? 1 : 0),
+                                  .optional(calendar.ctag)).run()
                 }
             }
             return true
@@ -32,12 +34,14 @@ extension Store {
     public func calDAVAccounts() throws -> [CalDAVAccount] {
         var result: [CalDAVAccount] = []
         try wrap {
-            let rows = try statement("SELECT name, url, username, password_source, every, last_sync, last_error FROM caldav_accounts ORDER BY name")
+            let rows = try statement("""
+                SELECT name, url, username, password_source, every, last_sync, last_error, ca_file FROM caldav_accounts ORDER BY name
+                """)
             try rows.bind([])
             while try rows.step() {
                 result.append(CalDAVAccount(
                     name: rows.text(0), url: rows.text(1), username: rows.text(2), passwordSource: rows.text(3), every: rows.int(4),
-                    lastSync: rows.isNull(5) ? nil : Date(timeIntervalSince1970: TimeInterval(rows.int64(5))),
+                    caFile: rows.optionalText(7), lastSync: rows.isNull(5) ? nil : Date(timeIntervalSince1970: TimeInterval(rows.int64(5))),
                     lastError: rows.optionalText(6)))
             }
         }
@@ -82,6 +86,13 @@ extension Store {
         try transaction {
             try write(event)
             try saveSources(calendar: calendar.sourceCalendar, ids: [(event.id, uid)])
+        }
+    }
+
+    public func saveOutsideCalDAV(_ event: Event) throws {
+        try transaction {
+            try write(event)
+            try wrap { try statement("DELETE FROM event_sources WHERE event_id = ?").bind(.text(event.id)).run() }
         }
     }
 

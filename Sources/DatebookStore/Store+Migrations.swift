@@ -163,6 +163,8 @@ extension Store {
         schedulersMigration,
         // Events whose alert times changed since the last pass, for the pass's look back; see Store+ChangedEvents.swift.
         changedEventsMigration,
+        // A CalDAV account's own CA file (issue 18); see CalDAVStore.swift.
+        calDAVCAFileMigration,
     ]
 
     /// Work a migration's SQL cannot do, run right after it (keyed by the version it reaches).

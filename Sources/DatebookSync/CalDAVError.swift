@@ -21,6 +21,9 @@ public enum CalDAVError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .unauthorized(let url):
             "\(url): the server refused the username or password (401); check them, then 'datebook caldav sync' again"
+        case .unreachable(let error) where error.kind == .tlsFailed:
+            "\(error) (certificate not trusted or TLS unavailable); check the server's certificate, or trust it with the account's "
+                + "caFile (the config's caldav caFile, or 'caldav add --ca-file PATH')"
         case .unreachable(let error):
             "\(error); check the URL and that the server is up"
         case let .notCalDAV(url, reason):

@@ -52,8 +52,10 @@ extension CalDAVSync {
         for event in base.events {
             for task in event.tasks { baseTasks[task.id] = task }
         }
+        // An event no longer recorded under the calendar was removed, or moved out (`edit --calendar`).
+        let here = try store.calDAVEventUIDs(of: calendar)
         for event in base.events {
-            let current = try store.event(id: event.id)
+            let current = here[event.id] == nil ? nil : try store.event(id: event.id)
             if let uid = base.uids[event.id], !uid.contains("#"), let resource = byUID[uid],
                 ICalPatch.target(in: ICalPatch.logicalLines(resource.text, separator: "\r\n"), component: "VEVENT") != nil
             {
@@ -135,7 +137,7 @@ extension CalDAVSync {
     func foreignAlerts(_ resource: CalDAVResource, _ calendar: CalDAVCalendar, now: Date) throws -> [LeadTime] {
         var bare = resource
         bare.text = ICalPatch.apply([.init(ICalPatch.ownAlarms, lines: [])], to: resource.text, component: "VEVENT")
-        let made = try events([bare], calendar, now: now, existing: { _ in nil })
+        let made = try events([bare], calendar, now: now, existing: { _ in nil }, keepingIDs: false)
         return made.events.first { made.uids[$0.id] == resource.uid }?.alerts ?? []
     }
 
@@ -147,9 +149,9 @@ extension CalDAVSync {
                              foreignAlerts: () -> [LeadTime]) -> [ICalPatch.Change] {
         var changes: [ICalPatch.Change] = []
         if current.title != base.title { changes.append(.init("SUMMARY", ICalPatch.textLine("SUMMARY", current.title))) }
-        if current.start != base.start, let line = ICalPatch.dateLine("DTSTART", current.start) { changes.append(.init("DTSTART", line)) }
+        if current.start != base.start { changes.append(.init("DTSTART", ICalPatch.dateLine("DTSTART", current.start))) }
         if current.end != base.end {
-            changes.append(.init("DTEND", current.end.flatMap { ICalPatch.dateLine("DTEND", $0) }))
+            changes.append(.init("DTEND", current.end.map { ICalPatch.dateLine("DTEND", $0) }))
             changes.append(.init("DURATION", nil))
         }
         if current.notes != base.notes {

@@ -62,9 +62,13 @@ public struct CalDAVSync {
     ///   otherwise a new token alone (the push's own writes) leaves the events as they are, with
     ///   any change made here meanwhile.
     public func pull(_ calendar: CalDAVCalendar, now: Date, rebuild: Bool = false) throws -> PullOutcome {
-        let changes = try client.changes(in: calendar.url, since: calendar.syncToken, ctag: calendar.ctag)
-        let ctag = changes.ctag ?? calendar.ctag
         let held = try store.calDAVResources(of: calendar)
+        // The ctag read at discovery (`caldav add`) describes no copy held yet: with nothing held and
+        // no token, the first sync lists everything whatever it says, and records it (so the next,
+        // unchanged sync is the one getctag request).
+        let known = held.isEmpty && calendar.syncToken == nil ? nil : calendar.ctag
+        let changes = try client.changes(in: calendar.url, since: calendar.syncToken, ctag: known)
+        let ctag = changes.ctag ?? calendar.ctag
         var removed = Set(changes.removed.filter { held[$0] != nil })
         if changes.full { removed.formUnion(held.keys.filter { changes.present[$0] == nil }) }
         let wanted = changes.present.filter { url, etag in etag == nil || held[url]?.etag != etag }.keys.sorted()
@@ -106,6 +110,17 @@ public struct CalDAVSync {
         }.map { (id: $0.key, uid: $0.value) }
     }
 
+    /// UID → id of the events moved into the calendar (`edit --calendar`): recorded under it with
+    /// an id other than the one its name and their UID give, which they keep.
+    func keptIDs(_ calendar: CalDAVCalendar) throws -> [String: String] {
+        var kept: [String: String] = [:]
+        for (id, uid) in try self.store.calDAVEventUIDs(of: calendar)
+        where !uid.contains("#") && uid != "tasks" && id != PlannerICS.eventID(uid: uid, calendar: calendar.sourceCalendar) {
+            kept[uid] = id
+        }
+        return kept
+    }
+
     /// The calendar's events made from `resources` by the iCalendar room, as one document; with
     /// the store's copy of each (`existing`) for the symbol, colour and tasks it keeps.
     func events(_ resources: [String: CalDAVResource], _ calendar: CalDAVCalendar, now: Date) throws -> ICSImport {
@@ -113,10 +128,13 @@ public struct CalDAVSync {
                    existing: { [store] id in try? store.event(id: id) }, store: store)
     }
 
+    /// - Parameter keepingIDs: give the events moved into the calendar the ids they kept (false
+    ///   where only what the text says matters, not which event it is).
     func events(_ resources: [CalDAVResource], _ calendar: CalDAVCalendar, now: Date, existing: @escaping (String) -> Event?,
-                store: (any PlannerStore)? = nil) throws -> ICSImport {
-        let options = PlannerICS.Options(calendar: calendar.sourceCalendar, timeZone: timeZone, today: CalendarDate(now, in: timeZone),
+                store: (any PlannerStore)? = nil, keepingIDs: Bool = true) throws -> ICSImport {
+        var options = PlannerICS.Options(calendar: calendar.sourceCalendar, timeZone: timeZone, today: CalendarDate(now, in: timeZone),
                                          existing: existing, store: store)
+        if keepingIDs { options.ids = try keptIDs(calendar) }
         return try PlannerICS.decode(ICalResources.combine(resources.map(\.text)), fileName: calendar.displayName, options: options)
     }
 }

@@ -201,13 +201,18 @@ public enum ICalPatch {
 
     // MARK: Values
 
-    /// `DTSTART:20261203T130000Z` / `DTSTART;VALUE=DATE:20261203`; nil for a floating time (kept as it was).
-    public static func dateLine(_ name: String, _ start: EventStart) -> String? {
+    /// `DTSTART:20261203T130000Z` / `DTSTART;VALUE=DATE:20261203` / `DTSTART:20261203T130000` (floating).
+    public static func dateLine(_ name: String, _ start: EventStart) -> String {
         switch start {
         case .instant(let date): "\(name):\(utc(date))"
         case .allDay(let day): "\(name);VALUE=DATE:" + String(format: "%04d%02d%02d", day.year, day.month, day.day)
-        case .floating: nil
+        case .floating(let time): "\(name):" + floating(time)
         }
+    }
+
+    /// `20261204T120000`: a floating time (RFC 5545 §3.3.5 form 1, no TZID and no Z), as `export` writes it.
+    static func floating(_ time: FloatingTime) -> String {
+        String(format: "%04d%02d%02dT%02d%02d%02d", time.date.year, time.date.month, time.date.day, time.hour, time.minute, time.second)
     }
 
     /// `20261203T130000Z`.

@@ -100,10 +100,7 @@ struct CalDAVCommandTests {
     }
 
     @Test func anAccountInTheConfigIsRegisteredOnItsFirstSync() throws {
-        let server = try Radicale()
-        try server.makeCalendar("personal", displayName: "Personal")
-        try server.makeCalendar("work", displayName: "Work")
-        try server.put("personal", "dentist.ics", Self.dentist)
+        let server = try Self.server(work: true)
         let sandbox = Sandbox()
         try FileManager.default.createDirectory(atPath: sandbox.home + "/config/datebook", withIntermediateDirectories: true)
         try """
@@ -133,21 +130,101 @@ struct CalDAVCommandTests {
         var later = sandbox
         later.now = "2026-11-30 09:15"
         #expect(later.run(["tick"], environment: environment).code == 0)
-        #expect(Array(server.requests().dropFirst(count)) == ["PROPFIND /ann/personal/", "REPORT /ann/personal/"], "the getctag, learnt at this first incremental sync, then the report")
+        #expect(Array(server.requests().dropFirst(count)) == ["PROPFIND /ann/personal/"], "the getctag, the same as at the first sync")
     }
 
-    @Test func aServerWithItsOwnCertificateIsTrustedOnlyThroughTheCAFile() throws {
-        let server = try Radicale(tls: true)
+    /// A Radicale (serving TLS with its own certificate with `tls`) with calendar 'Personal' holding
+    /// the dentist, and 'Work' (empty) with `work`.
+    static func server(tls: Bool = false, work: Bool = false) throws -> Radicale {
+        let server = try Radicale(tls: tls)
         try server.makeCalendar("personal", displayName: "Personal")
+        if work { try server.makeCalendar("work", displayName: "Work") }
         try server.put("personal", "dentist.ics", Self.dentist)
+        return server
+    }
+
+    func tlsServer() throws -> Radicale { try Self.server(tls: true) }
+
+    @Test func aServerWithItsOwnCertificateIsTrustedOnlyThroughTheCAFile() throws {
+        let server = try tlsServer()
         let sandbox = Sandbox()
         let arguments = ["caldav", "add", "home", server.baseURL + "/", "--username", "ann", "--password-env", "P"]
         let untrusted = sandbox.run(arguments, environment: ["P": server.password])
         #expect(untrusted.code == 69)
         #expect(untrusted.err.contains("TLS failed"), "\(untrusted.err)")
+        #expect(untrusted.err.contains("trust it with the account's caFile (the config's caldav caFile, or 'caldav add --ca-file PATH')"),
+                "\(untrusted.err)")
         let environment = ["P": server.password, "DATEBOOK_CA_FILE": try #require(server.certificate)]
         #expect(sandbox.run(arguments, environment: environment).code == 0)
         #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: 1 received, 0 removed, 1 event\n")
+    }
+
+    @Test func addWithACAFileKeepsItAndUsesItForEveryRequest() throws {
+        let server = try tlsServer()
+        let certificate = try #require(server.certificate)
+        let sandbox = Sandbox()
+        let environment = ["P": server.password]
+        let missing = sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", "ann", "--password-env", "P",
+                                   "--ca-file", sandbox.home + "/no-such.pem"], environment: environment)
+        #expect(missing.code == 64)
+        #expect(missing.err.contains("caldav add --ca-file: cannot read \(sandbox.home)/no-such.pem; give a readable PEM file"), "\(missing.err)")
+        let add = sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", "ann", "--password-env", "P",
+                               "--ca-file", certificate], environment: environment)
+        #expect(add.code == 0, "\(add.err)")
+        #expect(sandbox.run(["caldav", "list"]).out.contains("  synced never  ca-file \(certificate)\n"))
+        let first = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(first.out == "caldav 'home' Personal: 1 received, 0 removed, 1 event\n", "\(first.err)")
+        #expect(sandbox.run(["edit", "Dentist", "--title", "Dentist (moved)"]).code == 0)
+        let second = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(second.code == 0, "\(second.err)")
+        #expect(second.out.hasPrefix("caldav 'home' Personal: 1 sent, 0 removed on the server\n"), "the PUT over TLS too")
+        #expect(try server.get("personal", "dentist.ics")?.contains("SUMMARY:Dentist (moved)") == true)
+    }
+
+    @Test func theCAFileIsKeptWithTheAccountOnPostgreSQLToo() throws {
+        let server = try tlsServer()
+        let certificate = try #require(server.certificate)
+        let store = try TestPostgres.shared().makeDatabase()
+        let sandbox = Sandbox()
+        let environment = ["P": server.password]
+        let add = sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", "ann", "--password-env", "P",
+                               "--ca-file", certificate], environment: environment, storePath: store)
+        #expect(add.code == 0, "\(add.err)")
+        #expect(sandbox.run(["caldav", "list"], storePath: store).out.contains("  ca-file \(certificate)\n"))
+        let sync = sandbox.run(["caldav", "sync"], environment: environment, storePath: store)
+        #expect(sync.out == "caldav 'home' Personal: 1 received, 0 removed, 1 event\n", "\(sync.err)")
+    }
+
+    @Test func aConfigAccountsCAFileIsTrustedAndAMissingOneIsAConfigError() throws {
+        let server = try tlsServer()
+        let sandbox = Sandbox()
+        try FileManager.default.createDirectory(atPath: sandbox.home + "/config/datebook", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: try #require(server.certificate), toPath: sandbox.home + "/dav-ca.pem")
+        func configure(caFile: String) throws {
+            try """
+                { caldav: [ { name: "home", url: "\(server.baseURL)/", username: "ann", password: { env: "P" }, caFile: "\(caFile)" } ] }
+                """.write(toFile: sandbox.home + "/config/datebook/config.json5", atomically: true, encoding: .utf8)
+        }
+        let environment = ["P": server.password, "HOME": sandbox.home]
+        try configure(caFile: "~/no-such.pem")
+        let missing = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(missing.code == 65, "\(missing.err)")
+        #expect(missing.err.contains("caldav[0].caFile"), "\(missing.err)")
+        #expect(missing.err.contains("cannot read \(sandbox.home)/no-such.pem"), "\(missing.err)")
+        try configure(caFile: "~/dav-ca.pem")
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.code == 0, "\(run.err)")
+        #expect(run.out.hasSuffix("caldav 'home' Personal: 1 received, 0 removed, 1 event\n"))
+        #expect(sandbox.run(["caldav", "list"], environment: environment).out.contains("  ca-file \(sandbox.home)/dav-ca.pem\n"))
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
+    }
+
+    @Test func theSyncAfterTheFirstIsOneRequestWhenNothingChanged() throws {
+        let (sandbox, server, environment) = try added()
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        let count = server.requests().count
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
+        #expect(Array(server.requests().dropFirst(count)) == ["PROPFIND /ann/personal/"], "the getctag read when the account was added")
     }
 
     @Test func removingAnAccountRemovesItsEvents() throws {

@@ -115,6 +115,95 @@ struct CalDAVPushCommandTests {
         return nil
     }
 
+    @Test func anEventMovedIntoASyncedCalendarIsPutAndKeepsItsIdTasksAndAlerts() throws {
+        let (sandbox, server, environment) = try synced()
+        #expect(sandbox.run(["add", "Lunch", "--at", "2026-12-04 12:00", "--task", "Bring salad", "--alert", "1h"]).code == 0)
+        let before = sandbox.run(["list", "--json"]).out
+        let id = try #require(before.range(of: #""id" *: *"[0-9a-f]{16}"(?=[^}]*"Lunch")"#, options: .regularExpression)
+            .map { String(before[$0].suffix(17).dropLast()) })
+        let moved = sandbox.run(["edit", "Lunch", "--calendar", "Personal"])
+        #expect(moved.code == 0, "\(moved.err)")
+        #expect(moved.out.hasSuffix("moved into caldav 'home' Personal; 'datebook caldav sync' sends it\n"))
+        #expect(sandbox.run(["list", "--json"]).out == before)
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.out == "caldav 'home' Personal: 2 sent, 0 removed on the server\ncaldav 'home' Personal: unchanged\n", "\(run.err)")
+        let event = try #require(try created(server, containing: "SUMMARY:Lunch"))
+        #expect(event.contains("\r\nTRIGGER:-PT1H\r\n"), "\(event)")
+        let uid = try #require(event.components(separatedBy: "\r\n").first { $0.hasPrefix("UID:") }).dropFirst(4)
+        let todo = try #require(try created(server, containing: "SUMMARY:Bring salad"))
+        #expect(todo.contains("\r\nRELATED-TO:\(uid)\r\n"))
+        #expect(sandbox.run(["list", "--json"]).out == before)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
+        // Changed on the server: the event rebuilt from the server's copy keeps its id.
+        let path = try #require(server.requests().last { $0.hasPrefix("PUT /ann/personal/") && !$0.contains("-") })
+        try server.put("personal", String(path.dropFirst("PUT /ann/personal/".count)),
+                       event.replacingOccurrences(of: "SUMMARY:Lunch", with: "SUMMARY:Lunch with Bob"))
+        let pulled = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(pulled.out == "caldav 'home' Personal: 1 received, 0 removed, 3 events\n", "\(pulled.err)")
+        #expect(sandbox.run(["list", "--json"]).out == before.replacingOccurrences(of: "\"Lunch\"", with: "\"Lunch with Bob\""))
+        #expect(sandbox.run(["show", id]).out.contains("Lunch with Bob"))
+        // Its task ticked off here goes up as a change of its VTODO.
+        #expect(sandbox.run(["task", "done", id, "1"]).code == 0)
+        let done = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(done.out == "caldav 'home' Personal: 1 sent, 0 removed on the server\ncaldav 'home' Personal: unchanged\n", "\(done.err)")
+        #expect(try created(server, containing: "SUMMARY:Bring salad")?.contains("\r\nSTATUS:COMPLETED\r\n") == true)
+    }
+
+    @Test func anEventMovedToAnotherCalendarAndOutIsRemovedFromTheOldAndKeepsItsId() throws {
+        let server = try CalDAVCommandTests.server(work: true)
+        let sandbox = Sandbox()
+        let environment = ["P": server.password]
+        #expect(sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", "ann", "--password-env", "P"],
+                            environment: environment).code == 0)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        let same = sandbox.run(["edit", "Dentist", "--calendar", "Personal", "--task", "Bring the card"])
+        #expect(same.code == 0, "\(same.err)")
+        #expect(!same.out.contains("moved"), "already there: nothing moves")
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        let before = sandbox.run(["list", "--json"]).out
+        let moved = sandbox.run(["edit", "Dentist", "--calendar", "Work"])
+        #expect(moved.out.hasSuffix("moved out of caldav 'home' Personal into caldav 'home' Work; 'datebook caldav sync' moves it\n"),
+                "\(moved.out)\(moved.err)")
+        let count = server.requests().count
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.out == "caldav 'home' Personal: 0 sent, 2 removed on the server\ncaldav 'home' Personal: unchanged\n"
+                + "caldav 'home' Work: 2 sent, 0 removed on the server\ncaldav 'home' Work: unchanged\n", "\(run.err)")
+        #expect(try server.get("personal", "dentist.ics") == nil)
+        let requests = server.requests().dropFirst(count)
+        #expect(requests.filter { $0.hasPrefix("DELETE /ann/personal/") }.count == 2)
+        #expect(requests.filter { $0.hasPrefix("PUT /ann/work/") }.count == 2)
+        #expect(sandbox.run(["list", "--json"]).out == before, "the same event: id, task, alerts")
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out
+                == "caldav 'home' Personal: unchanged\ncaldav 'home' Work: unchanged\n")
+        // Out of CalDAV altogether: gone from the server, still here with its id.
+        let out = sandbox.run(["edit", "Dentist", "--no-calendar"])
+        #expect(out.out.hasSuffix("moved out of caldav 'home' Work; 'datebook caldav sync' removes it from the server\n"), "\(out.err)")
+        let last = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(last.out == "caldav 'home' Personal: unchanged\ncaldav 'home' Work: 0 sent, 2 removed on the server\n"
+                + "caldav 'home' Work: unchanged\n", "\(last.err)")
+        #expect(sandbox.run(["list", "--json"]).out == before)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out
+                == "caldav 'home' Personal: unchanged\ncaldav 'home' Work: unchanged\n")
+    }
+
+    @Test func aFloatingEndChangedHereIsWrittenBackFloating() throws {
+        let (sandbox, server, environment) = try synced()
+        let picnic = """
+            BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//phone//EN\r\nBEGIN:VEVENT\r\nUID:picnic-1\r\nDTSTAMP:20261101T100000Z\r
+            DTSTART:20261205T110000\r\nDTEND:20261205T150000\r\nSUMMARY:Picnic\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n
+            """
+        try server.put("personal", "picnic.ics", picnic)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        #expect(sandbox.run(["edit", "Picnic", "--end", "2026-12-05 16:30"]).code == 0)
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.out.hasPrefix("caldav 'home' Personal: 1 sent, 0 removed on the server\n"), "\(run.err)")
+        let after = try #require(try server.get("personal", "picnic.ics"))
+        #expect(after.contains("\r\nDTEND:20261205T163000\r\n"), "\(after)")
+        #expect(after.contains("\r\nDTSTART:20261205T110000\r\n"))
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
+        #expect(sandbox.run(["show", "Picnic"]).out.contains("16:30"))
+    }
+
     @Test func anEventAddedToASyncedCalendarIsPutAndComesBackAsTheSameEvent() throws {
         let (sandbox, server, environment) = try synced()
         let added = sandbox.run(["add", "Book club", "--at", "2026-12-05 18:00", "--calendar", "Personal", "--task", "Read ch. 3",

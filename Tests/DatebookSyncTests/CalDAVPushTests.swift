@@ -1,3 +1,4 @@
+import DatebookCore
 import DatebookDelivery
 import DatebookStore
 @testable import DatebookSync
@@ -49,5 +50,27 @@ struct CalDAVPushTests {
         #expect(again.sent == 0 && again.refused.count == 2)
         let paths = try sink.records().filter { $0["method"] as? String == "PUT" }.compactMap { $0["path"] as? String }
         #expect(paths == ["/ok", "/status/403", "/status/507", "/status/403", "/status/507"])
+    }
+
+    @Test func aChangedFloatingStartIsWrittenWithoutZoneOrZ() throws {
+        let setup = try CalDAVPullTests().setUp()
+        try setup.server.put("personal", "picnic.ics", """
+            BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//phone//EN\r\nBEGIN:VEVENT\r\nUID:picnic-1\r\nDTSTAMP:20261101T100000Z\r
+            DTSTART:20261205T110000\r\nDTEND:20261205T150000\r\nSUMMARY:Picnic\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n
+            """)
+        _ = try setup.sync.sync(setup.calendar, now: CalDAVPullTests.now)
+        var picnic = try #require(try setup.store.events(titled: "Picnic").first)
+        let day = CalendarDate(year: 2026, month: 12, day: 6)
+        picnic.start = .floating(FloatingTime(date: day, hour: 10, minute: 15))
+        picnic.end = .floating(FloatingTime(date: day, hour: 14, minute: 0, second: 30))
+        try setup.store.save(picnic)
+        let stored = try #require(try setup.store.calDAVCalendars(account: "home").first)
+        #expect(try setup.sync.sync(stored, now: CalDAVPullTests.now).pushed.sent == 1)
+        let text = try #require(try setup.server.get("personal", "picnic.ics"))
+        #expect(text.contains("\r\nDTSTART:20261206T101500\r\n") && text.contains("\r\nDTEND:20261206T140030\r\n"), "\(text)")
+        // Read back, it is the same floating event: nothing more to send.
+        let again = try setup.sync.sync(try #require(try setup.store.calDAVCalendars(account: "home").first), now: CalDAVPullTests.now)
+        #expect(again.pushed.sent == 0)
+        #expect(try setup.store.events(titled: "Picnic").first?.start == picnic.start)
     }
 }

@@ -127,5 +127,6 @@ enum ConfigManual {
         "caldav[].password": "the password (a SECRET); read at each sync, never stored",
         "caldav[].calendars": "a list of calendar display names to sync (default: all)",
         "caldav[].every": "a DURATION between syncs by the daemon (default 15m)",
+        "caldav[].caFile": "a PEM file of certificates to trust for this server (a private CA, a self-signed one); must be readable",
     ]
 }
