@@ -41,7 +41,10 @@ public final class WebServer: @unchecked Sendable {  // owns the MHD_Daemon; its
     public private(set) var address: ListenAddress
     let routes: Routes
     let log: @Sendable (String) -> Void
-    private var daemon: OpaquePointer?
+    /// The MHD daemon, taken out by the first `stop` (a second, concurrent one finds nil, so the
+    /// daemon is never stopped twice: libmicrohttpd aborts when it joins a thread twice).
+    /// Kept as its address, which is Sendable; 0 when stopped.
+    private let daemon = Mutex<UInt>(0)
     private let inFlight = Mutex(0)
     private let watch = Mutex<[UInt: WatchedConnection]>([:])
     private let watchdogStop = Mutex(false)
@@ -75,7 +78,7 @@ public final class WebServer: @unchecked Sendable {  // owns the MHD_Daemon; its
             if !missing.isEmpty { throw ServerError("cannot load libmicrohttpd: \(missing)") }
             throw ServerError("cannot listen on \(settings.listen): \(String(cString: strerror(errno))); is another server on that port?")
         }
-        daemon = started
+        daemon.withLock { $0 = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(started))) }
         address.port = cmhd_bound_port(started)
         // Holds the server only while it looks, so a server nobody stopped can still be freed (deinit stops it).
         let thread = Thread { [weak self] in
@@ -94,7 +97,8 @@ public final class WebServer: @unchecked Sendable {  // owns the MHD_Daemon; its
 
     /// Stops accepting, waits (up to `drainTimeout`) for the requests in flight, then closes every connection.
     public func stop() {
-        guard let daemon else { return }
+        let taken = daemon.withLock { handle in defer { handle = 0 }; return handle }
+        guard let daemon = OpaquePointer(bitPattern: taken) else { return }
         let listening = cmhd_quiesce(daemon)
         let deadline = ContinuousClock.now + settings.drainTimeout
         while inFlight.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
@@ -103,7 +107,6 @@ public final class WebServer: @unchecked Sendable {  // owns the MHD_Daemon; its
         watchdogStop.withLock { $0 = true }
         cmhd_stop(daemon)
         if listening >= 0 { close(listening) }
-        self.daemon = nil
     }
 
     // MARK: slow clients
