@@ -16,7 +16,8 @@ enum RunCommand: Command {
         details: """
         Sleeps until the next alert, digest or retry (re-checking the wall clock at least once a minute, so
         a suspend or a clock step is handled like a missed tick). Store changes made by other datebook
-        commands wake it at once (on PostgreSQL through LISTEN/NOTIFY, from any machine). A pass that
+        commands wake it at once (on PostgreSQL through LISTEN/NOTIFY, from any machine); one noticed while
+        passes run gets its pass when they end, or once they have recorded nothing for 1 s. A pass that
         cannot reach the store is logged and tried again after 0.5 s, doubling up to 30 s. SIGHUP reloads
         the config; SIGTERM or SIGINT let the deliveries in flight finish (each is bounded by its
         channel's timeout) and exit 0. One line per delivery on stderr. While it runs, 'datebook status'
