@@ -22,21 +22,32 @@ final class PassRunner: Sendable {
     }
 
     static let maxConcurrent = 4
+    /// How long the running passes must have recorded nothing before a store change gets a pass of
+    /// its own beside them (`untilQuiet`): until then it waits for them to end.
+    static let quietBeforeAnother: Duration = .seconds(1)
     /// Passes running now.
     private let running = Mutex(0)
+    /// The passes' log, which notes when a pass last started or logged a line (an outcome, a plan).
+    private let progress: ProgressLog
     /// Passes that failed in a row (the store unreachable, say); 0 after one that worked.
     private let failures = Mutex(0)
     private let group = DispatchGroup()
-    private let log: SerialLog
     private let finished: @Sendable () -> Void
 
     init(log: SerialLog, finished: @escaping @Sendable () -> Void) {
-        self.log = log
+        progress = ProgressLog(log: log)
         self.finished = finished
         _ = HTTPClient()  // libcurl's global init on this thread, before any pass starts
     }
 
     var isBusy: Bool { running.withLock { $0 > 0 } }
+
+    /// How long until the running passes have been quiet for `quietBeforeAnother`; zero or less when
+    /// they have (all held up by slow channels, say) or none runs.
+    var untilQuiet: Duration {
+        guard isBusy else { return .zero }
+        return progress.last + Self.quietBeforeAnother - ContinuousClock.now
+    }
 
     /// After a failed pass, how long to wait before the next (`ReconnectBackoff`); nil after one that worked.
     var retryDelay: TimeInterval? {
@@ -54,7 +65,9 @@ final class PassRunner: Sendable {
             return true
         }
         guard started else { return false }
+        progress.mark()
         group.enter()
+        let log = progress
         DispatchQueue.global().async { [self] in
             do {
                 let store = try StoreOpener.open(settings.storePath)
@@ -63,14 +76,14 @@ final class PassRunner: Sendable {
                 store.recurrenceHorizon = Store.standardHorizon(now: now)
                 try store.extendRecurrenceHorizon()
                 FeedSync.refreshDue(store: store, config: settings.config, environment: settings.environment,
-                                    timeZone: settings.calendar.timeZone, now: now, log: { [log] in log.write($0) })
+                                    timeZone: settings.calendar.timeZone, now: now, log: log.write)
                 CalDAVScheduling.syncDue(store: store, config: settings.config, environment: settings.environment,
                                          timeZone: settings.calendar.timeZone, now: now, localChanges: settings.calDAVLocalChanges,
-                                         log: { [log] in log.write($0) })
+                                         log: log.write)
                 let scheduler = Scheduler(store: store, config: settings.config, calendar: settings.calendar,
                                           environment: settings.environment, digestRenderer: settings.digestRenderer,
                                           options: settings.options,
-                                          log: { [log] in log.write($0) })
+                                          log: log.write)
                 try scheduler.tick(now: Date())
                 failures.withLock { $0 = 0 }
             } catch {
@@ -90,6 +103,24 @@ final class PassRunner: Sendable {
 
     /// Waits for the passes in flight (each bounded by its channels' timeouts).
     func waitForAll() { group.wait() }
+}
+
+/// The passes' log: each line also marks the passes as making progress.
+private final class ProgressLog: Sendable {
+    private let log: SerialLog
+    private let marked = Mutex(ContinuousClock.now)
+
+    init(log: SerialLog) { self.log = log }
+
+    /// When a pass last started or logged a line.
+    var last: ContinuousClock.Instant { marked.withLock { $0 } }
+
+    func mark() { marked.withLock { $0 = ContinuousClock.now } }
+
+    func write(_ line: String) {
+        mark()
+        log.write(line)
+    }
 }
 
 /// Log lines from several threads to a file descriptor (stderr), one whole line at a time,

@@ -16,7 +16,8 @@ enum RunCommand: Command {
         details: """
         Sleeps until the next alert, digest or retry (re-checking the wall clock at least once a minute, so
         a suspend or a clock step is handled like a missed tick). Store changes made by other datebook
-        commands wake it at once (on PostgreSQL through LISTEN/NOTIFY, from any machine). A pass that
+        commands wake it at once (on PostgreSQL through LISTEN/NOTIFY, from any machine); one noticed while
+        passes run gets its pass when they end, or once they have recorded nothing for 1 s. A pass that
         cannot reach the store is logged and tried again after 0.5 s, doubling up to 30 s. SIGHUP reloads
         the config; SIGTERM or SIGINT let the deliveries in flight finish (each is bounded by its
         channel's timeout) and exit 0. One line per delivery on stderr. While it runs, 'datebook status'
@@ -51,6 +52,12 @@ enum RunCommand: Command {
         var heartbeat = Heartbeat(started: Date())
         log.write("started (pid \(getpid()), store \(store.location)\(wakeups.watchesStore ? "" : ", store changes noticed within a minute"))")
         var due = true
+        // A store change not yet given a pass: noticed while passes ran, it most likely came from
+        // their own writes (a plan, outcomes), so it waits for them to end, or to fall quiet.
+        var changed = false
+        // The next due moment as last read: while a noted change waits for busy passes it stands,
+        // since reading it expands the events near now (10,000 due ones take longer than a pass's share).
+        var next: Date?
         // When to sync the CalDAV accounts changed here: a while after the first store change since.
         var calDAVSync: ContinuousClock.Instant?
         while true {
@@ -61,13 +68,16 @@ enum RunCommand: Command {
                 if runner.start(local) {
                     calDAVSync = nil
                     due = false
+                    changed = false
                 }
             }
-            if due { runner.start(settings) }
+            if changed, runner.untilQuiet <= .zero { due = true }
+            if due, runner.start(settings) { changed = false }
             let now = Date()
             if due || heartbeat.isDue(now: now) { heartbeat.beat(store, now: now) }
             var sleep = min(maxSleep, heartbeat.nextBeat(now: now))
-            if let next = try? planner.nextWake(after: now) {
+            if !changed || !runner.isBusy { next = try? planner.nextWake(after: now) }
+            if let next {
                 // A few milliseconds past the due second, so the pass sees it as due. Something already
                 // due is left to a running pass; its end wakes this loop again.
                 let wait = next.timeIntervalSince(now) + 0.005
@@ -77,13 +87,19 @@ enum RunCommand: Command {
             if let retry = runner.retryDelay, !runner.isBusy { sleep = min(sleep, retry) }
             // Not started for want of a free pass: the end of one wakes this loop.
             if let at = calDAVSync, !(ContinuousClock.now >= at && runner.isBusy) {
-                let left = (at - ContinuousClock.now).components
-                sleep = min(sleep, max(0.01, Double(left.seconds) + Double(left.attoseconds) * 1e-18))
+                sleep = min(sleep, max(0.01, Self.seconds(at - ContinuousClock.now)))
             }
+            let timer = sleep
+            // A noted change: looked at again when the passes may have fallen quiet.
+            if changed, case let left = runner.untilQuiet, left > .zero { sleep = min(sleep, Self.seconds(left)) }
             let started = ContinuousClock.now
-            let reasons = wakeups.wait(seconds: sleep)
+            var reasons = wakeups.wait(seconds: sleep)
+            // More changes while one is noted and passes run: slept through, without reading the store.
+            while reasons == [.storeChanged], changed, runner.isBusy, ContinuousClock.now - started < .seconds(sleep) {
+                reasons = wakeups.wait(seconds: sleep - Self.seconds(ContinuousClock.now - started))
+            }
             if reasons.contains(.stop) { break }
-            due = reasons.isEmpty || ContinuousClock.now - started >= .seconds(sleep)
+            due = (reasons.isEmpty && sleep >= timer) || ContinuousClock.now - started >= .seconds(timer)
             if reasons.contains(.reload) {
                 do {
                     let loaded = try ConfigLoader.load(path: context.configPath, named: true, environment: context.environment, err: context.err)
@@ -105,7 +121,7 @@ enum RunCommand: Command {
                 let current = try? store.dataVersion()
                 if current == nil || current != version {
                     version = current ?? version
-                    due = true
+                    if runner.isBusy { changed = true } else { due = true }
                     if calDAVSync == nil, CalDAVScheduling.hasAccounts(store) {
                         calDAVSync = ContinuousClock.now + CalDAVScheduling.afterLocalChange
                     }
@@ -118,5 +134,9 @@ enum RunCommand: Command {
         heartbeat.remove(from: store)
         log.write("stopping: in-flight \(server == nil ? "" : "requests and ")deliveries finished")
         return ExitCode.ok
+    }
+
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
     }
 }

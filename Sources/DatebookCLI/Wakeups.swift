@@ -19,13 +19,29 @@ struct WakeReasons: OptionSet, Sendable {
 /// DispatchSource, so nothing runs in signal context.
 final class Wakeups: Sendable {
     /// What happened since the last `wait`, and the semaphore that ends it early.
-    private final class Inbox: Sendable {
-        let semaphore = DispatchSemaphore(value: 0)
-        let reasons = Mutex<WakeReasons>([])
+    final class Inbox: Sendable {
+        private let semaphore = DispatchSemaphore(value: 0)
+        private let reasons = Mutex<WakeReasons>([])
 
         func post(_ reason: WakeReasons) {
             reasons.withLock { _ = $0.insert(reason) }
             semaphore.signal()
+        }
+
+        /// Sleeps until a post or `seconds` pass (monotonic); returns and clears what was posted,
+        /// empty only when the time ran out. A burst of posts leaves one count on the semaphore
+        /// each, all but the first with their reason already taken; those counts are slept through,
+        /// not reported as an empty wake-up (which the daemon would take for its timer and start a pass).
+        func wait(seconds: TimeInterval) -> WakeReasons {
+            let deadline = DispatchTime.now() + .nanoseconds(Int(min(max(0, seconds), 86_400) * 1e9))
+            while true {
+                let timedOut = semaphore.wait(timeout: deadline) == .timedOut
+                let posted = reasons.withLock { reasons in
+                    defer { reasons = [] }
+                    return reasons
+                }
+                if timedOut || !posted.isEmpty { return posted }
+            }
         }
     }
 
@@ -114,12 +130,7 @@ final class Wakeups: Sendable {
         inbox.post(reason)
     }
 
-    /// Sleeps until a wake-up or `seconds` pass (monotonic); returns and clears what happened.
-    func wait(seconds: TimeInterval) -> WakeReasons {
-        _ = inbox.semaphore.wait(timeout: .now() + .milliseconds(Int(max(0, seconds) * 1000)))
-        return inbox.reasons.withLock { reasons in
-            defer { reasons = [] }
-            return reasons
-        }
-    }
+    /// Sleeps until a wake-up or `seconds` pass (monotonic); returns and clears what happened
+    /// (`Inbox.wait`), empty only when the time ran out.
+    func wait(seconds: TimeInterval) -> WakeReasons { inbox.wait(seconds: seconds) }
 }
