@@ -249,16 +249,21 @@ struct CalDAVPushCommandTests {
     @Test func recurrenceAlertsSymbolAndColourChangedInDatebookAreWrittenBack() throws {
         let (sandbox, server, environment) = try synced()
         let before = try #require(try server.get("personal", "dentist.ics"))
+        // Without COLOR and X-DATEBOOK-SYMBOL the event got a colour and symbol derived from its id, which
+        // follows the server's URL (a free port): choose values that differ from those, so the edit changes them.
+        let shownBefore = sandbox.run(["show", "Dentist"]).out
+        let (symbol, symbolLine) = shownBefore.contains("symbol   gift.fill ") ? ("star", "star.fill") : ("gift", "gift.fill")
+        let color = shownBefore.contains("color purple\n") ? "indigo" : "purple"
         #expect(sandbox.run(["edit", "Dentist", "--repeat", "monthly", "--count", "4", "--alert", "1h", "--alert", "15m",
-                             "--symbol", "gift", "--event-color", "purple", "--location", "Main St 1, Springfield",
+                             "--symbol", symbol, "--event-color", color, "--location", "Main St 1, Springfield",
                              "--url", "https://dentist.example.org/"]).code == 0)
         let run = sandbox.run(["caldav", "sync"], environment: environment)
         #expect(run.out.hasPrefix("caldav 'home' Personal: 1 sent, 0 removed on the server\n"), "\(run.err)")
         let after = try #require(try server.get("personal", "dentist.ics"))
         keepsEveryOtherLine(before, after, changed: ["DTSTAMP", "LAST-MODIFIED"])
         // (Radicale stores the properties sorted by name.)
-        for line in ["\r\nRRULE:FREQ=MONTHLY;COUNT=4\r\n", "\r\nCOLOR:purple\r\n", "\r\nLOCATION:Main St 1\\, Springfield\r\n",
-                     "\r\nURL:https://dentist.example.org/\r\n", "\r\nX-DATEBOOK-SYMBOL:gift.fill\r\n",
+        for line in ["\r\nRRULE:FREQ=MONTHLY;COUNT=4\r\n", "\r\nCOLOR:\(color)\r\n", "\r\nLOCATION:Main St 1\\, Springfield\r\n",
+                     "\r\nURL:https://dentist.example.org/\r\n", "\r\nX-DATEBOOK-SYMBOL:\(symbolLine)\r\n",
                      "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Dentist\r\nTRIGGER:-PT1H\r\nX-DATEBOOK-ALERT:1\r\nEND:VALARM\r\n"] {
             #expect(after.contains(line), "\(line) missing in \(after)")
         }
