@@ -1,3 +1,4 @@
+import DatebookCore
 import Foundation
 
 /// One element of a WebDAV response: namespace URI, local name, attributes, child elements and text.
@@ -67,19 +68,7 @@ public enum DAVXML {
         try DAVXMLReader.read(data, streaming: nil)
     }
 
-    /// `text` with `& < > " '` escaped, for element content and attribute values.
-    public static func escape(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            default: result.append(character)
-            }
-        }
-        return result
-    }
+    /// `text` with `& < > "` escaped, for element content and double-quoted attribute values
+    /// (XML and HTML share these entities).
+    public static func escape(_ text: String) -> String { HTMLText.escape(text) }
 }
