@@ -35,10 +35,12 @@ public struct ServerError: Error, Equatable, CustomStringConvertible {
 /// Every response gets the security headers, every request one access-log line (method, path
 /// without the query, status, milliseconds) through `log`. `stop()` stops accepting, lets the
 /// requests in flight finish, then closes.
-public final class WebServer: @unchecked Sendable {  // owns the MHD_Daemon; its state is behind Mutexes
+public final class WebServer: Sendable {
     public let settings: ServerSettings
     /// Where it listens; the port is the bound one when `settings.listen` asked for port 0.
-    public private(set) var address: ListenAddress
+    public var address: ListenAddress { bound.withLock { $0 } }
+    /// `address`, set once the daemon has bound its port (the daemon needs `self` before that).
+    private let bound: Mutex<ListenAddress>
     let routes: Routes
     let log: @Sendable (String) -> Void
     /// The MHD daemon, taken out by the first `stop` (a second, concurrent one finds nil, so the
@@ -48,7 +50,6 @@ public final class WebServer: @unchecked Sendable {  // owns the MHD_Daemon; its
     private let inFlight = Mutex(0)
     private let watch = Mutex<[UInt: WatchedConnection]>([:])
     private let watchdogStop = Mutex(false)
-    private var watchdog: Thread?
 
     struct WatchedConnection {
         var fd: Int32
@@ -64,7 +65,7 @@ public final class WebServer: @unchecked Sendable {  // owns the MHD_Daemon; its
         table.merge(routes)
         self.routes = table
         self.log = log
-        self.address = settings.listen
+        self.bound = Mutex(settings.listen)
         let context = Unmanaged.passUnretained(self).toOpaque()
         var c = cmhd_settings(address: nil, connection_timeout: UInt32(settings.idleTimeout),
                               connection_memory_limit: settings.maxHeaderBytes, thread_pool_size: UInt32(settings.threads),
@@ -79,7 +80,7 @@ public final class WebServer: @unchecked Sendable {  // owns the MHD_Daemon; its
             throw ServerError("cannot listen on \(settings.listen): \(String(cString: strerror(errno))); is another server on that port?")
         }
         daemon.withLock { $0 = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(started))) }
-        address.port = cmhd_bound_port(started)
+        bound.withLock { $0.port = cmhd_bound_port(started) }
         // Holds the server only while it looks, so a server nobody stopped can still be freed (deinit stops it).
         let thread = Thread { [weak self] in
             while true {
@@ -90,7 +91,6 @@ public final class WebServer: @unchecked Sendable {  // owns the MHD_Daemon; its
         }
         thread.name = "datebook.serve.watchdog"
         thread.start()
-        watchdog = thread
     }
 
     deinit { stop() }

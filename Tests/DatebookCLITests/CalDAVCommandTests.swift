@@ -138,7 +138,7 @@ struct CalDAVCommandTests {
     static func server(tls: Bool = false, work: Bool = false) throws -> Radicale {
         let server = try Radicale(tls: tls)
         try server.makeCalendar("personal", displayName: "Personal")
-        if work { try server.makeCalendar("work", displayName: "Work") }
+        if work { try server.makeCalendar("office", displayName: "Work") }
         try server.put("personal", "dentist.ics", Self.dentist)
         return server
     }

@@ -171,7 +171,7 @@ struct CalDAVPushCommandTests {
         #expect(try server.get("personal", "dentist.ics") == nil)
         let requests = server.requests().dropFirst(count)
         #expect(requests.filter { $0.hasPrefix("DELETE /ann/personal/") }.count == 2)
-        #expect(requests.filter { $0.hasPrefix("PUT /ann/work/") }.count == 2)
+        #expect(requests.filter { $0.hasPrefix("PUT /ann/office/") }.count == 2)
         #expect(sandbox.run(["list", "--json"]).out == before, "the same event: id, task, alerts")
         #expect(sandbox.run(["caldav", "sync"], environment: environment).out
                 == "caldav 'home' Personal: unchanged\ncaldav 'home' Work: unchanged\n")

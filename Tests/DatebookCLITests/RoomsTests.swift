@@ -17,7 +17,7 @@ struct RoomsTests {
     }
 
     static let targets = ["DatebookCore", "DatebookICal", "DatebookStore", "DatebookRender", "DatebookDelivery",
-                          "DatebookScheduler", "DatebookCLI"]
+                          "DatebookScheduler", "DatebookServer", "DatebookSync", "DatebookCLI"]
 
     @Test func theCLIReadsICalendarOnlyThroughTheStore() {
         let files = Self.files(in: "DatebookCLI")
