@@ -81,22 +81,37 @@ extension Store {
     }
 }
 
-/// Occurrences waiting until no later row can sort before them; kept sorted by insertion.
+/// Occurrences waiting until no later row can sort before them.
 ///
-/// Rows arrive ordered by key; only all-day and floating events can start up to 14 h before their key, so the
-/// buffer stays small (the rows of about one day) and most inserts append at the end.
+/// Rows arrive ordered by key; only all-day and floating events can start up to 14 h before their
+/// key, so the buffer holds about a day's rows. Arrivals are appended unsorted and sorted (with
+/// the rest still waiting, already sorted: Swift's sort merges the two runs) only when one of them
+/// may be emitted. Sorting on insertion instead was quadratic when many rows share a start (10,000
+/// alerts due at one moment: each insert compared titles back through all the others).
 struct ReorderBuffer<Item: EventListing> {
+    /// Sorted from `head`; emitted before `head`.
     private var items: [OccurrenceOf<Item>] = []
     private var head = 0
+    /// Not yet sorted in, and the earliest start among them.
+    private var arrivals: [OccurrenceOf<Item>] = []
+    private var earliestArrival: Date?
 
     mutating func insert(_ occurrence: OccurrenceOf<Item>) {
-        var index = items.count
-        while index > head, OccurrenceOf.chronological(occurrence, items[index - 1]) { index -= 1 }
-        items.insert(occurrence, at: index)
+        arrivals.append(occurrence)
+        earliestArrival = min(earliestArrival ?? occurrence.start, occurrence.start)
     }
 
     /// Passes on, in order, every item starting before `limit` (all of them when nil).
     mutating func emit(before limit: Date?, _ body: (OccurrenceOf<Item>) throws -> Void) throws {
+        // Arrivals that all start at or after `limit` sort after everything emitted now.
+        if let earliest = earliestArrival, limit.map({ earliest < $0 }) ?? true {
+            items.removeFirst(head)
+            head = 0
+            items += arrivals
+            items.sort(by: OccurrenceOf.chronological)
+            arrivals.removeAll(keepingCapacity: true)
+            earliestArrival = nil
+        }
         while head < items.count {
             if let limit, items[head].start >= limit { break }
             try body(items[head])
