@@ -45,11 +45,14 @@ public struct Planner {
         }
         var found: [PlannedDelivery] = []
         var seen = Set<String>()
-        // A calendar day is 23 to 25 hours: widen each lead's occurrence window by 3 h and filter exactly.
         for lead in allLeads.sorted(by: { ($0.days, $0.seconds) < ($1.days, $1.seconds) }) {
             let span = TimeInterval(lead.days * 86_400 + lead.seconds)
-            try store.forEachOccurrence(from: from.addingTimeInterval(span - 3 * 3600),
-                                        to: to.addingTimeInterval(span + 3 * 3600), calendar: calendar) { occurrence in
+            // A calendar day is 23 to 25 hours: a lead of days widens its occurrence window by 3 h
+            // and filters exactly. A lead of hours and minutes is an exact span: its window is
+            // `(from, to]` shifted by it, so a pass reads only the events it may plan.
+            let margin: TimeInterval = lead.days > 0 ? 3 * 3600 : 0
+            try store.forEachOccurrence(from: from.addingTimeInterval(span - margin),
+                                        to: to.addingTimeInterval(span + margin + 1), calendar: calendar) { occurrence in
                 guard only?.contains(occurrence.event.id) ?? true, leads(for: occurrence.event).contains(lead) else { return }
                 let scheduled = lead.due(before: occurrence.start, calendar: calendar)
                 guard scheduled > from, scheduled <= to else { return }
