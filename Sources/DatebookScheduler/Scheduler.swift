@@ -82,6 +82,9 @@ public final class Scheduler {
         let started = ContinuousClock.now
         var claimed = try store.transaction { () -> [LedgerEntry] in
             try reviewOpenDeliveries(now: now, report: &report, lines: &recorded)
+            // Another scheduler planning now has planned this window once it lets go: read the
+            // last pass after that, and plan only what came due since.
+            try store.lockPlanning()
             let last = try store.lastPass()
             let entries = try plannedSinceLastPass(now: now, taking: true).map { classify($0, now: now) }
             var new = try store.plan(entries, now: now)

@@ -77,6 +77,10 @@ public protocol PlannerStore: AnyObject {
     func recordFeedCheck(_ feed: Feed, now: Date, error: String?) throws
 
     // The delivery ledger
+    /// Inside a pass's transaction, before it reads `lastPass`: waits while another pass on this
+    /// store plans, and keeps the others waiting until this transaction ends, so each pass reads the
+    /// last pass as the one before it left it and plans only what that one has not.
+    func lockPlanning() throws
     func lastPass() throws -> Date?
     func setLastPass(_ date: Date) throws
     func distinctEventAlerts() throws -> [String]

@@ -14,6 +14,14 @@ extension PostgresStore {
 
     static func millis(_ date: Date) -> String { String(Store.millis(date)) }
 
+    /// A transaction-level advisory lock, keyed by the schema: the passes of several schedulers
+    /// plan one after another, each reading the `last_pass` the one before committed (READ
+    /// COMMITTED: a statement after the wait sees it), instead of all planning the same window and
+    /// inserting the same rows.
+    public func lockPlanning() throws {
+        try query("SELECT pg_advisory_xact_lock(hashtext($1))", ["datebook planning " + schema])
+    }
+
     public func lastPass() throws -> Date? {
         let rows = try query("SELECT value FROM meta WHERE name = 'last_pass'")
         return rows.count > 0 ? Store.date(millis: Int64(rows.int(0, 0))) : nil
@@ -55,10 +63,20 @@ extension PostgresStore {
 
     /// A PostgreSQL array literal (`{"a","b",NULL}`) for one `$n::text[]` or `$n::bigint[]` parameter.
     static func arrayLiteral(_ values: [String?]) -> String {
-        "{" + values.map { value in
-            guard let value else { return "NULL" }
-            return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-        }.joined(separator: ",") + "}"
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        bytes.reserveCapacity(values.count * 40)
+        for (n, value) in values.enumerated() {
+            if n > 0 { bytes.append(UInt8(ascii: ",")) }
+            guard let value else { bytes += "NULL".utf8; continue }
+            bytes.append(UInt8(ascii: "\""))
+            for byte in value.utf8 {
+                if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") { bytes.append(UInt8(ascii: "\\")) }
+                bytes.append(byte)
+            }
+            bytes.append(UInt8(ascii: "\""))
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     public func openDeliveries() throws -> [LedgerEntry] {

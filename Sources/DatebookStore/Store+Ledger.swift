@@ -54,6 +54,9 @@ extension Store {
     static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
     static func date(millis: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(millis) / 1000) }
 
+    /// A pass's transaction (`BEGIN IMMEDIATE`) already holds the only write lock.
+    public func lockPlanning() throws {}
+
     /// When the scheduler last planned (`tick`), or nil before the first pass.
     public func lastPass() throws -> Date? {
         try wrap {
