@@ -20,6 +20,8 @@ struct datebook_pq_api {
     __typeof__(PQport) *port;
     __typeof__(PQexec) *exec;
     __typeof__(PQexecParams) *execParams;
+    __typeof__(PQprepare) *prepare;
+    __typeof__(PQexecPrepared) *execPrepared;
     __typeof__(PQresultStatus) *resultStatus;
     __typeof__(PQresultErrorMessage) *resultErrorMessage;
     __typeof__(PQresultErrorField) *resultErrorField;
@@ -70,6 +72,8 @@ static inline void datebook_pq_open(struct datebook_pq_state *state) {
     DATEBOOK_PQ_SYMBOL(port, PQport)
     DATEBOOK_PQ_SYMBOL(exec, PQexec)
     DATEBOOK_PQ_SYMBOL(execParams, PQexecParams)
+    DATEBOOK_PQ_SYMBOL(prepare, PQprepare)
+    DATEBOOK_PQ_SYMBOL(execPrepared, PQexecPrepared)
     DATEBOOK_PQ_SYMBOL(resultStatus, PQresultStatus)
     DATEBOOK_PQ_SYMBOL(resultErrorMessage, PQresultErrorMessage)
     DATEBOOK_PQ_SYMBOL(resultErrorField, PQresultErrorField)

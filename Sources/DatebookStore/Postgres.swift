@@ -18,13 +18,17 @@ struct PostgresError: Error, CustomStringConvertible {
 
 /// Owns one libpq connection (`PGconn`) and closes it in `deinit`.
 ///
-/// Every statement goes through `PQexecParams` in text format: values travel as parameters, never
-/// spliced into SQL. libpq is opened on first use (CPostgres/shim.h).
+/// Every statement goes through `PQexecParams` in text format (or, run a second time, as a prepared
+/// statement: `PreparedStatements`): values travel as parameters, never spliced into SQL. libpq is
+/// opened on first use (CPostgres/shim.h).
 final class PostgresConnection {
     let handle: OpaquePointer
     let api: UnsafePointer<datebook_pq_api>
     /// `host:port` as libpq resolved them, for messages (never the password).
     let endpoint: String
+    /// The statements this connection repeats; `preparing` false runs every one plainly.
+    private var statements = PreparedStatements()
+    var preparing = true
 
     /// Connects with a `postgresql://` URL or a `key=value` conninfo string.
     ///
@@ -63,6 +67,7 @@ final class PostgresConnection {
     /// Connects again with the same parameters (`PQreset`); session settings are lost with the old one.
     func reset() throws {
         api.pointee.reset(handle)
+        statements.forget()
         guard !isBroken else { throw connectionError() }
     }
 
@@ -91,6 +96,12 @@ final class PostgresConnection {
     /// Runs `sql` with `$1…$n` bound to `parameters` (nil is NULL); the rows, if any.
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws -> PostgresRows {
+        guard preparing else { return try plainQuery(sql, parameters) }
+        return try statements.run(sql, parameters, on: self) { try plainQuery(sql, parameters) }
+    }
+
+    /// `PQexecParams`: parsed and planned by the server on each run.
+    private func plainQuery(_ sql: String, _ parameters: [String?]) throws -> PostgresRows {
         let result: OpaquePointer? = withParameters(parameters) { values in
             api.pointee.execParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
         }
@@ -155,7 +166,7 @@ final class PostgresConnection {
     }
 
     /// Wraps a result, or throws its error (and frees it).
-    private func check(_ result: OpaquePointer?) throws -> PostgresRows {
+    func check(_ result: OpaquePointer?) throws -> PostgresRows {
         guard let result else { throw connectionError() }
         switch api.pointee.resultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
@@ -169,7 +180,7 @@ final class PostgresConnection {
     }
 
     /// Lends `values` to C as NUL-terminated strings (NULL for nil) for the length of `body`.
-    private func withParameters<R>(_ values: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+    func withParameters<R>(_ values: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
         var pointers: [UnsafeMutablePointer<CChar>?] = values.map { $0.map { strdup($0) } ?? nil }
         defer { pointers.forEach { free($0) } }
         return pointers.withUnsafeMutableBufferPointer { buffer in
