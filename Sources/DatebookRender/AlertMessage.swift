@@ -131,7 +131,11 @@ extension LeadTime {
     /// Days, hours and minutes (those that are not 0) in the catalogue's words for the three
     /// `units` keys, joined by `leadSeparator`.
     func parts(_ units: [String], words: MessageCatalog) -> String {
-        zip(units, [days, seconds / 3600, seconds % 3600 / 60]).filter { $0.1 > 0 }
-            .map { words.count($0.0, $0.1) }.joined(separator: words.text("leadSeparator"))
+        var phrase = ""
+        for (unit, count) in zip(units, [days, seconds / 3600, seconds % 3600 / 60]) where count > 0 {
+            if !phrase.isEmpty { phrase += words.text("leadSeparator") }
+            phrase += words.count(unit, count)
+        }
+        return phrase
     }
 }

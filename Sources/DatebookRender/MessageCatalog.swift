@@ -96,7 +96,8 @@ public struct MessageCatalog: Sendable {
     public func count(_ key: String, _ count: Int, capped: Bool = false, _ values: [String: String] = [:]) -> String {
         guard let message = messages[key] else { return key }
         let form = count == 1 && !capped ? message.one ?? message.other : message.other
-        return fill(form, values.merging(["count": String(count) + (capped ? "+" : "")]) { $1 })
+        let number = String(count) + (capped ? "+" : "")
+        return fill(form, values.isEmpty ? ["count": number] : values.merging(["count": number]) { $1 })
     }
 
     /// Every message that takes no placeholder, for templates: `{{words.next7}}`.
@@ -104,9 +105,24 @@ public struct MessageCatalog: Sendable {
         messages.compactMapValues { Self.placeholders(in: $0.other).isEmpty && $0.one == nil ? $0.other : nil }
     }
 
+    /// One pass over `template`: each `{name}` with a value becomes it, anything else stays as
+    /// written; a filled-in value is not searched again (an event titled `{lead}` stays so).
     func fill(_ template: String, _ values: [String: String]) -> String {
-        guard template.contains("{") else { return template }
-        return values.reduce(template) { $0.replacingOccurrences(of: "{" + $1.key + "}", with: $1.value) }
+        guard values.count > 0, template.utf8.contains(UInt8(ascii: "{")) else { return template }
+        var result = ""
+        var rest = Substring(template)
+        while let open = rest.utf8.firstIndex(of: UInt8(ascii: "{")) {
+            result += rest[..<open]
+            let name = rest[rest.utf8.index(after: open)...]
+            if let close = name.utf8.firstIndex(of: UInt8(ascii: "}")), let value = values[String(name[..<close])] {
+                result += value
+                rest = name[name.utf8.index(after: close)...]
+            } else {
+                result += "{"
+                rest = name
+            }
+        }
+        return result + rest
     }
 
     /// The `{name}` placeholders of a message.

@@ -35,6 +35,20 @@ struct MessageCatalogTests {
         #expect(words.count("openTasks", count, capped: capped) == expected)
     }
 
+    /// Placeholders are filled in one pass: text that came in as a value is never searched again,
+    /// and braces that name nothing stay as written.
+    @Test func placeholdersAreFilledInOnePass() throws {
+        let words = MessageCatalog.english
+        #expect(words.text("alertTitle", ["lead": "1 hour", "title": "Standup"]) == "in 1 hour: Standup")
+        #expect(words.text("alertTitle", ["lead": "{title}", "title": "{lead} {x} { {{title}}"]) == "in {title}: {lead} {x} { {{title}}")
+        #expect(words.text("alertTitle", ["title": "Standup"]) == "in {lead}: Standup")
+        #expect(words.text("alertTitle") == "in {lead}: {title}")
+        #expect(words.count("hours", 1) == "1 hour")
+        #expect(words.count("hours", 12, capped: true, ["count": "ignored"]) == "12+ hours")
+        let german = try DigestLocale(identifier: "de_DE", timeZone: .gmt).words
+        #expect(german.text("alertTitle", ["lead": "1 Stunde", "title": "Café {count}"]) == "in 1 Stunde: Café {count}")
+    }
+
     @Test func aLanguageWithoutTheKeyFallsBackToEnglish() throws {
         let french = try DigestLocale(identifier: "fr_FR", timeZone: .gmt).words
         #expect(french.text("allDay") == "toute la journée")
