@@ -72,9 +72,50 @@ class Postgres:
         return subprocess.run([PG + "/psql", "-X", "-q", "-A", "-t", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
                                "-d", database, "-c", text], check=True, capture_output=True, text=True).stdout.strip()
 
+    def session(self, database):
+        """One long-lived psql on `database` (polling by spawning psql every 20 ms took 7 % of the
+        machine from the replicas measured)."""
+        return PsqlSession([PG + "/psql", "-X", "-q", "-A", "-t", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
+                            "-d", database])
+
     def stop(self):
         if os.path.exists(os.path.join(self.data, "postmaster.pid")):
             self.server([PG + "/pg_ctl", "-D", self.data, "-m", "immediate", "-w", "stop"], check=False)
+
+
+class PsqlSession:
+    """psql reading queries from a pipe, each answer read back up to an `\\echo` marker."""
+
+    MARK = "-- end of answer --"
+
+    def __init__(self, command):
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     text=True, bufsize=1)
+
+    def lines(self, query):
+        self.proc.stdin.write(f"{query};\n\\echo '{self.MARK}'\n")
+        self.proc.stdin.flush()
+        answer = []
+        for line in self.proc.stdout:
+            if line.rstrip("\n") == self.MARK:
+                return answer
+            answer.append(line.rstrip("\n"))
+        raise RuntimeError("psql ended")
+
+    def counter(self, query):
+        """A function returning the two counts of `query`'s one row ((0, 0) while it fails)."""
+        def count():
+            answer = [line for line in self.lines(query) if "|" in line]
+            if not answer:
+                return 0, 0
+            final, total = answer[0].split("|")
+            return int(final), int(total)
+        count.close = self.close
+        return count
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
 
 
 def environment(work, store, config):
@@ -83,16 +124,12 @@ def environment(work, store, config):
 
 
 def ledger_counter(store, pg):
-    """(final rows, all rows) of the ledger, read without going through datebook."""
+    """A function returning (final rows, all rows) of the ledger, read without going through datebook
+    (PostgreSQL: through one psql kept open), and `.close()` when done."""
     if store.startswith("postgresql:"):
-        database = store.rsplit("/", 1)[1]
-
-        def count():
-            out = pg.sql("SELECT count(*) FILTER (WHERE state IN ('sent','sent-late','skipped','cancelled','failed')), "
-                         "count(*) FROM datebook.deliveries", database)
-            final, total = out.split("|")
-            return int(final), int(total)
-        return count
+        return pg.session(store.rsplit("/", 1)[1]).counter(
+            "SELECT count(*) FILTER (WHERE state IN ('sent','sent-late','skipped','cancelled','failed')), "
+            "count(*) FROM datebook.deliveries")
 
     def count_sqlite():
         try:
@@ -101,6 +138,7 @@ def ledger_counter(store, pg):
                 return db.execute(f"SELECT count(*) FILTER (WHERE state IN ({marks})), count(*) FROM deliveries", FINAL).fetchone()
         except sqlite3.OperationalError:
             return 0, 0  # no ledger table yet
+    count_sqlite.close = lambda: None
     return count_sqlite
 
 
@@ -156,6 +194,7 @@ def throughput(work, nginx, store, pg, replicas, name):
             break
         time.sleep(0.02)
     elapsed = time.perf_counter() - started
+    count.close()
     print(f"  {name}: every row planned after {planned or float('nan'):.2f} s, final after {elapsed:.2f} s", flush=True)
     stop(procs)
     time.sleep(0.3)  # nginx's log buffer (flush=100ms)
