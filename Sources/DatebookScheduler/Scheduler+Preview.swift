@@ -35,7 +35,7 @@ extension Scheduler {
                                            prepared: entry.state == .pending ? try prepare(entry, now: now) : nil))
         }
         for entry in try store.openDeliveries() where entry.state == .pending && entry.nextAttemptAt <= now {
-            // A pass reviews open rows first (`reviewOpenDeliveries`): show what it will make of them.
+            // A pass reviews open rows first (`obsoleteOpenDeliveries`): show what it will make of them.
             let prepared: PreparedDelivery
             switch try obsolete(entry) {
             case (.failed, let reason)?: prepared = .unavailable(nil, reason: reason)

@@ -81,10 +81,16 @@ public final class Scheduler {
         var recorded: [String] = []
         let started = ContinuousClock.now
         var claimed = try store.transaction { () -> [LedgerEntry] in
-            try reviewOpenDeliveries(now: now, report: &report, lines: &recorded)
+            let obsolete = try obsoleteOpenDeliveries()
             // Another scheduler planning now has planned this window once it lets go: read the
-            // last pass after that, and plan only what came due since.
+            // last pass after that, and plan only what came due since. The review only reads
+            // before it, so a pass waiting here holds no row the pass it waits for may need.
             try store.lockPlanning()
+            for (entry, state, reason) in obsolete {
+                try store.finish(key: entry.key, as: state, reason: reason, now: now)
+                report.count(state)
+                recorded.append(Self.logLine(entry, state, reason))
+            }
             let last = try store.lastPass()
             let entries = try plannedSinceLastPass(now: now, taking: true).map { classify($0, now: now) }
             var new = try store.plan(entries, now: now)
@@ -155,17 +161,13 @@ public final class Scheduler {
         return planned.entry(state: .pending)
     }
 
-    /// Cancels pending alerts whose event was deleted, moved or completed, and fails deliveries
-    /// whose channel or digest left the config.
-    func reviewOpenDeliveries(now: Date, report: inout TickReport, lines: inout [String]) throws {
+    /// The pending deliveries a pass finishes without sending, and how: alerts whose event was
+    /// deleted, moved or completed are cancelled, deliveries whose channel or digest left the config
+    /// fail. Reads only (`finish` writes each, only if still pending).
+    func obsoleteOpenDeliveries() throws -> [(LedgerEntry, LedgerEntry.State, String)] {
         let pending = try store.openDeliveries().filter { $0.state == .pending }
         let events = try store.events(ids: pending.compactMap(\.eventID))
-        for entry in pending {
-            guard let (state, reason) = try obsolete(entry, events: events) else { continue }
-            try store.finish(key: entry.key, as: state, reason: reason, now: now)
-            report.count(state)
-            lines.append(Self.logLine(entry, state, reason))
-        }
+        return try pending.compactMap { entry in try obsolete(entry, events: events).map { (entry, $0.0, $0.1) } }
     }
 
     /// Why a delivery should no longer be sent, or nil when it still should; `events` read in one

@@ -1,6 +1,6 @@
 import DatebookCore
 import DatebookDelivery
-import DatebookScheduler
+@testable import DatebookScheduler
 import DatebookStore
 import DatebookTestSupport
 import Foundation
@@ -66,6 +66,48 @@ import Testing
         #expect(try PostgresStore(url: url).allDeliveries().isEmpty)
     }
 
+    /// A pass that cancels a pending row (its event was deleted) while another pass holds the lock
+    /// and plans that row's key again: the waiting pass holds no row lock yet, so neither waits for
+    /// the other (with the cancel written before the lock, PostgreSQL found a deadlock).
+    @Test func aPassWaitingForTheLockHoldsNoRowTheOtherNeeds() throws {
+        let url = try Self.store(count: 1)
+        let store = try PostgresStore(url: url)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let planned = try Planner(store: store, config: Self.config(), calendar: calendar)
+            .deliveries(from: Self.now.addingTimeInterval(-60), through: Self.now).map { $0.entry(state: .pending) }
+        try #require(planned.count == 1)
+        #expect(try store.plan(planned, now: Self.now).count == 1)
+        _ = try store.changedEvents(taking: true)
+        try store.setLastPass(Self.now.addingTimeInterval(-60))
+        #expect(try store.delete(id: try #require(planned.first?.eventID)))
+        let locked = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let failure = Mutex<String?>(nil)
+        Thread.detachNewThread {
+            do {
+                let other = try PostgresStore(url: url)
+                try other.transaction {
+                    try other.lockPlanning()
+                    locked.signal()
+                    Thread.sleep(forTimeInterval: 0.5)
+                    _ = try other.plan(planned, now: Self.now)
+                    try other.setLastPass(Self.now)
+                }
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+                locked.signal()
+            }
+            done.signal()
+        }
+        locked.wait()
+        let report = try Self.scheduler(url, FakeChannels()).tick(now: Self.now)
+        done.wait()
+        #expect(failure.withLock { $0 } == nil)
+        #expect(report.cancelled == 1)
+        #expect(try store.delivery(key: planned[0].key)?.state == .cancelled)
+    }
+
     @Test func twoSchedulersAtOnceSendEachAlertOnce() throws {
         let url = try Self.store(count: 300)
         let results = Mutex<[Result<(TickReport, [String]), Error>]>([])
@@ -85,3 +127,4 @@ import Testing
         #expect(try PostgresStore(url: url).allDeliveries().allSatisfy { $0.state == .sent })
     }
 }
+
