@@ -33,13 +33,13 @@ import Testing
         return Scheduler(store: try PostgresStore(url: url), config: config(), calendar: calendar, deliverer: channels)
     }
 
-    @Test func aPassThatWaitedForAnotherPlansOnlyWhatThatOneDidNot() throws {
-        let url = try Self.store(count: 20)
+    /// Another scheduler's pass on its own connection and thread: it holds the planning lock for
+    /// half a second, then runs `plan` and records that it planned through `now`. Returns once the
+    /// lock is held, with a function that waits for its commit and gives its error, if any.
+    static func otherPass(_ url: String, plan: @escaping @Sendable (PostgresStore) throws -> Void) -> () -> String? {
         let locked = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         let failure = Mutex<String?>(nil)
-        // Another scheduler's pass: it holds the planning lock, takes the queue of changed events
-        // (the 20 new ones) and records that it planned through `now`.
         Thread.detachNewThread {
             do {
                 let other = try PostgresStore(url: url)
@@ -47,8 +47,8 @@ import Testing
                     try other.lockPlanning()
                     locked.signal()
                     Thread.sleep(forTimeInterval: 0.5)
-                    _ = try other.changedEvents(taking: true)
-                    try other.setLastPass(Self.now)
+                    try plan(other)
+                    try other.setLastPass(now)
                 }
             } catch {
                 failure.withLock { $0 = "\(error)" }
@@ -57,10 +57,19 @@ import Testing
             done.signal()
         }
         locked.wait()
+        return {
+            done.wait()
+            return failure.withLock { $0 }
+        }
+    }
+
+    @Test func aPassThatWaitedForAnotherPlansOnlyWhatThatOneDidNot() throws {
+        let url = try Self.store(count: 20)
+        // It takes the queue of changed events (the 20 new ones) as a pass does.
+        let otherFinished = Self.otherPass(url) { _ = try $0.changedEvents(taking: true) }
         let channels = FakeChannels()
         let report = try Self.scheduler(url, channels).tick(now: Self.now)
-        done.wait()
-        #expect(failure.withLock { $0 } == nil)
+        #expect(otherFinished() == nil)
         #expect(report.planned == 0)
         #expect(channels.sent.isEmpty)
         #expect(try PostgresStore(url: url).allDeliveries().isEmpty)
@@ -81,29 +90,9 @@ import Testing
         _ = try store.changedEvents(taking: true)
         try store.setLastPass(Self.now.addingTimeInterval(-60))
         #expect(try store.delete(id: try #require(planned.first?.eventID)))
-        let locked = DispatchSemaphore(value: 0)
-        let done = DispatchSemaphore(value: 0)
-        let failure = Mutex<String?>(nil)
-        Thread.detachNewThread {
-            do {
-                let other = try PostgresStore(url: url)
-                try other.transaction {
-                    try other.lockPlanning()
-                    locked.signal()
-                    Thread.sleep(forTimeInterval: 0.5)
-                    _ = try other.plan(planned, now: Self.now)
-                    try other.setLastPass(Self.now)
-                }
-            } catch {
-                failure.withLock { $0 = "\(error)" }
-                locked.signal()
-            }
-            done.signal()
-        }
-        locked.wait()
+        let otherFinished = Self.otherPass(url) { _ = try $0.plan(planned, now: Self.now) }
         let report = try Self.scheduler(url, FakeChannels()).tick(now: Self.now)
-        done.wait()
-        #expect(failure.withLock { $0 } == nil)
+        #expect(otherFinished() == nil)
         #expect(report.cancelled == 1)
         #expect(try store.delivery(key: planned[0].key)?.state == .cancelled)
     }
