@@ -29,7 +29,7 @@ extension Scheduler {
     /// What `tick(now:)` would do: the new items since the last pass, then pending ones now due.
     public func dryRun(now: Date) throws -> [ScheduledDelivery] {
         var found: [ScheduledDelivery] = []
-        for planned in try plannedSinceLastPass(now: now) where try store.delivery(key: planned.key) == nil {
+        for planned in try plannedSinceLastPass(now: now, last: try store.lastPass()) where try store.delivery(key: planned.key) == nil {
             let entry = classify(planned, now: now)
             found.append(ScheduledDelivery(entry: entry, summary: planned.summary,
                                            prepared: entry.state == .pending ? try prepare(entry, now: now) : nil))

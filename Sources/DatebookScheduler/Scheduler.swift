@@ -92,7 +92,7 @@ public final class Scheduler {
                 recorded.append(Self.logLine(entry, state, reason))
             }
             let last = try store.lastPass()
-            let entries = try plannedSinceLastPass(now: now, taking: true).map { classify($0, now: now) }
+            let entries = try plannedSinceLastPass(now: now, last: last, taking: true).map { classify($0, now: now) }
             var new = try store.plan(entries, now: now)
             let planned = !new.isEmpty
             for entry in entries where new.remove(entry.key) != nil {
@@ -121,12 +121,11 @@ public final class Scheduler {
         return report
     }
 
-    /// The window `(last pass, now]`, or `(now − lateness, now]` on the first pass; empty when the
+    /// The window `(last, now]` (`last`: the last pass), or `(now − lateness, now]` on the first pass; empty when the
     /// clock went backwards (keys then keep a replanned item from being sent twice). Before it, the
     /// alerts of the events changed since the last pass that the window no longer covers (taking:
     /// the queue of changed events is emptied, inside the pass's transaction).
-    func plannedSinceLastPass(now: Date, taking: Bool = false) throws -> [PlannedDelivery] {
-        let last = try store.lastPass()
+    func plannedSinceLastPass(now: Date, last: Date?, taking: Bool = false) throws -> [PlannedDelivery] {
         let start = windowStart(last: last, now: now)
         let changed = try store.changedEvents(taking: taking)
         return try lateChanges(changed, last: last, windowStart: start, now: now)

@@ -5,15 +5,18 @@ import CPostgres
 ///
 /// A scheduler's pass repeats a few statements thousands of times (a claim per batch, an outcome
 /// per group of answers); parsing and planning each again took a fifth of the server's time. A
-/// statement is prepared on its second run, so one-off statements (a CLI command's) still take one
-/// round trip. Answers are those of the plain path (`PQexecParams`, PreparedStatementTests); the
+/// statement is prepared on its third run, so the statements a CLI command runs once or twice
+/// still take one round trip each. Answers are those of the plain path (`PQexecParams`, PreparedStatementTests); the
 /// names are the connection's own and die with it (`forget` after a reset).
 struct PreparedStatements {
     /// At most this many statements a connection keeps (those built from data would not repeat).
     static let capacity = 128
 
+    /// Runs before a statement is prepared (the one that prepares it is the next).
+    static let plainRuns = 2
+
     private enum Entry {
-        case seen
+        case seen(Int)
         case prepared(String)
     }
 
@@ -27,20 +30,23 @@ struct PreparedStatements {
         switch entries[sql] {
         case .prepared(let prepared):
             name = prepared
-        case .seen:
+        case .seen(let runs) where runs >= Self.plainRuns:
             counter += 1
             name = "datebook_\(counter)"
             try connection.prepare(name, sql, parameterCount: parameters.count)
             entries[sql] = .prepared(name)
+        case .seen(let runs):
+            entries[sql] = .seen(runs + 1)
+            return try plain()
         case nil:
-            if entries.count < Self.capacity { entries[sql] = .seen }
+            if entries.count < Self.capacity { entries[sql] = .seen(1) }
             return try plain()
         }
         do {
             return try connection.execute(prepared: name, parameters)
         } catch let error as PostgresError {
             // Gone from the server, or its result type changed under it: prepared afresh next time.
-            if error.sqlState == "26000" || error.sqlState == "0A000" { entries[sql] = .seen }
+            if error.sqlState == "26000" || error.sqlState == "0A000" { entries[sql] = .seen(Self.plainRuns) }
             throw error
         }
     }
