@@ -121,10 +121,10 @@ public final class Scheduler {
         return report
     }
 
-    /// The window `(last, now]` (`last`: the last pass), or `(now − lateness, now]` on the first pass; empty when the
-    /// clock went backwards (keys then keep a replanned item from being sent twice). Before it, the
-    /// alerts of the events changed since the last pass that the window no longer covers (taking:
-    /// the queue of changed events is emptied, inside the pass's transaction).
+    /// The window `(last, now]` (`last`: the last pass), or `(now − lateness, now]` on the first
+    /// pass; empty when the clock went backwards (keys then keep a replanned item from being sent
+    /// twice). Before it, the alerts of the events changed since the last pass that the window no
+    /// longer covers (taking: the queue of changed events is emptied, inside the pass's transaction).
     func plannedSinceLastPass(now: Date, last: Date?, taking: Bool = false) throws -> [PlannedDelivery] {
         let start = windowStart(last: last, now: now)
         let changed = try store.changedEvents(taking: taking)

@@ -18,9 +18,9 @@ struct PostgresError: Error, CustomStringConvertible {
 
 /// Owns one libpq connection (`PGconn`) and closes it in `deinit`.
 ///
-/// Every statement goes through `PQexecParams` in text format (or, run a second time, as a prepared
-/// statement: `PreparedStatements`): values travel as parameters, never spliced into SQL. libpq is
-/// opened on first use (CPostgres/shim.h).
+/// Every statement goes through `PQexecParams` in text format (or, from its third run on, as a
+/// prepared statement: `PreparedStatements`): values travel as parameters, never spliced into SQL.
+/// libpq is opened on first use (CPostgres/shim.h).
 final class PostgresConnection {
     let handle: OpaquePointer
     let api: UnsafePointer<datebook_pq_api>
