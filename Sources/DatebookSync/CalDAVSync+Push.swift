@@ -23,6 +23,15 @@ extension CalDAVSync {
         public var refused: [String] = []
         /// Writes that found the server's copy changed (412) and sent it merged, or recorded it.
         public var merged = 0
+
+        /// Adds what another round of the same sync did (its refusals replace the first round's: the same writes, tried again).
+        mutating func add(_ other: PushOutcome) {
+            sent += other.sent
+            removed += other.removed
+            conflicts += other.conflicts
+            refused = other.refused
+            merged += other.merged
+        }
     }
 
     struct Write {
@@ -34,16 +43,22 @@ extension CalDAVSync {
     }
 
     public func push(_ calendar: CalDAVCalendar, now: Date) throws -> PushOutcome {
+        var read: [String: Event] = [:]
+        return try push(calendar, now: now, read: &read)
+    }
+
+    /// - Parameter read: each event of the calendar as the push read it from the store, by id.
+    func push(_ calendar: CalDAVCalendar, now: Date, read: inout [String: Event]) throws -> PushOutcome {
         let held = try store.calDAVResources(of: calendar)
         var outcome = PushOutcome()
-        for write in try writes(held, calendar, now: now) {
+        for write in try writes(held, calendar, now: now, read: &read) {
             try send(write, calendar, now: now, into: &outcome)
         }
         return outcome
     }
 
     /// Every write the local changes call for, found against the held copy.
-    func writes(_ held: [String: CalDAVResource], _ calendar: CalDAVCalendar, now: Date) throws -> [Write] {
+    func writes(_ held: [String: CalDAVResource], _ calendar: CalDAVCalendar, now: Date, read: inout [String: Event]) throws -> [Write] {
         let resources = held.keys.sorted().compactMap { held[$0] }
         let base = try events(resources, calendar, now: now, existing: { _ in nil })
         let byUID = Dictionary(resources.map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
@@ -56,6 +71,7 @@ extension CalDAVSync {
         let here = try store.calDAVEventUIDs(of: calendar)
         for event in base.events {
             let current = here[event.id] == nil ? nil : try store.event(id: event.id)
+            read[event.id] = current
             if let uid = base.uids[event.id], !uid.contains("#"), let resource = byUID[uid],
                 ICalPatch.target(in: ICalPatch.logicalLines(resource.text, separator: "\r\n"), component: "VEVENT") != nil
             {
@@ -87,6 +103,7 @@ extension CalDAVSync {
         // Events made in datebook for this calendar (`datebook add --calendar`) and not on the server yet.
         for (id, uid) in try unsent(calendar, known: Set(byUID.keys), made: base.uids) {
             guard let event = try store.event(id: id) else { continue }
+            read[id] = event
             writes.append(Write(resource: CalDAVResource(url: calendar.url + Self.fileName(uid), etag: nil, uid: uid,
                                                          text: Self.newEvent(event, uid: uid, now: now)),
                                 component: "VEVENT", changes: [], isNew: true))

@@ -45,7 +45,7 @@ struct CalDAVPushTests {
         #expect(held[sink.baseURL + "/status/403"]?.text.contains("SUMMARY:Before") == true)
         // Refused writes are tried again at the next sync; the accepted one is not sent twice.
         let stored = try #require(try store.calDAVCalendars(account: "home").first)
-        #expect(stored.localDigest == nil)
+        #expect(stored.syncedChanges == nil)
         let again = try sync.sync(stored, now: CalDAVPullTests.now).pushed
         #expect(again.sent == 0 && again.refused.count == 2)
         let paths = try sink.records().filter { $0["method"] as? String == "PUT" }.compactMap { $0["path"] as? String }
