@@ -100,12 +100,15 @@ public struct CalDAVSync {
     /// - Returns: nil when the calendar's events were changed here since the push started and the
     ///   server's changes would rebuild them: nothing is applied, push that change first.
     func pull(_ calendar: CalDAVCalendar, now: Date, rebuild: Bool, after push: Pushed?) throws -> PullOutcome? {
-        let held = try store.calDAVResources(of: calendar)
         // The ctag read at discovery (`caldav add`) describes no copy held yet: with nothing held and
         // no token, the first sync lists everything whatever it says, and records it (so the next,
         // unchanged sync is the one getctag request).
-        let known = held.isEmpty && calendar.syncToken == nil ? nil : calendar.ctag
+        let known = try calendar.syncToken == nil && store.calDAVResources(of: calendar).isEmpty ? nil : calendar.ctag
         let changes = try client.changes(in: calendar.url, since: calendar.syncToken, ctag: known)
+        // The held copy is read only when the server listed something (or the events are rebuilt):
+        // an unchanged calendar costs no read of its texts.
+        let listed = !changes.present.isEmpty || !changes.removed.isEmpty || changes.full || rebuild
+        let held = listed ? try store.calDAVResources(of: calendar) : [:]
         let ctag = changes.ctag ?? calendar.ctag
         var removed = Set(changes.removed.filter { held[$0] != nil })
         if changes.full { removed.formUnion(held.keys.filter { changes.present[$0] == nil }) }
