@@ -27,6 +27,17 @@ extension CalDAVSync {
         }
     }
 
+    /// `made` with the changes the server refused at this sync's push kept over its copy, the same
+    /// way as those made during the sync (`keepingLocalChanges`, against the server's copy the
+    /// refused change was made from): they are tried again at the next sync.
+    func keepingRefused(_ made: ICSImport, after push: Pushed?, _ calendar: CalDAVCalendar, lost: Lost) throws -> ICSImport {
+        guard let refused = push?.refused, !refused.isEmpty else { return made }
+        let kept = Self.keepingLocalChanges(made, read: refused, current: try store.events(ids: Array(refused.keys)),
+                                            uids: try store.calDAVEventUIDs(of: calendar))
+        lost.messages += kept.lost
+        return kept.events
+    }
+
     /// `made` (the events the server's texts make) with each change made here since the push read
     /// the store (`read`, by id) kept: an event whose `current` copy differs from the one read takes
     /// datebook's value of each field changed here and the server's of the others; a field changed
@@ -59,7 +70,7 @@ extension CalDAVSync {
         return (result, lost)
     }
 
-    /// `server` with the fields `local` changed since `before`; what the server lost, in words.
+    /// `server` with the fields `local` changed since `before` (changes not sent yet); what the server lost, in words.
     static func merge(_ local: Event, before: Event, server: Event) -> (event: Event, lost: [String]) {
         var event = server
         var lost: [String] = []
@@ -68,7 +79,7 @@ extension CalDAVSync {
             let theirs = server[keyPath: field]
             if theirs != before[keyPath: field], theirs != local[keyPath: field] {
                 let value = shown(theirs).map { " '\($0)'" } ?? ""
-                lost.append("\(name) changed on both sides during the sync; datebook's is kept, the server's\(value) lost")
+                lost.append("\(name) changed on both sides; datebook's, not sent yet, is kept, the server's\(value) lost")
             }
             event[keyPath: field] = local[keyPath: field]
         }

@@ -23,6 +23,9 @@ extension CalDAVSync {
         public var refused: [String] = []
         /// Writes that found the server's copy changed (412) and sent it merged, or recorded it.
         public var merged = 0
+        /// The events a refused write was about, as the server's held copy makes them (what the
+        /// refused change was made against): the pull keeps the change over the server's copy.
+        var refusedBefore: [String: Event] = [:]
 
         /// Adds what another round of the same sync did (its refusals replace the first round's: the same writes, tried again).
         mutating func add(_ other: PushOutcome) {
@@ -30,6 +33,7 @@ extension CalDAVSync {
             removed += other.removed
             conflicts += other.conflicts
             refused = other.refused
+            refusedBefore = other.refusedBefore
             merged += other.merged
         }
     }
@@ -40,6 +44,8 @@ extension CalDAVSync {
         /// nil: delete the resource.
         var changes: [ICalPatch.Change]?
         var isNew = false
+        /// The event of the held copy the write is about (its own resource or a task's), if any.
+        var before: Event?
     }
 
     public func push(_ calendar: CalDAVCalendar, now: Date) throws -> PushOutcome {
@@ -52,7 +58,9 @@ extension CalDAVSync {
         let held = try store.calDAVResources(of: calendar)
         var outcome = PushOutcome()
         for write in try writes(held, calendar, now: now, read: &read) {
+            let refusals = outcome.refused.count
             try send(write, calendar, now: now, into: &outcome)
+            if outcome.refused.count > refusals, let before = write.before { outcome.refusedBefore[before.id] = before }
         }
         return outcome
     }
@@ -70,6 +78,8 @@ extension CalDAVSync {
         // An event no longer recorded under the calendar was removed, or moved out (`edit --calendar`).
         let here = try store.calDAVEventUIDs(of: calendar)
         for event in base.events {
+            let first = writes.count
+            defer { for index in first..<writes.count { writes[index].before = event } }
             let current = here[event.id] == nil ? nil : try store.event(id: event.id)
             read[event.id] = current
             if let uid = base.uids[event.id], !uid.contains("#"), let resource = byUID[uid],

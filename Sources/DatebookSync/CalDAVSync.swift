@@ -64,7 +64,7 @@ public struct CalDAVSync {
             total.add(pushed)
             try afterPush?()
             let fresh = try store.calDAVCalendars(account: calendar.account).first { $0.url == calendar.url } ?? calendar
-            let from = Pushed(changes: changes, settled: pushed.refused.isEmpty, read: read)
+            let from = Pushed(changes: changes, settled: pushed.refused.isEmpty, read: read, refused: pushed.refusedBefore)
             if var pulled = try pull(fresh, now: now, rebuild: pushed.merged > 0, after: from) {
                 try store.recordCalDAVConflicts(pulled.conflicts, in: calendar, now: now)
                 total.conflicts += pulled.conflicts
@@ -84,6 +84,8 @@ public struct CalDAVSync {
         var settled: Bool
         /// Each event as the push read it, by id; nil when the push was skipped.
         var read: [String: Event]?
+        /// `PushOutcome.refusedBefore`: events whose changes the server refused, as it has them.
+        var refused: [String: Event] = [:]
     }
 
     /// - Parameter rebuild: rebuild the calendar's events from the held texts even when nothing
@@ -116,7 +118,7 @@ public struct CalDAVSync {
         if wanted.isEmpty, removed.isEmpty {
             if changes.token != calendar.syncToken || ctag != calendar.ctag {
                 let lost = Lost()
-                let rebuilt = rebuild ? try events(held, calendar, now: now) : nil
+                let rebuilt = try rebuild ? keepingRefused(try events(held, calendar, now: now), after: push, calendar, lost: lost) : nil
                 guard try store.applyCalDAVChanges(to: calendar, changed: [], removed: [], events: rebuilt, syncToken: changes.token, ctag: ctag,
                                                    pushedFrom: push?.changes, settled: push?.settled ?? false,
                                                    whenChangedHere: keeping(rebuilt, after: push, calendar, lost: lost))
@@ -145,6 +147,7 @@ public struct CalDAVSync {
             }
         }
         let lost = Lost()
+        result = try keepingRefused(result, after: push, calendar, lost: lost)
         guard try store.applyCalDAVChanges(to: calendar, changed: received, removed: removed.sorted(), events: result,
                                            syncToken: changes.token, ctag: ctag, pushedFrom: push?.changes, settled: push?.settled ?? false,
                                            whenChangedHere: keeping(result, after: push, calendar, lost: lost))

@@ -132,7 +132,7 @@ struct CalDAVLocalChangesTests {
         server.location = "Room 4"
         let merged = CalDAVSync.merge(local, before: before, server: server)
         #expect(merged.event.title == "Dentist at 3" && merged.event.notes == "Bring the card" && merged.event.location == "Room 4")
-        #expect(merged.lost == ["SUMMARY changed on both sides during the sync; datebook's is kept, the server's 'Dentist (moved)' lost"])
+        #expect(merged.lost == ["SUMMARY changed on both sides; datebook's, not sent yet, is kept, the server's 'Dentist (moved)' lost"])
     }
 
     /// The count moves with each kind of change to the calendar's events, and only then.
