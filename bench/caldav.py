@@ -197,7 +197,7 @@ def unchanged(server, datebook):
 
 
 def own_share(datebook):
-    """The nothing-changed sync with the server gone: start, store, digest, a refused connect."""
+    """The nothing-changed sync with the server gone: start, store, the count of local changes, a refused connect."""
     return timed(lambda: datebook.sync(check=False))
 
 

@@ -13,7 +13,7 @@ enum CalDAVScheduling {
     static let afterLocalChange: Duration = .seconds(2)
 
     /// - Parameter localChanges: also sync, whatever their `every`, the accounts with a calendar
-    ///   changed in datebook since its last sync (its local digest differs).
+    ///   changed in datebook since its last sync (its count of local changes moved, `CalDAVLocalChanges`).
     static func syncDue(store: any PlannerStore, config: Config, environment: [String: String], timeZone: TimeZone,
                         now: Date, localChanges: Bool = false, log: (String) -> Void) {
         do {
@@ -59,9 +59,7 @@ enum CalDAVScheduling {
 
     /// Whether one of the account's synced calendars was changed in datebook since its last sync.
     static func changedHere(_ account: CalDAVAccount, _ store: any CalDAVStore) throws -> Bool {
-        try store.calDAVCalendars(account: account.name).contains { calendar in
-            try calendar.selected && store.calDAVLocalDigest(of: calendar) != calendar.localDigest
-        }
+        try store.calDAVCalendars(account: account.name).contains { $0.selected && $0.changedHere }
     }
 
     /// True when the store has a CalDAV account.

@@ -44,12 +44,15 @@ public struct CalDAVCalendar: Sendable, Equatable {
     /// RFC 6578 sync token of the copy held; nil before the first sync.
     public var syncToken: String?
     public var ctag: String?
-    /// `Store.calDAVLocalDigest` at the end of the last sync: when it still matches, nothing changed
-    /// here and the push has nothing to look for.
-    public var localDigest: String?
+    /// The count of writes to the calendar's events in datebook (`CalDAVLocalChanges`), as read.
+    public var localChanges: Int64
+    /// `localChanges` as the last sync left it in step with the server; nil: look for local
+    /// changes at the next sync whatever the count says (a write was refused, or never synced).
+    public var syncedChanges: Int64?
 
     public init(account: String, url: String, displayName: String, color: String? = nil, components: [String],
-                selected: Bool = true, syncToken: String? = nil, ctag: String? = nil, localDigest: String? = nil) {
+                selected: Bool = true, syncToken: String? = nil, ctag: String? = nil, localChanges: Int64 = 0,
+                syncedChanges: Int64? = nil) {
         self.account = account
         self.url = url
         self.displayName = displayName
@@ -58,8 +61,12 @@ public struct CalDAVCalendar: Sendable, Equatable {
         self.selected = selected
         self.syncToken = syncToken
         self.ctag = ctag
-        self.localDigest = localDigest
+        self.localChanges = localChanges
+        self.syncedChanges = syncedChanges
     }
+
+    /// Changed in datebook since its last sync (or its last sync left something to push).
+    public var changedHere: Bool { syncedChanges != localChanges }
 
     /// The calendar name its events are recorded under in `event_sources` (and their ids derive from).
     public var sourceCalendar: String { "caldav:" + account + " " + url }

@@ -17,26 +17,39 @@ public protocol CalDAVStore: PlannerStore {
     /// in one transaction: the next sync sends it (`PUT` with `If-None-Match: *`).
     func save(_ event: Event, into calendar: CalDAVCalendar, uid: String) throws
     /// Saves the event as one of datebook's own, out of the calendar it was recorded under, in one
-    /// transaction: the next sync of a CalDAV calendar it was in removes it from the server.
+    /// transaction: the next sync of a CalDAV calendar it was in removes it from the server. Out of
+    /// a CalDAV calendar (here and in `save(_:into:uid:)`), the overrides the server made of it
+    /// (RECURRENCE-ID instances, recorded under its UID and `#`) go with it.
     func saveOutsideCalDAV(_ event: Event) throws
     /// Event id → UID of every event recorded under the calendar (those of the server and those
     /// made here and not sent yet).
     func calDAVEventUIDs(of calendar: CalDAVCalendar) throws -> [String: String]
     /// Applies what one sync received for a calendar, in ONE transaction: the changed and removed
     /// resources, the calendar's events rebuilt from `events` (made from every resource now held;
-    /// nil: the events stay as they are), and the new sync token. A sync killed before this leaves the old copy and token, so the next
-    /// one receives the same changes again; nothing is applied twice.
+    /// nil: the events stay as they are), and the new sync token. A sync killed before this leaves
+    /// the old copy and token, so the next one receives the same changes again; nothing is applied twice.
+    ///
+    /// - Parameters:
+    ///   - pushedFrom: the calendar's `localChanges` its push started from. When the count read in
+    ///     this transaction is another (a change made here since), the events to rebuild are
+    ///     `whenChangedHere()` instead (called in the transaction, so no change can come between);
+    ///     without it nothing is written and the result is false. The count the sync leaves in step
+    ///     is recorded (`syncedChanges`): `pushedFrom`, or with rebuilt events the count after them;
+    ///     nil when not `settled` (a write was refused) or after `whenChangedHere` (the next sync
+    ///     sends what it kept). nil: a pull without a push, which records nothing of the local changes.
+    @discardableResult
     func applyCalDAVChanges(to calendar: CalDAVCalendar, changed: [CalDAVResource], removed: [String],
-                            events: ICSImport?, syncToken: String?, ctag: String?) throws
+                            events: ICSImport?, syncToken: String?, ctag: String?, pushedFrom: Int64?, settled: Bool,
+                            whenChangedHere: (() throws -> ICSImport)?) throws -> Bool
     /// Records what the server accepted for one resource (a PUT: its new text and ETag) or, with
     /// `removed`, that it is gone (a DELETE), each in its own transaction: a sync killed after the
     /// server answered knows it at the next start.
     func recordCalDAVResource(_ resource: CalDAVResource, in calendar: CalDAVCalendar, removed: Bool) throws
-    /// A digest of the calendar's events and tasks as datebook holds them (their ids and the fields
-    /// a push sends), stable across runs (FNV-1a).
-    func calDAVLocalDigest(of calendar: CalDAVCalendar) throws -> String
-    /// Records the digest of the end of a sync (nil: the next sync looks for local changes whatever it finds).
-    func recordCalDAVLocalDigest(_ digest: String?, of calendar: CalDAVCalendar) throws
+    /// The calendar's count of local changes now (`CalDAVLocalChanges`): one row read.
+    func calDAVLocalChanges(of calendar: CalDAVCalendar) throws -> Int64
+    /// Records the count the end of a sync left in step with the server (nil: the next sync looks
+    /// for local changes whatever the count says).
+    func recordCalDAVSyncedChanges(_ changes: Int64?, of calendar: CalDAVCalendar) throws
     /// Records what lost in the conflicts of one sync (`datebook caldav status` shows them).
     func recordCalDAVConflicts(_ messages: [String], in calendar: CalDAVCalendar, now: Date) throws
     /// The conflicts recorded for an account, newest first: when, the calendar's display name, what lost.
@@ -46,6 +59,28 @@ public protocol CalDAVStore: PlannerStore {
 }
 
 extension CalDAVStore {
+    /// Applies a pull's changes without a push before it (records nothing of the local changes).
+    public func applyCalDAVChanges(to calendar: CalDAVCalendar, changed: [CalDAVResource], removed: [String],
+                                   events: ICSImport?, syncToken: String?, ctag: String?) throws {
+        try applyCalDAVChanges(to: calendar, changed: changed, removed: removed, events: events, syncToken: syncToken, ctag: ctag,
+                               pushedFrom: nil, settled: false, whenChangedHere: nil)
+    }
+
+    /// The events `applyCalDAVChanges` writes (in its transaction), and whether they keep changes
+    /// made here since the push (`whenChangedHere`); nil: write nothing.
+    func calDAVEventsToWrite(_ events: ICSImport?, of calendar: CalDAVCalendar, pushedFrom: Int64?,
+                             whenChangedHere: (() throws -> ICSImport)?) throws -> (events: ICSImport?, keptHere: Bool)? {
+        guard let pushedFrom, events != nil, try calDAVLocalChanges(of: calendar) != pushedFrom else { return (events, false) }
+        guard let whenChangedHere else { return nil }
+        return (try whenChangedHere(), true)
+    }
+
+    /// Records, at the end of `applyCalDAVChanges`, the count of local changes the sync leaves in step.
+    func recordCalDAVSyncedChanges(after pushedFrom: Int64?, rebuilt: Bool, settled: Bool, of calendar: CalDAVCalendar) throws {
+        guard let pushedFrom else { return }
+        try recordCalDAVSyncedChanges(settled ? rebuilt ? try calDAVLocalChanges(of: calendar) : pushedFrom : nil, of: calendar)
+    }
+
     public func recordCalDAVResource(_ resource: CalDAVResource, in calendar: CalDAVCalendar) throws {
         try recordCalDAVResource(resource, in: calendar, removed: false)
     }
@@ -142,25 +177,6 @@ extension CalDAVStore {
         INSERT INTO caldav_resources (account, calendar_url, url, etag, uid, text) VALUES ($1, $2, $3, $4, $5, $6)
         ON CONFLICT (account, calendar_url, url) DO UPDATE SET etag = excluded.etag, uid = excluded.uid, text = excluded.text
         """
-    }
-
-    /// The rows `calDAVLocalDigest` reads (`$1`: the calendar's `sourceCalendar`): the columns as
-    /// stored, so that no event is built. Reading them costs a fraction of decoding the held texts
-    /// again, which a push needs to find what changed.
-    static var calDAVDigestQuery: String {
-        """
-        SELECT e.id, e.title, e.start_key, e.all_day, e.end_key, e.end_all_day, e.notes, e.time_zone, e.symbol, e.color,
-            e.alerts, e.recurrence, e.location, e.url, t.id, t.text, t.status
-        FROM event_sources s JOIN events e ON e.id = s.event_id LEFT JOIN tasks t ON t.event_id = e.id
-        WHERE s.calendar = $1 ORDER BY e.id, t.position
-        """
-    }
-
-    static var calDAVDigestColumns: Int { 17 }
-
-    /// FNV-1a over `bytes`, from `hash`: what the local digests are made of.
-    static func mixDigest(_ hash: inout UInt64, _ bytes: some Sequence<UInt8>) {
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
     }
 }
 

@@ -38,12 +38,13 @@ extension PostgresStore: CalDAVStore {
 
     public func calDAVCalendars(account: String) throws -> [CalDAVCalendar] {
         try query("""
-            SELECT url, display_name, color, components, selected, sync_token, ctag, local_digest FROM caldav_calendars
+            SELECT url, display_name, color, components, selected, sync_token, ctag, local_changes, synced_changes FROM caldav_calendars
             WHERE account = $1 ORDER BY display_name COLLATE "C", url COLLATE "C"
             """, [account]).all.map { row in
             CalDAVCalendar(account: account, url: row.text(0), displayName: row.text(1), color: row.optionalText(2),
                            components: row.text(3).split(separator: ",").map(String.init), selected: row.int(4) != 0,
-                           syncToken: row.optionalText(5), ctag: row.optionalText(6), localDigest: row.optionalText(7))
+                           syncToken: row.optionalText(5), ctag: row.optionalText(6), localChanges: row.int64(7),
+                           syncedChanges: row.isNull(8) ? nil : row.int64(8))
         }
     }
 
@@ -57,15 +58,27 @@ extension PostgresStore: CalDAVStore {
     }
 
     public func save(_ event: Event, into calendar: CalDAVCalendar, uid: String) throws {
-        try saveImport(ICSImport(events: [event], uids: [event.id: uid], warnings: []), calendar: calendar.sourceCalendar,
-                       progress: { _ in })
+        try transaction {
+            try removeOverrides(of: event.id)
+            try saveImport(ICSImport(events: [event], uids: [event.id: uid], warnings: []), calendar: calendar.sourceCalendar,
+                           progress: { _ in })
+        }
     }
 
     public func saveOutsideCalDAV(_ event: Event) throws {
         try transaction {
+            try removeOverrides(of: event.id)
             try save([event], progress: { _ in })
             try query("DELETE FROM event_sources WHERE event_id = $1", [event.id])
         }
+    }
+
+    /// Removes the overrides the server made of the event (RECURRENCE-ID instances), when it is
+    /// recorded under a CalDAV calendar: it is leaving that calendar.
+    func removeOverrides(of id: String) throws {
+        guard let source = try query("SELECT calendar, uid FROM event_sources WHERE event_id = $1 AND calendar LIKE 'caldav:%'", [id])
+            .all.first else { return }
+        try query("DELETE FROM events WHERE id IN (\(CalDAVLocalChanges.overridesQuery))", [source.text(0), source.text(1)])
     }
 
     public func calDAVEventUIDs(of calendar: CalDAVCalendar) throws -> [String: String] {
@@ -85,9 +98,21 @@ extension PostgresStore: CalDAVStore {
         }
     }
 
+    @discardableResult
     public func applyCalDAVChanges(to calendar: CalDAVCalendar, changed: [CalDAVResource], removed: [String],
-                                   events: ICSImport?, syncToken: String?, ctag: String?) throws {
+                                   events: ICSImport?, syncToken: String?, ctag: String?, pushedFrom: Int64?, settled: Bool,
+                                   whenChangedHere: (() throws -> ICSImport)?) throws -> Bool {
         try transaction {
+            if pushedFrom != nil, events != nil {
+                // The calendar's events first, then its row: the order a write here takes them (its
+                // row, then the count's trigger), so the two wait for each other instead of deadlocking.
+                // A change committed before these locks shows in the count; one after them waits for this rebuild.
+                try query("SELECT e.id FROM events e JOIN event_sources s ON s.event_id = e.id WHERE s.calendar = $1 FOR UPDATE OF e",
+                          [calendar.sourceCalendar])
+                try query("SELECT 1 FROM caldav_calendars WHERE account = $1 AND url = $2 FOR UPDATE", [calendar.account, calendar.url])
+            }
+            guard let (events, keptHere) = try calDAVEventsToWrite(events, of: calendar, pushedFrom: pushedFrom,
+                                                                   whenChangedHere: whenChangedHere) else { return false }
             for url in removed {
                 try query("DELETE FROM caldav_resources WHERE account = $1 AND calendar_url = $2 AND url = $3",
                           [calendar.account, calendar.url, url])
@@ -101,6 +126,8 @@ extension PostgresStore: CalDAVStore {
                 try deleteEvents(calendar: calendar.sourceCalendar)
                 try saveImport(events, calendar: calendar.sourceCalendar, progress: { _ in })
             }
+            try recordCalDAVSyncedChanges(after: pushedFrom, rebuilt: events != nil, settled: settled && !keptHere, of: calendar)
+            return true
         }
     }
 
@@ -113,19 +140,14 @@ extension PostgresStore: CalDAVStore {
         }
     }
 
-    public func calDAVLocalDigest(of calendar: CalDAVCalendar) throws -> String {
-        var hash = EventID.fnv1aBasis
-        for row in try query(Self.calDAVDigestQuery, [calendar.sourceCalendar]).all {
-            for column in Int32(0)..<Int32(Self.calDAVDigestColumns) {
-                Self.mixDigest(&hash, row.isNull(column) ? [0xfe] : Array(row.text(column).utf8))
-                Self.mixDigest(&hash, [0xff])
-            }
-        }
-        return String(hash, radix: 16)
+    public func calDAVLocalChanges(of calendar: CalDAVCalendar) throws -> Int64 {
+        try query("SELECT local_changes FROM caldav_calendars WHERE account = $1 AND url = $2", [calendar.account, calendar.url])
+            .all.first?.int64(0) ?? 0
     }
 
-    public func recordCalDAVLocalDigest(_ digest: String?, of calendar: CalDAVCalendar) throws {
-        try query("UPDATE caldav_calendars SET local_digest = $1 WHERE account = $2 AND url = $3", [digest, calendar.account, calendar.url])
+    public func recordCalDAVSyncedChanges(_ changes: Int64?, of calendar: CalDAVCalendar) throws {
+        try query("UPDATE caldav_calendars SET synced_changes = $1 WHERE account = $2 AND url = $3",
+                  [changes.map(String.init), calendar.account, calendar.url])
     }
 
     public func recordCalDAVConflicts(_ messages: [String], in calendar: CalDAVCalendar, now: Date) throws {

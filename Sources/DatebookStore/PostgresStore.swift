@@ -287,6 +287,8 @@ public final class PostgresStore: PlannerStore {
         changedEventsMigration,
         // A CalDAV account's own CA file (issue 18); see CalDAVStore.swift.
         calDAVCAFileMigration,
+        // Each CalDAV calendar's count of local changes, kept by triggers (issue 18); see CalDAVLocalChanges.swift.
+        CalDAVLocalChanges.postgresMigration,
     ]
 
     /// A value the next write by any connection changes (a sequence bumped by statement triggers).

@@ -12,8 +12,9 @@ import Foundation
 /// The same batch also suspends the triggers on `events`. A row trigger makes SQLite keep a
 /// statement journal for every insert (a copy of each page the statement touches, so the trigger
 /// can fail and undo it); for 100k events that cost about two seconds. Their effect is replayed
-/// afterwards (the lead sets in one statement; every event of the batch queued in `changed_events`),
-/// which is why only triggers whose replay is known are suspended.
+/// afterwards (the lead sets in one statement; every event of the batch queued in `changed_events`;
+/// every CalDAV calendar's count of local changes bumped, `CalDAVLocalChanges`), which is why only
+/// triggers whose replay is known are suspended.
 extension Store {
     /// Smaller batches are written row by row with the indexes in place.
     static let bulkThreshold = 5_000
@@ -129,6 +130,7 @@ extension Store {
             try wrap {
                 for sql in suspended { try db.execute(sql) }
                 try db.execute(Self.alertLeadSetsCatchUp)
+                try db.execute(CalDAVLocalChanges.bumpAll)
             }
             try queueChanged(events.lazy.map(\.id), allEvents: existing == 0)
         }
@@ -157,11 +159,12 @@ extension Store {
         occurrenceRows = occurrences
     }
 
-    /// Drops the triggers on `events` when they are exactly the ones `alertLeadSetsCatchUp` and
-    /// `queueChanged` replay; returns their `CREATE TRIGGER` statements (nil, and nothing dropped, otherwise).
+    /// Drops the triggers on `events` when they are exactly the ones `alertLeadSetsCatchUp`,
+    /// `queueChanged` and `CalDAVLocalChanges.bumpAll` replay; returns their `CREATE TRIGGER` statements (nil, and nothing dropped, otherwise).
     private func suspendEventTriggers() throws -> [String]? {
         let triggers = try schemaObjects("type = 'trigger' AND tbl_name = 'events'")
-        guard Set(triggers.map(\.name)) == Self.alertLeadSetsTriggers.union(Self.changedEventsTriggers) else { return nil }
+        guard Set(triggers.map(\.name)) == Self.alertLeadSetsTriggers.union(Self.changedEventsTriggers)
+            .union(CalDAVLocalChanges.sqliteTriggers) else { return nil }
         return try drop(triggers, kind: "TRIGGER")
     }
 

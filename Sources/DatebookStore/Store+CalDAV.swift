@@ -52,7 +52,7 @@ extension Store {
         var result: [CalDAVCalendar] = []
         try wrap {
             let rows = try statement("""
-                SELECT url, display_name, color, components, selected, sync_token, ctag, local_digest FROM caldav_calendars
+                SELECT url, display_name, color, components, selected, sync_token, ctag, local_changes, synced_changes FROM caldav_calendars
                 WHERE account = ? ORDER BY display_name, url
                 """)
             try rows.bind(.text(account))
@@ -60,7 +60,8 @@ extension Store {
                 result.append(CalDAVCalendar(
                     account: account, url: rows.text(0), displayName: rows.text(1), color: rows.optionalText(2),
                     components: rows.text(3).split(separator: ",").map(String.init), selected: rows.int(4) != 0,
-                    syncToken: rows.optionalText(5), ctag: rows.optionalText(6), localDigest: rows.optionalText(7)))
+                    syncToken: rows.optionalText(5), ctag: rows.optionalText(6), localChanges: rows.int64(7),
+                    syncedChanges: rows.isNull(8) ? nil : rows.int64(8)))
             }
         }
         return result
@@ -84,6 +85,7 @@ extension Store {
     /// in one transaction: the next sync sends it (`PUT` with `If-None-Match: *`).
     public func save(_ event: Event, into calendar: CalDAVCalendar, uid: String) throws {
         try transaction {
+            try removeOverrides(of: event.id)
             try write(event)
             try saveSources(calendar: calendar.sourceCalendar, ids: [(event.id, uid)])
         }
@@ -91,8 +93,24 @@ extension Store {
 
     public func saveOutsideCalDAV(_ event: Event) throws {
         try transaction {
+            try removeOverrides(of: event.id)
             try write(event)
             try wrap { try statement("DELETE FROM event_sources WHERE event_id = ?").bind(.text(event.id)).run() }
+        }
+    }
+
+    /// Removes the overrides the server made of the event (RECURRENCE-ID instances), when it is
+    /// recorded under a CalDAV calendar: it is leaving that calendar.
+    func removeOverrides(of id: String) throws {
+        try wrap {
+            let rows = try statement("SELECT calendar, uid FROM event_sources WHERE event_id = ? AND calendar LIKE 'caldav:%'")
+            try rows.bind(.text(id))
+            var source: (calendar: String, uid: String)?
+            while try rows.step() { source = (rows.text(0), rows.text(1)) }
+            guard let source else { return }
+            // SQLite reads `$1`, `$2` as positional parameters, the second used twice.
+            try statement("DELETE FROM events WHERE id IN (\(CalDAVLocalChanges.overridesQuery))")
+                .bind(.text(source.calendar), .text(source.uid)).run()
         }
     }
 
@@ -123,9 +141,14 @@ extension Store {
     /// resources, the calendar's events rebuilt from `events` (made from every resource now held),
     /// and the new sync token. A sync killed before this leaves the old copy and token, so the next
     /// one receives the same changes again; nothing is applied twice.
+    @discardableResult
     public func applyCalDAVChanges(to calendar: CalDAVCalendar, changed: [CalDAVResource], removed: [String],
-                                   events: ICSImport?, syncToken: String?, ctag: String?) throws {
+                                   events: ICSImport?, syncToken: String?, ctag: String?, pushedFrom: Int64?, settled: Bool,
+                                   whenChangedHere: (() throws -> ICSImport)?) throws -> Bool {
         try transaction {
+            // BEGIN IMMEDIATE holds the write lock: no change can come between the count's read and the rebuild.
+            guard let (events, keptHere) = try calDAVEventsToWrite(events, of: calendar, pushedFrom: pushedFrom,
+                                                                   whenChangedHere: whenChangedHere) else { return false }
             try wrap {
                 let delete = try statement("DELETE FROM caldav_resources WHERE account = ? AND calendar_url = ? AND url = ?")
                 for url in removed { try delete.bind(.text(calendar.account), .text(calendar.url), .text(url)).run() }
@@ -138,6 +161,8 @@ extension Store {
                     .bind(.optional(syncToken), .optional(ctag), .text(calendar.account), .text(calendar.url)).run()
             }
             if let events { try replaceSourceEvents(calendar: calendar.sourceCalendar, with: events) }
+            try recordCalDAVSyncedChanges(after: pushedFrom, rebuilt: events != nil, settled: settled && !keptHere, of: calendar)
+            return true
         }
     }
 
@@ -158,32 +183,21 @@ extension Store {
         }
     }
 
-    /// A digest of the calendar's events and tasks as datebook holds them (their ids and the fields
-    /// a push sends), stable across runs (FNV-1a). Reading those columns costs a fraction of
-    /// decoding the held texts again, which a push needs to find what changed.
-    public func calDAVLocalDigest(of calendar: CalDAVCalendar) throws -> String {
-        var hash = EventID.fnv1aBasis
+    public func calDAVLocalChanges(of calendar: CalDAVCalendar) throws -> Int64 {
         try wrap {
-            // The columns as stored: no events are built.
-            let rows = try statement(Self.calDAVDigestQuery.replacingOccurrences(of: "$1", with: "?"))
-            try rows.bind(.text(calendar.sourceCalendar))
-            while try rows.step() {
-                for column in Int32(0)..<Int32(Self.calDAVDigestColumns) {
-                    if rows.isNull(column) { Self.mixDigest(&hash, [0xfe]) } else { rows.withTextBytes(column) { Self.mixDigest(&hash, $0) } }
-                    Self.mixDigest(&hash, [0xff])
-                }
-            }
+            let rows = try statement("SELECT local_changes FROM caldav_calendars WHERE account = ? AND url = ?")
+            try rows.bind(.text(calendar.account), .text(calendar.url))
+            var changes: Int64 = 0
+            while try rows.step() { changes = rows.int64(0) }
+            return changes
         }
-        return String(hash, radix: 16)
     }
 
-    /// Records the digest of the end of a sync (nil: the next sync looks for local changes whatever it finds).
-    public func recordCalDAVLocalDigest(_ digest: String?, of calendar: CalDAVCalendar) throws {
-        try transaction {
-            try wrap {
-                try statement("UPDATE caldav_calendars SET local_digest = ? WHERE account = ? AND url = ?")
-                    .bind(.optional(digest), .text(calendar.account), .text(calendar.url)).run()
-            }
+    /// Records the count the end of a sync left in step (in the caller's transaction, if any).
+    public func recordCalDAVSyncedChanges(_ changes: Int64?, of calendar: CalDAVCalendar) throws {
+        try wrap {
+            try statement("UPDATE caldav_calendars SET synced_changes = ? WHERE account = ? AND url = ?")
+                .bind(changes.map { .integer($0) } ?? .null, .text(calendar.account), .text(calendar.url)).run()
         }
     }
 

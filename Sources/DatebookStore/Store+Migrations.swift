@@ -165,6 +165,8 @@ extension Store {
         changedEventsMigration,
         // A CalDAV account's own CA file (issue 18); see CalDAVStore.swift.
         calDAVCAFileMigration,
+        // Each CalDAV calendar's count of local changes, kept by triggers (issue 18); see CalDAVLocalChanges.swift.
+        CalDAVLocalChanges.sqliteMigration,
     ]
 
     /// Work a migration's SQL cannot do, run right after it (keyed by the version it reaches).

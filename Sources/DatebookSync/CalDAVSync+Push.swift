@@ -23,6 +23,19 @@ extension CalDAVSync {
         public var refused: [String] = []
         /// Writes that found the server's copy changed (412) and sent it merged, or recorded it.
         public var merged = 0
+        /// The events a refused write was about, as the server's held copy makes them (what the
+        /// refused change was made against): the pull keeps the change over the server's copy.
+        var refusedBefore: [String: Event] = [:]
+
+        /// Adds what another round of the same sync did (its refusals replace the first round's: the same writes, tried again).
+        mutating func add(_ other: PushOutcome) {
+            sent += other.sent
+            removed += other.removed
+            conflicts += other.conflicts
+            refused = other.refused
+            refusedBefore = other.refusedBefore
+            merged += other.merged
+        }
     }
 
     struct Write {
@@ -31,19 +44,29 @@ extension CalDAVSync {
         /// nil: delete the resource.
         var changes: [ICalPatch.Change]?
         var isNew = false
+        /// The event of the held copy the write is about (its own resource or a task's), if any.
+        var before: Event?
     }
 
     public func push(_ calendar: CalDAVCalendar, now: Date) throws -> PushOutcome {
+        var read: [String: Event] = [:]
+        return try push(calendar, now: now, read: &read)
+    }
+
+    /// - Parameter read: each event of the calendar as the push read it from the store, by id.
+    func push(_ calendar: CalDAVCalendar, now: Date, read: inout [String: Event]) throws -> PushOutcome {
         let held = try store.calDAVResources(of: calendar)
         var outcome = PushOutcome()
-        for write in try writes(held, calendar, now: now) {
+        for write in try writes(held, calendar, now: now, read: &read) {
+            let refusals = outcome.refused.count
             try send(write, calendar, now: now, into: &outcome)
+            if outcome.refused.count > refusals, let before = write.before { outcome.refusedBefore[before.id] = before }
         }
         return outcome
     }
 
     /// Every write the local changes call for, found against the held copy.
-    func writes(_ held: [String: CalDAVResource], _ calendar: CalDAVCalendar, now: Date) throws -> [Write] {
+    func writes(_ held: [String: CalDAVResource], _ calendar: CalDAVCalendar, now: Date, read: inout [String: Event]) throws -> [Write] {
         let resources = held.keys.sorted().compactMap { held[$0] }
         let base = try events(resources, calendar, now: now, existing: { _ in nil })
         let byUID = Dictionary(resources.map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
@@ -55,7 +78,10 @@ extension CalDAVSync {
         // An event no longer recorded under the calendar was removed, or moved out (`edit --calendar`).
         let here = try store.calDAVEventUIDs(of: calendar)
         for event in base.events {
+            let first = writes.count
+            defer { for index in first..<writes.count { writes[index].before = event } }
             let current = here[event.id] == nil ? nil : try store.event(id: event.id)
+            read[event.id] = current
             if let uid = base.uids[event.id], !uid.contains("#"), let resource = byUID[uid],
                 ICalPatch.target(in: ICalPatch.logicalLines(resource.text, separator: "\r\n"), component: "VEVENT") != nil
             {
@@ -87,6 +113,7 @@ extension CalDAVSync {
         // Events made in datebook for this calendar (`datebook add --calendar`) and not on the server yet.
         for (id, uid) in try unsent(calendar, known: Set(byUID.keys), made: base.uids) {
             guard let event = try store.event(id: id) else { continue }
+            read[id] = event
             writes.append(Write(resource: CalDAVResource(url: calendar.url + Self.fileName(uid), etag: nil, uid: uid,
                                                          text: Self.newEvent(event, uid: uid, now: now)),
                                 component: "VEVENT", changes: [], isNew: true))

@@ -34,27 +34,58 @@ public struct CalDAVSync {
         /// Events the calendar holds afterwards; nil when nothing changed (events not counted).
         public var events: Int?
         public var warnings: [String]
+        /// Local changes made during the sync kept over the server's (`keepingLocalChanges`); `sync`
+        /// records them and reports them with the push's.
+        var conflicts: [String] = []
     }
 
     /// One calendar both ways: the local changes up, then the server's down. The push is skipped
-    /// when the calendar's events read the same as at the end of the last sync (its local digest);
-    /// the digest is recorded again unless a write was refused, which the next sync then retries.
+    /// when the calendar's count of local changes is the one the last sync left in step
+    /// (`CalDAVLocalChanges`: one row read, however large the calendar).
+    ///
+    /// A change made here while the sync runs is never replaced by the server's copy: the pull's
+    /// transaction finds the count moved since the push started, and keeps each event changed since
+    /// the push read it over the server's copy, field by field (`keepingLocalChanges`); the next
+    /// sync sends it. Had the push been skipped (nothing read to compare with), the pull applies
+    /// nothing and the sync runs once more, pushing first.
     public func sync(_ calendar: CalDAVCalendar, now: Date) throws -> (pushed: PushOutcome, pulled: PullOutcome) {
-        let digest = try store.calDAVLocalDigest(of: calendar)
-        let pushed = digest == calendar.localDigest ? PushOutcome() : try push(calendar, now: now)
-        try store.recordCalDAVConflicts(pushed.conflicts, in: calendar, now: now)
-        try afterPush?()
-        let fresh = try store.calDAVCalendars(account: calendar.account).first { $0.url == calendar.url } ?? calendar
-        let pulled = try pull(fresh, now: now, rebuild: pushed.merged > 0)
-        if !pushed.refused.isEmpty {
-            try store.recordCalDAVLocalDigest(nil, of: calendar)
-        } else if pulled.events != nil || pushed.merged > 0 {
-            try store.recordCalDAVLocalDigest(try store.calDAVLocalDigest(of: calendar), of: calendar)
-        } else if digest != calendar.localDigest {
-            // What was pushed, as read before the push: a change made here since is found by the next sync.
-            try store.recordCalDAVLocalDigest(digest, of: calendar)
+        var total = PushOutcome()
+        for _ in 0..<2 {
+            let stored = try store.calDAVCalendars(account: calendar.account).first { $0.url == calendar.url } ?? calendar
+            let changes = try store.calDAVLocalChanges(of: calendar)
+            var read: [String: Event]?
+            var pushed = PushOutcome()
+            if changes != stored.syncedChanges {
+                var seen: [String: Event] = [:]
+                pushed = try push(stored, now: now, read: &seen)
+                read = seen
+            }
+            try store.recordCalDAVConflicts(pushed.conflicts, in: calendar, now: now)
+            total.add(pushed)
+            try afterPush?()
+            let fresh = try store.calDAVCalendars(account: calendar.account).first { $0.url == calendar.url } ?? calendar
+            let from = Pushed(changes: changes, settled: pushed.refused.isEmpty, read: read, refused: pushed.refusedBefore)
+            if var pulled = try pull(fresh, now: now, rebuild: pushed.merged > 0, after: from) {
+                try store.recordCalDAVConflicts(pulled.conflicts, in: calendar, now: now)
+                total.conflicts += pulled.conflicts
+                pulled.conflicts = []
+                return (total, pulled)
+            }
         }
-        return (pushed, pulled)
+        // Not reached: the second round always pushes (the count moved), and a pull after a push applies.
+        return (total, PullOutcome(calendar: calendar.displayName, received: 0, removed: 0, events: nil, warnings: []))
+    }
+
+    /// What the push before a pull started from.
+    struct Pushed {
+        /// The calendar's count of local changes when the push started.
+        var changes: Int64
+        /// The server took every write (else the next sync looks for local changes again).
+        var settled: Bool
+        /// Each event as the push read it, by id; nil when the push was skipped.
+        var read: [String: Event]?
+        /// `PushOutcome.refusedBefore`: events whose changes the server refused, as it has them.
+        var refused: [String: Event] = [:]
     }
 
     /// - Parameter rebuild: rebuild the calendar's events from the held texts even when nothing
@@ -62,20 +93,40 @@ public struct CalDAVSync {
     ///   otherwise a new token alone (the push's own writes) leaves the events as they are, with
     ///   any change made here meanwhile.
     public func pull(_ calendar: CalDAVCalendar, now: Date, rebuild: Bool = false) throws -> PullOutcome {
-        let held = try store.calDAVResources(of: calendar)
+        try pull(calendar, now: now, rebuild: rebuild, after: Pushed?.none)
+            ?? PullOutcome(calendar: calendar.displayName, received: 0, removed: 0, events: nil, warnings: [])
+    }
+
+    /// - Parameter push: what the push before this pull started from; the count the sync leaves in
+    ///   step is recorded. nil: a pull alone, which records nothing of the local changes.
+    /// - Returns: nil when the calendar's events were changed here since the push started and the
+    ///   server's changes would rebuild them: nothing is applied, push that change first.
+    func pull(_ calendar: CalDAVCalendar, now: Date, rebuild: Bool, after push: Pushed?) throws -> PullOutcome? {
         // The ctag read at discovery (`caldav add`) describes no copy held yet: with nothing held and
         // no token, the first sync lists everything whatever it says, and records it (so the next,
         // unchanged sync is the one getctag request).
-        let known = held.isEmpty && calendar.syncToken == nil ? nil : calendar.ctag
+        let known = try calendar.syncToken == nil && store.calDAVResources(of: calendar).isEmpty ? nil : calendar.ctag
         let changes = try client.changes(in: calendar.url, since: calendar.syncToken, ctag: known)
+        // The held copy is read only when the server listed something (or the events are rebuilt):
+        // an unchanged calendar costs no read of its texts.
+        let listed = !changes.present.isEmpty || !changes.removed.isEmpty || changes.full || rebuild
+        let held = listed ? try store.calDAVResources(of: calendar) : [:]
         let ctag = changes.ctag ?? calendar.ctag
         var removed = Set(changes.removed.filter { held[$0] != nil })
         if changes.full { removed.formUnion(held.keys.filter { changes.present[$0] == nil }) }
         let wanted = changes.present.filter { url, etag in etag == nil || held[url]?.etag != etag }.keys.sorted()
         if wanted.isEmpty, removed.isEmpty {
             if changes.token != calendar.syncToken || ctag != calendar.ctag {
-                try store.applyCalDAVChanges(to: calendar, changed: [], removed: [], events: rebuild ? try events(held, calendar, now: now) : nil,
-                                             syncToken: changes.token, ctag: ctag)
+                let lost = Lost()
+                let rebuilt = try rebuild ? keepingRefused(try events(held, calendar, now: now), after: push, calendar, lost: lost) : nil
+                guard try store.applyCalDAVChanges(to: calendar, changed: [], removed: [], events: rebuilt, syncToken: changes.token, ctag: ctag,
+                                                   pushedFrom: push?.changes, settled: push?.settled ?? false,
+                                                   whenChangedHere: keeping(rebuilt, after: push, calendar, lost: lost))
+                else { return nil }
+                return PullOutcome(calendar: calendar.displayName, received: 0, removed: 0, events: nil, warnings: [], conflicts: lost.messages)
+            } else if let push, calendar.syncedChanges != (push.settled ? push.changes : nil) {
+                // What was pushed, as read before the push: a change made here since is found by the next sync.
+                try store.recordCalDAVSyncedChanges(push.settled ? push.changes : nil, of: calendar)
             }
             return PullOutcome(calendar: calendar.displayName, received: 0, removed: 0, events: nil, warnings: [])
         }
@@ -95,10 +146,14 @@ public struct CalDAVSync {
                 result.uids[id] = uid
             }
         }
-        try store.applyCalDAVChanges(to: calendar, changed: received, removed: removed.sorted(), events: result,
-                                     syncToken: changes.token, ctag: ctag)
+        let lost = Lost()
+        result = try keepingRefused(result, after: push, calendar, lost: lost)
+        guard try store.applyCalDAVChanges(to: calendar, changed: received, removed: removed.sorted(), events: result,
+                                           syncToken: changes.token, ctag: ctag, pushedFrom: push?.changes, settled: push?.settled ?? false,
+                                           whenChangedHere: keeping(result, after: push, calendar, lost: lost))
+        else { return nil }
         return PullOutcome(calendar: calendar.displayName, received: received.count, removed: removed.count,
-                       events: result.events.count, warnings: result.warnings)
+                           events: result.events.count, warnings: result.warnings, conflicts: lost.messages)
     }
 
     /// The events (id, UID) recorded under the calendar that the server has never had: made here

@@ -45,11 +45,45 @@ struct CalDAVPushTests {
         #expect(held[sink.baseURL + "/status/403"]?.text.contains("SUMMARY:Before") == true)
         // Refused writes are tried again at the next sync; the accepted one is not sent twice.
         let stored = try #require(try store.calDAVCalendars(account: "home").first)
-        #expect(stored.localDigest == nil)
+        #expect(stored.syncedChanges == nil)
         let again = try sync.sync(stored, now: CalDAVPullTests.now).pushed
         #expect(again.sent == 0 && again.refused.count == 2)
         let paths = try sink.records().filter { $0["method"] as? String == "PUT" }.compactMap { $0["path"] as? String }
         #expect(paths == ["/ok", "/status/403", "/status/507", "/status/403", "/status/507"])
+    }
+
+    /// A change the server refused stays while the server's change to the same event rebuilds the
+    /// calendar: the pull keeps datebook's changed fields over the server's copy, and the next sync
+    /// tries it again.
+    @Test func aRefusedChangeIsKeptWhenTheServersChangeRebuildsTheCalendar() throws {
+        let sink = try TestServer(script: "http_sink.py")
+        defer { withExtendedLifetime(sink) {} }
+        let store = try Store(path: NSTemporaryDirectory() + "datebook-push-\(UUID().uuidString).sqlite3")
+        let held = CalDAVResource(url: sink.baseURL + "/status/403", etag: "\"1\"", uid: "forbidden-1",
+                                  text: CalDAVPullTests.event("forbidden-1", "Before"))
+        // Every REPORT lists that resource changed on the server: a location added.
+        let changed = CalDAVPullTests.event("forbidden-1", "Before", extra: "LOCATION:Room 4\r\n")
+        let body = "<multistatus xmlns=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\"><sync-token>t1</sync-token><response>"
+            + "<href>/status/403</href><propstat><prop><getetag>\"2\"</getetag><C:calendar-data>\(changed)</C:calendar-data></prop>"
+            + "<status>HTTP/1.1 200 OK</status></propstat></response></multistatus>"
+        let calendar = CalDAVCalendar(account: "home", url: sink.baseURL + "/multistatus?body="
+                                          + (body.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),
+                                      displayName: "Personal", components: ["VEVENT"])
+        try store.addCalDAVAccount(CalDAVAccount(name: "home", url: sink.baseURL, username: "ann", passwordSource: "env:X"),
+                                   calendars: [calendar])
+        let sync = CalDAVSync(store: store, client: CalDAVClient(http: HTTPClient(), username: "ann", password: "secret"),
+                              timeZone: TimeZone(identifier: "UTC") ?? .current)
+        let base = try sync.events([held], calendar, now: CalDAVPullTests.now, existing: { _ in nil })
+        try store.applyCalDAVChanges(to: calendar, changed: [held], removed: [], events: base, syncToken: "t0", ctag: nil)
+        var event = try #require(base.events.first)
+        event.title = "After"
+        try store.save(event)
+        let (pushed, pulled) = try sync.sync(try #require(try store.calDAVCalendars(account: "home").first), now: CalDAVPullTests.now)
+        #expect(pushed.refused == ["UID forbidden-1: PUT answered HTTP 403"])
+        #expect(pulled.received == 1 && pulled.events == 1)
+        let kept = try #require(try store.event(id: event.id))
+        #expect(kept.title == "After" && kept.location == "Room 4", "datebook's refused title, the server's new location")
+        #expect(try store.calDAVCalendars(account: "home").first?.syncedChanges == nil, "tried again at the next sync")
     }
 
     @Test func aChangedFloatingStartIsWrittenWithoutZoneOrZ() throws {
