@@ -30,15 +30,29 @@ public struct Planner {
     }
 
     /// The alerts of the events `ids` scheduled in `(from, to]`, in order of `scheduled`, then key.
+    ///
+    /// A pass looks back this way for the events changed since the last one, over a window of a
+    /// day and more: single events are read by id and their alerts worked out directly (a scan of
+    /// the window read every event in it, most of a `tick`'s time on a large planner); recurring
+    /// ones are expanded by the scan of `alerts(from:through:only:)` (the same answer,
+    /// PlannerWindowTests).
     public func alerts(of ids: Set<String>, from: Date, through to: Date) throws -> [PlannedDelivery] {
-        guard from < to, !ids.isEmpty else { return [] }
-        return try alerts(from: from, through: to, only: ids).sorted { ($0.scheduled, $0.key) < ($1.scheduled, $1.key) }
+        guard from < to, !ids.isEmpty, !config.alerts.channels.isEmpty else { return [] }
+        let events = try store.events(ids: Array(ids))
+        var found: [PlannedDelivery] = []
+        var seen = Set<String>()
+        for event in events.values where event.recurrence == nil {
+            let occurrence = Occurrence(event: event, calendar: calendar)
+            for lead in leads(for: event) { add(occurrence, lead: lead, from: from, through: to, to: &found, seen: &seen) }
+        }
+        let recurring = Set(events.values.filter { $0.recurrence != nil }.map(\.id))
+        if !recurring.isEmpty { found += try alerts(from: from, through: to, only: recurring) }
+        return found.sorted { ($0.scheduled, $0.key) < ($1.scheduled, $1.key) }
     }
 
     /// `only`: the events to look at (nil: all).
     func alerts(from: Date, through to: Date, only: Set<String>? = nil) throws -> [PlannedDelivery] {
-        let channels = config.alerts.channels
-        guard !channels.isEmpty else { return [] }
+        guard !config.alerts.channels.isEmpty else { return [] }
         var allLeads = Set(config.alerts.before)
         for text in try store.distinctEventAlerts() {
             for word in text.split(separator: " ") { if let lead = LeadTime(String(word)) { allLeads.insert(lead) } }
@@ -54,17 +68,22 @@ public struct Planner {
             try store.forEachOccurrence(from: from.addingTimeInterval(span - margin),
                                         to: to.addingTimeInterval(span + margin + 1), calendar: calendar) { occurrence in
                 guard only?.contains(occurrence.event.id) ?? true, leads(for: occurrence.event).contains(lead) else { return }
-                let scheduled = lead.due(before: occurrence.start, calendar: calendar)
-                guard scheduled > from, scheduled <= to else { return }
-                let due = deferredPastQuietHours(scheduled)
-                for channel in channels {
-                    let delivery = PlannedDelivery(item: .alert(occurrence, lead: lead), channel: channel,
-                                                   scheduled: scheduled, due: due)
-                    if seen.insert(delivery.key).inserted { found.append(delivery) }
-                }
+                add(occurrence, lead: lead, from: from, through: to, to: &found, seen: &seen)
             }
         }
         return found
+    }
+
+    /// The alert of `occurrence` `lead` before it on each channel, when it is scheduled in `(from, to]`.
+    private func add(_ occurrence: Occurrence, lead: LeadTime, from: Date, through to: Date,
+                     to found: inout [PlannedDelivery], seen: inout Set<String>) {
+        let scheduled = lead.due(before: occurrence.start, calendar: calendar)
+        guard scheduled > from, scheduled <= to else { return }
+        let due = deferredPastQuietHours(scheduled)
+        for channel in config.alerts.channels {
+            let delivery = PlannedDelivery(item: .alert(occurrence, lead: lead), channel: channel, scheduled: scheduled, due: due)
+            if seen.insert(delivery.key).inserted { found.append(delivery) }
+        }
     }
 
     func digests(from: Date, through to: Date) -> [PlannedDelivery] {
