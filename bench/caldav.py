@@ -7,7 +7,9 @@ scripts/setup.sh --test does, and `swift build -c release --product datebook`)
 Fills a calendar with EVENTS events (and one VTODO of the first) by writing Radicale's storage
 files directly (PUT one by one would measure Radicale), then:
 - the first sync, datebook and vdirsyncer (PyPI, to a local folder) side by side, 3 runs each,
-  alternating, medians;
+  alternating, medians; before each, Radicale's own time for the first sync's one request (the
+  sync-collection REPORT from Python, to the last byte of the answer), and datebook's own share
+  (its first sync less that);
 - a sync with nothing changed (median of 5), its requests counted from Radicale's log, beside
   Radicale's own time to answer that request and an unchanged sync-collection (from Python), and
   datebook's own share (the same sync with the server stopped); at 100 and 1,000 events too;
@@ -210,8 +212,10 @@ def main():
         os.makedirs(os.path.join(work, "main"))
         server = Server(os.path.join(work, "main"), count)
         servers.append(server)
-        firsts, others, outputs = [], [], []
+        firsts, others, outputs, answers = [], [], [], []
         for run in range(3):
+            # Radicale's own time for the first sync's one request, to the last byte of its answer.
+            answers.append(timed(lambda: request("REPORT", server.calendar, SYNC_COLLECTION.format("").encode(), depth="0"), runs=1))
             datebook = Datebook(server.work, f"store-{run}", server)
             start = time.monotonic()
             outputs.append(datebook.sync().stdout.strip())
@@ -222,6 +226,12 @@ def main():
         first = median(firsts)
         rows.append(f"| first sync of {count:,} events (`{outputs[-1]}`; median of 3) | <= 10 s | {first:.2f} s "
                     f"({', '.join(f'{t:.2f}' for t in firsts)}) |")
+        answer = median(answers)
+        rows.append(f"| … of which Radicale answering its one sync-collection REPORT (from Python, to the last byte; median of 3) | | "
+                    f"{answer:.2f} s ({', '.join(f'{t:.2f}' for t in answers)}) |")
+        owns = [first_run - answer_run for first_run, answer_run in zip(firsts, answers)]
+        rows.append(f"| … datebook's own share (the first sync less Radicale's answer, run by run; median) | | "
+                    f"{median(owns):.2f} s ({', '.join(f'{t:.2f}' for t in owns)}) |")
         if others:
             version = subprocess.run(["vdirsyncer", "--version"], capture_output=True, text=True).stdout.split()[-1]
             rows.append(f"| vdirsyncer {version} syncing the same calendar to a local folder, side by side (median of 3) "

@@ -45,6 +45,15 @@ public protocol CalDAVStore: PlannerStore {
     /// `removed`, that it is gone (a DELETE), each in its own transaction: a sync killed after the
     /// server answered knows it at the next start.
     func recordCalDAVResource(_ resource: CalDAVResource, in calendar: CalDAVCalendar, removed: Bool) throws
+    /// Records a PUT that merged the server's changes into what it sent (after a 412), in ONE
+    /// transaction with the events those changes make here and the conflicts: `update` is given the
+    /// events `ids` as they are now (locked against other writers) and returns those to save and
+    /// the conflicts besides `conflicts`. The held text and datebook's events never disagree, so a
+    /// sync killed after this does not send datebook's older values back at its next push.
+    /// - Returns: the calendar's count of local changes before and after the events were saved;
+    ///   nil when none was.
+    func recordCalDAVMerge(_ resource: CalDAVResource, in calendar: CalDAVCalendar, conflicts: [String], now: Date, events ids: [String],
+                           update: ([String: Event]) throws -> (events: [Event], conflicts: [String])) throws -> ClosedRange<Int64>?
     /// The calendar's count of local changes now (`CalDAVLocalChanges`): one row read.
     func calDAVLocalChanges(of calendar: CalDAVCalendar) throws -> Int64
     /// Records the count the end of a sync left in step with the server (nil: the next sync looks

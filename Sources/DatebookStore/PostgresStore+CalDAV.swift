@@ -140,6 +140,22 @@ extension PostgresStore: CalDAVStore {
         }
     }
 
+    public func recordCalDAVMerge(_ resource: CalDAVResource, in calendar: CalDAVCalendar, conflicts: [String], now: Date, events ids: [String],
+                                  update: ([String: Event]) throws -> (events: [Event], conflicts: [String])) throws -> ClosedRange<Int64>? {
+        try transaction {
+            // The events, then the calendar's row (the order a write here takes them, as `applyCalDAVChanges`):
+            // no other write comes between the count's reads.
+            try query("SELECT id FROM events WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE", [Self.arrayLiteral(ids)])
+            try query("SELECT 1 FROM caldav_calendars WHERE account = $1 AND url = $2 FOR UPDATE", [calendar.account, calendar.url])
+            let before = try calDAVLocalChanges(of: calendar)
+            let (events, more) = try update(try self.events(ids: ids))
+            for event in events { try write(event) }
+            try recordCalDAVResource(resource, in: calendar, removed: false)
+            try recordCalDAVConflicts(conflicts + more, in: calendar, now: now)
+            return events.isEmpty ? nil : before...(try calDAVLocalChanges(of: calendar))
+        }
+    }
+
     public func calDAVLocalChanges(of calendar: CalDAVCalendar) throws -> Int64 {
         try query("SELECT local_changes FROM caldav_calendars WHERE account = $1 AND url = $2", [calendar.account, calendar.url])
             .all.first?.int64(0) ?? 0

@@ -183,6 +183,22 @@ extension Store {
         }
     }
 
+    public func recordCalDAVMerge(_ resource: CalDAVResource, in calendar: CalDAVCalendar, conflicts: [String], now: Date, events ids: [String],
+                                  update: ([String: Event]) throws -> (events: [Event], conflicts: [String])) throws -> ClosedRange<Int64>? {
+        // BEGIN IMMEDIATE holds the write lock: the events read are the ones replaced.
+        try transaction {
+            let before = try calDAVLocalChanges(of: calendar)
+            let (events, more) = try update(try self.events(ids: ids))
+            for event in events { try write(event) }
+            try wrap {
+                try statement(Self.resourceUpsert).bind(.text(calendar.account), .text(calendar.url), .text(resource.url), .optional(resource.etag),
+                                                        .text(resource.uid), .text(resource.text)).run()
+            }
+            try insertCalDAVConflicts(conflicts + more, in: calendar, now: now)
+            return events.isEmpty ? nil : before...(try calDAVLocalChanges(of: calendar))
+        }
+    }
+
     public func calDAVLocalChanges(of calendar: CalDAVCalendar) throws -> Int64 {
         try wrap {
             let rows = try statement("SELECT local_changes FROM caldav_calendars WHERE account = ? AND url = ?")
@@ -204,13 +220,15 @@ extension Store {
     /// Records what lost in the conflicts of one sync (`datebook caldav status` shows them).
     public func recordCalDAVConflicts(_ messages: [String], in calendar: CalDAVCalendar, now: Date) throws {
         guard !messages.isEmpty else { return }
-        try transaction {
-            try wrap {
-                let insert = try statement("INSERT INTO caldav_conflicts (account, calendar_url, at, message) VALUES (?, ?, ?, ?)")
-                for message in messages {
-                    try insert.bind(.text(calendar.account), .text(calendar.url), .integer(Int64(now.timeIntervalSince1970)),
-                                    .text(message)).run()
-                }
+        try transaction { try insertCalDAVConflicts(messages, in: calendar, now: now) }
+    }
+
+    /// Inserts conflicts in the caller's transaction.
+    func insertCalDAVConflicts(_ messages: [String], in calendar: CalDAVCalendar, now: Date) throws {
+        try wrap {
+            let insert = try statement("INSERT INTO caldav_conflicts (account, calendar_url, at, message) VALUES (?, ?, ?, ?)")
+            for message in messages {
+                try insert.bind(.text(calendar.account), .text(calendar.url), .integer(Int64(now.timeIntervalSince1970)), .text(message)).run()
             }
         }
     }

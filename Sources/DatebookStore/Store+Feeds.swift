@@ -155,12 +155,9 @@ extension Store {
             for sql in KeptAlertTimes.remember(calendar: "?") { try db.prepare(sql).bind(sql.contains("?") ? [.text(calendar)] : []).run() }
         }
         try deleteFeedEvents(calendar: calendar)
-        for (index, event) in result.events.enumerated() {
-            try write(event, expanded: result.expansions?.keys(for: event, at: index, horizon: recurrenceHorizon))
-        }
-        try saveSources(calendar: calendar, ids: result.events.lazy.compactMap { event in
-            result.uids[event.id].map { (event.id, $0) }
-        })
+        // `bulkThreshold` events or more in bulk (Store+BulkLoad.swift): a row trigger on each insert
+        // had SQLite copy some 100k pages to statement journals for a calendar of 10,000 events.
+        try writeMany(result.events, sources: (calendar, { result.uids[result.events[$0].id] }), expansions: result.expansions)
         try wrap {
             for sql in KeptAlertTimes.forget(same: { "\($0) IS \($1)" }) { try db.execute(sql) }
         }

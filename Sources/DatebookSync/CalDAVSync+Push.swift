@@ -26,12 +26,19 @@ extension CalDAVSync {
         /// The events a refused write was about, as the server's held copy makes them (what the
         /// refused change was made against): the pull keeps the change over the server's copy.
         var refusedBefore: [String: Event] = [:]
+        /// The conflicts not recorded yet (those of a merged PUT are recorded with it); `sync` records them.
+        var unrecorded: [String] = []
+        /// The calendar's count of local changes before and after each merged PUT's record wrote the
+        /// events it changed (`recordMerged`): the push's own writes, not changes made here.
+        var ownChanges: [ClosedRange<Int64>] = []
 
         /// Adds what another round of the same sync did (its refusals replace the first round's: the same writes, tried again).
         mutating func add(_ other: PushOutcome) {
             sent += other.sent
             removed += other.removed
             conflicts += other.conflicts
+            unrecorded += other.unrecorded
+            ownChanges += other.ownChanges
             refused = other.refused
             refusedBefore = other.refusedBefore
             merged += other.merged
@@ -59,7 +66,8 @@ extension CalDAVSync {
         var outcome = PushOutcome()
         for write in try writes(held, calendar, now: now, read: &read) {
             let refusals = outcome.refused.count
-            try send(write, calendar, now: now, into: &outcome)
+            try send(write, calendar, now: now, read: read, into: &outcome)
+            try afterWrite?()
             if outcome.refused.count > refusals, let before = write.before { outcome.refusedBefore[before.id] = before }
         }
         return outcome
@@ -249,7 +257,8 @@ extension CalDAVSync {
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
-    func send(_ write: Write, _ calendar: CalDAVCalendar, now: Date, into outcome: inout PushOutcome) throws {
+    /// - Parameter read: each event of the calendar as the push read it from the store, by id.
+    func send(_ write: Write, _ calendar: CalDAVCalendar, now: Date, read: [String: Event], into outcome: inout PushOutcome) throws {
         var resource = write.resource
         guard let changes = write.changes else {
             let response = try client.delete(resource.url, ifMatch: resource.etag)
@@ -260,6 +269,7 @@ extension CalDAVSync {
             // 412: changed on the server since; the server's copy stays and comes back with the pull.
             if response.status == 412 {
                 outcome.conflicts.append("UID \(resource.uid): removed here but changed on the server; the server's copy is kept")
+                outcome.unrecorded.append(outcome.conflicts[outcome.conflicts.count - 1])
                 return
             }
             try store.recordCalDAVResource(resource, in: calendar, removed: true)
@@ -277,20 +287,81 @@ extension CalDAVSync {
             outcome.sent += 1
             return
         }
+        var lost: [String]?
         if response.status == 412, !write.isNew, let server = try client.get(resource.url) {
             let merged = Self.merge(changes, base: original, server: server.text, component: write.component, now: now)
             outcome.merged += 1
-            outcome.conflicts += merged.lost.map { "UID \(resource.uid): \($0)" }
+            lost = merged.lost.map { "UID \(resource.uid): \($0)" }
             resource.text = ICalPatch.apply(merged.changes, to: server.text, component: write.component)
             response = try client.put(resource.url, text: resource.text, ifMatch: server.etag)
         }
         guard response.isSuccess else {
+            outcome.conflicts += lost ?? []
+            outcome.unrecorded += lost ?? []
             outcome.refused.append("UID \(resource.uid): PUT answered HTTP \(response.status)")
             return
         }
         resource.etag = response.header("ETag")
-        try store.recordCalDAVResource(resource, in: calendar)
+        if let lost {
+            try recordMerged(write, as: resource, lost: lost, calendar, now: now, read: read, into: &outcome)
+        } else {
+            try store.recordCalDAVResource(resource, in: calendar)
+        }
         outcome.sent += 1
+    }
+
+    /// Records a PUT that merged the server's changes (a 412) in one transaction with the events
+    /// they change here and the conflicts (`CalDAVStore.recordCalDAVMerge`): the held text and
+    /// datebook's events never disagree, so a sync killed before its pull neither sends datebook's
+    /// older values back nor loses what lost. Each field (each task's text and status) the merged
+    /// text gives another value than the held one takes it, unless changed here since the push read
+    /// the event: then datebook's is kept and the server's recorded as lost, as in the pull.
+    func recordMerged(_ write: Write, as merged: CalDAVResource, lost: [String], _ calendar: CalDAVCalendar, now: Date,
+                      read: [String: Event], into outcome: inout PushOutcome) throws {
+        let before = try events([write.resource], calendar, now: now, existing: { _ in nil })
+        let after = try events([merged], calendar, now: now, existing: { _ in nil })
+        let taskID = write.component == "VTODO" ? PlannerICS.taskID(merged.uid) : nil
+        let ids = taskID == nil ? after.events.map(\.id) : write.before.map { [$0.id] } ?? []
+        let task = { (made: ICSImport) in made.events.flatMap(\.tasks).first { $0.id == taskID } }
+        let more = Lost()
+        let moved = try store.recordCalDAVMerge(merged, in: calendar, conflicts: lost, now: now, events: ids) { current in
+            var changed: [Event] = []
+            for id in ids {
+                guard let local = current[id] else { continue }
+                let mine = read[id] ?? local
+                var result: (event: Event, lost: [String]) = (local, [])
+                if taskID != nil {
+                    if let old = task(before), let new = task(after) { result = Self.taking(new, over: old, in: local, read: mine) }
+                } else if let new = after.events.first(where: { $0.id == id }), let old = before.events.first(where: { $0.id == id }) {
+                    result = Self.merge(local, before: mine, server: Self.merge(new, before: old, server: mine).event)
+                }
+                more.messages += result.lost.map { "UID \(after.uids[id] ?? merged.uid): \($0)" }
+                if result.event != local { changed.append(result.event) }
+            }
+            return (changed, more.messages)
+        }
+        outcome.conflicts += lost + more.messages
+        if let moved { outcome.ownChanges.append(moved) }
+    }
+
+    /// `event` with its task `new.id` taking each field of `new` that differs from `old`, unless
+    /// changed here since the push read the event (`read`): then datebook's is kept and the server's lost.
+    static func taking(_ new: EventTask, over old: EventTask, in event: Event, read: Event) -> (event: Event, lost: [String]) {
+        var event = event
+        guard let index = event.tasks.firstIndex(where: { $0.id == new.id }) else { return (event, []) }
+        let mine = read.tasks.first { $0.id == new.id } ?? event.tasks[index]
+        var lost: [String] = []
+        func take<T: Equatable>(_ field: WritableKeyPath<EventTask, T>, _ name: String) {
+            guard new[keyPath: field] != old[keyPath: field] else { return }
+            if event.tasks[index][keyPath: field] == mine[keyPath: field] {
+                event.tasks[index][keyPath: field] = new[keyPath: field]
+            } else if event.tasks[index][keyPath: field] != new[keyPath: field] {
+                lost.append("\(name) changed on both sides; datebook's, not sent yet, is kept, the server's lost")
+            }
+        }
+        take(\.text, "SUMMARY")
+        take(\.status, "STATUS")
+        return (event, lost)
     }
 
     /// Our changes that still apply to the server's newer copy: a property the server left as it

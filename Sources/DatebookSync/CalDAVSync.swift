@@ -18,6 +18,8 @@ public struct CalDAVSync {
 
     /// Runs between the push and the pull of `sync` (tests make a change there, as a user might).
     var afterPush: (() throws -> Void)?
+    /// Runs after each write of the push is sent and recorded (tests stop the sync there, as a kill would).
+    var afterWrite: (() throws -> Void)?
 
     public init(store: any CalDAVStore, client: CalDAVClient, timeZone: TimeZone) {
         self.store = store
@@ -60,11 +62,14 @@ public struct CalDAVSync {
                 pushed = try push(stored, now: now, read: &seen)
                 read = seen
             }
-            try store.recordCalDAVConflicts(pushed.conflicts, in: calendar, now: now)
+            try store.recordCalDAVConflicts(pushed.unrecorded, in: calendar, now: now)
             total.add(pushed)
             try afterPush?()
             let fresh = try store.calDAVCalendars(account: calendar.account).first { $0.url == calendar.url } ?? calendar
-            let from = Pushed(changes: changes, settled: pushed.refused.isEmpty, read: read, refused: pushed.refusedBefore)
+            // The events a merged PUT's record changed are the push's own writes, not changes made here.
+            var own = changes
+            for moved in pushed.ownChanges where moved.lowerBound == own { own = moved.upperBound }
+            let from = Pushed(changes: own, settled: pushed.refused.isEmpty, read: read, refused: pushed.refusedBefore)
             if var pulled = try pull(fresh, now: now, rebuild: pushed.merged > 0, after: from) {
                 try store.recordCalDAVConflicts(pulled.conflicts, in: calendar, now: now)
                 total.conflicts += pulled.conflicts

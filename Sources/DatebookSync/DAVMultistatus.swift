@@ -109,5 +109,15 @@ public struct DAVMultistatus: Sendable, Equatable {
 }
 
 extension String {
-    var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+    /// Without the whitespace at either end. Most texts have none (an href, an ETag): those are
+    /// returned as they are without Foundation's scan.
+    var trimmed: String {
+        guard let first = utf8.first, let last = utf8.last, !Self.mayBeSpace(first), !Self.mayBeSpace(last) else {
+            return trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return self
+    }
+
+    /// ASCII whitespace, or a byte of a non-ASCII character (which may be a Unicode space).
+    private static func mayBeSpace(_ byte: UInt8) -> Bool { byte <= 0x20 || byte >= 0x7F }
 }

@@ -53,16 +53,29 @@ final class DAVXMLReader {
         return DAVXMLError(line: Int(error.pointee.line), message: message)
     }
 
+    /// Names and namespace URIs made so far, by libxml2's pointer: the reader interns them in its
+    /// dictionary (the `Const` accessors), so each is made into a String once, not once per element
+    /// (the bytes are still compared, so a pointer reused for another name is never taken for it).
+    private var names: [UnsafePointer<CChar>: String] = [:]
+
     private static func string(_ pointer: UnsafePointer<CChar>?) -> String {
         pointer.map { String(cString: $0) } ?? ""
     }
 
+    private func name(_ pointer: UnsafePointer<CChar>?) -> String {
+        guard let pointer else { return "" }
+        if let known = names[pointer], known.withCString({ strcmp($0, pointer) }) == 0 { return known }
+        let made = String(cString: pointer)
+        names[pointer] = made
+        return made
+    }
+
     /// The element the reader stands on, with its attributes (namespace declarations left out).
     private func element() -> DAVElement {
-        var element = DAVElement(namespace: Self.string(datebook_xml_namespace_uri(reader)), name: Self.string(datebook_xml_local_name(reader)))
+        var element = DAVElement(namespace: name(datebook_xml_namespace_uri(reader)), name: name(datebook_xml_local_name(reader)))
         while datebook_xml_next_attribute(reader) == 1 {
             if datebook_xml_is_namespace_decl(reader) == 1 { continue }
-            element.attributes[Self.string(datebook_xml_local_name(reader))] = Self.string(datebook_xml_value(reader))
+            element.attributes[name(datebook_xml_local_name(reader))] = Self.string(datebook_xml_value(reader))
         }
         _ = datebook_xml_move_to_element(reader)
         return element

@@ -121,6 +121,50 @@ struct CalDAVLocalChangesTests {
         #expect(last.pushed == CalDAVSync.PushOutcome() && last.pulled.events == nil)
     }
 
+    struct Stopped: Error {}
+
+    /// Both sides changed the dentist and its task; the push's PUTs answer 412 and go up merged, and
+    /// the sync stops right after the second is recorded (as a kill would, before the pull). The
+    /// merged record brought the server's changes (the location, the task done) into datebook with
+    /// the held text, and the conflict: the clean sync after it sends nothing back and loses nothing.
+    @Test(arguments: Backend.allCases)
+    func aSyncStoppedAfterAMergedPutKeepsBothSidesChanges(_ backend: Backend) throws {
+        let milk = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//phone//EN\r\nBEGIN:VTODO\r\nUID:milk-1\r\nDTSTAMP:20261101T100000Z\r\n"
+            + "SUMMARY:Buy milk\r\nSTATUS:NEEDS-ACTION\r\nRELATED-TO:dentist-1\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+        let setup = try setUp(backend, files: ["dentist.ics": CalDAVPullTests.dentist, "milk.ics": milk])
+        try setup.server.put("personal", "dentist.ics", CalDAVPullTests.dentist
+            .replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (moved)\r\nLOCATION:Room 4"))
+        try setup.server.put("personal", "milk.ics", milk.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:COMPLETED"))
+        try setup.edit("Dentist") { event in
+            event.title = "Dentist at 3"
+            event.notes = "Bring the card"
+            event.tasks[0].text = "Buy oat milk"
+        }
+        var sync = setup.sync
+        var writes = 0
+        sync.afterWrite = {
+            writes += 1
+            if writes == 2 { throw Stopped() }
+        }
+        #expect(throws: Stopped.self) { try sync.sync(try setup.calendar(), now: Self.now) }
+        let conflict = "UID dentist-1: SUMMARY changed on both sides; datebook's is kept, the server's 'SUMMARY:Dentist (moved)' lost"
+        #expect(try setup.store.calDAVConflicts(account: "home").map(\.message) == [conflict])
+
+        let clean = try setup.sync.sync(try setup.calendar(), now: Self.now)
+        #expect(clean.pushed.sent == 0 && clean.pushed.conflicts.isEmpty)
+        let text = try #require(try setup.server.get("personal", "dentist.ics"))
+        #expect(text.contains("SUMMARY:Dentist at 3\r\n") && text.contains("DESCRIPTION:Bring the card\r\n"))
+        #expect(text.contains("LOCATION:Room 4\r\n") && text.contains("X-PHONE-THING:keep me"))
+        let todo = try #require(try setup.server.get("personal", "milk.ics"))
+        #expect(todo.contains("SUMMARY:Buy oat milk\r\n") && todo.contains("STATUS:COMPLETED\r\n"))
+        let dentist = try #require(try setup.store.events(titled: "Dentist at 3").first)
+        #expect(dentist.notes == "Bring the card" && dentist.location == "Room 4")
+        #expect(dentist.tasks.map(\.text) == ["Buy oat milk"] && dentist.tasks.map(\.status) == [.done])
+        #expect(try setup.store.calDAVConflicts(account: "home").map(\.message) == [conflict])
+        let last = try setup.sync.sync(try setup.calendar(), now: Self.now)
+        #expect(last.pushed == CalDAVSync.PushOutcome() && last.pulled.events == nil)
+    }
+
     /// The fields merge: datebook's where it changed them since the push read the event, the
     /// server's elsewhere; a field both changed keeps datebook's, the server's reported.
     @Test func theMergeTakesEachSidesChangedFields() {
