@@ -117,9 +117,7 @@ extension PostgresStore: CalDAVStore {
                 try query("DELETE FROM caldav_resources WHERE account = $1 AND calendar_url = $2 AND url = $3",
                           [calendar.account, calendar.url, url])
             }
-            for resource in changed {
-                try query(Self.resourceUpsert, [calendar.account, calendar.url, resource.url, resource.etag, resource.uid, resource.text])
-            }
+            for resource in changed { try recordCalDAVResource(resource, in: calendar, removed: false) }
             try query("UPDATE caldav_calendars SET sync_token = $1, ctag = $2 WHERE account = $3 AND url = $4",
                       [syncToken, ctag, calendar.account, calendar.url])
             if let events {

@@ -152,11 +152,7 @@ extension Store {
             try wrap {
                 let delete = try statement("DELETE FROM caldav_resources WHERE account = ? AND calendar_url = ? AND url = ?")
                 for url in removed { try delete.bind(.text(calendar.account), .text(calendar.url), .text(url)).run() }
-                let upsert = try statement(Self.resourceUpsert)
-                for resource in changed {
-                    try upsert.bind(.text(calendar.account), .text(calendar.url), .text(resource.url), .optional(resource.etag),
-                                    .text(resource.uid), .text(resource.text)).run()
-                }
+                for resource in changed { try upsertCalDAVResource(resource, in: calendar) }
                 try statement("UPDATE caldav_calendars SET sync_token = ?, ctag = ? WHERE account = ? AND url = ?")
                     .bind(.optional(syncToken), .optional(ctag), .text(calendar.account), .text(calendar.url)).run()
             }
@@ -176,11 +172,16 @@ extension Store {
                     try statement("DELETE FROM caldav_resources WHERE account = ? AND calendar_url = ? AND url = ?")
                         .bind(.text(calendar.account), .text(calendar.url), .text(resource.url)).run()
                 } else {
-                    try statement(Self.resourceUpsert).bind(.text(calendar.account), .text(calendar.url), .text(resource.url), .optional(resource.etag),
-                                  .text(resource.uid), .text(resource.text)).run()
+                    try upsertCalDAVResource(resource, in: calendar)
                 }
             }
         }
+    }
+
+    /// Writes one resource's held text and ETag (inside `wrap`, in the caller's transaction).
+    private func upsertCalDAVResource(_ resource: CalDAVResource, in calendar: CalDAVCalendar) throws {
+        try statement(Self.resourceUpsert).bind(.text(calendar.account), .text(calendar.url), .text(resource.url), .optional(resource.etag),
+                                                .text(resource.uid), .text(resource.text)).run()
     }
 
     public func recordCalDAVMerge(_ resource: CalDAVResource, in calendar: CalDAVCalendar, conflicts: [String], now: Date, events ids: [String],
@@ -190,10 +191,7 @@ extension Store {
             let before = try calDAVLocalChanges(of: calendar)
             let (events, more) = try update(try self.events(ids: ids))
             for event in events { try write(event) }
-            try wrap {
-                try statement(Self.resourceUpsert).bind(.text(calendar.account), .text(calendar.url), .text(resource.url), .optional(resource.etag),
-                                                        .text(resource.uid), .text(resource.text)).run()
-            }
+            try wrap { try upsertCalDAVResource(resource, in: calendar) }
             try insertCalDAVConflicts(conflicts + more, in: calendar, now: now)
             return events.isEmpty ? nil : before...(try calDAVLocalChanges(of: calendar))
         }
