@@ -28,6 +28,7 @@ files=(
   "lib/systemd/user/datebook.service 644"
   "lib/systemd/user/datebook-tick.service 644"
   "lib/systemd/user/datebook-tick.timer 644"
+  "share/doc/datebook/config.example.json5 644"
 )
 
 fail() { echo "install: $*" >&2; exit 1; }
@@ -44,6 +45,8 @@ generate() {
     share/bash-completion/completions/datebook) "${clean[@]}" completions bash >"$2" ;;
     share/zsh/site-functions/_datebook) "${clean[@]}" completions zsh >"$2" ;;
     share/fish/vendor_completions.d/datebook.fish) "${clean[@]}" completions fish >"$2" ;;
+    # The reference config that messages point to (datebook config init writes a starting one).
+    share/doc/datebook/config.example.json5) cp "$here/etc/config.example.json5" "$2" ;;
     # The units run the installed binary, not ~/.local/bin/datebook.
     lib/systemd/user/*) sed "s|%h/.local/bin/datebook|$PREFIX/bin/datebook|" "$here/etc/systemd/$(basename "$1")" >"$2" ;;
   esac

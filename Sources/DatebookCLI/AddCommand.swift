@@ -24,7 +24,7 @@ enum AddCommand: Command {
         var event = Event(
             id: EventID.random(using: &generator), title: title, start: .instant(context.now),
             timeZone: context.timeZone.identifier,
-            symbol: Symbol.allCases.randomElement(using: &generator) ?? .star,
+            symbol: Symbol.suggested(forTitle: title),
             color: EventColor.allCases.randomElement(using: &generator) ?? .primary
         )
         try EventOptions.apply(arguments, to: &event, context, newTaskID: EventTask.newID)
@@ -41,7 +41,28 @@ enum AddCommand: Command {
             try store.save(event)
         }
         context.out.write("added " + Rows.row(Occurrence(event: event, calendar: context.calendar), context).dropFirst(2))
+        if let warning = pastWarning(event, at: arguments.value("--at") ?? "", context) { context.err.write(warning) }
         return ExitCode.ok
+    }
+
+    /// A warning when the new event's only occurrence has already begun (`--at 6am` at 07:34),
+    /// with the `--at` that gives tomorrow's when the WHEN named no day.
+    static func pastWarning(_ event: Event, at text: String, _ context: Context) -> String? {
+        guard event.recurrence == nil else { return nil }
+        let started: Bool
+        switch event.start {
+        case .allDay(let day): started = day < CalendarDate(context.now, in: context.timeZone)
+        default: started = event.start.resolved(in: context.calendar) < context.now
+        }
+        guard started else { return nil }
+        var text = text.trimmingCharacters(in: .whitespaces)
+        if text.lowercased().hasPrefix("today ") { text = String(text.dropFirst(6)) }
+        let tomorrow = "tomorrow " + text
+        let hint = (try? context.whenParser.parse(tomorrow)) != nil
+            ? "for tomorrow's use --at \"\(tomorrow)\""
+            : "give a later --at, or change it with 'datebook edit \(event.id.prefix(8)) --at WHEN'"
+        return "datebook: warning: '\(event.title)' starts in the past (it is now "
+            + LocalTime(context.now, in: context.timeZone).listFormat + "); " + hint + "\n"
     }
 
     /// The synced CalDAV calendar `--calendar NAME` names: a display name, or `ACCOUNT/NAME`.

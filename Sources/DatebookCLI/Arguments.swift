@@ -148,14 +148,13 @@ enum ArgumentParser {
         if !spec.aliases.isEmpty { out += "Also: " + spec.aliases.joined(separator: ", ") + "\n" }
         if !spec.details.isEmpty { out += "\n" + spec.details + "\n" }
         func describe(_ options: [OptionSpec]) -> String {
-            options.map { option in
+            Columns.aligned(options.map { option in
                 var left = option.short.map { "-\($0), " } ?? "    "
                 left += option.name
                 if case .value(let valueName) = option.kind { left += " " + valueName }
                 if option.repeatable { left += "…" }
-                let pad = max(1, 26 - left.count)
-                return "  " + left + String(repeating: " ", count: pad) + option.help
-            }.joined(separator: "\n") + "\n"
+                return (left, option.help)
+            })
         }
         if !spec.options.isEmpty { out += "\nOptions:\n" + describe(spec.options) }
         out += "\nGlobal options:\n" + describe(GlobalOptions.specs)

@@ -39,7 +39,8 @@ enum ChannelsCommand: Command {
     /// Why nothing is delivered without a config, and where the config goes.
     static func noChannels(_ context: Context) -> String {
         "No channels configured. Without a config datebook prints to stdout only;\n"
-            + "see etc/config.example.json5 and put yours at \(context.configPath).\n"
+            + "run 'datebook config init' and 'datebook config add-channel TYPE NAME' to make \(context.configPath)\n"
+            + "(every key: \(ExampleConfig.location())).\n"
     }
 
     static func list(_ context: Context) -> Int32 {

@@ -22,7 +22,10 @@ struct Context {
     /// the system zone.
     var setupProblems = SetupProblems()
 
-    var whenParser: WhenParser { WhenParser(now: now, calendar: calendar) }
+    /// Reads WHEN with the month and weekday names and numeric date order of the config's `locale`.
+    var whenParser: WhenParser {
+        WhenParser(now: now, calendar: calendar, locale: Locale(identifier: config.locale ?? "en_US"))
+    }
 
     /// The words of alerts and digests for the config's `locale`, with the user's
     /// `locales/LANG.json` beside their templates.

@@ -15,7 +15,7 @@ public enum Datebook {
         AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
         TaskCommand.self, TasksCommand.self, DoneCommand.self, SnoozeCommand.self, AwaitNotificationCommand.self, CalCommand.self, DemoCommand.self,
         ImportCommand.self, ExportCommand.self, FeedCommand.self, CalDAVCommand.self, StoreCommand.self,
-        DigestCommand.self, TemplatesCommand.self, SendCommand.self, ChannelsCommand.self,
+        DigestCommand.self, TemplatesCommand.self, SendCommand.self, ChannelsCommand.self, ConfigCommand.self,
         TickCommand.self, RunCommand.self, ServeCommand.self, StatusCommand.self, PreviewCommand.self, DoctorCommand.self,
         CompletionsCommand.self, CompleteCommand.self, ManCommand.self,
     ]
@@ -115,17 +115,15 @@ public enum Datebook {
         Commands:
 
         """
-        for command in commands where !command.spec.hidden {
-            let spec = command.spec
-            out += "  " + spec.name + String(repeating: " ", count: max(1, 10 - spec.name.count)) + spec.summary + "\n"
-        }
-        out += "  help      show help for a command\n\nGlobal options:\n"
-        for option in GlobalOptions.specs {
+        let listed = commands.filter { !$0.spec.hidden }.map { ($0.spec.name, $0.spec.summary) }
+        out += Columns.aligned(listed + [("help", "show help for a command")]) + "\nGlobal options:\n"
+        let options = GlobalOptions.specs.map { option -> (String, String) in
             var left = option.name
             if case .value(let v) = option.kind { left += " " + v }
-            out += "  " + left + String(repeating: " ", count: max(1, 18 - left.count)) + option.help + "\n"
+            return (left, option.help)
         }
-        out += "  --version         print the version\n\nRun 'datebook COMMAND --help' for a command's options.\n"
+        out += Columns.aligned(options + [("--version", "print the version")])
+        out += "\nRun 'datebook COMMAND --help' for a command's options.\n"
         return out
     }
 }

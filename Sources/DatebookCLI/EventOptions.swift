@@ -7,10 +7,10 @@ enum EventOptions {
     static let eventColor = "--event-color"
 
     static let specs: [OptionSpec] = [
-        .value("--at", "WHEN", "when it starts: 2026-12-03 09:00, tomorrow 9am, +2d, next fri, 2026-12-24 (all day)"),
+        .value("--at", "WHEN", "when it starts: 2026-12-03 09:00, tomorrow at 9am, in 2 hours, dec 24 18:00, next fri, 2026-12-24 (all day)"),
         .value("--end", "WHEN", "when it ends"),
         .flag("--all-day", "a whole day: only the date of --at counts"),
-        .value("--symbol", "NAME", "symbol such as gift.fill or leaf.fill (default: random)"),
+        .value("--symbol", "NAME", "symbol such as gift.fill or leaf.fill (default: one from the title's words, else clock.fill)"),
         .value(eventColor, "NAME", "primary, gray, red, orange, yellow, green, mint, cyan, indigo or purple (default: random)"),
         .value("--task", "TEXT", repeatable: true, "add a checklist item (repeatable)"),
         .value("--alert", "LEAD", repeatable: true, "alert this long before: 1d, 1h, 10m (repeatable)"),

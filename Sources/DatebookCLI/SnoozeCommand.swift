@@ -22,7 +22,7 @@ enum SnoozeCommand: Command {
         let until = try moment(arguments, context)
         let channels = context.config.alerts.channels
         guard !channels.isEmpty else {
-            throw CLIError.usage("nothing to snooze to: the config has no alerts.channels; add one (see etc/config.example.json5)")
+            throw CLIError.usage("nothing to snooze to: the config has no alerts.channels; add one (datebook config add-channel TYPE NAME --alerts; every key: \(ExampleConfig.location()))")
         }
         let store = try context.openStore(extendingHorizon: false)
         let event = try EventResolver.resolve(arguments.positionals[0], in: store, context: context)

@@ -22,10 +22,10 @@ enum TemplatesCommand: Command {
         switch arguments.positionals.first {
         case nil:
             var out = "Built-in templates (override one by saving a file of the same name in \(directory)/):\n"
-            for (name, _) in BuiltInTemplates.all {
+            out += Columns.aligned(BuiltInTemplates.all.map { name, _ in
                 let origin = renderer.origin(of: name) ?? "built-in"
-                out += "  " + TextWidth.pad(name, to: 24) + (origin == "built-in" ? "built-in" : "overridden by " + origin) + "\n"
-            }
+                return (name, origin == "built-in" ? "built-in" : "overridden by " + origin)
+            })
             out += "Print one with: datebook templates show NAME\n"
             context.out.write(out)
         case "show":

@@ -13,12 +13,20 @@ public enum When: Sendable, Hashable {
     }
 }
 
-/// A WHEN that could not be read; names the token.
+/// A WHEN that could not be read; names the word, quotes the input as given.
 public struct WhenError: Error, Equatable, CustomStringConvertible {
     public var input: String
     public var token: String
     public var expected: String
+    /// The nearest accepted word or form, when there is a plausible one.
     public var suggestion: String?
+
+    public init(input: String, token: String, expected: String, suggestion: String?) {
+        self.input = input
+        self.token = token
+        self.expected = expected
+        self.suggestion = suggestion
+    }
 
     public var description: String {
         var text = "cannot read time \"\(input)\": \"\(token)\" is not \(expected)"
@@ -27,30 +35,34 @@ public struct WhenError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// Parses the WHEN forms of the command line, relative to an injected `now` and calendar.
+/// Parses the WHEN forms of the command line, relative to an injected `now`, calendar and locale.
 ///
-/// Accepted: `2026-12-03`, `2026-12-03 09:00`, `2026-12-03T09:00+01:00`, `2026-12-03T08:00Z`,
-/// `today`, `tomorrow 9am`, `yesterday 18:30`, `18:00`, `noon`, `+2d`, `+90m`, `+1h30m`,
-/// `mon 10:00`, `next fri`, `friday 5pm`.
+/// The forms are listed, with what each means, in ``WhenForms/table``; month and weekday names
+/// are English or the locale's (``WhenNames``), and `12/24` follows the locale's numeric order.
 public struct WhenParser: Sendable {
     public let now: Date
     public let calendar: Calendar
+    public let names: WhenNames
 
-    public init(now: Date, calendar: Calendar) {
+    public init(now: Date, calendar: Calendar, locale: Locale = Locale(identifier: "en_US")) {
         self.now = now
         self.calendar = calendar
+        self.names = WhenNames(locale: locale)
     }
-
-    static let weekdays: [String: Int] = [
-        "sun": 0, "sunday": 0, "mon": 1, "monday": 1, "tue": 2, "tues": 2, "tuesday": 2,
-        "wed": 3, "wednesday": 3, "thu": 4, "thur": 4, "thurs": 4, "thursday": 4,
-        "fri": 5, "friday": 5, "sat": 6, "saturday": 6,
-    ]
-    static let dayWords = ["today", "tomorrow", "yesterday", "next", "noon", "midnight"] + weekdays.keys.sorted()
 
     /// Parses `input`; a WHEN outside ``RepresentableDates`` (`+999999w999999w`) is refused.
     public func parse(_ input: String) throws -> When {
-        let when = try parseAnyYear(input)
+        let when: When
+        do {
+            when = try parseAnyYear(input)
+        } catch var error as WhenError {
+            // Words run together ("24dec18:00"): suggest them apart when that reads.
+            if error.suggestion == nil, let spaced = Self.spacedOut(input), spaced != input,
+               (try? parseAnyYear(spaced)) != nil {
+                error.suggestion = spaced
+            }
+            throw error
+        }
         let kept = switch when {
         case .instant(let date): RepresentableDates.contains(date)
         case .date(let day): RepresentableDates.problem(year: day.year, month: day.month, day: day.day) == nil
@@ -64,80 +76,33 @@ public struct WhenParser: Sendable {
     private func parseAnyYear(_ input: String) throws -> When {
         let text = input.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else {
-            throw WhenError(input: input, token: "", expected: "a date or time", suggestion: nil)
+            throw WhenError(input: input, token: "", expected: "a date or time", suggestion: "tomorrow 9am")
         }
         if text.hasPrefix("+") { return .instant(try relative(text, input: input)) }
         if let first = text.first, first.isNumber, text.count >= 10,
            CalendarDate(iso: text.prefix(10)) != nil || text.dropFirst(4).first == "-" {
             return try iso(text, input: input)
         }
-        var tokens = text.lowercased().split(separator: " ").map(String.init)
-        let day = try dayWord(&tokens, input: input)
-        guard !tokens.isEmpty else {
-            guard let day else { throw WhenError(input: input, token: text, expected: "a date or time", suggestion: nil) }
-            return .date(day)
-        }
-        let clock = try timeOfDay(tokens.joined(), input: input)
-        let base = day ?? CalendarDate(now, in: calendar.timeZone)
-        return .instant(try instant(base, clock, input: input))
+        return try words(text, input: input)
     }
 
-    private func dayWord(_ tokens: inout [String], input: String) throws -> CalendarDate? {
-        guard let word = tokens.first else { return nil }
-        let today = LocalTime(now, in: calendar.timeZone)
-        switch word {
-        case "today": tokens.removeFirst(); return today.date
-        case "tomorrow": tokens.removeFirst(); return CalendarDate(dayNumber: today.dayNumber + 1)
-        case "yesterday": tokens.removeFirst(); return CalendarDate(dayNumber: today.dayNumber - 1)
-        case "next":
-            tokens.removeFirst()
-            guard let name = tokens.first else {
-                throw WhenError(input: input, token: "next", expected: "followed by a weekday", suggestion: nil)
+    /// `24dec18:00` → `24 dec 18:00`: a space wherever digits and letters meet (nil when none).
+    static func spacedOut(_ input: String) -> String? {
+        var out = ""
+        var previous: Character?
+        for char in input {
+            if let previous, previous != " ", char != " ",
+               (previous.isNumber && char.isLetter && !"ap".contains(char.lowercased()))
+                || (previous.isLetter && char.isNumber) {
+                out.append(" ")
             }
-            guard let target = Self.weekdays[name] else {
-                throw WhenError(input: input, token: name, expected: "a weekday",
-                                suggestion: Suggestion.nearest(to: name, in: Self.weekdays.keys.sorted()))
-            }
-            tokens.removeFirst()
-            let ahead = (target - today.weekday + 7) % 7
-            return CalendarDate(dayNumber: today.dayNumber + (ahead == 0 ? 7 : ahead))
-        default:
-            if let target = Self.weekdays[word] {
-                tokens.removeFirst()
-                return CalendarDate(dayNumber: today.dayNumber + (target - today.weekday + 7) % 7)
-            }
-            if word.first?.isNumber == true || word == "noon" || word == "midnight" { return nil }
-            throw WhenError(input: input, token: word, expected: "a date, time or day word",
-                            suggestion: Suggestion.nearest(to: word, in: Self.dayWords))
+            out.append(char)
+            previous = char
         }
+        return out == input ? nil : out
     }
 
-    /// `9`, `9am`, `9:30pm`, `18:00`, `18:00:30`, `noon`, `midnight` → seconds after midnight.
-    private func timeOfDay(_ raw: String, input: String) throws -> (hour: Int, minute: Int, second: Int) {
-        let bad = WhenError(input: input, token: raw, expected: "a time like 18:00 or 9am", suggestion: nil)
-        if raw == "noon" { return (12, 0, 0) }
-        if raw == "midnight" { return (0, 0, 0) }
-        var body = Substring(raw)
-        var meridiem: String?
-        if body.hasSuffix("am") || body.hasSuffix("pm") {
-            meridiem = String(body.suffix(2))
-            body = body.dropLast(2)
-        }
-        let parts = body.split(separator: ":", omittingEmptySubsequences: false)
-        guard (1...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy(\.isASCII) }),
-              let h = Int(parts[0]), let m = parts.count > 1 ? Int(parts[1]) : 0,
-              let s = parts.count > 2 ? Int(parts[2]) : 0, (0...59).contains(m), (0...59).contains(s)
-        else { throw bad }
-        if parts.count == 1, meridiem == nil { throw bad }
-        if let meridiem {
-            guard (1...12).contains(h) else { throw bad }
-            return ((h % 12) + (meridiem == "pm" ? 12 : 0), m, s)
-        }
-        guard (0...23).contains(h) else { throw bad }
-        return (h, m, s)
-    }
-
-    private func instant(_ day: CalendarDate, _ clock: (hour: Int, minute: Int, second: Int), input: String) throws -> Date {
+    func instant(_ day: CalendarDate, _ clock: Clock, input: String) throws -> Date {
         let parts = DateComponents(year: day.year, month: day.month, day: day.day,
                                    hour: clock.hour, minute: clock.minute, second: clock.second)
         guard let date = calendar.date(from: parts) else {
@@ -150,10 +115,15 @@ public struct WhenParser: Sendable {
         guard let lead = LeadTime(String(text.dropFirst())) else {
             throw WhenError(input: input, token: text, expected: "a relative time like +2d, +90m or +1h30m", suggestion: nil)
         }
-        guard let shifted = calendar.date(byAdding: .day, value: lead.days, to: now) else {
-            throw WhenError(input: input, token: text, expected: "a time in the years " + RepresentableDates.rangeText, suggestion: nil)
+        return try shifted(days: lead.days, seconds: lead.seconds, token: text, input: input)
+    }
+
+    /// `now` moved by calendar days (in the zone: a DST day is 23 or 25 hours) and exact seconds.
+    func shifted(days: Int, seconds: Int, token: String, input: String) throws -> Date {
+        guard let moved = calendar.date(byAdding: .day, value: days, to: now) else {
+            throw WhenError(input: input, token: token, expected: "a time in the years " + RepresentableDates.rangeText, suggestion: nil)
         }
-        return shifted.addingTimeInterval(TimeInterval(lead.seconds))
+        return moved.addingTimeInterval(TimeInterval(seconds))
     }
 
     private func iso(_ text: String, input: String) throws -> When {
@@ -180,9 +150,56 @@ public struct WhenParser: Sendable {
             offset = (rest[sign] == "-" ? -1 : 1) * minutes * 60
             rest = rest[..<sign]
         }
-        let clock = try timeOfDay(String(rest).lowercased(), input: input)
+        let clockText = String(rest).lowercased().replacingOccurrences(of: " ", with: "")
+        guard let clock = Clock(clockText) else {
+            throw WhenError(input: input, token: String(rest), expected: Clock.expected, suggestion: nil)
+        }
         guard let offset else { return .instant(try instant(day, clock, input: input)) }
         let seconds = day.dayNumber * 86_400 + clock.hour * 3600 + clock.minute * 60 + clock.second - offset
         return .instant(Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+}
+
+/// A time of day: `9am`, `9:30pm`, `18:00`, `18:00:30`, `noon`, `midnight`.
+struct Clock: Equatable {
+    var hour: Int, minute: Int, second: Int
+
+    static let expected = "a time like 18:00, 6am or 6:30 pm"
+
+    init(hour: Int, minute: Int, second: Int) {
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+    }
+
+    /// Reads one word; `meridiem` is a separate `am`/`pm` word that followed it (`6:30 pm`).
+    /// A bare number (`9`) is an hour only with `bareHour` (after `at`) or a meridiem.
+    init?(_ raw: String, meridiem separate: String? = nil, bareHour: Bool = false) {
+        if separate == nil, raw == "noon" { self.init(hour: 12, minute: 0, second: 0); return }
+        if separate == nil, raw == "midnight" { self.init(hour: 0, minute: 0, second: 0); return }
+        var body = Substring(raw)
+        var meridiem = separate
+        if meridiem == nil, body.hasSuffix("am") || body.hasSuffix("pm") {
+            meridiem = String(body.suffix(2))
+            body = body.dropLast(2)
+        }
+        let parts = body.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy(\.isASCII) }),
+              let h = Int(parts[0]), let m = parts.count > 1 ? Int(parts[1]) : 0,
+              let s = parts.count > 2 ? Int(parts[2]) : 0, (0...59).contains(m), (0...59).contains(s)
+        else { return nil }
+        if parts.count == 1, meridiem == nil, !bareHour { return nil }
+        if let meridiem {
+            guard (1...12).contains(h) else { return nil }
+            self.init(hour: (h % 12) + (meridiem == "pm" ? 12 : 0), minute: m, second: s)
+            return
+        }
+        guard (0...23).contains(h) else { return nil }
+        self.init(hour: h, minute: m, second: s)
+    }
+
+    /// `06:00`, `18:30:15`.
+    var text: String {
+        CivilDate.pad2(hour) + ":" + CivilDate.pad2(minute) + (second == 0 ? "" : ":" + CivilDate.pad2(second))
     }
 }

@@ -77,7 +77,7 @@ extension Scheduler {
                          claimant: claimant, now: now)
         for (entry, state, reason, _) in outcomes {
             if state == .pending { report.retried += 1 } else { report.count(state) }
-            log(Self.logLine(entry, state, reason))
+            log(logLine(entry, state, reason))
         }
     }
 

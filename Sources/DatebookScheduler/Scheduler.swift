@@ -89,7 +89,7 @@ public final class Scheduler {
             for (entry, state, reason) in obsolete {
                 try store.finish(key: entry.key, as: state, reason: reason, now: now)
                 report.count(state)
-                recorded.append(Self.logLine(entry, state, reason))
+                recorded.append(logLine(entry, state, reason))
             }
             let last = try store.lastPass()
             let entries = try plannedSinceLastPass(now: now, last: last, taking: true).map { classify($0, now: now) }
@@ -97,7 +97,7 @@ public final class Scheduler {
             let planned = !new.isEmpty
             for entry in entries where new.remove(entry.key) != nil {
                 report.count(entry.state)
-                if entry.state != .pending { recorded.append(Self.logLine(entry, entry.state, entry.reason)) }
+                if entry.state != .pending { recorded.append(logLine(entry, entry.state, entry.reason)) }
             }
             // An idle pass writes nothing (so it wakes no daemon); the window then just starts a little earlier.
             if planned || last.map({ now < $0 || now.timeIntervalSince($0) >= options.lastPassInterval }) ?? true {
@@ -230,8 +230,9 @@ public final class Scheduler {
     }
 
     /// One journald-friendly line per delivery outcome; never a secret (reasons are redacted upstream).
-    static func logLine(_ entry: LedgerEntry, _ state: LedgerEntry.State, _ reason: String?) -> String {
-        var line = "\(state.rawValue) \(entry.kind.rawValue) to \(entry.channel): \(entry.key)"
+    /// `sent alert 'Dentist' (1h before) to hook`: the event's title and the channel, not the ledger key.
+    func logLine(_ entry: LedgerEntry, _ state: LedgerEntry.State, _ reason: String?) -> String {
+        var line = "\(state.rawValue) \(describe(entry)) to \(entry.channel)"
         if entry.attempts > 1 { line += " (attempt \(entry.attempts))" }
         if let reason { line += " — " + reason }
         return line

@@ -272,3 +272,55 @@ struct DoctorTests {
         #expect(DoctorCommand.exitCode(findings) == code)
     }
 }
+
+/// Example hosts are never looked up, `--offline` skips the network, and the exit status is the
+/// one README's "Checking the set-up" states.
+struct DoctorOfflineTests {
+    @Test(arguments: ["example.org", "hooks.example.com", "mail.example.net", "dav.example", "x.invalid", "ntfy.test", "EXAMPLE.ORG."])
+    func anExampleHostIsSkippedWithoutALookup(host: String) throws {
+        let sandbox = Sandbox()
+        let config = try sandbox.writeConfig("{ channels: { hook: { type: \"webhook\", url: \"https://\(host)/\(canarySecret)\" } } }")
+        // A lookup would end as ok or fail; only a skip did not make one.
+        let run = sandbox.doctor(config: config)
+        let line = finding(run, "channel webhook 'hook'") ?? ""
+        #expect(line.hasPrefix("skip  channel webhook 'hook': skipped: example host \(host.lowercased())"), "\(run.out)")
+        #expect(run.code != 69, "\(run.out)")
+    }
+
+    @Test(arguments: ["example.org.uk", "myexample.org", "test.org", "127.0.0.1"])
+    func aRealLookingHostIsChecked(host: String) {
+        #expect(!ExampleHosts.isExample(host))
+    }
+
+    @Test func offlineSkipsEveryChannelHostAndSendsNothing() throws {
+        let sink = try TestServer(script: "http_sink.py")
+        defer { sink.stop() }
+        let sandbox = Sandbox()
+        let config = try sandbox.writeConfig("{ channels: { hook: { type: \"webhook\", url: \"http://127.0.0.1:\(sink.port)/h\" } } }")
+        let online = sandbox.doctor(config: config)
+        #expect(finding(online, "channel webhook 'hook'")?.hasPrefix("warn  channel webhook 'hook': http://127.0.0.1:\(sink.port)/ reachable") == true,
+                "\(online.out)")
+        let offline = sandbox.doctor(["--offline"], config: config)
+        #expect(finding(offline, "channel webhook 'hook'") == "skip  channel webhook 'hook': skipped: http://127.0.0.1:\(sink.port)/ not looked up (--offline)",
+                "\(offline.out)")
+        #expect(try sink.records().isEmpty)
+        #expect(sandbox.doctor(["--offline", "--send"], config: config).code == 64)
+    }
+
+    /// README: 65 when a check other than a channel's fails, 69 when only channel checks fail.
+    @Test func theExitStatusIsTheOneTheReadmeStates() throws {
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let flat = { (text: String) in text.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+        #expect(flat(readme).contains(flat(DoctorCommand.exitStatusText)), "README's doctor exit status differs from the code's")
+        #expect(DoctorCommand.spec.details.contains(DoctorCommand.exitStatusText))
+
+        let sandbox = Sandbox()
+        let channelOnly = try sandbox.writeConfig("{ channels: { hook: { type: \"webhook\", url: { env: \"DATEBOOK_UNSET_HOOK\" } } } }")
+        #expect(sandbox.doctor(["--offline"], config: channelOnly).code == 69)
+        let feedSecret = try sandbox.writeConfig("{ feeds: [ { name: \"work\", url: { env: \"DATEBOOK_UNSET_FEED\" } } ] }")
+        let feed = sandbox.doctor(["--offline"], config: feedSecret)
+        #expect(feed.code == 65, "a feed's missing secret is not a channel check: \(feed.out)")
+        let both = try sandbox.writeConfig("{ timeZone: \"Mars/Olympus\", channels: { hook: { type: \"webhook\", url: { env: \"DATEBOOK_UNSET_HOOK\" } } } }")
+        #expect(sandbox.doctor(["--offline"], config: both).code == 65)
+    }
+}

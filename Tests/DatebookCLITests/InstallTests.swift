@@ -40,6 +40,7 @@ import Testing
             "opt/db/lib/systemd/user/datebook-tick.timer",
             "opt/db/lib/systemd/user/datebook.service",
             "opt/db/share/bash-completion/completions/datebook",
+            "opt/db/share/doc/datebook/config.example.json5",
             "opt/db/share/fish/vendor_completions.d/datebook.fish",
             "opt/db/share/man/man1/datebook.1",
             "opt/db/share/man/man5/datebook-config.5",
@@ -55,6 +56,8 @@ import Testing
         #expect(try text("share/fish/vendor_completions.d/datebook.fish") == generated(["completions", "fish"]))
         #expect(try text("lib/systemd/user/datebook.service").contains("ExecStart=/opt/db/bin/datebook run\n"))
         #expect(try text("lib/systemd/user/datebook-tick.service").contains("ExecStart=/opt/db/bin/datebook tick\n"))
+        #expect(try text("share/doc/datebook/config.example.json5")
+            == String(contentsOf: repositoryRoot.appendingPathComponent("etc/config.example.json5"), encoding: .utf8))
         #expect(try text("lib/systemd/user/datebook-tick.timer") == String(contentsOf: repositoryRoot.appendingPathComponent("etc/systemd/datebook-tick.timer"), encoding: .utf8))
         let mode = try FileManager.default.attributesOfItem(atPath: root + "bin/datebook")[.posixPermissions] as? Int
         #expect(mode == 0o755)

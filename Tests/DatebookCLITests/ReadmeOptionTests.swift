@@ -1,4 +1,5 @@
 @testable import DatebookCLI
+import DatebookCore
 import DatebookTestSupport
 import Foundation
 import Testing
@@ -27,6 +28,15 @@ struct ReadmeOptionTests {
             rest = text[range.upperBound...]
         }
         return false
+    }
+
+    /// README's WHEN table and the man page list the forms the parser's tests read, one row each.
+    @Test func everyWhenFormIsARowOfTheReadmeTableAndAnEntryOfTheManualPage() throws {
+        let manual = CommandManual.page(commands: Datebook.commands.map { $0.spec }, version: "test")
+        for (form, meaning) in WhenForms.table {
+            #expect(Self.readme.contains("| `\(form)` | \(meaning) |"), "README's WHEN table has no row for '\(form)'")
+            #expect(manual.contains(Roff.bold(form)), "the manual page has no entry for '\(form)'")
+        }
     }
 
     @Test func everyCommandHasARowInTheReadmeTable() {

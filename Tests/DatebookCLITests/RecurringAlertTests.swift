@@ -20,7 +20,7 @@ struct RecurringAlertTests {
             sandbox.now = now
             let tick = sandbox.run(["--config", config, "tick"])
             #expect(tick.code == 0)
-            #expect(tick.err.contains("sent alert to log"), "\(now): \(tick.err)")
+            #expect(tick.err.contains("sent alert 'Standup' (1h before) to log"), "\(now): \(tick.err)")
         }
         let starts = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
         #expect(starts == ["2027-03-22T08:00:00Z", "2027-03-29T07:00:00Z", "2027-04-05T07:00:00Z"])

@@ -27,19 +27,33 @@ struct ConfigTests {
         let bytes = try #require(FileManager.default.contents(atPath: path))
         let config = try Config.parse(Array(bytes), file: path, environment: ["HOME": "/home/me"])
         #expect(Set(config.channels.map(\.type)) == Set(Channel.types))
-        #expect(config.timeZone == "Europe/Berlin")
-        #expect(config.digests.map(\.name) == ["morning", "weekend"])
-        #expect(config.digests[0].weekdays == Set(1...5))
-        #expect(config.digests[0].at == TimeOfDay(hour: 7, minute: 0))
-        #expect(config.digests[1].weekdays == [0, 6])
         #expect(config.alerts.before.map(\.description) == ["1d", "1h"])
         #expect(config.alerts.quietHours == QuietHours(start: TimeOfDay(hour: 22, minute: 0), end: TimeOfDay(hour: 7, minute: 0)))
         #expect(config.alerts.lateness == 6 * 3600)
         #expect(config.alerts.cancelWhenDone)
         #expect(config.channel(named: "notes")?.kind == .file(path: "/home/me/notes/{{date}}.md", format: .markdown))
         #expect(config.channel(named: "desktop")?.timeout == 10)
-        #expect(config.feeds.first?.source == .environment("WORK_ICS_URL"))
         #expect(!config.channels.contains { $0.hasInlineSecret })
+    }
+
+    /// A copy of the example used unchanged switches nothing on: no zone (a copied Berlin moved
+    /// "fri 14:30"), no locale, nothing sent, fetched or synced, no host but example ones.
+    @Test func aCopyOfTheShippedExampleSwitchesNothingOn() throws {
+        let path = repositoryRoot.appendingPathComponent("etc/config.example.json5").path
+        let bytes = try #require(FileManager.default.contents(atPath: path))
+        let config = try Config.parse(Array(bytes), file: path, environment: ["HOME": "/home/me"])
+        #expect(config.timeZone == nil)
+        #expect(config.locale == nil)
+        #expect(config.digests.isEmpty)
+        #expect(config.alerts.channels.isEmpty)
+        #expect(config.feeds.isEmpty)
+        #expect(config.caldav.isEmpty)
+        #expect(config.serve.baseURL == nil)
+        #expect(config.store == nil)
+        let hosts = config.channels.compactMap { channel in
+            (try? channel.endpoint(environment: [:])).flatMap { URLComponents(string: $0)?.host }
+        }
+        #expect(hosts.allSatisfy { $0 == "example.org" || $0.hasSuffix(".example.org") }, "\(hosts)")
     }
 
     @Test(arguments: [

@@ -47,7 +47,7 @@ import Testing
         #expect(waitForExit(daemon, seconds: 5))
         #expect(daemon.terminationStatus == 0)
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        #expect(text.contains("sent alert to hook: " + first))
+        #expect(text.contains("sent alert 'Planned before start' (10m before) to hook"), "\(text)")
         #expect(text.contains("config reloaded from " + sandbox.config))
         #expect(text.contains("stopping"))
     }

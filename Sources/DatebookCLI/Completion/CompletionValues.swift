@@ -39,7 +39,7 @@ enum CompletionValues: Sendable, Equatable {
         case "--tz": .zones
         case "--channel": .channels
         case "--listen": .words([ListenAddress.standard.description, "127.0.0.1:0", "[::1]:8650", "0.0.0.0:8650"])
-        case "--store", "--config", "--output", "--template": .files
+        case "--store", "--config", "--output", "--template", "--ca-file": .files
         default: .none
         }
     }
@@ -60,6 +60,8 @@ enum CompletionValues: Sendable, Equatable {
         case ("send", 1): before[0] == "alert" ? .events : .none
         case ("channels", 0): .words(["test"])
         case ("channels", 1): .channels
+        case ("config", 0): .words(["init", "add-channel"])
+        case ("config", 1): before[0] == "add-channel" ? .words(ConfigChannel.types) : .none
         case ("templates", 0): .words(["show"])
         case ("templates", 1): .templates
         case ("import", 0): .files

@@ -26,16 +26,17 @@ enum DoctorSetup {
     /// One line per secret read from the environment or a file: whether it resolves (never its
     /// value), and whether a secret file is readable by others.
     static func secrets(_ context: Context) -> [Finding] {
-        let owners = context.config.channels.flatMap { channel in channel.secretSources.map { (channel.label, $0) } }
-            + context.config.feeds.map { ("feed '\($0.name)'", $0.source) }
+        // A channel's missing secret is a channel that cannot send (69); a feed's is bad set-up data (65).
+        let owners = context.config.channels.flatMap { channel in channel.secretSources.map { (channel.label, $0, true) } }
+            + context.config.feeds.map { ("feed '\($0.name)'", $0.source, false) }
         var findings: [Finding] = []
-        for (owner, source) in owners where !source.isInline {
+        for (owner, source, isChannel) in owners where !source.isInline {
             let subject = "secret " + source.description
             do {
                 _ = try source.resolve(environment: context.environment)
                 findings.append(.ok(subject, "resolves (\(owner))"))
             } catch {
-                findings.append(.fail(subject, "\(error) (\(owner))", unavailable: true))
+                findings.append(.fail(subject, "\(error) (\(owner))", unavailable: isChannel))
                 continue
             }
             if case .file(let path) = source, let mode = ConfigLoader.openMode(path) {

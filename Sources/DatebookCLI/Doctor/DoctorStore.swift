@@ -6,9 +6,10 @@ import Foundation
 /// the current schema; the last tick or daemon pass is recent; feeds were refreshed recently.
 /// Nothing is written, not even a missing PostgreSQL schema.
 enum DoctorStore {
-    static func check(_ context: Context) -> [Finding] {
+    static func check(_ context: Context, offline: Bool = false) -> [Finding] {
         let isPostgres = StoreLocation.isPostgres(context.storePath)
         let location = StoreLocation.redacted(context.storePath)
+        if offline, isPostgres { return [.skip("store", "\(location) is a server (--offline)")] }
         let store: any PlannerStore
         do {
             guard let version = try StoreOpener.schemaVersions(context.storePath) else {

@@ -7,7 +7,7 @@ enum CommandManual {
     static let groups: [(title: String, commands: [String])] = [
         ("PLANNER COMMANDS", ["add", "list", "show", "edit", "rm", "task", "tasks", "done", "snooze", "cal", "demo"]),
         ("IMPORT, EXPORT, FEED AND CALDAV COMMANDS", ["import", "export", "feed", "caldav", "store"]),
-        ("DIGEST AND CHANNEL COMMANDS", ["digest", "templates", "send", "channels"]),
+        ("DIGEST AND CHANNEL COMMANDS", ["digest", "templates", "send", "channels", "config"]),
         ("SCHEDULER COMMANDS", ["tick", "run", "status", "preview", "doctor"]),
         ("SERVER COMMANDS", ["serve"]),
         ("SHELL COMMANDS", ["completions"]),
@@ -36,7 +36,9 @@ enum CommandManual {
             out += ".SH " + group.title + "\n"
             for spec in specs { out += section(spec) }
         }
-        out += ".SH WHEN\n" + Roff.paragraphs(whenText)
+        out += ".SH WHEN\n" + Roff.paragraphs(whenIntro)
+        for (form, meaning) in WhenForms.table { out += Roff.tagged(Roff.bold(form), meaning) }
+        out += Roff.paragraphs(whenText)
         out += ".SH EVENT\n" + Roff.paragraphs(eventText)
         out += ".SH EXIT STATUS\n"
         for (code, meaning) in exitCodes { out += Roff.tagged(Roff.bold(String(code)), meaning) }
@@ -76,12 +78,15 @@ enum CommandManual {
         return Roff.tagged(tag, option.help)
     }
 
+    static let whenIntro = """
+    WHEN (for --at, --end, --until, --now) is one of these forms; month and weekday names are English \
+    or those of the config's locale (Dezember, lundi), and a numeric date follows the locale's order:
+    """
+
     static let whenText = """
-    WHEN is one of: 2026-12-03 09:00, 2026-12-03T09:00+01:00, 2026-12-03T08:00Z, a date 2026-12-24 \
-    (all-day), today 18:00, tomorrow 9am, yesterday noon, 18:00 (today), +2d, +90m, +1h30m, mon 10:00 \
-    (the coming Monday, today if it is Monday), next fri (the first Friday after today), friday 5pm. \
     Times without an offset are in the zone of --tz, else the config's timeZone, else the system zone. \
-    A WHEN that cannot be read names the token.
+    A WHEN that cannot be read names the word, quotes the input as typed and suggests the nearest form \
+    that reads. add warns (and still adds) when the event's only occurrence has already begun.
 
     LEAD (an alert lead time) is 1w, 1d, 1h, 10m or 1h30m. Days and weeks are calendar days.
     """
