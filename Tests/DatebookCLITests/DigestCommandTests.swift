@@ -36,7 +36,7 @@ struct DigestCommandTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try "custom: {{summary}}\n".write(toFile: directory + "/digest.txt.mustache", atomically: true, encoding: .utf8)
         #expect(sandbox.run(["digest"]).out == "custom: 4 events this week, 11 open tasks\n")
-        #expect(sandbox.run(["templates"]).out.contains("digest.txt.mustache     overridden by " + directory))
+        #expect(sandbox.run(["templates"]).out.contains("digest.txt.mustache         overridden by " + directory))
         let file = sandbox.home + "/mine.md.mustache"
         try "{{#sections}}{{title}};{{/sections}} {{locale}} *{{summary}}*\n".write(toFile: file, atomically: true, encoding: .utf8)
         let run = sandbox.run(["digest", "--template", file])
@@ -46,7 +46,7 @@ struct DigestCommandTests {
     @Test func templatesListsBuiltInsAndShowPrintsOne() {
         let sandbox = Sandbox()
         let list = sandbox.run(["templates"])
-        #expect(list.out.contains("digest.html.mustache    built-in"))
+        #expect(list.out.contains("digest.html.mustache        built-in"))
         #expect(list.out.contains(sandbox.home + "/config/datebook/templates/"))
         let show = sandbox.run(["templates", "show", "digest.md.mustache"])
         #expect(show.out.hasPrefix("{{! Markdown digest"))
