@@ -139,23 +139,33 @@ enum ConfigChannel {
                 throw UsageError(message: "\(article) \(type) channel needs \(need.option) (\(need.prompt)"
                                  + (need.secret ? "; - reads it from stdin" : "") + ")", command: "config")
             }
-            err.write(need.prompt + (need.fallback.map { " [\($0)]" } ?? "") + ": ")
-            let answer = (need.secret ? readHidden() : readLine(strippingNewline: true))?.trimmingCharacters(in: .whitespaces) ?? ""
-            if need.secret { err.write("\n") }
+            let prompt = need.prompt + (need.fallback.map { " [\($0)]" } ?? "") + ": "
+            let answer = (need.secret ? readHidden(prompt) : ask(prompt))?.trimmingCharacters(in: .whitespaces) ?? ""
             if answer.isEmpty, let fallback = need.fallback { return fallback }
             if answer.isEmpty, !need.optional { throw CLIError.usage("no \(need.prompt) given; nothing was changed") }
             return answer
         }
 
-        /// A line from the terminal with echo off.
-        private func readHidden() -> String? {
+        private func ask(_ prompt: String) -> String? {
+            err.write(prompt)
+            err.flush()
+            return readLine(strippingNewline: true)
+        }
+
+        /// A line from the terminal with echo off: off before the prompt shows, so nothing typed
+        /// after it is echoed; restored after the line (or at once when stdin is no terminal).
+        private func readHidden(_ prompt: String) -> String? {
             var saved = termios()
-            guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return readLine(strippingNewline: true) }
+            guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return ask(prompt) }
             var quiet = saved
             quiet.c_lflag &= ~tcflag_t(ECHO)
-            tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
-            defer { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
-            return readLine(strippingNewline: true)
+            tcsetattr(STDIN_FILENO, TCSANOW, &quiet)
+            defer {
+                tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+                err.write("\n")
+                err.flush()
+            }
+            return ask(prompt)
         }
     }
 }

@@ -86,18 +86,19 @@ public struct WhenParser: Sendable {
         return try words(text, input: input)
     }
 
-    /// `24dec18:00` → `24 dec 18:00`: a space wherever digits and letters meet (nil when none).
+    /// `24dec18:00` → `24 dec 18:00`: a space wherever digits and letters meet, except before the
+    /// `am`/`pm` of a time (`tomorrow9am` → `tomorrow 9am`); nil when nothing was apart.
     static func spacedOut(_ input: String) -> String? {
+        let chars = Array(input)
         var out = ""
-        var previous: Character?
-        for char in input {
-            if let previous, previous != " ", char != " ",
-               (previous.isNumber && char.isLetter && !"ap".contains(char.lowercased()))
-                || (previous.isLetter && char.isNumber) {
-                out.append(" ")
+        for (index, char) in chars.enumerated() {
+            if index > 0 {
+                let previous = chars[index - 1]
+                let rest = String(chars[index...].prefix(3)).lowercased()
+                let meridiem = (rest.hasPrefix("am") || rest.hasPrefix("pm")) && (rest.count == 2 || rest.last == " ")
+                if (previous.isNumber && char.isLetter && !meridiem) || (previous.isLetter && char.isNumber) { out.append(" ") }
             }
             out.append(char)
-            previous = char
         }
         return out == input ? nil : out
     }

@@ -43,20 +43,21 @@ extension WhenParser {
             reading.clock = clock
         }
         while index < words.count {
-            let word = words[index], name = WhenNames.normalized(word, locale: Locale(identifier: "en_US_POSIX"))
+            let word = words[index], name = Self.withoutDots(word)
             let nextWord = index + 1 < words.count ? words[index + 1] : nil
             switch word {
             case "today": try setDay(today.date, at: index)
             case "tomorrow": try setDay(CalendarDate(dayNumber: today.dayNumber + 1), at: index)
             case "yesterday": try setDay(CalendarDate(dayNumber: today.dayNumber - 1), at: index)
-            case "noon", "midnight": try setClock(Clock(word) ?? Clock(hour: 12, minute: 0, second: 0), at: index)
+            case "noon": try setClock(Clock(hour: 12, minute: 0, second: 0), at: index)
+            case "midnight": try setClock(Clock(hour: 0, minute: 0, second: 0), at: index)
             case "next":
                 guard let target = nextWord else { throw fail(index, "followed by a weekday or 'week'", "next monday") }
                 if target == "week" {
                     // Monday of the week after this one (ISO weeks start on Monday).
                     let monday = today.dayNumber - (today.weekday + 6) % 7
                     try setDay(CalendarDate(dayNumber: monday + 7), at: index)
-                } else if let weekday = names.weekdays[WhenNames.normalized(target, locale: Locale(identifier: "en_US_POSIX"))] {
+                } else if let weekday = names.weekdays[Self.withoutDots(target)] {
                     let ahead = (weekday - today.weekday + 7) % 7
                     try setDay(CalendarDate(dayNumber: today.dayNumber + (ahead == 0 ? 7 : ahead)), at: index)
                 } else {
@@ -85,7 +86,7 @@ extension WhenParser {
                     let year = index + 2 < words.count ? Self.year(words[index + 2]) : nil
                     try setDay(try date(month: month, day: dayNumber, year: year, dayAt: index + 1, raw: raw, input: input), at: index)
                     index += year == nil ? 1 : 2
-                } else if let dayNumber = Self.dayOfMonth(word), let month = nextWord.flatMap({ names.months[WhenNames.normalized($0, locale: Locale(identifier: "en_US_POSIX"))] }) {
+                } else if let dayNumber = Self.dayOfMonth(word), let month = nextWord.flatMap({ names.months[Self.withoutDots($0)] }) {
                     // `24 dec`, `24. Dezember 2027`
                     let year = index + 2 < words.count ? Self.year(words[index + 2]) : nil
                     try setDay(try date(month: month, day: dayNumber, year: year, dayAt: index, raw: raw, input: input), at: index)
@@ -157,6 +158,13 @@ extension WhenParser {
         case (nil, let clock?): return .instant(try instant(CalendarDate(now, in: calendar.timeZone), clock, input: input))
         case (nil, nil): throw WhenError(input: input, token: input, expected: "a date or time", suggestion: "tomorrow 9am")
         }
+    }
+
+    /// A lower-case word without the dots of an abbreviation (`dez.` → `dez`).
+    static func withoutDots(_ word: String) -> String {
+        var key = word
+        while key.hasSuffix(".") { key.removeLast() }
+        return key
     }
 
     /// `24`, `24.`, `24th`, `1st` → 1…31.

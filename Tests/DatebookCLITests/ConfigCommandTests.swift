@@ -129,3 +129,70 @@ struct ConfigCommandTests {
         #expect(try String(contentsOfFile: sandbox.configPath, encoding: .utf8) == before)
     }
 }
+
+/// `config add-channel` on a terminal (a pseudo-terminal from Python's `pty`): it asks for what
+/// is missing, and a secret typed there is not echoed.
+struct ConfigPromptTests {
+    /// Runs datebook on a pseudo-terminal, typing `answers` one after each prompt (`…: `); returns
+    /// everything the terminal showed, and the exit status.
+    static let driver = """
+        import os, pty, select, sys
+        answers = [a.encode() + b"\\n" for a in os.environ["DATEBOOK_TEST_ANSWERS"].split("\\x1f")]
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execv(sys.argv[1], sys.argv[1:])
+        shown, since = b"", b""
+        while True:
+            ready, _, _ = select.select([fd], [], [], 20)
+            if not ready:
+                os.kill(pid, 9)
+                break
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+            since += chunk
+            if answers and since.rstrip(b" ").endswith(b":"):
+                os.write(fd, answers.pop(0))
+                since = b""
+        _, status = os.waitpid(pid, 0)
+        sys.stdout.write(shown.decode("utf-8", "replace"))
+        sys.exit(os.waitstatus_to_exitcode(status))
+        """
+
+    @Test func missingValuesAreAskedForAndASecretIsNotEchoed() throws {
+        let sandbox = try ProgramSandbox()
+        defer { sandbox.remove() }
+        let secret = "https://hooks.example.org/\(canarySecret)"
+        var environment = sandbox.environment
+        environment["DATEBOOK_TEST_ANSWERS"] = secret
+        let run = try runProgram("/usr/bin/python3", ["-c", Self.driver, ProgramSandbox.binary, "config", "add-channel", "slack", "team", "--alerts"],
+                                 environment: environment)
+        #expect(run.status == 0, "\(run.out) \(run.err)")
+        #expect(run.out.contains("slack webhook URL: "), "\(run.out)")
+        #expect(!run.out.contains(canarySecret), "the secret was echoed: \(run.out)")
+        #expect(run.out.contains("Send a test message: datebook channels test team"))
+        let file = sandbox.home + "/config/datebook/team-url.secret"
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == secret + "\n")
+        #expect(ProgramSandbox.mode(file) == 0o600)
+    }
+
+    @Test func anEmailChannelAsksForEachOfItsValuesInTurn() throws {
+        let sandbox = try ProgramSandbox()
+        defer { sandbox.remove() }
+        var environment = sandbox.environment
+        environment["DATEBOOK_TEST_ANSWERS"] = ["smtps://smtp.example.org:465", "me@example.org", "pw-\(canarySecret)",
+                                                "me@example.org", "you@example.org"].joined(separator: "\u{1F}")
+        let run = try runProgram("/usr/bin/python3", ["-c", Self.driver, ProgramSandbox.binary, "config", "add-channel", "email", "mail"],
+                                 environment: environment)
+        #expect(run.status == 0, "\(run.out) \(run.err)")
+        #expect(!run.out.contains(canarySecret), "the password was echoed: \(run.out)")
+        let text = try String(contentsOfFile: sandbox.configPath, encoding: .utf8)
+        #expect(text.contains("mail: { type: \"email\", smtp: \"smtps://smtp.example.org:465\", username: \"me@example.org\", "
+                              + "password: { file: \"~/config/datebook/mail-password.secret\" }, from: \"me@example.org\", to: [\"you@example.org\"] },"),
+                "\(text)")
+    }
+}

@@ -122,6 +122,8 @@ struct WhenFormsTests {
 
     @Test(arguments: [
         ("24dec18:00", "24dec18:00", "24 dec 18:00"),
+        ("tomorrow9am", "tomorrow9am", "tomorrow 9am"),
+        ("24apr", "24apr", "24 apr"),
         ("dec 24 25:00", "25:00", nil),
         ("in 2 hourz", "hourz", "in 2 hours"),
         ("in two hours", "two", "in 2 hours"),
