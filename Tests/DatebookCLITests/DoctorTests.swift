@@ -324,3 +324,16 @@ struct DoctorOfflineTests {
         #expect(sandbox.doctor(["--offline"], config: both).code == 65)
     }
 }
+
+extension DoctorOfflineTests {
+    @Test func aPostgreSQLStoreOnAnExampleHostIsNotConnectedTo() throws {
+        let sandbox = Sandbox()
+        let run = sandbox.run(["--store", "postgresql://datebook:\(canarySecret)@db.example.org/team", "doctor"])
+        #expect(finding(run, "store") == "skip  store: skipped: example host db.example.org (reserved by RFC 2606, never looked up); "
+                + "put your database server in the config", "\(run.out)")
+        #expect(!run.out.contains(canarySecret))
+        let offline = sandbox.run(["--store", "postgresql://datebook@127.0.0.1:9/team", "doctor", "--offline"])
+        #expect(finding(offline, "store")?.hasPrefix("skip  store: skipped: postgresql://datebook@127.0.0.1:9/team is a server (--offline)") == true,
+                "\(offline.out)")
+    }
+}

@@ -10,6 +10,9 @@ enum DoctorStore {
         let isPostgres = StoreLocation.isPostgres(context.storePath)
         let location = StoreLocation.redacted(context.storePath)
         if offline, isPostgres { return [.skip("store", "\(location) is a server (--offline)")] }
+        if isPostgres, let host = URLComponents(string: context.storePath)?.host?.lowercased(), ExampleHosts.isExample(host) {
+            return [.skip("store", "example host \(host) (reserved by RFC 2606, never looked up); put your database server in the config")]
+        }
         let store: any PlannerStore
         do {
             guard let version = try StoreOpener.schemaVersions(context.storePath) else {
