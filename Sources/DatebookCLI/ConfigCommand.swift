@@ -33,11 +33,11 @@ enum ConfigCommand: Command {
         details: """
         init writes a commented config at the config path (--config, DATEBOOK_CONFIG, else \
         $XDG_CONFIG_HOME/datebook/config.json5) with the system's time zone (TZ, else /etc/localtime) \
-        and locale (LC_ALL, else LANG) and nothing switched on; an existing file is kept unless --force. \
+        and locale (LC_ALL, else LC_TIME, else LANG) and nothing switched on; an existing file is kept unless --force. \
         add-channel TYPE NAME (TYPE: email, slack, discord, teams, mattermost, ntfy, webhook, desktop) adds \
         a channel to it (writing one first when there is none), keeping its comments. What the channel \
         needs comes from the options, or is asked for when stdin is a terminal (secrets without echo); \
-        a secret given as - is read from stdin. Secrets (webhook URLs, passwords, topics) are written to \
+        a secret given as - is asked for on a terminal, else read from stdin. Secrets (webhook URLs, passwords, topics) are written to \
         NAME-KEY.secret beside the config with mode 0600 and named in it as {file: …}; none is printed. \
         --alerts and --digest also switch the channel on. It ends with the command that sends a test message.
         """
