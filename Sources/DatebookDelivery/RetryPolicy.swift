@@ -25,13 +25,17 @@ public enum RetryDecision: Sendable, Equatable {
 public struct RetryPolicy: Sendable, Equatable {
     /// Ceiling of the first backoff window, in seconds.
     public var baseDelay: TimeInterval
-    /// Largest backoff window.
+    /// Largest backoff window (default 30 min): during a long outage a delivery is tried at least
+    /// this often, until the deadline.
     public var maxDelay: TimeInterval
+    /// No limit by default: the deadline ends the retries (an outage of 60 minutes used up 8
+    /// attempts and failed 5 hours before the deadline the docs promised).
     public var maxAttempts: Int
-    /// Seconds after the first attempt when the delivery is given up.
+    /// Seconds after the first attempt when the delivery is given up (the scheduler uses
+    /// `alerts.lateness`); the last retry is made at the deadline itself.
     public var deadline: TimeInterval
 
-    public init(baseDelay: TimeInterval = 30, maxDelay: TimeInterval = 3600, maxAttempts: Int = 8, deadline: TimeInterval = 6 * 3600) {
+    public init(baseDelay: TimeInterval = 30, maxDelay: TimeInterval = 1800, maxAttempts: Int = .max, deadline: TimeInterval = 6 * 3600) {
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
         self.maxAttempts = maxAttempts
@@ -55,8 +59,14 @@ public struct RetryPolicy: Sendable, Equatable {
             let window = min(maxDelay, baseDelay * pow(2, Double(max(0, attempt - 1))))
             let jittered = max(1, window * min(max(random(), 0), 1))
             let at = now.addingTimeInterval(serverDelay.map { max($0, 0) } ?? jittered)
-            guard at <= firstAttempt.addingTimeInterval(deadline) else {
-                return .failed(reason: "\(reason); next retry would pass the delivery deadline")
+            let end = firstAttempt.addingTimeInterval(deadline)
+            guard at <= end else {
+                // A backoff past the deadline still leaves one try at it; a server that asks for
+                // longer is taken at its word.
+                guard serverDelay == nil, end.timeIntervalSince(now) > 1 else {
+                    return .failed(reason: "\(reason); next retry would pass the delivery deadline")
+                }
+                return .retry(at: end)
             }
             return .retry(at: at)
         }
