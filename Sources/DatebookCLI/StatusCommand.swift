@@ -17,6 +17,8 @@ enum StatusCommand: Command {
         Schedulers: every 'datebook run' seen in the last 2 minutes (host:pid, since, last seen; each
         refreshes its entry every 30 s and removes it when it stops), then the deliveries sent in the
         same days with the scheduler (host:pid) that sent each, newest first, at most --limit.
+        Uncertain: deliveries whose whole message went out but whose server never answered (email
+        DATA unanswered within 10 minutes): not sent again, check that they arrived.
         Clock jump: the last time a pass found the clock far ahead of (alerts.clockJump) or behind
         the last pass, in those days.
         CalDAV accounts: each one's last sync and its 10 newest conflicts (what lost), as 'caldav status'.
@@ -61,6 +63,15 @@ enum StatusCommand: Command {
         for entry in recent {
             out += "  " + LocalTime(entry.updatedAt, in: context.timeZone).listFormat + "  " + entry.state.rawValue + "  "
                 + scheduler.describe(entry) + " to " + entry.channel + (entry.reason.map { ": " + $0 } ?? "") + "\n"
+        }
+        let uncertain = try store.settledDeliveries(since: since, excluding: [.sentLate, .skipped, .cancelled, .failed])
+            .filter { $0.reason?.hasPrefix(Scheduler.uncertainPrefix) == true }
+        if !uncertain.isEmpty {
+            out += "\nUncertain (the whole message went out, the server never answered; not sent again):\n"
+            for entry in uncertain {
+                out += "  " + LocalTime(entry.updatedAt, in: context.timeZone).listFormat + "  " + scheduler.describe(entry)
+                    + " to " + entry.channel + ": " + (entry.reason ?? "").dropFirst(Scheduler.uncertainPrefix.count) + "\n"
+            }
         }
         if let jump = try ClockJump.last(in: store), max(jump.from, jump.at) >= since {
             out += "\nClock jump:\n  " + clockJumpLine(jump, context) + "\n"

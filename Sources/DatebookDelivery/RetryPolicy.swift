@@ -15,6 +15,9 @@ public enum DeliveryOutcome: Sendable, Equatable {
 /// The policy's verdict after an attempt.
 public enum RetryDecision: Sendable, Equatable {
     case delivered
+    /// Sent, but whether it arrived is unknown (the server did not answer the message's end):
+    /// not retried, and recorded with the reason so `status` shows it.
+    case uncertain(reason: String)
     case retry(at: Date)
     case failed(reason: String)
 }
@@ -51,6 +54,7 @@ public struct RetryPolicy: Sendable, Equatable {
         let verdict = Self.classify(outcome)
         switch verdict {
         case .delivered: return .delivered
+        case .uncertain(let reason): return .uncertain(reason: reason)
         case .permanent(let reason): return .failed(reason: reason)
         case .transient(let reason, let serverDelay):
             guard attempt < maxAttempts else {
@@ -81,6 +85,7 @@ public struct RetryPolicy: Sendable, Equatable {
 
     enum Verdict: Equatable {
         case delivered
+        case uncertain(String)
         case transient(String, serverDelay: TimeInterval?)
         case permanent(String)
     }
@@ -99,6 +104,8 @@ public struct RetryPolicy: Sendable, Equatable {
                 return .permanent("\(error.description) (check the username and password)")
             case .protocolRefused, .responseTooLarge, .rejected, .setupFailed:
                 return .permanent(error.description)
+            case .unanswered:
+                return .uncertain(error.description)
             }
         case .command(let result):
             if result.timedOut { return .transient("command timed out", serverDelay: nil) }

@@ -66,6 +66,8 @@ extension Scheduler {
             return lateBy > options.lateAfter
                 ? (entry, .sentLate, "sent \(Self.duration(lateBy)) after due", nil)
                 : (entry, .sent, nil, nil)
+        case .uncertain(let reason):
+            return (entry, .sent, Self.uncertainPrefix + reason + "; not sent again (the server may have it): check that it arrived", nil)
         case .retry(let at):
             return (entry, .pending, "attempt \(entry.attempts) failed: \(Self.describe(outcome)); retrying", at)
         case .failed(let reason):
@@ -87,6 +89,9 @@ extension Scheduler {
             log(Self.logLine(entry, state, reason))
         }
     }
+
+    /// How the reason of a delivery starts whose arrival is unknown (`status` lists them).
+    public static let uncertainPrefix = "uncertain: "
 
     /// How the retry policy ends the reason of a delivery it gave up on.
     static let pastDeadline = "next retry would pass the delivery deadline"

@@ -50,4 +50,21 @@ struct OutageTests {
         #expect(h.fake.times(key).last == utc("2026-12-01T17:00:00Z"))
         #expect(gaveUp == [utc("2026-12-01T17:00:00Z")])
     }
+
+    /// An email whose whole message went out but whose end the server never answered: recorded
+    /// `sent` with an "uncertain" reason (status lists it), never sent again.
+    @Test func aDeliveryTheServerNeverAnsweredIsRecordedUncertainAndNotSentAgain() throws {
+        let h = try Harness(zone: "Europe/Berlin")
+        let event = try h.add("Review", at: .instant(utc("2026-12-01T12:00:00Z")))
+        h.fake.outcome = { _, _ in
+            .transport(TransportError(kind: .unanswered, destination: "smtp://127.0.0.1:25"))
+        }
+        try h.run(from: utc("2026-12-01T11:00:00Z"), to: utc("2026-12-01T13:00:00Z"), every: 60)
+        let key = h.alertKey(event, "1h")
+        #expect(h.fake.count(key) == 1)
+        let entry = try #require(try h.state(key))
+        #expect(entry.state == .sent)
+        #expect(entry.reason == "uncertain: smtp://127.0.0.1:25: sent, but the server did not answer; "
+                + "not sent again (the server may have it): check that it arrived")
+    }
 }
