@@ -81,29 +81,36 @@ enum RunCommand: Command {
                 // Passes in flight finish on the file they opened; none starts on a missing one.
                 runner.waitForAll()
                 heartbeat.remove(from: store)
-                // The old connection is closed (its write-ahead log folded into the old file) before
-                // the log says so: only then may another program safely make a new store there.
-                // The old connection must be closed before the new file is opened: its write-ahead
-                // log and index (`-wal`, `-shm`) are at the path's names, and a connection to the new
-                // file would read them as its own.
+                // The old connection is closed before the new file is opened: its write-ahead log and
+                // index are at the path's `-wal` and `-shm` names, where a connection to the new file
+                // would read them as its own (SQLite leaves a moved file's log behind on close).
                 do { try (store as? Store)?.emptyLog() } catch {
                     log.write("could not empty the old store's write-ahead log: \(ErrorTranslator.translate(error).message)")
                 }
                 store = try Store.standIn()
                 planner = SchedulerFactory.make(context, store: store, config: settings.config)
+                var opened: StoreFile?
                 if current != nil {
-                    store = try context.openStore()
-                    planner = SchedulerFactory.make(context, store: store, config: settings.config)
+                    do {
+                        store = try context.openStore()
+                        try store.limitPageCache(kibibytes: 1024)
+                        planner = SchedulerFactory.make(context, store: store, config: settings.config)
+                        opened = StoreFile.identity(context.storePath)
+                    } catch {
+                        // Being made by another program, say: tried again at the next wake-up.
+                        log.write("store \(context.storePath) cannot be opened yet: \(ErrorTranslator.translate(error).message)")
+                    }
                 }
-                log.write(current == nil
-                          ? "store \(context.storePath) is gone (deleted or moved away): the old file is no longer used; "
-                            + "no pass runs until a store is there again"
-                          : identity == nil ? "store \(context.storePath) is there again: opened it"
-                          : "store \(context.storePath) now names another file (replaced or moved over): the old one "
-                            + "is no longer used, opened the new one")
-                try store.limitPageCache(kibibytes: 1024)
-                // Gone: looked at again each wake-up, even if a file came meanwhile (then opened read-only).
-                identity = current == nil ? nil : StoreFile.identity(context.storePath)
+                if current == nil || opened != nil {
+                    log.write(current == nil
+                              ? "store \(context.storePath) is gone (deleted or moved away): the old file is no longer used; "
+                                + "no pass runs until a store is there again"
+                              : identity == nil ? "store \(context.storePath) is there again: opened it"
+                              : "store \(context.storePath) now names another file (replaced or moved over): the old one "
+                                + "is no longer used, opened the new one")
+                }
+                // Nil (no file, or not opened): looked at again at each wake-up.
+                identity = opened
                 version = (try? store.dataVersion()) ?? version
                 next = nil
                 due = true
