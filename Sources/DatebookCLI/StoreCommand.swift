@@ -49,7 +49,11 @@ enum StoreCommand: Command {
                 try store.backup(to: file)
                 context.out.write("backed up \(store.path) to \(file)\n")
             } else {
-                try store.restore(from: file)
+                do {
+                    try store.restore(from: file)
+                } catch StoreError.notADatabase {
+                    throw CLIError.data("store restore: \(file) is not a datebook store (not SQLite); the store \(store.path) was left as it was")
+                }
                 context.out.write("restored \(store.path) from \(file)\n")
             }
             return ExitCode.ok

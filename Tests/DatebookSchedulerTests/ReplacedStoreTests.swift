@@ -83,7 +83,11 @@ import Testing
         #expect(try sandbox.run(["store", "backup", backup]) != 0)  // never over an existing file
         let junk = sandbox.directory + "/junk.sqlite3"
         try "not a database".write(toFile: junk, atomically: true, encoding: .utf8)
-        #expect(try sandbox.run(["store", "restore", junk]) == 65)
+        let refused = try sandbox.start(["store", "restore", junk], log: sandbox.directory + "/restore.log")
+        refused.waitUntilExit()
+        #expect(refused.terminationStatus == 65)
+        #expect(Self.text(sandbox.directory + "/restore.log").contains("store restore: \(junk) is not a datebook store (not SQLite); "
+                                                                       + "the store \(sandbox.store) was left as it was"))
         #expect(try Store(path: sandbox.store).eventCount() == 200)
     }
 }
