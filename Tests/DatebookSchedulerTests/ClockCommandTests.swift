@@ -55,3 +55,30 @@ import Testing
         #expect(try Store(path: sandbox.store).allDeliveries().map(\.state) == [.sent])
     }
 }
+
+/// A channel failing through the real binary (issue 27): `status` tells the truth while a delivery
+/// is retrying, and the pass that gives it up says so by its exit status.
+@Suite(.serialized) struct RetryingStatusTests {
+    @Test func statusListsARetryingDeliveryWithItsNextAttemptAndLastErrorAndExits75() throws {
+        let sink = try Sink()
+        let sandbox = try ProcessSandbox(sink: sink, channels: ["hook": "/status/503"], lead: "1h")
+        try sandbox.save([event("Review", at: utc("2026-12-01T12:00:00Z"))])
+        let run = ClockCommandTests()
+        let first = try run.output(["--now", "2026-12-01T11:00:00Z", "tick"], environment: sandbox.environment)
+        #expect(first.code == 75)
+        let status = try run.output(["--now", "2026-12-01T11:00:05Z", "status"], environment: sandbox.environment)
+        #expect(status.code == 75)
+        #expect(status.out.contains("Retrying (an attempt failed; tried again until alerts.lateness after the first attempt):\n"
+                                    + "  due Tue 2026-12-01 12:00  alert 'Review' (1h before) to hook: next attempt Tue 2026-12-01 12:00"))
+        #expect(status.out.contains("(1 failed, last: HTTP 503); gives up after Tue 2026-12-01 18:00"))
+        #expect(!status.out.contains("every delivery was sent on time"))
+        // Still failing at the deadline, 6 h after the first attempt: given up, and that pass says so.
+        #expect(try run.output(["--now", "2026-12-01T16:59:00Z", "tick"], environment: sandbox.environment).code == 75)
+        let last = try run.output(["--now", "2026-12-01T17:00:00Z", "tick"], environment: sandbox.environment)
+        #expect(last.code == 69, "\(last.err)")
+        let after = try run.output(["--now", "2026-12-01T17:01:00Z", "status"], environment: sandbox.environment)
+        #expect(after.code == 1)
+        #expect(!after.out.contains("Retrying"))
+        #expect(after.out.contains("failed  alert 'Review' (1h before) to hook: HTTP 503 (server error); next retry would pass the delivery deadline"))
+    }
+}
