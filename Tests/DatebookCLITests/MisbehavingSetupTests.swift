@@ -1,5 +1,6 @@
 @testable import DatebookCLI
 import DatebookCore
+import DatebookStore
 import DatebookTestSupport
 import Foundation
 import Testing
@@ -43,5 +44,23 @@ struct MisbehavingSetupTests {
         #expect(ambiguous.err.contains("'fill1-00' matches 2 events"))
         #expect(sandbox.run(["done", "fill1-0016"]).code == 0)
         #expect(sandbox.run(["show", "fill1-0016"]).out.contains("Fill fill1-0016"))
+    }
+
+    /// A delivery whose whole message went out but whose server never answered (issue 27) is
+    /// recorded `sent` with an "uncertain" reason; `status` lists it apart, so it is not lost from sight.
+    @Test func statusListsADeliveryTheServerNeverAnsweredUnderUncertain() throws {
+        let sandbox = Sandbox()
+        defer { try? FileManager.default.removeItem(atPath: sandbox.home) }
+        #expect(sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00"]).code == 0)
+        let now = ISOInstant.parse("2026-11-30T07:00:00Z") ?? Date()
+        let store = try Store(path: sandbox.store)
+        try store.plan(LedgerEntry(key: "digest:morning:2026-11-30:mail", kind: .digest, digest: "morning", digestDate: "2026-11-30",
+                                   channel: "mail", dueAt: now, state: .sent,
+                                   reason: "uncertain: smtp://mail.example.org/: sent, but the server did not answer; "
+                                       + "not sent again (the server may have it): check that it arrived"), now: now)
+        let status = sandbox.run(["status"])
+        #expect(status.code == 0)
+        #expect(status.out.contains("Uncertain (the whole message went out, the server never answered; not sent again):\n"))
+        #expect(status.out.contains(" to mail: smtp://mail.example.org/: sent, but the server did not answer; not sent again"))
     }
 }
