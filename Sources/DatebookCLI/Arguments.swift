@@ -40,6 +40,9 @@ struct CommandSpec: Sendable {
     /// Reports a config that does not load and an unknown time zone itself (`doctor`) instead
     /// of failing on them before it runs.
     var reportsSetupProblems = false
+    /// Reads only (`list`, `status`): a config that does not load is a warning on stderr, and the
+    /// command runs without it (system zone, default store) instead of failing.
+    var toleratesBrokenConfig = false
 }
 
 /// Options every command accepts.

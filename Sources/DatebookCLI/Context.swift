@@ -21,6 +21,10 @@ struct Context {
     /// spec `reportsSetupProblems` (the others fail on them), which then runs with no config or
     /// the system zone.
     var setupProblems = SetupProblems()
+    /// `--now` or `DATEBOOK_NOW` set the time (not the system clock).
+    var nowIsPinned = false
+    /// `--store` or `DATEBOOK_STORE` named the store (not the config's `store` or the default path).
+    var storeIsNamed = false
 
     /// Reads WHEN with the month and weekday names and numeric date order of the config's `locale`.
     var whenParser: WhenParser {
@@ -63,8 +67,14 @@ struct Context {
             }
         }
         var config = try reported(\.config, else: Config()) {
-            try ConfigLoader.load(path: configPath, named: parsed.value("--config") != nil || environment["DATEBOOK_CONFIG"] != nil,
-                                  environment: environment, err: spec.reportsSetupProblems ? StringSink() : err)
+            do {
+                return try ConfigLoader.load(path: configPath, named: parsed.value("--config") != nil || environment["DATEBOOK_CONFIG"] != nil,
+                                             environment: environment, err: spec.reportsSetupProblems ? StringSink() : err)
+            } catch where spec.toleratesBrokenConfig {
+                err.write("datebook: warning: \(ErrorTranslator.translate(error).message); going on without the config "
+                          + "(system time zone, default store unless --store); 'datebook doctor' checks it\n")
+                return Config()
+            }
         }
         let zoneName = parsed.value("--tz") ?? environment["DATEBOOK_TZ"] ?? config.timeZone
         let zone = try reported(\.timeZone, else: TimeZone.current) {
@@ -98,7 +108,8 @@ struct Context {
                        storePath: storePath,
                        configPath: configPath,
                        config: config,
-                       environment: environment, colors: colors, out: out, err: err, setupProblems: problems)
+                       environment: environment, colors: colors, out: out, err: err, setupProblems: problems,
+                       nowIsPinned: pinned, storeIsNamed: parsed.value("--store") != nil || environment["DATEBOOK_STORE"] != nil)
     }
 }
 

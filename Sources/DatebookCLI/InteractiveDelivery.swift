@@ -68,6 +68,7 @@ struct InteractiveDelivery {
                 switch policy.decide(attempt: attempt, outcome: outcome, firstAttempt: firstAttempt, now: Date(),
                                      random: { Double.random(in: 0..<1) }) {
                 case .delivered: results[index] = .sent(attempts: attempt)
+                case .uncertain(let reason): results[index] = .failed("uncertain: \(reason); not sent again, check that it arrived")
                 case .failed(let reason):
                     results[index] = RetryPolicy.isTransient(outcome) ? .gaveUp(Self.describe(outcome)) : .failed(reason)
                 case .retry(let at):

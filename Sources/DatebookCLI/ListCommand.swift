@@ -10,7 +10,8 @@ enum ListCommand: Command {
         options: [.value("--period", "PERIOD", "only this period: next7, next30, future, past or all (default)"),
                   .flag("--json", "print JSON instead of text")],
         examples: ["datebook list", "datebook list --period next30", "datebook --now '2026-12-01 08:00' --tz Europe/Berlin list"],
-        details: "Periods: Next 7 Days (from now until now + 7 calendar days), Next 30 Days (until now + 30 calendar days),\nFuture (later), Past (before now). Rows are sorted by start; the badge counts tasks not done."
+        details: "Periods: Next 7 Days (from now until now + 7 calendar days), Next 30 Days (until now + 30 calendar days),\nFuture (later), Past (before now). Rows are sorted by start; the badge counts tasks not done.",
+        toleratesBrokenConfig: true
     )
 
     static func periods(_ arguments: ParsedArguments) throws -> [Period] {

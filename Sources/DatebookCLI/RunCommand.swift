@@ -15,7 +15,9 @@ enum RunCommand: Command {
         examples: ["datebook run", "datebook run --serve", "systemctl --user enable --now datebook.service"],
         details: """
         Sleeps until the next alert, digest or retry (re-checking the wall clock at least once a minute, so
-        a suspend or a clock step is handled like a missed tick). Store changes made by other datebook
+        a suspend or a clock step is handled like a missed tick). A store file that is deleted, or that
+        another file is moved over, is noticed at the next wake-up (device and inode): the old file is
+        no longer used and the new one is opened (a deleted one: no pass until one is there again). Store changes made by other datebook
         commands wake it at once (on PostgreSQL through LISTEN/NOTIFY, from any machine); one noticed while
         passes run gets its pass when they end, or once they have recorded nothing for 1 s. A pass that
         cannot reach the store is logged and tried again after 0.5 s, doubling up to 30 s. SIGHUP reloads
@@ -34,7 +36,11 @@ enum RunCommand: Command {
         // The passes' lines and this thread's go to stderr through one lock.
         let log = SerialLog(fd: STDERR_FILENO)
         if arguments.has("--listen"), !arguments.has("--serve") { throw UsageError(message: "--listen needs --serve", command: "run") }
-        let store = try context.openStore()
+        var store = try context.openStore()
+        // The file the daemon has open: a path that comes to name another file (a backup moved
+        // over it) or none (deleted) is noticed at the next wake-up (StoreFile).
+        let checksFile = store.watchedFile != nil
+        var identity = checksFile ? StoreFile.identity(context.storePath) : nil
         // The main thread only decides when to run a pass; it reads a few pages around now.
         try store.limitPageCache(kibibytes: 1024)
         // SIGTERM is handled from here on: before the server answers, so a stop sent as soon as it
@@ -71,12 +77,51 @@ enum RunCommand: Command {
                     changed = false
                 }
             }
+            if checksFile, case let current = StoreFile.identity(context.storePath), current != identity {
+                // Passes in flight finish on the file they opened; none starts on a missing one.
+                runner.waitForAll()
+                heartbeat.remove(from: store)
+                // The old connection is closed before the new file is opened: its write-ahead log and
+                // index are at the path's `-wal` and `-shm` names, where a connection to the new file
+                // would read them as its own (SQLite leaves a moved file's log behind on close).
+                do { try (store as? Store)?.emptyLog() } catch {
+                    log.write("could not empty the old store's write-ahead log: \(ErrorTranslator.translate(error).message)")
+                }
+                store = try Store.standIn()
+                planner = SchedulerFactory.make(context, store: store, config: settings.config)
+                var opened: StoreFile?
+                if current != nil {
+                    do {
+                        store = try context.openStore()
+                        try store.limitPageCache(kibibytes: 1024)
+                        planner = SchedulerFactory.make(context, store: store, config: settings.config)
+                        opened = StoreFile.identity(context.storePath)
+                    } catch {
+                        // Being made by another program, say: tried again at the next wake-up.
+                        log.write("store \(context.storePath) cannot be opened yet: \(ErrorTranslator.translate(error).message)")
+                    }
+                }
+                if current == nil || opened != nil {
+                    log.write(current == nil
+                              ? "store \(context.storePath) is gone (deleted or moved away): the old file is no longer used; "
+                                + "no pass runs until a store is there again"
+                              : identity == nil ? "store \(context.storePath) is there again: opened it"
+                              : "store \(context.storePath) now names another file (replaced or moved over): the old one "
+                                + "is no longer used, opened the new one")
+                }
+                // Nil (no file, or not opened): looked at again at each wake-up.
+                identity = opened
+                version = (try? store.dataVersion()) ?? version
+                next = nil
+                due = true
+            }
+            let storeThere = !checksFile || identity != nil
             if changed, runner.untilQuiet <= .zero { due = true }
-            if due, runner.start(settings) { changed = false }
+            if due, storeThere, runner.start(settings) { changed = false }
             let now = Date()
             if due || heartbeat.isDue(now: now) { heartbeat.beat(store, now: now) }
             var sleep = min(maxSleep, heartbeat.nextBeat(now: now))
-            if !changed || !runner.isBusy { next = try? planner.nextWake(after: now) }
+            if storeThere, !changed || !runner.isBusy { next = try? planner.nextWake(after: now) }
             if let next {
                 // A few milliseconds past the due second, so the pass sees it as due. Something already
                 // due is left to a running pass; its end wakes this loop again.
@@ -95,7 +140,9 @@ enum RunCommand: Command {
             let started = ContinuousClock.now
             var reasons = wakeups.wait(seconds: sleep)
             // More changes while one is noted and passes run: slept through, without reading the store.
-            while reasons == [.storeChanged], changed, runner.isBusy, ContinuousClock.now - started < .seconds(sleep) {
+            // (Unless the path now names another file or none: that is looked at at once.)
+            while reasons == [.storeChanged], changed, runner.isBusy, ContinuousClock.now - started < .seconds(sleep),
+                  !checksFile || StoreFile.identity(context.storePath) == identity {
                 reasons = wakeups.wait(seconds: sleep - Self.seconds(ContinuousClock.now - started))
             }
             if reasons.contains(.stop) { break }
@@ -138,5 +185,18 @@ enum RunCommand: Command {
 
     static func seconds(_ duration: Duration) -> TimeInterval {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    }
+}
+
+/// Which file a store path names, by device and inode: a path whose file was replaced (a backup
+/// moved over it) names another one, a deleted one none.
+struct StoreFile: Equatable {
+    let device: UInt64
+    let inode: UInt64
+
+    static func identity(_ path: String) -> StoreFile? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return StoreFile(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 }

@@ -17,10 +17,17 @@ enum StatusCommand: Command {
         Schedulers: every 'datebook run' seen in the last 2 minutes (host:pid, since, last seen; each
         refreshes its entry every 30 s and removes it when it stops), then the deliveries sent in the
         same days with the scheduler (host:pid) that sent each, newest first, at most --limit.
+        Uncertain: deliveries whose whole message went out but whose server never answered (email
+        DATA unanswered within 10 minutes): not sent again, check that they arrived.
+        Clock jump: the last time a pass found the clock far ahead of (alerts.clockJump) or behind
+        the last pass, in those days.
         CalDAV accounts: each one's last sync and its 10 newest conflicts (what lost), as 'caldav status'.
-        Exit status: 0, or 1 when a delivery failed in that time or an account's last CalDAV sync failed
-        (so a monitor can alert on it).
-        """
+        Retrying: each delivery whose last attempt failed and that is tried again, with its due time, the
+        next attempt, the last error and when it is given up.
+        Exit status: 0; 1 when a delivery failed in that time or an account's last CalDAV sync failed;
+        else 75 while a delivery is retrying (so a monitor can alert on either).
+        """,
+        toleratesBrokenConfig: true
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
@@ -41,13 +48,33 @@ enum StatusCommand: Command {
             out += line + "\n"
         }
         if upcoming.count > limit { out += "  … and \(upcoming.count - limit) more\n" }
+        let retrying = try store.openDeliveries().filter { $0.state == .pending && $0.attempts > 0 }
+        if !retrying.isEmpty {
+            out += "\nRetrying (an attempt failed; tried again until alerts.lateness after the first attempt):\n"
+            for entry in retrying { out += "  " + retryLine(entry, scheduler, context) + "\n" }
+        }
         let since = context.calendar.date(byAdding: .day, value: -days, to: context.now) ?? context.now
         let recent = try store.settledDeliveries(since: since, excluding: [.sent])
         out += "\nNot sent on time in the last \(days) days (late, skipped, cancelled or failed):\n"
-        if recent.isEmpty { out += "  (nothing: every delivery was sent on time)\n" }
+        if recent.isEmpty {
+            out += retrying.isEmpty ? "  (nothing: every delivery was sent on time)\n"
+                : "  (nothing settled; \(retrying.count) \(retrying.count == 1 ? "delivery is" : "deliveries are") retrying, above)\n"
+        }
         for entry in recent {
             out += "  " + LocalTime(entry.updatedAt, in: context.timeZone).listFormat + "  " + entry.state.rawValue + "  "
                 + scheduler.describe(entry) + " to " + entry.channel + (entry.reason.map { ": " + $0 } ?? "") + "\n"
+        }
+        let uncertain = try store.settledDeliveries(since: since, excluding: [.sentLate, .skipped, .cancelled, .failed])
+            .filter { $0.reason?.hasPrefix(Scheduler.uncertainPrefix) == true }
+        if !uncertain.isEmpty {
+            out += "\nUncertain (the whole message went out, the server never answered; not sent again):\n"
+            for entry in uncertain {
+                out += "  " + LocalTime(entry.updatedAt, in: context.timeZone).listFormat + "  " + scheduler.describe(entry)
+                    + " to " + entry.channel + ": " + (entry.reason ?? "").dropFirst(Scheduler.uncertainPrefix.count) + "\n"
+            }
+        }
+        if let jump = try ClockJump.last(in: store), max(jump.from, jump.at) >= since {
+            out += "\nClock jump:\n  " + clockJumpLine(jump, context) + "\n"
         }
         let limits = try store.recurrenceLimits()
         if !limits.isEmpty {
@@ -65,7 +92,31 @@ enum StatusCommand: Command {
             syncFailed = report.failed
         }
         context.out.write(out)
-        return recent.contains { $0.state == .failed } || syncFailed ? 1 : ExitCode.ok
+        if recent.contains(where: { $0.state == .failed }) || syncFailed { return 1 }
+        return retrying.isEmpty ? ExitCode.ok : ExitCode.temporaryFailure
+    }
+
+    /// `due …  alert 'X' (1h before) to hook: next attempt …, 4 attempts, last: HTTP 503 (server error); gives up …`
+    static func retryLine(_ entry: LedgerEntry, _ scheduler: Scheduler, _ context: Context) -> String {
+        func time(_ date: Date) -> String { LocalTime(date, in: context.timeZone).listFormat }
+        var error = entry.reason ?? "unknown"
+        if let colon = error.range(of: " failed: ") { error = String(error[colon.upperBound...]) }
+        if error.hasSuffix("; retrying") { error = String(error.dropLast("; retrying".count)) }
+        let deadline = (entry.firstAttemptAt ?? entry.dueAt).addingTimeInterval(context.config.alerts.lateness)
+        return "due " + time(entry.dueAt) + "  " + scheduler.describe(entry) + " to " + entry.channel
+            + ": next attempt " + time(entry.nextAttemptAt) + " (\(entry.attempts) failed, last: \(error)); gives up after " + time(deadline)
+    }
+
+    /// The last clock jump a pass met, said as such.
+    static func clockJumpLine(_ jump: ClockJump, _ context: Context) -> String {
+        let from = LocalTime(jump.from, in: context.timeZone).listFormat
+        let at = LocalTime(jump.at, in: context.timeZone).listFormat
+        let span = Scheduler.duration(abs(jump.at.timeIntervalSince(jump.from)))
+        return jump.isBackward
+            ? "the clock went back \(span): a pass at \(at) came after one at \(from); what the pass at the wrong time "
+                + "skipped as too late and is still due was planned again"
+            : "\(span) between the pass at \(from) and the next at \(at): the machine was off or its clock jumped ahead; "
+                + "what was skipped in between comes back if the clock returns"
     }
 
     static func number(_ text: String?, option: String, default value: Int) throws -> Int {

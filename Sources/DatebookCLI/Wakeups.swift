@@ -64,7 +64,8 @@ final class Wakeups: Sendable {
         if let store {
             let directory = (store as NSString).deletingLastPathComponent
             fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-            let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
+            // Deleted or moved away too: the daemon then stops using the file (RunCommand).
+            let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM)
             if fd >= 0, inotify_add_watch(fd, directory.isEmpty ? "." : directory, mask) < 0 {
                 close(fd)
                 fd = -1

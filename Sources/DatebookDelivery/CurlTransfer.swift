@@ -29,6 +29,8 @@ final class CurlTransfer {
 
     /// The URL the transfer ended at when redirects took it away from `url`, else nil.
     var redirectedURL: String? {
+        // Only HTTP redirects: an SMTP 3xx reply (354, "start mail input") is none.
+        guard url.lowercased().hasPrefix("http") else { return nil }
         guard easy.long(CURLINFO_REDIRECT_COUNT) > 0 || easy.long(CURLINFO_RESPONSE_CODE) / 100 == 3 else { return nil }
         var pointer: UnsafeMutablePointer<CChar>?
         guard datebook_curl_easy_getinfo_string(easy.handle, CURLINFO_EFFECTIVE_URL, &pointer) == CURLE_OK, let pointer else {

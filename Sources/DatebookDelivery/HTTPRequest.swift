@@ -122,6 +122,9 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         /// The server refused for now (SMTP 4xx); worth retrying.
         case deferred = "temporarily refused by server"
         case setupFailed = "could not start transfer"
+        /// The whole message went out (SMTP DATA) but the server's answer never came: it may
+        /// have the message. Not retried (each retry could be a second copy).
+        case unanswered = "sent, but the server did not answer"
         case other = "transfer failed"
     }
 

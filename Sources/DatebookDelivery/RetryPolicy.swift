@@ -15,6 +15,9 @@ public enum DeliveryOutcome: Sendable, Equatable {
 /// The policy's verdict after an attempt.
 public enum RetryDecision: Sendable, Equatable {
     case delivered
+    /// Sent, but whether it arrived is unknown (the server did not answer the message's end):
+    /// not retried, and recorded with the reason so `status` shows it.
+    case uncertain(reason: String)
     case retry(at: Date)
     case failed(reason: String)
 }
@@ -25,13 +28,17 @@ public enum RetryDecision: Sendable, Equatable {
 public struct RetryPolicy: Sendable, Equatable {
     /// Ceiling of the first backoff window, in seconds.
     public var baseDelay: TimeInterval
-    /// Largest backoff window.
+    /// Largest backoff window (default 30 min): during a long outage a delivery is tried at least
+    /// this often, until the deadline.
     public var maxDelay: TimeInterval
+    /// No limit by default: the deadline ends the retries (an outage of 60 minutes used up 8
+    /// attempts and failed 5 hours before the deadline the docs promised).
     public var maxAttempts: Int
-    /// Seconds after the first attempt when the delivery is given up.
+    /// Seconds after the first attempt when the delivery is given up (the scheduler uses
+    /// `alerts.lateness`); the last retry is made at the deadline itself.
     public var deadline: TimeInterval
 
-    public init(baseDelay: TimeInterval = 30, maxDelay: TimeInterval = 3600, maxAttempts: Int = 8, deadline: TimeInterval = 6 * 3600) {
+    public init(baseDelay: TimeInterval = 30, maxDelay: TimeInterval = 1800, maxAttempts: Int = .max, deadline: TimeInterval = 6 * 3600) {
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
         self.maxAttempts = maxAttempts
@@ -47,6 +54,7 @@ public struct RetryPolicy: Sendable, Equatable {
         let verdict = Self.classify(outcome)
         switch verdict {
         case .delivered: return .delivered
+        case .uncertain(let reason): return .uncertain(reason: reason)
         case .permanent(let reason): return .failed(reason: reason)
         case .transient(let reason, let serverDelay):
             guard attempt < maxAttempts else {
@@ -55,8 +63,14 @@ public struct RetryPolicy: Sendable, Equatable {
             let window = min(maxDelay, baseDelay * pow(2, Double(max(0, attempt - 1))))
             let jittered = max(1, window * min(max(random(), 0), 1))
             let at = now.addingTimeInterval(serverDelay.map { max($0, 0) } ?? jittered)
-            guard at <= firstAttempt.addingTimeInterval(deadline) else {
-                return .failed(reason: "\(reason); next retry would pass the delivery deadline")
+            let end = firstAttempt.addingTimeInterval(deadline)
+            guard at <= end else {
+                // A backoff past the deadline still leaves one try at it; a server that asks for
+                // longer is taken at its word.
+                guard serverDelay == nil, end.timeIntervalSince(now) > 1 else {
+                    return .failed(reason: "\(reason); next retry would pass the delivery deadline")
+                }
+                return .retry(at: end)
             }
             return .retry(at: at)
         }
@@ -71,6 +85,7 @@ public struct RetryPolicy: Sendable, Equatable {
 
     enum Verdict: Equatable {
         case delivered
+        case uncertain(String)
         case transient(String, serverDelay: TimeInterval?)
         case permanent(String)
     }
@@ -89,6 +104,8 @@ public struct RetryPolicy: Sendable, Equatable {
                 return .permanent("\(error.description) (check the username and password)")
             case .protocolRefused, .responseTooLarge, .rejected, .setupFailed:
                 return .permanent(error.description)
+            case .unanswered:
+                return .uncertain(error.description)
             }
         case .command(let result):
             if result.timedOut { return .transient("command timed out", serverDelay: nil) }

@@ -6,7 +6,7 @@ extension Config {
     // The keys the parser accepts; `datebook man 5` documents each (a test fails on one it lacks).
     public static let topKeys = ["timeZone", "locale", "templates", "channels", "digests", "alerts", "feeds", "serve", "caldav", "store"]
     public static let digestKeys = ["name", "at", "days", "channels", "format", "template"]
-    public static let alertKeys = ["before", "channels", "quietHours", "lateness", "cancelWhenDone"]
+    public static let alertKeys = ["before", "channels", "quietHours", "lateness", "cancelWhenDone", "clockJump"]
     public static let feedKeys = ["name", "url", "every"]
     public static let serveKeys = ["listen", "baseURL", "token", "feedToken"]
     public static let caldavKeys = ["name", "url", "username", "password", "calendars", "every", "caFile"]
@@ -259,6 +259,7 @@ extension Config {
             policy.quietHours = QuietHours(start: start, end: end)
         }
         if let late = node["lateness"] { policy.lateness = try duration(late, "alerts.lateness", reader: reader) }
+        if let jump = node["clockJump"] { policy.clockJump = try duration(jump, "alerts.clockJump", reader: reader) }
         if let cancel = node["cancelWhenDone"] { policy.cancelWhenDone = try reader.bool(cancel, "alerts.cancelWhenDone") }
         return policy
     }

@@ -131,6 +131,9 @@ public struct AlertPolicy: Sendable, Equatable {
     public var lateness: TimeInterval
     /// Cancel pending alerts of events whose tasks are all done.
     public var cancelWhenDone: Bool
+    /// A pass that comes more than this after the last one warns that the clock may have jumped
+    /// ahead before it skips what is over the lateness (docs/scheduler.md, "Faults").
+    public var clockJump: TimeInterval = 86_400
 
     public init(before: [LeadTime] = [], channels: [String] = [], quietHours: QuietHours? = nil,
                 lateness: TimeInterval = 6 * 3600, cancelWhenDone: Bool = false) {

@@ -33,20 +33,26 @@ extension Scheduler {
         if let failure { throw failure }
     }
 
-    /// `record`, tried again while another process holds the store's write lock or the connection
-    /// to PostgreSQL is lost (for up to `options.recordPatience`): the connections that produced these outcomes wait meanwhile, so a
-    /// long `import` cannot leave a pass sending on with nothing recorded (each unrecorded delivery
-    /// would go out again once this process is gone).
+    /// `record`, tried again on any store error — a full disk, a write lock held by another
+    /// program, a lost PostgreSQL connection — with backoff from 50 ms to 5 s, for as long as the
+    /// process lives. The connections and workers that produced these outcomes wait meanwhile (the
+    /// deliverer starts no transfer until this returns), so nothing is sent while an outcome is
+    /// unrecorded: a process that ends here leaves unrecorded at most what it had in flight. The
+    /// first failure is logged, then one line every `options.recordPatience`.
     func recordPatiently(_ outcomes: [Outcome], now: Date, report: inout TickReport) throws {
-        let deadline = ContinuousClock.now + .seconds(options.recordPatience)
+        var delay = 0.05
+        var nextLog = ContinuousClock.now
         while true {
             do {
                 return try record(outcomes, now: now, report: &report)
-            } catch StoreError.busy(_) where ContinuousClock.now < deadline {
-                Thread.sleep(forTimeInterval: 0.05)
-            } catch StoreError.connectionLost(_, _) where ContinuousClock.now < deadline {
-                // PostgreSQL restarting: the store connects again on the next try; the claims still hold.
-                Thread.sleep(forTimeInterval: 0.5)
+            } catch let error as StoreError {
+                if ContinuousClock.now >= nextLog {
+                    log("cannot record \(outcomes.count) delivery \(outcomes.count == 1 ? "outcome" : "outcomes"): \(error); "
+                        + "no further transfer starts until they are recorded (trying again, at least every 5 s)")
+                    nextLog = ContinuousClock.now + .seconds(options.recordPatience)
+                }
+                Thread.sleep(forTimeInterval: delay)
+                delay = min(delay * 2, 5)
             }
         }
     }
@@ -60,6 +66,8 @@ extension Scheduler {
             return lateBy > options.lateAfter
                 ? (entry, .sentLate, "sent \(Self.duration(lateBy)) after due", nil)
                 : (entry, .sent, nil, nil)
+        case .uncertain(let reason):
+            return (entry, .sent, Self.uncertainPrefix + reason + "; not sent again (the server may have it): check that it arrived", nil)
         case .retry(let at):
             return (entry, .pending, "attempt \(entry.attempts) failed: \(Self.describe(outcome)); retrying", at)
         case .failed(let reason):
@@ -77,9 +85,16 @@ extension Scheduler {
                          claimant: claimant, now: now)
         for (entry, state, reason, _) in outcomes {
             if state == .pending { report.retried += 1 } else { report.count(state) }
+            if state == .failed, entry.attempts > 1 || reason?.hasSuffix(Self.pastDeadline) == true { report.gaveUp += 1 }
             log(logLine(entry, state, reason))
         }
     }
+
+    /// How the reason of a delivery starts whose arrival is unknown (`status` lists them).
+    public static let uncertainPrefix = "uncertain: "
+
+    /// How the retry policy ends the reason of a delivery it gave up on.
+    static let pastDeadline = "next retry would pass the delivery deadline"
 
     /// A short, secret-free description of a failed attempt.
     static func describe(_ outcome: DeliveryOutcome) -> String {

@@ -22,13 +22,16 @@ public final class Scheduler {
         /// The furthest back a pass looks after a long downtime (older items are not recorded at all).
         public var maxLookBack: TimeInterval = 35 * 86_400
         public var claimBatch = 250
-        /// How long a pass keeps trying to record outcomes while the store is locked (each try
-        /// waits up to 5 s for the lock), holding back the next transfers meanwhile.
+        /// While a pass cannot record outcomes (full disk, store locked), it logs this often that it
+        /// keeps trying (it tries until it can, holding back the next transfers meanwhile).
         public var recordPatience: TimeInterval = 60
         /// How far beyond `alerts.lateness` a pass looks back for the alerts of events changed since
         /// the last pass (docs/scheduler.md, "Late changes"): those are recorded `skipped`, older
         /// ones not at all, as for an event that was never seen.
         public var changeLookBack: TimeInterval = 86_400
+        /// A pass that finds `now` earlier than the last pass by more than this takes it for a clock
+        /// that was wrong (docs/scheduler.md, "Faults"); less is jitter between hosts.
+        public var clockTolerance: TimeInterval = 300
         /// A pass that planned nothing records its time only when the last record is this old.
         public var lastPassInterval: TimeInterval = 60
         /// `serve.baseURL`: when set, every alert carries signed action links under it (issue 16).
@@ -54,7 +57,7 @@ public final class Scheduler {
     let host: String
 
     public init(store: any PlannerStore, config: Config, calendar: Calendar, environment: [String: String] = [:],
-                deliverer: any DeliverySending = Deliverer(), retryPolicy: RetryPolicy = RetryPolicy(),
+                deliverer: any DeliverySending = Deliverer(), retryPolicy: RetryPolicy? = nil,
                 random: @escaping () -> Double = { Double.random(in: 0..<1) },
                 digestRenderer: any DigestRendering = PlainDigestRenderer(), options: Options = Options(),
                 log: @escaping (String) -> Void = { _ in }) {
@@ -64,7 +67,8 @@ public final class Scheduler {
         self.planner = Planner(store: store, config: config, calendar: calendar)
         self.environment = environment
         self.deliverer = deliverer
-        self.retryPolicy = retryPolicy
+        // Retries last until the lateness: an alert is worth sending as long as it may be late.
+        self.retryPolicy = retryPolicy ?? RetryPolicy(deadline: config.alerts.lateness)
         self.random = random
         self.digestRenderer = digestRenderer
         self.options = options
@@ -92,6 +96,7 @@ public final class Scheduler {
                 recorded.append(logLine(entry, state, reason))
             }
             let last = try store.lastPass()
+            if let line = try reviewClock(now: now, last: last) { recorded.append(line) }
             let entries = try plannedSinceLastPass(now: now, last: last, taking: true).map { classify($0, now: now) }
             var new = try store.plan(entries, now: now)
             let planned = !new.isEmpty
@@ -221,7 +226,7 @@ public final class Scheduler {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    static func duration(_ seconds: TimeInterval) -> String {
+    public static func duration(_ seconds: TimeInterval) -> String {
         let s = Int(seconds.rounded())
         if s >= 86_400 { return "\(s / 86_400)d\(s % 86_400 / 3600)h" }
         if s >= 3600 { return "\(s / 3600)h\(s % 3600 / 60)m" }
@@ -244,6 +249,8 @@ public struct TickReport: Sendable, Equatable {
     public var sent = 0, sentLate = 0, skipped = 0, cancelled = 0, failed = 0, planned = 0, retried = 0
     /// Deliveries still pending after an attempt (retries scheduled): `tick` exits 75.
     public var retriesRemaining = 0
+    /// Deliveries that failed because their retries reached the deadline: `tick` exits 69.
+    public var gaveUp = 0
 
     mutating func count(_ state: LedgerEntry.State) {
         switch state {

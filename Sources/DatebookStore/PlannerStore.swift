@@ -83,6 +83,13 @@ public protocol PlannerStore: AnyObject {
     func lockPlanning() throws
     func lastPass() throws -> Date?
     func setLastPass(_ date: Date) throws
+    /// A named instant the scheduler keeps beside the last pass (`clock_jump_from`, `clock_jump_at`).
+    func schedulerMark(_ name: String) throws -> Date?
+    func setSchedulerMark(_ name: String, _ date: Date) throws
+    /// After the clock went back: the deliveries skipped as too late whose due time is after
+    /// `dueAfter` (so a pass at a wrong, later time skipped them) go back to pending, to be sent at
+    /// their due time; the number of them. Call inside the pass's transaction.
+    func replanSkippedAsLate(dueAfter: Date, now: Date) throws -> Int
     func distinctEventAlerts() throws -> [String]
     /// The events inserted, moved or given other lead times since the last pass took them (taking:
     /// emptying the queue, inside the pass's transaction); an empty queue is only read.

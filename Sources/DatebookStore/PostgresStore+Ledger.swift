@@ -32,6 +32,21 @@ extension PostgresStore {
                   [Self.millis(date)])
     }
 
+    public func schedulerMark(_ name: String) throws -> Date? {
+        let rows = try query("SELECT value FROM meta WHERE name = $1", [name])
+        return rows.count > 0 ? Store.date(millis: Int64(rows.int(0, 0))) : nil
+    }
+
+    public func setSchedulerMark(_ name: String, _ date: Date) throws {
+        try query("INSERT INTO meta (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                  [name, Self.millis(date)])
+    }
+
+    public func replanSkippedAsLate(dueAfter: Date, now: Date) throws -> Int {
+        try query(Store.replanSkippedSQL + " RETURNING key",
+                  [Self.millis(now), Self.millis(dueAfter)]).count
+    }
+
     public func distinctEventAlerts() throws -> [String] {
         try query("SELECT DISTINCT alerts FROM events WHERE alerts <> ''").all.map { $0.text(0) }
     }

@@ -74,6 +74,36 @@ extension Store {
         }
     }
 
+    public func schedulerMark(_ name: String) throws -> Date? {
+        try wrap {
+            let query = try statement("SELECT value FROM scheduler_meta WHERE name = ?").bind(.text(name))
+            defer { sqlite3_reset(query.handle) }
+            return try query.step() ? Self.date(millis: query.int64(0)) : nil
+        }
+    }
+
+    public func setSchedulerMark(_ name: String, _ date: Date) throws {
+        try wrap {
+            try statement("INSERT INTO scheduler_meta (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value")
+                .bind(.text(name), .integer(Self.millis(date))).run()
+        }
+    }
+
+    public func replanSkippedAsLate(dueAfter: Date, now: Date) throws -> Int {
+        try wrap {
+            try statement(Self.replanSkippedSQL).bind(.integer(Self.millis(now)), .integer(Self.millis(dueAfter))).run()
+            return db.changes
+        }
+    }
+
+    /// `replanSkippedAsLate`, for both backends (SQLite reads `$1` and `$2` as the 1st and 2nd parameter).
+    /// `late:` starts the reason `Scheduler.classify` gives a delivery first seen after its lateness.
+    public static let replanSkippedSQL = """
+        UPDATE deliveries SET state = 'pending', reason = NULL, attempts = 0, next_attempt_at = due_at,
+            first_attempt_at = NULL, updated_at = $1
+        WHERE state = 'skipped' AND reason LIKE 'late:%' AND due_at > $2
+        """
+
     /// The per-event alert lead lists (`"1d 1h"`) in use (and possibly some no longer used).
     public func distinctEventAlerts() throws -> [String] {
         var found: [String] = []

@@ -143,6 +143,7 @@ public final class Store {
             switch error.code & 0xFF {
             case SQLITE_NOTADB: throw StoreError.notADatabase(path: path)
             case SQLITE_BUSY, SQLITE_LOCKED: throw StoreError.busy(path: path)
+            case SQLITE_FULL: throw StoreError.full(path: path)
             case SQLITE_READONLY: throw Self.writeProblem(path) ?? StoreError.readOnly(path: path)
             default: throw StoreError.sqlite(path: path, message: error.message)
             }

@@ -11,6 +11,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// This user cannot write it; `advice` names the cause (owner, directory, a stale `-shm`) and the fix.
     case notWritable(path: String, advice: String)
     case busy(path: String)
+    /// SQLITE_FULL: the file system holding the store has no space left.
+    case full(path: String)
     case cannotCreate(path: String, reason: String)
     case sqlite(path: String, message: String)
     /// No PostgreSQL server answered at `endpoint` (`host:port`): worth a retry later.
@@ -41,7 +43,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case let .notWritable(path, advice):
             "store \(path) cannot be written: \(advice) (reading it works)"
         case .busy(let path):
-            "store \(path) is locked by another datebook process; try again"
+            "store \(path) is locked by another program (a datebook command, a sqlite3 shell, a backup); try again when it lets go"
+        case .full(let path):
+            "store \(path): the disk is full (no space left on its file system); free some space there — nothing after the last commit was kept, try again"
         case let .cannotCreate(path, reason):
             "cannot create store \(path): \(reason)"
         case let .sqlite(path, message):

@@ -58,6 +58,8 @@ import Testing
         Case(name: "max attempts", attempt: 5, outcome: http(500), expected: .failed(reason: "HTTP 500 (server error); gave up after 5 attempts")),
         Case(name: "Retry-After beyond deadline", attempt: 1, outcome: http(429, [("Retry-After", "7200")]),
              expected: .failed(reason: "HTTP 429 (rate limited); next retry would pass the delivery deadline")),
+        Case(name: "Retry-After within the deadline honoured", attempt: 4, outcome: http(503, [("Retry-After", "3000")]),
+             expected: .retry(at: t0 + 3000)),
         Case(name: "exit 75 retried", attempt: 1, outcome: command(75), random: 0.5, expected: .retry(at: t0 + 5)),
         Case(name: "command timeout retried", attempt: 1, outcome: command(0, timedOut: true), random: 0.5, expected: .retry(at: t0 + 5)),
         Case(name: "exit 2 permanent", attempt: 1, outcome: command(2), expected: .failed(reason: "command exit status 2")),
@@ -79,6 +81,30 @@ import Testing
         let decision = Self.policy.decide(
             attempt: 2, outcome: Self.http(500), firstAttempt: Self.t0, now: Self.t0 + 3599, random: { 0.5 })
         #expect(decision == .failed(reason: "HTTP 500 (server error); next retry would pass the delivery deadline"))
+    }
+
+    @Test func aBackoffThatWouldPassTheDeadlineRetriesAtTheDeadlineThenGivesUp() {
+        let last = Self.policy.decide(attempt: 4, outcome: Self.http(500), firstAttempt: Self.t0, now: Self.t0 + 3550, random: { 0.999 })
+        #expect(last == .retry(at: Self.t0 + 3600))
+        let after = Self.policy.decide(attempt: 4, outcome: Self.http(500), firstAttempt: Self.t0, now: Self.t0 + 3600, random: { 0.999 })
+        #expect(after == .failed(reason: "HTTP 500 (server error); next retry would pass the delivery deadline"))
+    }
+
+    /// The defaults: no attempt limit, windows doubling from 30 s up to 30 min.
+    @Test func theDefaultPolicyRetriesAtLeastEveryHalfHourUntilItsDeadline() {
+        let policy = RetryPolicy(deadline: 6 * 3600)
+        var now = Self.t0
+        var attempt = 1
+        var gaps: [TimeInterval] = []
+        while case .retry(let at) = policy.decide(attempt: attempt, outcome: Self.http(500), firstAttempt: Self.t0, now: now,
+                                                   random: { 0.999 }) {
+            gaps.append(at.timeIntervalSince(now))
+            now = at
+            attempt += 1
+        }
+        #expect(now == Self.t0 + 6 * 3600)
+        #expect(gaps.max() ?? 0 <= 1800)
+        #expect(attempt > 8)
     }
 
     @Test func liveSinkRateLimitFeedsThePolicy() throws {

@@ -53,6 +53,39 @@ import Testing
         #expect(try sink.records().isEmpty)
     }
 
+    /// A server that answers the message's end after 2 s, and a client whose own timeout is 1 s:
+    /// the final dot waits as RFC 5321 says (10 minutes), so the message goes once and succeeds.
+    @Test func aSlowAnswerToTheMessageEndIsAwaitedWhateverTheTimeout() throws {
+        let sink = try TestServer(script: "smtp_sink.py")
+        defer { sink.stop() }
+        var message = Self.international
+        message.to = [EmailAddress(address: "slow2@example.org")]
+        let client = SMTPClient(configuration: SMTPConfiguration(url: "smtp://127.0.0.1:\(sink.port)", requireTLS: false, timeout: 1))
+        #expect(try client.send(message).get() == 250)
+        #expect(try sink.records().count == 1)
+    }
+
+    /// No answer to the message's end within the data timeout: `unanswered` (the server has the
+    /// message here), which the retry policy does not retry; no "(redirected from …)".
+    @Test func anUnansweredMessageEndIsUncertainNotATimeoutToRetry() throws {
+        let sink = try TestServer(script: "smtp_sink.py")
+        defer { sink.stop() }
+        var message = Self.international
+        message.to = [EmailAddress(address: "slow5@example.org")]
+        var configuration = SMTPConfiguration(url: "smtp://127.0.0.1:\(sink.port)", requireTLS: false, timeout: 1)
+        configuration.dataTimeout = 1
+        guard case .failure(let error) = SMTPClient(configuration: configuration).send(message) else {
+            Issue.record("the answer comes after the data timeout")
+            return
+        }
+        #expect(error.kind == .unanswered)
+        #expect(error.description.hasPrefix("smtp://127.0.0.1:\(sink.port)/: sent, but the server did not answer"))
+        #expect(!error.description.contains("redirected from"))
+        #expect(try sink.records().count == 1)
+        let decision = RetryPolicy().decide(attempt: 1, outcome: .transport(error), firstAttempt: Date(), now: Date(), random: { 0.5 })
+        #expect(decision == .uncertain(reason: error.description))
+    }
+
     @Test func wrongPortIsAConnectionFailureWithoutPassword() {
         let client = SMTPClient(configuration: SMTPConfiguration(
             url: "smtp://127.0.0.1:1", username: "me", password: Secret("SMTPCANARY"), requireTLS: false, connectTimeout: 2))

@@ -165,6 +165,33 @@ struct BackendTests {
 
 /// What only the PostgreSQL store has: concurrent claims, its URL, its schema and its errors.
 struct PostgresStoreTests {
+    /// After the clock went back (issue 27): only deliveries skipped as too late whose due time is
+    /// after the bound go back to pending, due again at their due time; marks round-trip.
+    @Test(arguments: Backend.allCases)
+    func skippedAsLateDeliveriesAfterTheBoundArePlannedAgainAndMarksAreKept(_ backend: Backend) throws {
+        let store = try backend.open()
+        let entries = [
+            LedgerEntry(key: "old", kind: .alert, channel: "team", dueAt: now.addingTimeInterval(-86_400), state: .skipped,
+                        reason: "late: due …, first seen 2d0h later, over the lateness of 6h0m"),
+            LedgerEntry(key: "ahead", kind: .alert, channel: "team", dueAt: now.addingTimeInterval(3600), state: .skipped,
+                        reason: "late: due …, first seen 29d0h later, over the lateness of 6h0m"),
+            LedgerEntry(key: "cancelled", kind: .alert, channel: "team", dueAt: now.addingTimeInterval(3600), state: .cancelled,
+                        reason: "all tasks done"),
+            LedgerEntry(key: "policy", kind: .alert, channel: "team", dueAt: now.addingTimeInterval(3600), state: .skipped,
+                        reason: "quiet"),
+        ]
+        try store.transaction { _ = try store.plan(entries, now: now) }
+        #expect(try store.transaction { try store.replanSkippedAsLate(dueAfter: now.addingTimeInterval(-3600), now: now) } == 1)
+        let ahead = try #require(try store.delivery(key: "ahead"))
+        #expect(ahead.state == .pending && ahead.reason == nil && ahead.attempts == 0)
+        #expect(ahead.nextAttemptAt == now.addingTimeInterval(3600))
+        #expect(try ["old", "cancelled", "policy"].map { try store.delivery(key: $0)?.state } == [.skipped, .cancelled, .skipped])
+        #expect(try store.schedulerMark("clock_jump_at") == nil)
+        try store.setSchedulerMark("clock_jump_at", now)
+        try store.setSchedulerMark("clock_jump_at", now.addingTimeInterval(60))
+        #expect(try store.schedulerMark("clock_jump_at") == now.addingTimeInterval(60))
+    }
+
     @Test func twoInstancesClaimingAtOnceGetDisjointDeliveries() throws {
         let url = try TestPostgres.shared().makeDatabase()
         let first = try PostgresStore(url: url), second = try PostgresStore(url: url)

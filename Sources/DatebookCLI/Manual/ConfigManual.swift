@@ -113,6 +113,7 @@ enum ConfigManual {
         "alerts.quietHours": "HH:MM-HH:MM; alerts due inside are deferred to its end, never dropped",
         "alerts.lateness": "a DURATION: an alert older than this when first seen is recorded as skipped",
         "alerts.cancelWhenDone": "true: no alerts for events whose tasks are all done",
+        "alerts.clockJump": "a DURATION (default 1d): a pass this long after the last one warns that the clock may have jumped",
         "feeds[].name": "the feed's name",
         "feeds[].url": "an https:// or http:// URL or a path (a SECRET)",
         "feeds[].every": "a DURATION between refreshes (default 30m)",

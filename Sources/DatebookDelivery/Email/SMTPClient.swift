@@ -15,6 +15,10 @@ public struct SMTPConfiguration: Sendable, Equatable {
     public var caInfo: String?
     public var connectTimeout: TimeInterval
     public var timeout: TimeInterval
+    /// How long the server may take to answer the message's end (RFC 5321 4.5.3.2.6: at least
+    /// 10 minutes), whatever `timeout` says: a client that gives up sooner gets a second copy to
+    /// a server that accepted late on each retry.
+    public var dataTimeout: TimeInterval = 600
 
     public init(
         url: String, username: String? = nil, password: Secret? = nil, requireTLS: Bool = true,
@@ -83,8 +87,8 @@ public struct SMTPClient: Sendable {
         transfer.prepare(url: config.url, redactions: [config.password?.value].compactMap { $0 }, maxResponseBytes: 1 << 16)
         easy.set(CURLOPT_URL, config.url)
         CurlOptions.applySafetyDefaults(
-            easy, protocols: "smtp,smtps", connectTimeout: config.connectTimeout, timeout: config.timeout,
-            lowSpeedLimit: 1, lowSpeedTime: 30, insecure: config.insecure, caInfo: config.caInfo)
+            easy, protocols: "smtp,smtps", connectTimeout: config.connectTimeout, timeout: max(config.timeout, config.dataTimeout),
+            lowSpeedLimit: 1, lowSpeedTime: max(30, Int(config.dataTimeout)), insecure: config.insecure, caInfo: config.caInfo)
         if config.url.lowercased().hasPrefix("smtp://") {
             easy.set(CURLOPT_USE_SSL, Int(config.requireTLS ? CURLUSESSL_ALL.rawValue : CURLUSESSL_NONE.rawValue))
         }
@@ -98,7 +102,10 @@ public struct SMTPClient: Sendable {
         guard code == CURLE_OK else {
             // The handle is dropped, and with it a session in an unknown state.
             var error = transfer.error(for: code)
-            if reply == 534 || reply == 535 {
+            if code == CURLE_OPERATION_TIMEDOUT, reply == 354, transfer.uploadOffset >= transfer.upload.count {
+                // The message went out after the server's "354 start mail input"; its answer did not come.
+                error.kind = .unanswered
+            } else if reply == 534 || reply == 535 {
                 error.kind = .loginDenied
             } else if reply >= 500, error.kind != .loginDenied, error.kind != .tlsFailed {
                 error.kind = .rejected

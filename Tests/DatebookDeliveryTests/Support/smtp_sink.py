@@ -6,6 +6,8 @@ Usage: smtp_sink.py RECORD_FILE [--mode plain|starttls|smtps] [--cert PEM --key 
 Binds 127.0.0.1 on a free port, prints the port on the first stdout line, and appends
 one JSON line per accepted message: envelope, raw bytes (base64), and the message as
 parsed by Python's `email` package (decoded headers and parts).
+A recipient slowN@… makes the server record the message, then wait N seconds before its
+250 to the message's end (a server that accepts after the client gave up).
 """
 import argparse
 import asyncio
@@ -78,6 +80,9 @@ def main():
                 "defects": [type(d).__name__ for d in message.defects],
                 "parts": parts,
             }) + "\n")
+            slow = [a for a in envelope.rcpt_tos if a.startswith("slow")]
+            if slow:
+                await asyncio.sleep(float(slow[0][4:].split("@")[0] or "1"))
             return "250 OK accepted"
 
     def authenticator(server, session, envelope, mechanism, auth_data):

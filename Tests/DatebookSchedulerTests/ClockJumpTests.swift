@@ -1,0 +1,87 @@
+import DatebookCore
+import DatebookDelivery
+@testable import DatebookScheduler
+import DatebookStore
+import Foundation
+import Testing
+
+/// A clock that was wrong (issue 27): `--now` sequences both ways, as a pass at a pretended time,
+/// a VM restored from a snapshot or a mistaken NTP step would make them.
+struct ClockJumpTests {
+    /// One event a day at 10:00Z from 2026-12-02 for 35 days, alerted 1 h before.
+    static func daily(_ h: Harness) throws -> [Event] {
+        try (1...35).map { n in
+            try h.add("Day \(n)", at: .instant(utc("2026-12-01T10:00:00Z").addingTimeInterval(Double(n) * 86_400)))
+        }
+    }
+
+    @Test func aPassThirtyDaysAheadThenTheRightClockSendsEveryAlertOnceAtItsTime() throws {
+        let h = try Harness(zone: "Europe/Berlin")
+        let days = try Self.daily(h)
+        // Due 2026-12-31T05:00Z: within the lateness of the wrong pass, which sends it a month early.
+        let early = try h.add("Early", at: .instant(utc("2026-12-31T06:00:00Z")))
+        try h.tick(utc("2026-12-01T08:00:00Z"))
+        let wrong = try h.tick(utc("2026-12-31T08:00:00Z"))
+        #expect(wrong.skipped == 29)
+        #expect(h.log.first { $0.hasPrefix("warning: 30d0h since the last pass (at 2026-12-01T08:00:00Z)") } != nil)
+        #expect(try h.state(h.alertKey(days[0], "1h"))?.state == .skipped)
+
+        try h.tick(utc("2026-12-01T08:05:00Z"))
+        #expect(h.log.contains("warning: the clock went back 29d23h: the last pass was at 2026-12-31T08:00:00Z, "
+                               + "now is 2026-12-01T08:05:00Z; 29 deliveries it skipped as too late planned again"))
+        #expect(try ClockJump.last(in: h.store) == ClockJump(from: utc("2026-12-31T08:00:00Z"), at: utc("2026-12-01T08:05:00Z")))
+        try h.run(from: utc("2026-12-01T09:00:00Z"), to: utc("2027-01-06T09:00:00Z"), every: 3600)
+        for event in days {
+            let key = h.alertKey(event, "1h")
+            #expect(h.fake.times(key) == [event.start.resolved(in: h.calendar).addingTimeInterval(-3600)], "\(event.title)")
+            #expect(try h.state(key)?.state == .sent, "\(event.title)")
+        }
+        #expect(h.fake.count(h.alertKey(early, "1h")) == 1)
+        #expect(try h.state(h.alertKey(early, "1h"))?.state == .sentLate)
+        #expect(try h.store.allDeliveries().allSatisfy { $0.state == .sent || $0.state == .sentLate })
+    }
+
+    @Test func aPassFarAfterTheLastWarnsBeforeItSkipsAndOneWithinTheJumpDoesNot() throws {
+        let h = try Harness(zone: "Europe/Berlin")
+        h.config.alerts.clockJump = 2 * 86_400
+        _ = try Self.daily(h)
+        try h.tick(utc("2026-12-01T08:00:00Z"))
+        try h.tick(utc("2026-12-02T20:00:00Z"))
+        #expect(!h.log.contains { $0.hasPrefix("warning:") })
+        #expect(try ClockJump.last(in: h.store) == nil)
+        let before = h.log.count
+        let report = try h.tick(utc("2026-12-05T20:00:00Z"))
+        #expect(report.skipped == 3)
+        let lines = h.log.dropFirst(before)
+        #expect(lines.first?.hasPrefix("warning: 3d0h since the last pass (at 2026-12-02T20:00:00Z)") == true)
+        #expect(lines.dropFirst().count == 3 && lines.dropFirst().allSatisfy { $0.hasPrefix("skipped") })
+        #expect(try ClockJump.last(in: h.store)?.isBackward == false)
+    }
+
+    @Test func aStepBackWithinTheToleranceIsNoClockJumpAndPlansNothingAgain() throws {
+        let h = try Harness(zone: "Europe/Berlin")
+        let days = try Self.daily(h)
+        try h.tick(utc("2026-12-01T08:00:00Z"))
+        try h.tick(utc("2026-12-03T20:00:00Z"))  // the machine was off: two alerts are over the lateness
+        try h.tick(utc("2026-12-03T19:57:00Z"))  // another host's clock, 3 minutes behind
+        #expect(try h.state(h.alertKey(days[0], "1h"))?.state == .skipped)
+        #expect(try h.state(h.alertKey(days[1], "1h"))?.state == .skipped)
+        #expect(!h.log.contains { $0.contains("clock went back") })
+        #expect(try ClockJump.last(in: h.store)?.isBackward == false)  // the 2.5 days off, noted as a jump ahead
+        #expect(h.fake.sent.isEmpty)
+    }
+
+    /// After the clock went back, what the wrong pass skipped is judged by the right time: an alert
+    /// due an hour before it is sent late, one due a day before stays skipped.
+    @Test func aClockThatWentBackSendsLateWhatIsWithinTheLatenessOfTheRightTime() throws {
+        let h = try Harness(zone: "Europe/Berlin")
+        let days = try Self.daily(h)
+        try h.tick(utc("2026-12-02T08:00:00Z"))
+        try h.tick(utc("2026-12-03T20:00:00Z"))  // wrong: 10 hours ahead
+        try h.tick(utc("2026-12-03T10:00:00Z"))
+        #expect(try h.state(h.alertKey(days[0], "1h"))?.state == .skipped)  // due 12-02 09:00: a day before
+        #expect(try h.state(h.alertKey(days[1], "1h"))?.state == .sentLate)  // due 12-03 09:00: an hour before
+        #expect(h.fake.count(h.alertKey(days[1], "1h")) == 1)
+        #expect(h.log.contains { $0.hasPrefix("warning: the clock went back 10h0m") && $0.hasSuffix("1 delivery it skipped as too late planned again") })
+    }
+}

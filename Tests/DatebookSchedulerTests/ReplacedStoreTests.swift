@@ -1,0 +1,93 @@
+import DatebookCore
+import DatebookStore
+import Foundation
+import Testing
+
+/// The store file replaced, moved over or deleted under a live `run` (issue 27): the daemon stops
+/// using the old file at its next wake-up and opens the new one; an alert due a few seconds later
+/// in the new file is sent on time, and the new file stays intact.
+@Suite(.serialized) struct ReplacedStoreTests {
+    enum Fault: String, CaseIterable {
+        /// `mv backup.sqlite3 datebook.sqlite3`
+        case movedOver
+        /// `rm datebook.sqlite3`, then a new store is made there (`datebook add`)
+        case deleted
+        /// `datebook store restore backup.sqlite3`, the safe way
+        case restored
+    }
+
+    /// A whole store file at `path` holding `events`, closed (its write-ahead log folded in).
+    static func writeBackup(_ path: String, _ events: [Event]) throws {
+        let store = try Store(path: path)
+        try store.save(events)
+    }
+
+    static func text(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+
+    @Test(arguments: Fault.allCases)
+    func anAlertInTheNewStoreIsSentOnTimeAndTheStoreStaysIntact(_ fault: Fault) throws {
+        let sink = try Sink()
+        let sandbox = try ProcessSandbox(sink: sink, channels: ["hook": "/hook"], lead: "10m")
+        // The running store has many events, so a stale write-ahead log would reach pages the new file uses.
+        try sandbox.save((0..<300).map { event("Old \($0)", at: Date().addingTimeInterval(86_400 + Double($0) * 60)) })
+        let log = sandbox.directory + "/run.log"
+        let daemon = try sandbox.start(["run"], log: log)
+        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL); daemon.waitUntilExit() } }
+        #expect(StoreFaultTests.wait(seconds: 20) { Self.text(log).contains("started") })
+        // Written after the daemon opened the store: in its write-ahead log.
+        try sandbox.save((0..<100).map { event("Later \($0)", at: Date().addingTimeInterval(2 * 86_400 + Double($0) * 60)) })
+
+        let backup = sandbox.directory + "/backup.sqlite3"
+        let due = DaemonTests.wholeSecondsFromNow(5)
+        let newEvent = event("In the new store", at: due.addingTimeInterval(600))
+        switch fault {
+        case .movedOver:
+            try Self.writeBackup(backup, (0..<50).map { event("Fresh \($0)", at: Date().addingTimeInterval(3 * 86_400 + Double($0) * 60)) }
+                                 + [newEvent])
+            #expect(rename(backup, sandbox.store) == 0)
+            #expect(StoreFaultTests.wait(seconds: 10) { Self.text(log).contains("now names another file") })
+        case .deleted:
+            #expect(unlink(sandbox.store) == 0)
+            #expect(StoreFaultTests.wait(seconds: 10) { Self.text(log).contains("is gone") }, "daemon log: \(Self.text(log)); files: \((try? FileManager.default.contentsOfDirectory(atPath: sandbox.directory)) ?? [])")
+            try sandbox.save([newEvent])
+            #expect(StoreFaultTests.wait(seconds: 10) { Self.text(log).contains("is there again") }, "daemon log: \(Self.text(log))")
+        case .restored:
+            try Self.writeBackup(backup, [newEvent])
+            let restore = try sandbox.start(["store", "restore", backup])
+            restore.waitUntilExit()
+            #expect(restore.terminationStatus == 0)
+        }
+        let key = AlertKeyText.make("In the new store", due.addingTimeInterval(600), "hook")
+        #expect(StoreFaultTests.wait(seconds: 20) { (try? sink.counts()[key]) == 1 }, "daemon log: \(Self.text(log)); files: \((try? FileManager.default.contentsOfDirectory(atPath: sandbox.directory)) ?? [])")
+        let sent = try #require(try sink.requests().first { $0.key == key })
+        #expect(sent.time >= due.timeIntervalSince1970 - 0.05)
+        #expect(sent.time - due.timeIntervalSince1970 < 5)
+        kill(daemon.processIdentifier, SIGTERM)
+        #expect(waitForExit(daemon, seconds: 10))
+        #expect(daemon.terminationStatus == 0)
+        let store = try Store(path: sandbox.store)
+        #expect(try store.integrityCheck() == "ok")
+        #expect(try store.delivery(key: key)?.state == .sent)
+        try? FileManager.default.removeItem(atPath: backup)
+    }
+
+    @Test func aBackupIsAnIntactCopyNeverWrittenOverAFileAndRestoreRefusesWhatIsNotAStore() throws {
+        let sink = try Sink()
+        let sandbox = try ProcessSandbox(sink: sink, channels: ["hook": "/hook"], lead: "10m")
+        try sandbox.save((0..<200).map { event("Event \($0)", at: Date().addingTimeInterval(86_400 + Double($0) * 60)) })
+        let backup = sandbox.directory + "/backup.sqlite3"
+        #expect(try sandbox.run(["store", "backup", backup]) == 0)
+        let copy = try Store(path: backup, readOnly: true)
+        #expect(try copy.integrityCheck() == "ok")
+        #expect(try copy.eventCount() == 200)
+        #expect(try sandbox.run(["store", "backup", backup]) != 0)  // never over an existing file
+        let junk = sandbox.directory + "/junk.sqlite3"
+        try "not a database".write(toFile: junk, atomically: true, encoding: .utf8)
+        let refused = try sandbox.start(["store", "restore", junk], log: sandbox.directory + "/restore.log")
+        refused.waitUntilExit()
+        #expect(refused.terminationStatus == 65)
+        #expect(Self.text(sandbox.directory + "/restore.log").contains("store restore: \(junk) is not a datebook store (not SQLite); "
+                                                                       + "the store \(sandbox.store) was left as it was"))
+        #expect(try Store(path: sandbox.store).eventCount() == 200)
+    }
+}
