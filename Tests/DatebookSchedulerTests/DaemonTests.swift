@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookStore
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -16,7 +17,7 @@ import Testing
         try sandbox.save([event("Planned before start", at: due.addingTimeInterval(600))])
         let log = sandbox.directory + "/run.log"
         let daemon = try sandbox.start(["run"], log: log)
-        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+        defer { Reaper.stop(daemon) }
         var deadline = Date().addingTimeInterval(6)
         while (try sink.requests().count) < 1, Date() < deadline { usleep(20_000) }
         // Nothing else is due, so the daemon now sleeps for a minute; an event added by another
@@ -65,7 +66,7 @@ import Testing
         let first = Self.wholeSecondsFromNow(2), second = first.addingTimeInterval(2)
         try sandbox.save([event("First", at: first.addingTimeInterval(600)), event("Second", at: second.addingTimeInterval(600))])
         let daemon = try sandbox.start(["run"])
-        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+        defer { Reaper.stop(daemon) }
         let deadline = Date().addingTimeInterval(6)
         let key = AlertKeyText.make("Second", second.addingTimeInterval(600), "hook")
         while !(try sink.requests().contains { $0.key == key }), Date() < deadline { usleep(20_000) }
@@ -85,7 +86,7 @@ import Testing
         let titles = (0..<30).map { "Concurrent \($0)" }
         try sandbox.save(titles.enumerated().map { event($1, at: base.addingTimeInterval(60 + Double($0 % 6))) })
         let daemon = try sandbox.start(["run"])
-        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+        defer { Reaper.stop(daemon) }
         let stop = Date().addingTimeInterval(9)
         var ticks = 0
         while Date() < stop {

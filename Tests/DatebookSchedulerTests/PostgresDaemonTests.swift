@@ -63,7 +63,7 @@ import Testing
     /// The daemon sleeps on its one-minute timer: only the NOTIFY of the commit can wake it in time.
     @Test func anAlertAlreadyDueFromAnotherConnectionIsSentWithinSeconds() throws {
         let daemon = try Daemon(url: try TestPostgres.shared().makeDatabase())
-        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
+        defer { Reaper.stop(daemon.process) }
         try #require(daemon.waitForLog("started", seconds: 20), "\(daemon.logText)")
         #expect(!daemon.logText.contains("noticed within a minute"), "\(daemon.logText)")
         usleep(1_500_000)  // the first pass is over; nothing is due for a minute
@@ -95,7 +95,7 @@ import Testing
     /// the look back for changed events (docs/scheduler.md, "Late changes") plans it.
     @Test func threeAddsWhoseAlertsWereDueBeforeThePreviousPassAreAllSent() throws {
         let daemon = try Daemon(url: try TestPostgres.shared().makeDatabase())
-        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
+        defer { Reaper.stop(daemon.process) }
         try #require(daemon.waitForLog("started", seconds: 20), "\(daemon.logText)")
         usleep(1_500_000)
         var keys: [String] = []
@@ -118,7 +118,7 @@ import Testing
         let server = try TestPostgres.shared()
         let url = try server.makeDatabase()
         let daemon = try Daemon(url: url)
-        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
+        defer { Reaper.stop(daemon.process) }
         try #require(daemon.waitForLog("started", seconds: 20), "\(daemon.logText)")
         usleep(1_000_000)
         let ended = try server.terminateConnections(database: URL(string: url)?.lastPathComponent ?? "")
@@ -139,7 +139,7 @@ import Testing
         let server = try TestPostgres()  // its own: a restart would cut the shared server's other tests
         defer { server.stop() }
         let daemon = try Daemon(url: try server.makeDatabase())
-        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
+        defer { Reaper.stop(daemon.process) }
         try #require(daemon.waitForLog("started", seconds: 20), "\(daemon.logText)")
         usleep(1_000_000)
         let (duringKey, _) = try daemon.addAlert("Due while the server is down", dueIn: 1)
@@ -162,7 +162,7 @@ import Testing
         defer { server.stop() }
         let url = try server.makeDatabase()
         let daemon = try Daemon(url: url, hook: "/hook?delay=3")
-        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
+        defer { Reaper.stop(daemon.process) }
         try #require(daemon.waitForLog("started", seconds: 20), "\(daemon.logText)")
         usleep(1_000_000)
         let (key, _) = try daemon.addAlert("In flight during the restart")
