@@ -38,6 +38,9 @@ public final class Radicale: @unchecked Sendable {  // owns a child process
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
+        // Its own HOME: Radicale reads ~/.config/radicale/config, which must be no user's.
+        process.environment = ["HOME": directory.path, "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path,
+                               "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
         try process.run()
         Reaper.watch(process)
         // Up to 60 s: the machine may be busy building.
