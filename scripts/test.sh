@@ -108,12 +108,17 @@ for tier in "${tiers[@]}"; do
   fi
 
   # Nothing left behind: the run's TMPDIR is empty, and no process of the run is still there.
-  # SwiftPM's own (TemporaryDirectory.*, *.lock) go with the folder.
-  leftovers=$(ls -A "$tmp" | grep -Ev '^(TemporaryDirectory\.[A-Za-z0-9]+|.*\.lock)$')
+  # SwiftPM's own (TemporaryDirectory.*, *.lock) go with the folder. The test process's reaper
+  # finishes its work just after the test process ends: up to 30 s are given to it.
+  for _ in $(seq 1 30); do
+    leftovers=$(ls -A "$tmp" | grep -Ev '^(TemporaryDirectory\.[A-Za-z0-9]+|.*\.lock)$')
+    processes=$(leftover_processes "$tmp")
+    [ -n "$leftovers$processes" ] || break
+    sleep 1
+  done
   if [ -n "$leftovers" ]; then
     problems+=("$tier tier left in its TMPDIR: $(echo "$leftovers" | head -20 | tr '\n' ' ')")
   fi
-  processes=$(leftover_processes "$tmp")
   if [ -n "$processes" ]; then
     problems+=("$tier tier left processes running (now killed): $(echo "$processes" | tr '\n' ';')")
     echo "$processes" | while read -r pid _; do kill -KILL "$pid" 2>/dev/null; done
