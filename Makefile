@@ -32,11 +32,14 @@ uninstall:
 demo: build
 	.build/release/datebook demo
 
-## Set up and run every test; fails when a test fails or when none ran. Then the release binary's smoke test.
+## Set up and run every test, the fast tier then the stress tier (docs/testing.md); fails when a test
+## fails, when none ran, or when the run leaves files or processes behind. Then the release binary's smoke test.
+## TIER=fast or TIER=stress runs one tier (and no smoke test).
+TIER ?= all
 test:
 	@bash scripts/setup.sh --test
-	bash scripts/test.sh
-	$(MAKE) --no-print-directory smoke
+	bash scripts/test.sh $(TIER)
+	@if [ "$(TIER)" = all ]; then $(MAKE) --no-print-directory smoke; fi
 
 ## Release build, then its main commands in a scratch HOME.
 smoke: build

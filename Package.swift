@@ -119,7 +119,7 @@ let package = Package(
         .target(name: "DatebookTestSupport", dependencies: ["DatebookCore", "DatebookDelivery"], path: "Tests/DatebookTestSupport"),
         .testTarget(
             name: "DatebookICalTests",
-            dependencies: ["DatebookICal"],
+            dependencies: ["DatebookICal", "DatebookTestSupport"],
             exclude: ["Fixtures", "Support"]
         ),
         .testTarget(

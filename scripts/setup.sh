@@ -14,6 +14,7 @@ apt_packages=(
   libxml2                 # CXML2: the CalDAV sync's XML reader (opened at run time by the sync only)
   tzdata                  # time zones for Foundation and libical
   python3                 # test servers (HTTP sink, SMTP)
+  python3-venv            # the test Python's virtual environment (.build/venv)
   python3-aiosmtpd        # the real SMTP server the email tests deliver to
   openssl                 # self-signed certificates for the TLS tests
   dbus                    # the desktop tests' private session bus (dbus-daemon)
@@ -54,17 +55,28 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The iCalendar peer check (Tests/DatebookICalTests/PeerCheckTests.swift) and the CalDAV tests' server
-# (Radicale, Tests/DatebookTestSupport/Radicale.swift) run the first python3 on PATH; only the tests need them. Debian's own python3 is "externally managed": pip is then told so
-# (--break-system-packages, which installs under /usr/local) instead of failing first.
-if [ "${1:-}" = "--test" ] && ! python3 -c 'import icalendar, recurring_ical_events, radicale' >/dev/null 2>&1; then
-  echo "setup: installing icalendar recurring-ical-events radicale for $(command -v python3)" >&2
-  pip_options=(--quiet --disable-pip-version-check --no-warn-script-location)
-  if [ "$(id -u)" -eq 0 ]; then pip_options+=(--root-user-action=ignore); fi
-  if python3 -c 'import sys, sysconfig, os; sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))'; then
-    pip_options+=(--break-system-packages)
+# The test Python: a virtual environment in .build/venv (TestPython in Tests/DatebookTestSupport
+# runs it), made with Debian's python3 and its system site packages (python3-dbus, python3-gi and
+# python3-aiosmtpd from apt stay importable), with the PyPI packages the tests need installed into
+# it. Nothing is installed into the system's Python. Add a package to this list, and only here.
+test_python_packages=(
+  icalendar               # the iCalendar peer check (DatebookICalTests/PeerCheckTests), the feed check (ServeAPITests)
+  recurring-ical-events   # the peer check's occurrence expansion
+  radicale                # the CalDAV tests' server (Tests/DatebookTestSupport/Radicale.swift)
+)
+if [ "${1:-}" = "--test" ]; then
+  venv="$(cd "$(dirname "$0")/.." && pwd)/.build/venv"
+  if [ ! -x "$venv/bin/python3" ]; then
+    echo "setup: making the test Python in $venv" >&2
+    mkdir -p "$(dirname "$venv")"
+    /usr/bin/python3 -m venv --system-site-packages "$venv"
   fi
-  python3 -m pip install "${pip_options[@]}" icalendar recurring-ical-events radicale
+  # The list installed last is kept in the venv: a package added to the list is installed on the next run.
+  if [ "$(cat "$venv/datebook-packages" 2>/dev/null)" != "${test_python_packages[*]}" ]; then
+    echo "setup: installing ${test_python_packages[*]} into $venv" >&2
+    "$venv/bin/python3" -m pip install --quiet --disable-pip-version-check "${test_python_packages[@]}"
+    echo "${test_python_packages[*]}" > "$venv/datebook-packages"
+  fi
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

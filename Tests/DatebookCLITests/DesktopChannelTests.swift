@@ -58,8 +58,8 @@ import Testing
     @Test func theIconFitsTheEventWhereAThemeHasOne() throws {
         let bus = try NotificationBus()
         defer { bus.stop() }
-        let share = FileManager.default.temporaryDirectory.appendingPathComponent("datebook-icons-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: share) }
+        let share = makeScratchFolder("icons")
+        defer { removeScratchFolder(share) }
         let folder = share + "/icons/hicolor/scalable/categories"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         #expect(FileManager.default.createFile(atPath: folder + "/applications-engineering.svg", contents: Data("<svg/>".utf8)))
@@ -94,6 +94,34 @@ import Testing
         try #require(received.count == 1)
         #expect(received[0]["summary"] as? String == "🔨 " + String(repeating: "x", count: 199) + "… · in 1 h")
         #expect(received[0]["body"] as? String == "Mon 2026-11-30 10:00 (Europe/Berlin)")
+    }
+
+    /// The test bus activates nothing: a notification daemon's service file where the stock session
+    /// config looks (`$XDG_DATA_DIRS/dbus-1/services`, as dunst, mako or xfce4-notifyd install one)
+    /// is never run, and the tick reaches "no notification server" instead of waiting on a daemon.
+    @Test func theTestBusNeverStartsANotificationDaemonInstalledOnTheMachine() throws {
+        let share = ScratchFolder("services")
+        let services = share.file("dbus-1/services")
+        try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
+        let marker = share.file("daemon-was-started")
+        try """
+            [D-BUS Service]
+            Name=org.freedesktop.Notifications
+            Exec=/usr/bin/touch \(marker)
+
+            """.write(toFile: services + "/org.freedesktop.Notifications.service", atomically: true, encoding: .utf8)
+        let bus = try NotificationBus(server: false, environment: ["XDG_DATA_DIRS": share.path, "XDG_DATA_HOME": share.path])
+        defer { bus.stop() }
+        let sandbox = Sandbox()
+        sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00", "--alert", "1h"])
+        let config = try sandbox.writeConfig("""
+            { channels: { desk: { type: "desktop" } }, alerts: { channels: ["desk"], lateness: "6h" } }
+            """)
+        let tick = sandbox.run(["--config", config, "tick"],
+                               environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_DATA_DIRS": share.path])
+        #expect(tick.code == 75, "\(tick.err)")
+        #expect(tick.err.contains("no notification server on the session bus"), "\(tick.err)")
+        #expect(!FileManager.default.fileExists(atPath: marker), "the bus started the service file's Exec")
     }
 
     /// Each way of not reaching a notification server leaves a `failed` row whose reason says

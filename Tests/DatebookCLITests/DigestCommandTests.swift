@@ -1,6 +1,7 @@
 @testable import DatebookCLI
 import DatebookCore
 import DatebookStore
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -184,7 +185,9 @@ struct DigestCommandTests {
 
 struct DigestStoreQueryTests {
     @Test func firstOccurrencesStopsAtTheLimitAndTotalsCountTheWindowExactly() throws {
-        let path = NSTemporaryDirectory() + "digest-\(UUID().uuidString).sqlite3"
+        let scratch = makeScratchFolder("digest")
+        defer { removeScratchFolder(scratch) }
+        let path = scratch + "/digest.sqlite3"
         let store = try Store(path: path)
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "Asia/Tokyo") ?? .gmt

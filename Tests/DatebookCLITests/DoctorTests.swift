@@ -139,8 +139,8 @@ struct DoctorTests {
     }
 
     @Test func aChannelsTLSCertificateIsCheckedWithoutSendingAndSentToOnlyWithSend() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("datebook-doctor-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = URL(fileURLWithPath: makeScratchFolder("doctor"))
+        defer { removeScratchFolder(directory.path) }
         defer { try? FileManager.default.removeItem(at: directory) }
         let pem = try makeCertificate(in: directory)
         let sink = try TestServer(script: "http_sink.py", arguments: [pem.cert, pem.key])

@@ -1,5 +1,6 @@
 @testable import DatebookCLI
 import DatebookStore
+import DatebookTestSupport
 import Foundation
 import DatebookStore
 import Testing
@@ -112,8 +113,8 @@ struct ErrorMessageTests {
         let sandbox = Sandbox()
         sandbox.run(["demo"])
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version=42'); c.commit()", sandbox.store]
+        process.executableURL = URL(fileURLWithPath: try #require(TestPython.executable))
+        process.arguments = ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version=42'); c.commit()", sandbox.store]
         try process.run()
         process.waitUntilExit()
         let run = sandbox.run(["list"])

@@ -1,6 +1,7 @@
 import DatebookCore
 @testable import DatebookRender
 @testable import DatebookStore
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -41,8 +42,8 @@ struct EventFieldPathsTests {
     }
 
     @Test func theStoreKeepsEveryFieldRowByRowAndInBulk() throws {
-        let directory = NSTemporaryDirectory() + "datebook-fields-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = makeScratchFolder("fields")
+        defer { removeScratchFolder(directory) }
         let single = try Store(path: directory + "/single.sqlite3")
         try single.save(Self.full)
         let rowByRow = try #require(try single.event(id: Self.full.id))

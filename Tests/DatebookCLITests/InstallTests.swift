@@ -23,9 +23,7 @@ import Testing
     }
 
     static func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "datebook-install-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        makeScratchFolder("install")
     }
 
     @Test func installWritesEveryFileAndUninstallRemovesThemAll() throws {

@@ -108,7 +108,8 @@ struct LateChangeCommandTests {
     func aChannelAddedToTheConfigGetsNoOldAlerts(_ backend: String) throws {
         let setup = try Setup(backend)
         defer { setup.sink.stop() }
-        let wider = try Setup(backend, sink: setup.sink, alertChannels: ["hook", "team"]).config
+        let widerSetup = try Setup(backend, sink: setup.sink, alertChannels: ["hook", "team"])  // its folder lives as long
+        let wider = widerSetup.config
         setup.run("09:00", ["add", "Standup", "--at", "2026-12-04 10:00", "--alert", "30m"])
         setup.run("09:40", ["tick"])
         setup.run("09:45", ["tick"], config: wider)

@@ -1,5 +1,6 @@
 @testable import DatebookCLI
 import DatebookScheduler
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -47,9 +48,10 @@ struct ManualTests {
     func groffFindsNoProblemAndManRendersThePage(section: String) throws {
         let page = Sandbox().run(["man", section])
         #expect(page.code == 0)
-        let file = NSTemporaryDirectory() + "datebook-man-\(UUID().uuidString).\(section)"
+        let scratch = makeScratchFolder("man")
+        defer { removeScratchFolder(scratch) }
+        let file = scratch + "/datebook.\(section)"
         try page.out.write(toFile: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: file) }
         let groff = try runProgram("/usr/bin/groff", ["-man", "-ww", "-z", file])
         #expect(groff.status == 0 && groff.err.isEmpty, "groff -man -ww -z on datebook man \(section):\n\(groff.err)")
         let man = try runProgram("/usr/bin/man", ["-l", file], environment: ["PATH": "/usr/bin:/bin", "MANPAGER": "cat", "MANWIDTH": "80", "LANG": "C.UTF-8"])

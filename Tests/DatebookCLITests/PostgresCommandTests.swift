@@ -78,7 +78,7 @@ struct PostgresCommandTests {
         var sent: [[String]] = []
         for backend in ["sqlite", "postgresql"] {
             let base = sink.baseURL + "/" + backend
-            let config = NSTemporaryDirectory() + "datebook-pg-config-\(UUID().uuidString).json5"
+            let config = makeScratchFolder("pg-config") + "/pg-config.json5"
             try """
                 { channels: { hook: { type: "webhook", url: "\(base)" } },
                   alerts: { channels: ["hook"] } }

@@ -16,9 +16,8 @@ struct ReadOnlyStoreTests {
 
     @Test(arguments: Cause.allCases)
     func readsWorkAndWritesExplainTheCause(cause: Cause) throws {
-        let directory = NSTemporaryDirectory() + "datebook-ro-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = makeScratchFolder("ro")
+        defer { removeScratchFolder(directory) }
         let store = directory + "/store.sqlite3"
         let config = directory + "/config.json5"
         try "{}".write(toFile: config, atomically: true, encoding: .utf8)

@@ -11,17 +11,15 @@ struct CLIRun {
 }
 
 /// A scratch HOME and store for one test; runs the CLI in process with a fixed clock and zone.
+/// The folder is removed when the last copy of the sandbox is released.
 struct Sandbox {
-    let home: String
-    let store: String
+    let folder = ScratchFolder("cli")
+    var home: String { folder.path }
+    var store: String { home + "/store.sqlite3" }
     var now = "2026-11-30 09:00"
     var tz = "Europe/Berlin"
 
-    init() {
-        home = NSTemporaryDirectory() + "datebook-cli-\(UUID().uuidString)"
-        try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        store = home + "/store.sqlite3"
-    }
+    init() {}
 
     @discardableResult
     func run(_ arguments: [String], environment extra: [String: String] = [:], storePath: String? = nil,

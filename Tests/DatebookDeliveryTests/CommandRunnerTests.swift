@@ -10,8 +10,8 @@ import Testing
     }
 
     @Test func shellSyntaxInArgumentsIsInert() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("datebook-cmd-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = URL(fileURLWithPath: makeScratchFolder("cmd"))
+        defer { removeScratchFolder(directory.path) }
         defer { try? FileManager.default.removeItem(at: directory) }
         let canary = directory.appendingPathComponent("CANARY").path
         let injections = Self.injections(canary)

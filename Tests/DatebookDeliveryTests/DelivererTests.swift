@@ -10,8 +10,8 @@ import Testing
     @Test func noMoreThanMaxInFlightTransfersRunAheadOfTheReportedOutcomes() throws {
         let sink = try TestServer(script: "http_sink.py")
         defer { sink.stop() }
-        let directory = NSTemporaryDirectory() + "datebook-deliverer-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = makeScratchFolder("deliverer")
+        defer { removeScratchFolder(directory) }
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let deliverer = Deliverer(http: HTTPClient(maxHostConnections: 2, maxTotalConnections: 2), maxWorkers: 2)
         #expect(deliverer.maxInFlight == 4)

@@ -6,8 +6,8 @@ import Testing
 
 @Suite struct HTTPSTests {
     @Test func tlsIsVerifiedAndCaInfoTrustsSelfSignedCert() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("datebook-https-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = URL(fileURLWithPath: makeScratchFolder("https"))
+        defer { removeScratchFolder(directory.path) }
         defer { try? FileManager.default.removeItem(at: directory) }
         let pem = try makeCertificate(in: directory)
         let sink = try TestServer(script: "http_sink.py", arguments: [pem.cert, pem.key])

@@ -98,8 +98,8 @@ import Testing
     }
 
     @Test func starttlsWithAuthAndTrustedSelfSignedCert() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("datebook-cert-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = URL(fileURLWithPath: makeScratchFolder("cert"))
+        defer { removeScratchFolder(directory.path) }
         defer { try? FileManager.default.removeItem(at: directory) }
         let pem = try makeCertificate(in: directory)
         let sink = try TestServer(script: "smtp_sink.py", arguments: ["--mode", "starttls", "--cert", pem.cert, "--key", pem.key, "--auth", "me:s3cret"])
@@ -140,8 +140,8 @@ import Testing
     }
 
     @Test func implicitTLSSmtps() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("datebook-cert-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = URL(fileURLWithPath: makeScratchFolder("cert"))
+        defer { removeScratchFolder(directory.path) }
         defer { try? FileManager.default.removeItem(at: directory) }
         let pem = try makeCertificate(in: directory)
         let sink = try TestServer(script: "smtp_sink.py", arguments: ["--mode", "smtps", "--cert", pem.cert, "--key", pem.key])

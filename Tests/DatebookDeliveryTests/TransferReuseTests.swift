@@ -37,9 +37,10 @@ import Testing
             finishedAt[index] = Date().timeIntervalSince(start)
             order.append(index)
         }
+        let firstTimeout = (0..<4).compactMap { finishedAt[$0] }.min() ?? 0
         for index in 4..<8 {
             #expect((try? results[index].get().status) == 200)
-            #expect((finishedAt[index] ?? 99) < 1.5)
+            #expect((finishedAt[index] ?? 99) < firstTimeout, "finished before the hanging ones timed out")
         }
         for index in 0..<4 {
             guard case .failure(let error) = results[index] else {

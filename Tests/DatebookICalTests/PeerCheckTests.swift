@@ -1,21 +1,15 @@
 import DatebookICal
+import DatebookTestSupport
 import Foundation
 import Testing
 
 /// Runs Support/peer.py (Python icalendar + recurring-ical-events) on the same fixtures and window,
-/// and compares occurrence starts. Uses the first `python3` on PATH; skipped only when that Python
-/// lacks the modules (`python3 -m pip install icalendar recurring-ical-events`).
+/// and compares occurrence starts. Uses the test Python (`TestPython`: `.build/venv`, made by
+/// `scripts/setup.sh --test`); skipped only when it lacks the modules.
 @Suite struct PeerCheckTests {
-    static let python: String? = {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/python3" }
-            .first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+    static let python = TestPython.executable
 
-    static let available: Bool = {
-        guard let python else { return false }
-        return (try? run(python, ["-c", "import icalendar, recurring_ical_events"]).status) == 0
-    }()
+    static let available = TestPython.imports(["icalendar", "recurring_ical_events"])
 
     static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
         let process = Process()
@@ -40,7 +34,7 @@ import Testing
         ("thisandfuture.ics", "UTC"), ("floating.ics", "Europe/Berlin"), ("floating.ics", "Asia/Tokyo"),
     ]
 
-    @Test(.enabled(if: available, "Python peer skipped: the first python3 on PATH lacks icalendar/recurring-ical-events; run: python3 -m pip install icalendar recurring-ical-events"),
+    @Test(.enabled(if: available, "Python peer skipped: the test Python lacks icalendar/recurring-ical-events; run: scripts/setup.sh --test"),
           arguments: cases)
     func occurrenceStartsMatchPythonRecurringIcalEvents(fixture: String, zone: String) throws {
         let python = try #require(Self.python)

@@ -1,6 +1,7 @@
 import DatebookCore
 import DatebookRender
 import DatebookTemplates
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -86,8 +87,8 @@ struct BuiltInTemplateTests {
     }
 
     @Test func userOverrideWinsOverBuiltInIncludingPartials() throws {
-        let directory = NSTemporaryDirectory() + "datebook-templates-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = makeScratchFolder("templates")
+        defer { removeScratchFolder(directory) }
         try "MINE {{summary}}\n".write(toFile: directory + "/digest.txt.mustache", atomically: true, encoding: .utf8)
         try "<p>my calendar {{title}}</p>".write(toFile: directory + "/calendar.html.mustache", atomically: true, encoding: .utf8)
         #expect(try DigestFixtures.render(.text, overrides: directory) == "MINE 4 events this week, 11 open tasks\n")
@@ -97,8 +98,8 @@ struct BuiltInTemplateTests {
     }
 
     @Test func templateErrorsNameFileLineAndColumn() throws {
-        let directory = NSTemporaryDirectory() + "datebook-templates-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = makeScratchFolder("templates")
+        defer { removeScratchFolder(directory) }
         try "Hello\n{{#sections}}\n  {{title}}\n".write(toFile: directory + "/digest.md.mustache", atomically: true, encoding: .utf8)
         #expect(throws: MustacheError.self) { try DigestFixtures.render(.markdown, overrides: directory) }
         do {

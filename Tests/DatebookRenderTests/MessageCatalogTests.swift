@@ -8,7 +8,7 @@ import Testing
 struct MessageCatalogTests {
     /// A temporary templates folder with `locales/LANG.json` holding `text`.
     static func overrides(_ language: String, _ text: String) throws -> String {
-        let folder = NSTemporaryDirectory() + "datebook-catalog-\(UUID().uuidString)"
+        let folder = makeScratchFolder("catalog")  // removed when the test process ends
         try FileManager.default.createDirectory(atPath: folder + "/locales", withIntermediateDirectories: true)
         try text.write(toFile: folder + "/locales/\(language).json", atomically: true, encoding: .utf8)
         return folder

@@ -101,8 +101,8 @@ struct ConfigTests {
     }
 
     @Test func secretsComeInlineFromEnvironmentOrFile() throws {
-        let dir = NSTemporaryDirectory() + "datebook-secret-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = makeScratchFolder("secret")
+        defer { removeScratchFolder(dir) }
         try "s3cret-from-file\n".write(toFile: dir + "/url", atomically: true, encoding: .utf8)
         let config = try parse("""
         { channels: { a: { type: "slack", url: "inline-url" }, b: { type: "slack", url: { env: "B_URL" } },

@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookStore
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -16,15 +17,15 @@ import Testing
         try sandbox.save([event("Planned before start", at: due.addingTimeInterval(600))])
         let log = sandbox.directory + "/run.log"
         let daemon = try sandbox.start(["run"], log: log)
-        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
-        var deadline = Date().addingTimeInterval(6)
+        defer { Reaper.stop(daemon) }
+        var deadline = Date().addingTimeInterval(60)
         while (try sink.requests().count) < 1, Date() < deadline { usleep(20_000) }
         // Nothing else is due, so the daemon now sleeps for a minute; an event added by another
         // connection must wake it (inotify + data_version) in time for its alert.
         usleep(300_000)
         let added = Self.wholeSecondsFromNow(3)
         try sandbox.save([event("Added while running", at: added.addingTimeInterval(600))])
-        deadline = Date().addingTimeInterval(6)
+        deadline = Date().addingTimeInterval(60)
         while (try sink.requests().count) < 2, Date() < deadline { usleep(20_000) }
         let requests = try sink.requests()
         let first = AlertKeyText.make("Planned before start", due.addingTimeInterval(600), "hook")
@@ -37,14 +38,14 @@ import Testing
                 #expect(time >= dueAt.timeIntervalSince1970 - 0.05)
                 // Woken for it, not after its minute's sleep; how late it is is measured by the
                 // benchmark (bench/scheduler.py), not here, where a loaded machine sets the figure.
-                #expect(time - dueAt.timeIntervalSince1970 < 5)
+                #expect(time - dueAt.timeIntervalSince1970 < 30)
             }
         }
         kill(daemon.processIdentifier, SIGHUP)
         usleep(300_000)
         #expect(daemon.isRunning)
         kill(daemon.processIdentifier, SIGTERM)
-        #expect(waitForExit(daemon, seconds: 5))
+        #expect(waitForExit(daemon, seconds: 60))
         #expect(daemon.terminationStatus == 0)
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(text.contains("sent alert 'Planned before start' (10m before) to hook"), "\(text)")
@@ -65,8 +66,8 @@ import Testing
         let first = Self.wholeSecondsFromNow(2), second = first.addingTimeInterval(2)
         try sandbox.save([event("First", at: first.addingTimeInterval(600)), event("Second", at: second.addingTimeInterval(600))])
         let daemon = try sandbox.start(["run"])
-        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
-        let deadline = Date().addingTimeInterval(6)
+        defer { Reaper.stop(daemon) }
+        let deadline = Date().addingTimeInterval(30)
         let key = AlertKeyText.make("Second", second.addingTimeInterval(600), "hook")
         while !(try sink.requests().contains { $0.key == key }), Date() < deadline { usleep(20_000) }
         let sent = try #require(try sink.requests().first { $0.key == key })
@@ -74,7 +75,7 @@ import Testing
         // Held up by 'stuck', it would be 15 s late (its timeout); the bound leaves a loaded machine room.
         #expect(sent.time - second.timeIntervalSince1970 < 10)
         kill(daemon.processIdentifier, SIGTERM)
-        #expect(waitForExit(daemon, seconds: 20))  // in-flight 'stuck' requests end at their 15 s timeout
+        #expect(waitForExit(daemon, seconds: 60))  // in-flight 'stuck' requests end at their 15 s timeout
         #expect(daemon.terminationStatus == 0)
     }
 
@@ -85,7 +86,7 @@ import Testing
         let titles = (0..<30).map { "Concurrent \($0)" }
         try sandbox.save(titles.enumerated().map { event($1, at: base.addingTimeInterval(60 + Double($0 % 6))) })
         let daemon = try sandbox.start(["run"])
-        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+        defer { Reaper.stop(daemon) }
         let stop = Date().addingTimeInterval(9)
         var ticks = 0
         while Date() < stop {
@@ -94,7 +95,7 @@ import Testing
             ticks += batch.count
         }
         kill(daemon.processIdentifier, SIGTERM)
-        #expect(waitForExit(daemon, seconds: 5))
+        #expect(waitForExit(daemon, seconds: 60))
         let counts = try sink.counts()
         let expected = titles.enumerated().flatMap { i, title in
             ["a", "b"].map { "alert:\(EventID.stable(title)):\(ISOInstant.format(base.addingTimeInterval(60 + Double(i % 6)))):1m:\($0)" }

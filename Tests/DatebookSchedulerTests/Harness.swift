@@ -3,6 +3,7 @@ import DatebookDelivery
 @testable import DatebookRender
 @testable import DatebookScheduler
 import DatebookStore
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -49,8 +50,7 @@ final class Harness {
 
     init(zone: String, alerts: AlertPolicy = AlertPolicy(before: [LeadTime(seconds: 3600)], channels: ["hook"]),
          digests: [DigestSchedule] = []) throws {
-        directory = NSTemporaryDirectory() + "datebook-sched-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        directory = makeScratchFolder("sched")
         store = try Store(path: directory + "/store.sqlite3")
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = try #require(TimeZone(identifier: zone))
@@ -62,7 +62,7 @@ final class Harness {
         ], digests: digests, alerts: alerts)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
+    deinit { removeScratchFolder(directory) }
 
     func scheduler(random: @escaping () -> Double = { 0.5 }) -> Scheduler {
         Scheduler(store: store, config: config, calendar: calendar, environment: ["SLACK_SECRET": "s3cr3t-value"],

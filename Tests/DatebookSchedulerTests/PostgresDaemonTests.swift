@@ -56,24 +56,25 @@ import Testing
 
         func stop() -> Bool {
             kill(process.processIdentifier, SIGTERM)
-            return waitForExit(process, seconds: 10) && process.terminationStatus == 0
+            return waitForExit(process, seconds: 60) && process.terminationStatus == 0
         }
     }
 
     /// The daemon sleeps on its one-minute timer: only the NOTIFY of the commit can wake it in time.
     @Test func anAlertAlreadyDueFromAnotherConnectionIsSentWithinSeconds() throws {
         let daemon = try Daemon(url: try TestPostgres.shared().makeDatabase())
-        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
+        defer { Reaper.stop(daemon.process) }
         try #require(daemon.waitForLog("started", seconds: 20), "\(daemon.logText)")
         #expect(!daemon.logText.contains("noticed within a minute"), "\(daemon.logText)")
         usleep(1_500_000)  // the first pass is over; nothing is due for a minute
         let (key, _) = try daemon.addAlert("Added on another machine")
         let added = Date().timeIntervalSince1970
-        let times = try daemon.deliveries(of: key, within: 10)
+        let times = try daemon.deliveries(of: key, within: 60)
         #expect(times.count == 1, "\(daemon.logText)")
         if let time = times.first {
             print("PostgreSQL wake-up: alert sent \(String(format: "%.3f", time - added)) s after the add's commit")
-            #expect(time - added < 5)
+            // Woken by the NOTIFY, not by its one-minute timer; how fast is bench/'s question.
+            #expect(time - added < 30)
         }
         // Alive in the store's schedulers while it runs, named as the sender of the alert, gone once stopped.
         let store = try StoreOpener.open(daemon.sandbox.store)
@@ -95,7 +96,7 @@ import Testing
     /// the look back for changed events (docs/scheduler.md, "Late changes") plans it.
     @Test func threeAddsWhoseAlertsWereDueBeforeThePreviousPassAreAllSent() throws {
         let daemon = try Daemon(url: try TestPostgres.shared().makeDatabase())
-        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
+        defer { Reaper.stop(daemon.process) }
         try #require(daemon.waitForLog("started", seconds: 20), "\(daemon.logText)")
         usleep(1_500_000)
         var keys: [String] = []
@@ -105,9 +106,9 @@ import Testing
         }
         let added = Date().timeIntervalSince1970
         for key in keys {
-            let times = try daemon.deliveries(of: key, within: 10)
+            let times = try daemon.deliveries(of: key, within: 60)
             #expect(times.count == 1, "\(key): \(daemon.logText)")
-            if let time = times.first { #expect(time - added < 5) }
+            if let time = times.first { #expect(time - added < 30) }  // not at the one-minute timer
         }
         let store = try StoreOpener.open(daemon.sandbox.store)
         #expect(try keys.map { try store.delivery(key: $0)?.state } == [.sentLate, .sentLate, .sentLate])
@@ -118,7 +119,7 @@ import Testing
         let server = try TestPostgres.shared()
         let url = try server.makeDatabase()
         let daemon = try Daemon(url: url)
-        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
+        defer { Reaper.stop(daemon.process) }
         try #require(daemon.waitForLog("started", seconds: 20), "\(daemon.logText)")
         usleep(1_000_000)
         let ended = try server.terminateConnections(database: URL(string: url)?.lastPathComponent ?? "")
@@ -127,9 +128,9 @@ import Testing
         #expect(daemon.logText.contains("; listening for changes again in 0.5 s"), "\(daemon.logText)")
         let (key, _) = try daemon.addAlert("Added after the cut")
         let added = Date().timeIntervalSince1970
-        let times = try daemon.deliveries(of: key, within: 15)
+        let times = try daemon.deliveries(of: key, within: 60)
         #expect(times.count == 1, "\(daemon.logText)")
-        if let time = times.first { #expect(time - added < 10) }
+        if let time = times.first { #expect(time - added < 30) }  // not at the one-minute timer
         #expect(daemon.process.isRunning)
         #expect(daemon.stop())
     }
@@ -139,7 +140,7 @@ import Testing
         let server = try TestPostgres()  // its own: a restart would cut the shared server's other tests
         defer { server.stop() }
         let daemon = try Daemon(url: try server.makeDatabase())
-        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
+        defer { Reaper.stop(daemon.process) }
         try #require(daemon.waitForLog("started", seconds: 20), "\(daemon.logText)")
         usleep(1_000_000)
         let (duringKey, _) = try daemon.addAlert("Due while the server is down", dueIn: 1)
@@ -162,7 +163,7 @@ import Testing
         defer { server.stop() }
         let url = try server.makeDatabase()
         let daemon = try Daemon(url: url, hook: "/hook?delay=3")
-        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
+        defer { Reaper.stop(daemon.process) }
         try #require(daemon.waitForLog("started", seconds: 20), "\(daemon.logText)")
         usleep(1_000_000)
         let (key, _) = try daemon.addAlert("In flight during the restart")

@@ -75,6 +75,7 @@ struct ProcessSandbox {
             process.standardError = FileHandle.nullDevice
         }
         try process.run()
+        Reaper.watch(process)
         return process
     }
 
@@ -83,6 +84,7 @@ struct ProcessSandbox {
     func run(_ arguments: [String]) throws -> Int32 {
         let process = try start(arguments)
         process.waitUntilExit()
+        Reaper.stop(process)
         return process.terminationStatus
     }
 

@@ -190,13 +190,20 @@ final class SpawnedProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        // A process group of its own, watched by the reaper: nothing outlives a crashed test process.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         guard spawned == 0 else { throw SpawnError(message: "\(path): \(String(cString: strerror(spawned)))") }
         self.pid = pid
+        Reaper.watch(group: pid)
     }
 
     struct SpawnError: Error { var message: String }
@@ -216,11 +223,12 @@ final class SpawnedProcess {
         var raw: Int32 = 0
         while waitpid(pid, &raw, 0) < 0, errno == EINTR {}
         status = raw
+        Reaper.stop(group: pid)
     }
 
-    /// SIGKILL unless it already exited, then reaped.
+    /// SIGKILL to its process group unless it already exited, then reaped.
     func stop() {
-        if !hasExited { signal(SIGKILL) }
+        if !hasExited { Reaper.stop(group: pid) }
         wait()
     }
 }

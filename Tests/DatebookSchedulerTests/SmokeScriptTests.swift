@@ -6,9 +6,9 @@ import Testing
 /// environment points at: run here on the debug binary with a user's store, config and XDG folders set.
 @Suite(.serialized) struct SmokeScriptTests {
     @Test func smokeRunLeavesTheCallersStoreAndConfigAlone() throws {
-        let user = FileManager.default.temporaryDirectory.appendingPathComponent("datebook-user-\(UUID().uuidString)").path
+        let user = makeScratchFolder("user")
         try FileManager.default.createDirectory(atPath: user + "/config/datebook", withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: user) }
+        defer { removeScratchFolder(user) }
         // Configs that fail to load: reading either one fails the smoke run.
         try "{ not json5".write(toFile: user + "/config.json5", atomically: true, encoding: .utf8)
         try "{ not json5".write(toFile: user + "/config/datebook/config.json5", atomically: true, encoding: .utf8)

@@ -3,6 +3,7 @@ import DatebookRender
 import DatebookScheduler
 @testable import DatebookServer
 import DatebookStore
+import DatebookTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -19,8 +20,7 @@ final class ActionLinkFixture: Sendable {
     let running: RunningServer
 
     init(serverTime: Date = ActionLinkFixture.now, locale: String = "en_US") throws {
-        directory = NSTemporaryDirectory() + "datebook-links-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        directory = makeScratchFolder("links")
         storePath = directory + "/store.sqlite3"
         let store = try Store(path: storePath)
         try store.save(Event(id: eventID, title: "Pagliacci <img src=x onerror=alert(1)>", start: .instant(Self.occurrence),
@@ -41,7 +41,7 @@ final class ActionLinkFixture: Sendable {
                                                              lang: locale.replacingOccurrences(of: "_", with: "-"), clock: { serverTime }).routes)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
+    deinit { removeScratchFolder(directory) }
 
     func token(_ name: String) throws -> String { try #require(tokens[name]) }
 

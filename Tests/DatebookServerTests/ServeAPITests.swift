@@ -1,3 +1,4 @@
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -88,8 +89,7 @@ import Testing
         let feed = try sandbox.get("/calendar.ics")
         let file = sandbox.directory + "/feed.ics"
         try Data(feed.body).write(to: URL(fileURLWithPath: file))
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        let python = try #require(path.split(separator: ":").map { "\($0)/python3" }.first { FileManager.default.isExecutableFile(atPath: $0) })
+        let python = try #require(TestPython.executable)
         let script = """
         import icalendar, sys
         cal = icalendar.Calendar.from_ical(open(sys.argv[1], 'rb').read())

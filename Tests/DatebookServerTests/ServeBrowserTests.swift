@@ -8,17 +8,24 @@ import Testing
     static let chromium = "/usr/bin/chromium"
     static let artifacts = repositoryRoot.appendingPathComponent(".build/test-artifacts/serve").path
 
+    /// Runs Chromium with a profile and HOME of its own (the user's dotfiles and profiles are never
+    /// read); its helpers are one process group, killed when it returns.
     static func browse(_ arguments: [String]) throws -> (status: Int32, out: String) {
+        let home = ScratchFolder("chromium")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: chromium)
         process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-                             "--user-data-dir=" + NSTemporaryDirectory() + "datebook-chromium-\(UUID().uuidString)"] + arguments
+                             "--user-data-dir=" + home.file("profile")] + arguments
+        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": home.file("config"),
+                               "XDG_CACHE_HOME": home.file("cache"), "LANG": "C.UTF-8"]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
+        Reaper.watch(process)
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        Reaper.stop(process)
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 

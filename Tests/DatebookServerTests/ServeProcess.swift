@@ -17,8 +17,7 @@ final class ServeSandbox: @unchecked Sendable {  // used from one test at a time
     let log: String
 
     init(config text: String = "{}") throws {
-        directory = NSTemporaryDirectory() + "datebook-serve-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        directory = makeScratchFolder("serve")
         store = directory + "/store.sqlite3"
         config = directory + "/config.json5"
         log = directory + "/serve.log"
@@ -28,7 +27,7 @@ final class ServeSandbox: @unchecked Sendable {  // used from one test at a time
 
     deinit {
         stop()
-        try? FileManager.default.removeItem(atPath: directory)
+        removeScratchFolder(directory)
     }
 
     var globalArguments: [String] { ["--store", store, "--config", config, "--now", now, "--tz", tz] }
@@ -61,6 +60,7 @@ final class ServeSandbox: @unchecked Sendable {  // used from one test at a time
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: log)
         try process.run()
+        Reaper.watch(process)
         server = process
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline, process.isRunning {
@@ -77,18 +77,17 @@ final class ServeSandbox: @unchecked Sendable {  // used from one test at a time
 
     var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
-    /// SIGTERM, then the exit status (nil when it did not exit within 10 s).
+    /// SIGTERM, then the exit status (nil when it did not exit within 30 s); its process group is
+    /// killed either way.
     @discardableResult
     func stop() -> Int32? {
-        guard let server, server.isRunning else { return server?.terminationStatus }
+        guard let server else { return nil }
+        defer { Reaper.stop(server) }
+        guard server.isRunning else { return server.terminationStatus }
         kill(server.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while server.isRunning, Date() < deadline { usleep(10_000) }
-        if server.isRunning {
-            kill(server.processIdentifier, SIGKILL)
-            return nil
-        }
-        return server.terminationStatus
+        return server.isRunning ? nil : server.terminationStatus
     }
 
     func get(_ path: String, headers: [String: String] = [:]) throws -> RawResponse {

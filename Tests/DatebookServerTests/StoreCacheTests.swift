@@ -9,8 +9,8 @@ import Testing
 /// `StoreCache`: the feed and the agenda are made once per store state, however many ask at once.
 struct StoreCacheTests {
     @Test func aRequestDuringTheMakingWaitsForItInsteadOfMakingItAgain() throws {
-        let directory = NSTemporaryDirectory() + "datebook-cache-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = makeScratchFolder("cache")
+        defer { removeScratchFolder(directory) }
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = directory + "/store.sqlite3"
         try Data("x".utf8).write(to: URL(fileURLWithPath: store))

@@ -1,5 +1,6 @@
 import DatebookCore
 @testable import DatebookStore
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -31,7 +32,7 @@ struct ImportFileTests {
     /// The bytes read are the file's, whatever its size against the read steps.
     @Test(arguments: [0, 1, 65_535, 65_536, 200_001])
     func aFileIsReadWhole(size: Int) throws {
-        let path = NSTemporaryDirectory() + "datebook-import-\(UUID().uuidString).ics"
+        let path = makeScratchFolder("import") + "/import.ics"
         defer { try? FileManager.default.removeItem(atPath: path) }
         let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -41,7 +42,7 @@ struct ImportFileTests {
     }
 
     @Test func aMissingFileOrADirectoryIsNamed() {
-        let missing = NSTemporaryDirectory() + "datebook-none-\(UUID().uuidString).ics"
+        let missing = makeScratchFolder("none") + "/none.ics"
         #expect(throws: InputError(file: missing, line: nil, path: "", message: "no such file")) { _ = try ImportFile(path: missing) }
         let directory = NSTemporaryDirectory()
         #expect(throws: InputError(file: directory, line: nil, path: "", message: "is a directory, expected a file")) {
@@ -52,9 +53,8 @@ struct ImportFileTests {
     /// `datebook import` and feed refreshes read iCalendar through the store's one call; bytes that
     /// are not iCalendar are refused naming the file.
     @Test func theStoreImportsAFileAndRefusesWhatIsNotICalendar() throws {
-        let directory = NSTemporaryDirectory() + "datebook-import-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = makeScratchFolder("import")
+        defer { removeScratchFolder(directory) }
         let store = try Store(path: directory + "/store.sqlite3")
         let ics = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:a@example.org\r\nDTSTART:20261201T090000Z\r\n"
             + "SUMMARY:Standup\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"

@@ -1,13 +1,11 @@
 import DatebookCore
 @testable import DatebookStore
+import DatebookTestSupport
 import Foundation
 import Testing
 
-func temporaryDirectory() -> String {
-    let path = NSTemporaryDirectory() + "datebook-store-\(UUID().uuidString)"
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
+/// A new scratch folder, removed by the reaper when the test process ends.
+func temporaryDirectory() -> String { makeScratchFolder("store") }
 
 func utcCalendar(_ zone: String = "UTC") -> Calendar {
     var calendar = Calendar(identifier: .gregorian)

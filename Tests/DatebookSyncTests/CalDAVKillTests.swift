@@ -19,6 +19,8 @@ struct CalDAVKillTests {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        Reaper.watch(process)
+        defer { Reaper.stop(process) }
         let output = out.fileHandleForReading.readDataToEndOfFile()
         let errors = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -43,8 +45,9 @@ struct CalDAVKillTests {
             try Data(Self.event(n, "Event \(n)").utf8).write(to: folder.appendingPathComponent("event-\(n).ics"))
         }
         try server.warm("personal")
-        let store = NSTemporaryDirectory() + "datebook-kill-\(UUID().uuidString).sqlite3"
-        let environment = ["DAV_PASSWORD": server.password, "SWIFT_BACKTRACE": "enable=no", "HOME": NSTemporaryDirectory()]
+        let scratch = ScratchFolder("kill")
+        let store = scratch.file("store.sqlite3")
+        let environment = ["DAV_PASSWORD": server.password, "SWIFT_BACKTRACE": "enable=no", "HOME": scratch.path]
         let added = try datebook(store, ["caldav", "add", "home", server.baseURL + "/", "--username", server.username,
                                          "--password-env", "DAV_PASSWORD"], environment: environment)
         #expect(added.0 == 0, "\(added.2)")
@@ -104,9 +107,9 @@ struct CalDAVKillTests {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
+            Reaper.watch(process)
             usleep(UInt32.random(in: 5_000...longest))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            Reaper.stop(process)
             if process.terminationReason == .exit { finished += 1 }
         }
         #expect(finished < Self.kills * 4 / 5, "only \(Self.kills - finished) of \(Self.kills) syncs were killed before they finished")

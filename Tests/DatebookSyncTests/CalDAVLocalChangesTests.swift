@@ -16,7 +16,7 @@ struct CalDAVLocalChangesTests {
 
         func store() throws -> any CalDAVStore {
             switch self {
-            case .sqlite: try Store(path: NSTemporaryDirectory() + "datebook-local-\(UUID().uuidString).sqlite3")
+            case .sqlite: try Store(path: makeScratchFolder("local") + "/local.sqlite3")
             case .postgresql: try PostgresStore(url: TestPostgres.shared().makeDatabase())
             }
         }

@@ -28,7 +28,7 @@ struct CalDAVPullTests {
         try server.put("personal", "dentist.ics", Self.dentist)
         let client = CalDAVClient(http: HTTPClient(), username: server.username, password: server.password)
         let found = try client.discover(server.baseURL + "/")
-        let store = try Store(path: NSTemporaryDirectory() + "datebook-sync-\(UUID().uuidString).sqlite3")
+        let store = try Store(path: makeScratchFolder("sync") + "/sync.sqlite3")
         let calendars = found.map { calendar in
             var calendar = calendar
             calendar.account = "home"

@@ -11,7 +11,7 @@ struct CalDAVPushTests {
     @Test func aRefusedWriteIsReportedWithItsUIDAndTheRestIsSent() throws {
         let sink = try TestServer(script: "http_sink.py")
         defer { withExtendedLifetime(sink) {} }
-        let store = try Store(path: NSTemporaryDirectory() + "datebook-push-\(UUID().uuidString).sqlite3")
+        let store = try Store(path: makeScratchFolder("push") + "/push.sqlite3")
         // The calendar answers every REPORT with an empty multistatus: nothing changed on the server.
         let calendar = CalDAVCalendar(account: "home", url: sink.baseURL + "/multistatus?body=%3Cmultistatus%20xmlns%3D%22DAV%3A%22%3E"
                                           + "%3Csync-token%3Et0%3C%2Fsync-token%3E%3C%2Fmultistatus%3E",
@@ -58,7 +58,7 @@ struct CalDAVPushTests {
     @Test func aRefusedChangeIsKeptWhenTheServersChangeRebuildsTheCalendar() throws {
         let sink = try TestServer(script: "http_sink.py")
         defer { withExtendedLifetime(sink) {} }
-        let store = try Store(path: NSTemporaryDirectory() + "datebook-push-\(UUID().uuidString).sqlite3")
+        let store = try Store(path: makeScratchFolder("push") + "/push.sqlite3")
         let held = CalDAVResource(url: sink.baseURL + "/status/403", etag: "\"1\"", uid: "forbidden-1",
                                   text: CalDAVPullTests.event("forbidden-1", "Before"))
         // Every REPORT lists that resource changed on the server: a location added.

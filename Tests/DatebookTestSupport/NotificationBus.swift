@@ -1,8 +1,11 @@
 import Foundation
 
-/// A private D-Bus session bus (`dbus-daemon --session` on `unix:path=DIR/bus`) with the scripted
+/// A private D-Bus session bus (`dbus-daemon` on `unix:path=DIR/bus`) with the scripted
 /// notification server of `Support/notification_server.py` on it, for tests that run the real
 /// notify-send. Every Notify call is recorded; `invoke`/`close` emit the server's signals.
+/// The bus has its own config with no service directory, so a notification daemon installed on
+/// the machine is never activated on it; the server and its bus are one process group, watched
+/// by the `Reaper`.
 public final class NotificationBus: @unchecked Sendable {  // the process and pipes are used from one test
     public let process = Process()
     public let directory: URL
@@ -13,9 +16,9 @@ public final class NotificationBus: @unchecked Sendable {  // the process and pi
     private let replies = Pipe()
 
     /// - Parameter server: false runs the bus alone (no one owns org.freedesktop.Notifications).
-    public init(server: Bool = true, capabilities: [String]? = nil) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("datebook-bus-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    /// - Parameter environment: added to the server's and the bus's environment (this process's).
+    public init(server: Bool = true, capabilities: [String]? = nil, environment: [String: String] = [:]) throws {
+        directory = URL(fileURLWithPath: makeScratchFolder("bus"))
         recordFile = directory.appendingPathComponent("notifications.jsonl")
         _ = FileManager.default.createFile(atPath: recordFile.path, contents: Data())
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -26,9 +29,12 @@ public final class NotificationBus: @unchecked Sendable {  // the process and pi
         process.standardInput = commands
         process.standardOutput = replies
         process.standardError = FileHandle.nullDevice
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         try process.run()
+        Reaper.watch(process)
         guard let line = Self.readLine(replies.fileHandleForReading), line.hasPrefix("unix:path=") else {
-            process.terminate()
+            Reaper.stop(process)
+            removeScratchFolder(directory.path)
             throw NotificationBusError.notStarted
         }
         address = line
@@ -82,11 +88,10 @@ public final class NotificationBus: @unchecked Sendable {  // the process and pi
             try? commands.fileHandleForWriting.close()
             let deadline = Date().addingTimeInterval(3)
             while process.isRunning, Date() < deadline { usleep(10_000) }
-            // A child of this test process may hold the pipe open (no EOF then): SIGTERM stops the server and its bus.
-            if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-            process.waitUntilExit()
         }
-        try? FileManager.default.removeItem(at: directory)
+        // A child of this test process may hold the pipe open (no EOF then): the group's end stops the server and its bus.
+        Reaper.stop(process)
+        removeScratchFolder(directory.path)
     }
 
     deinit { stop() }

@@ -20,8 +20,7 @@ public final class Radicale: @unchecked Sendable {  // owns a child process
 
     /// - Parameter tls: serve HTTPS with a throwaway self-signed certificate for 127.0.0.1.
     public init(tls: Bool = false) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("datebook-radicale-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = URL(fileURLWithPath: makeScratchFolder("radicale"))
         let pair = tls ? try makeCertificate(in: directory) : nil
         certificate = pair?.cert
         let users = directory.appendingPathComponent("users")
@@ -39,7 +38,11 @@ public final class Radicale: @unchecked Sendable {  // owns a child process
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
+        // Its own HOME: Radicale reads ~/.config/radicale/config, which must be no user's.
+        process.environment = ["HOME": directory.path, "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path,
+                               "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
         try process.run()
+        Reaper.watch(process)
         // Up to 60 s: the machine may be busy building.
         for _ in 0..<600 {
             if !process.isRunning { break }
@@ -58,21 +61,9 @@ public final class Radicale: @unchecked Sendable {  // owns a child process
     /// The user's principal and calendar home (Radicale's layout: `/USER/`).
     public var homeURL: String { baseURL + "/\(username)/" }
 
-    /// The first python3 that can import radicale: the one on PATH (where setup.sh installs it), else Debian's.
+    /// The test Python (`TestPython`: `.build/venv` from `scripts/setup.sh --test`) when it imports radicale.
     static func python() -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let candidates = path.split(separator: ":").map { "\($0)/python3" } + ["/usr/bin/python3"]
-        for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate) {
-            let check = Process()
-            check.executableURL = URL(fileURLWithPath: candidate)
-            check.arguments = ["-c", "import radicale"]
-            check.standardOutput = FileHandle.nullDevice
-            check.standardError = FileHandle.nullDevice
-            guard (try? check.run()) != nil else { continue }
-            check.waitUntilExit()
-            if check.terminationStatus == 0 { return candidate }
-        }
-        return nil
+        TestPython.imports(["radicale"]) ? TestPython.executable : nil
     }
 
     /// The requests Radicale has received so far, as `METHOD /path`, in order (from its log).
@@ -152,7 +143,7 @@ public enum RadicaleError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .missing: "Radicale is not installed for any python3 (run scripts/setup.sh --test)"
+        case .missing: "Radicale is not installed for the test Python \(TestPython.executable ?? "python3") (run scripts/setup.sh --test)"
         case .didNotStart(let log): "Radicale did not start:\n\(log)"
         case let .refused(what, status): "Radicale answered \(status) to \(what)"
         }

@@ -36,8 +36,7 @@ public final class TestPostgres: @unchecked Sendable {  // immutable after init;
         guard FileManager.default.isExecutableFile(atPath: Self.binaries + "/initdb") else {
             throw TestPostgresError.notInstalled(Self.binaries)
         }
-        directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("datebook-pg-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = URL(fileURLWithPath: makeScratchFolder("pg"))
         port = try DatebookTestSupport.freePort()
         do {
             try Self.giveToServerUser(directory.path)
@@ -65,12 +64,21 @@ public final class TestPostgres: @unchecked Sendable {  // immutable after init;
         try Self.runAsServer("pg_ctl", ["-D", directory.appendingPathComponent("data").path,
                                         "-l", directory.appendingPathComponent("server.log").path,
                                         "-o", options, "-w", "-t", "60", "start"])
+        // pg_ctl starts the server in a session of its own: the reaper watches that group.
+        Reaper.watch(group: postmaster)
+    }
+
+    /// The server's process id (first line of `postmaster.pid`), 0 when it is not running.
+    private var postmaster: pid_t {
+        let text = (try? String(contentsOfFile: directory.appendingPathComponent("data/postmaster.pid").path, encoding: .utf8)) ?? ""
+        return pid_t(text.split(separator: "\n").first ?? "") ?? 0
     }
 
     /// Stops the server (`pg_ctl -m fast`: every connection is cut), waits `pause` seconds with no
     /// server on the port, and starts it again with its data. Only on a server of one's own: the
     /// `shared` one serves other tests at the same time.
     public func restart(pause: TimeInterval) throws {
+        Reaper.forget(group: postmaster)
         try Self.runAsServer("pg_ctl", ["-D", directory.appendingPathComponent("data").path, "-m", "fast", "-w", "stop"])
         Thread.sleep(forTimeInterval: pause)
         try start()
@@ -111,10 +119,12 @@ public final class TestPostgres: @unchecked Sendable {  // immutable after init;
     /// Stops the server at once and removes its directory.
     public func stop() {
         let data = directory.appendingPathComponent("data").path
+        let server = postmaster
         if FileManager.default.fileExists(atPath: data + "/postmaster.pid") {
             _ = try? Self.runAsServer("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
         }
-        try? FileManager.default.removeItem(at: directory)
+        Reaper.stop(group: server)
+        removeScratchFolder(directory.path)
     }
 
     static var isRoot: Bool { getuid() == 0 }

@@ -15,9 +15,7 @@ public final class TestServer: @unchecked Sendable {
 
     /// Starts `Support/<script>` with `arguments` (after the record file) using /usr/bin/python3.
     public init(script: String, arguments: [String] = []) throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("datebook-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = URL(fileURLWithPath: makeScratchFolder("test"))
         recordFile = directory.appendingPathComponent("record.jsonl")
         _ = FileManager.default.createFile(atPath: recordFile.path, contents: Data())
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -25,6 +23,7 @@ public final class TestServer: @unchecked Sendable {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
+        Reaper.watch(process)
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let chunk = output.fileHandleForReading.availableData
@@ -34,7 +33,7 @@ public final class TestServer: @unchecked Sendable {
         guard let text = String(data: line, encoding: .utf8),
             let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").first ?? "")
         else {
-            process.terminate()
+            stopServer(process, removing: directory)
             throw TestServerError.noPort(script)
         }
         self.port = port
@@ -55,13 +54,10 @@ public final class TestServer: @unchecked Sendable {
     deinit { stop() }
 }
 
-/// Kills a test server (SIGKILL), waits for it, and removes its folder.
+/// Kills a test server's process group (SIGKILL), waits for it, and removes its folder.
 func stopServer(_ process: Process, removing directory: URL) {
-    if process.isRunning {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-    try? FileManager.default.removeItem(at: directory)
+    Reaper.stop(process)
+    removeScratchFolder(directory.path)
 }
 
 public enum TestServerError: Error { case noPort(String) }

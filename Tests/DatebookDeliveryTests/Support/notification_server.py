@@ -3,7 +3,7 @@
 
 Usage: notification_server.py RECORD DIRECTORY [--no-server] [--capabilities a,b]
 
-Starts `dbus-daemon --session` listening on unix:path=DIRECTORY/bus, prints the bus address on the
+Starts `dbus-daemon` listening on unix:path=DIRECTORY/bus, prints the bus address on the
 first line of stdout, and (unless --no-server) owns org.freedesktop.Notifications on it. Every
 Notify call is appended to RECORD as one JSON line (time, app_name, replaces_id, app_icon, summary, body,
 actions, hints, expire_timeout, id). Commands on stdin, one a line:
@@ -11,6 +11,11 @@ actions, hints, expire_timeout, id). Commands on stdin, one a line:
   close ID REASON    emit NotificationClosed(ID, REASON) (1 expired, 2 dismissed, 3 closed by call)
 Each command is answered with `ok` on stdout once the signal is on the bus. EOF on stdin (the test
 ended) stops the server and the bus.
+
+The bus runs with its own config (DIRECTORY/bus.conf), not the stock `--session` one: that one reads
+the system's service directories (and $XDG_DATA_DIRS/dbus-1/services), so where dunst, mako or
+xfce4-notifyd is installed a Notify call would start the real daemon instead of finding no server.
+This one names no service directory: nothing is ever activated on the test bus.
 """
 import ctypes
 import json
@@ -86,6 +91,22 @@ class Notifications(dbus.service.Object):
         pass
 
 
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <keep_umask/>
+  <listen>{address}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"""
+
+
 def die_with_parent():
     """The bus ends with this server, however it ends (prctl PR_SET_PDEATHSIG, SIGKILL)."""
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
@@ -98,8 +119,11 @@ def main():
     if "--capabilities" in options:
         capabilities = [c for c in options[options.index("--capabilities") + 1].split(",") if c]
     address = "unix:path=" + os.path.join(directory, "bus")
+    config = os.path.join(directory, "bus.conf")
+    with open(config, "w", encoding="utf-8") as out:
+        out.write(BUS_CONFIG.format(address=address))
     daemon = subprocess.Popen(
-        ["dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=" + address, "--print-address"],
+        ["dbus-daemon", "--config-file=" + config, "--nofork", "--nopidfile", "--address=" + address, "--print-address"],
         stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)
     printed = daemon.stdout.readline().decode().strip()
     if not printed:
