@@ -31,7 +31,8 @@ enum DoctorCommand: Command {
         TLS certificate is valid (nothing is sent without --send); the store opens, passes SQLite's \
         integrity check and has the current schema; a systemd timer or service is active or a crontab \
         line runs datebook (found through PATH: systemctl --user, crontab -l), else nothing will send \
-        alerts; the time zone and locale are valid; the last tick or daemon pass is recent; feeds were \
+        alerts; serve.token resolves, has 128 bits or more and its file is not readable by others, and a \
+        listener off loopback is not plain HTTP; the time zone and locale are valid; the last tick or daemon pass is recent; feeds were \
         refreshed recently.
         Exit status: 0 when every check passes, 1 when one warns, 65 when one fails, 69 when only \
         channels fail (unreachable or a secret missing).
@@ -44,6 +45,7 @@ enum DoctorCommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
         var findings = DoctorSetup.config(context) + DoctorSetup.secrets(context)
+        findings += DoctorServe.check(context)
         findings += DoctorChannels.check(context, send: arguments.has("--send"))
         findings += DoctorStore.check(context)
         findings.append(DoctorScheduling.check(context))

@@ -45,6 +45,13 @@ public struct PlannerSite: Sendable {
     let stylesheet: [UInt8]
     let feed = StoreCache<FeedDocument>()
     let agenda = StoreCache<[UInt8]>()
+    /// Where the server listens, known once it has bound its port.
+    let served = SharedValue(ListenAddress.standard.description)
+    /// The feed token made in the store, once read.
+    let storedFeedToken = SharedValue<String?>(nil)
+    /// Stands for the session's CSRF value in the cached agenda, which every session shares;
+    /// replaced per request (random, so no event text can hold it).
+    let csrfPlaceholder = SiteAuth.randomHex()
 
     public init(settings: SiteSettings, auth: SiteAuth, locale: DigestLocale) throws {
         self.settings = settings
@@ -71,13 +78,13 @@ public struct PlannerSite: Sendable {
         routes.add("POST", "/events/{id}/task", auth.form(setTaskStatus))
         routes.add("POST", "/events/{id}/tasks", auth.form(addTask))
         routes.add("GET", "/calendar.ics") { [self] request, parameters in
-            if let token = settings.feedToken, let given = request.query["token"], SiteAuth.same(given, token) {
+            if let token = try feedToken(making: false), let given = request.query["token"], SiteAuth.same(given, token) {
                 return try calendarFeed(request, parameters)
             }
             return try auth.api(calendarFeed)(request, parameters)
         }
         routes.add("GET", "/feeds/{token}/calendar.ics") { [self] request, parameters in
-            guard let token = settings.feedToken, SiteAuth.same(parameters["token"] ?? "", token) else { return .text(404, "Not found.\n") }
+            guard let token = try feedToken(making: false), SiteAuth.same(parameters["token"] ?? "", token) else { return .text(404, "Not found.\n") }
             return try calendarFeed(request, parameters)
         }
         routes.add("GET", "/api/v1/agenda", auth.api(apiAgenda))
@@ -105,18 +112,57 @@ public struct PlannerSite: Sendable {
     }
 
     /// `page` of every template's context: the CSRF token, this page's path and the feed links.
-    func page(_ request: WebRequest) -> MustacheValue {
-        let base = settings.baseURL ?? "http://" + (request.header("host") ?? "127.0.0.1")
-        let feedPath = settings.feedToken.map { "/feeds/\($0)/calendar.ics" } ?? "/calendar.ics"
+    /// Links are built from `serve.baseURL`, else the address the server listens at: never from the
+    /// request's `Host`, which a client chooses.
+    func page(_ request: WebRequest, csrf: String? = nil) throws -> MustacheValue {
+        let base = settings.baseURL ?? "http://" + served.value
+        let token = try feedToken(making: true)
+        let feedPath = token.map { "/feeds/\($0)/calendar.ics" } ?? "/calendar.ics"
         let webcal = "webcal" + base.drop { $0 != ":" } + feedPath
-        return ["csrf": .string(auth.csrf), "path": .string(request.path), "feedPath": .string(feedPath),
-                "webcalURL": .string(webcal), "feedHasToken": .bool(settings.feedToken != nil)]
+        return ["csrf": .string(csrf ?? auth.csrf(for: request)), "path": .string(request.path), "feedPath": .string(feedPath),
+                "webcalURL": .string(webcal), "feedHasToken": .bool(token != nil)]
+    }
+
+    /// The feed's token: `serve.feedToken`, else, with `serve.token` set (calendar apps cannot sign
+    /// in), one made in the store the first time a page shows the link (`making`), and kept there
+    /// so subscriptions outlive a restart. Nil without either: the feed needs no login then.
+    func feedToken(making: Bool) throws -> String? {
+        if let configured = settings.feedToken { return configured }
+        guard auth.requiresToken else { return nil }
+        if let known = storedFeedToken.value { return known }
+        let now = settings.now()
+        let key = making ? try store(now: now, readOnly: false).secretKey(named: Self.feedTokenName, now: now)
+            : try store(now: now, readOnly: true).storedSecret(named: Self.feedTokenName)
+        guard let key else { return nil }
+        let token = key.hexString
+        storedFeedToken.value = token
+        return token
+    }
+
+    /// The store's secret that is the feed token when the config names none.
+    static let feedTokenName = "serve-feed-token"
+
+    /// Tells the site where it is served (the feed link's host without `serve.baseURL`).
+    public func served(at address: ListenAddress) {
+        let wildcard = address.host == "0.0.0.0" || address.host == "::"
+        served.value = wildcard ? ListenAddress(host: "127.0.0.1", port: address.port).description : address.description
+    }
+}
+
+/// A value the site's copies share and may set later (the struct itself is copied into every route).
+final class SharedValue<Value: Sendable>: Sendable {
+    private let stored: Mutex<Value>
+    init(_ value: Value) { stored = Mutex(value) }
+    var value: Value {
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
     }
 }
 
 /// The last answer made from the store, made again only when its key changes: a SQLite store's
 /// files' modification times and sizes, a PostgreSQL store's data version (`StoreDataVersion`),
-/// plus whatever else the answer depends on (the second of `now`, the Host header).
+/// plus whatever else the answer depends on (the second of `now`; never the request's headers:
+/// a client choosing a new `Host` per request would make every request a miss).
 ///
 /// `GET /calendar.ics` with a matching `If-None-Match` then costs two `stat` calls and one pragma instead of an
 /// export, and `GET /` one render per second instead of one per request: 5,000 requests/s on two
@@ -177,20 +223,84 @@ final class StoreCache<Value: Sendable>: Sendable {
         }
     }
 
+    /// The last value made, whatever its key.
+    var current: Value? { entry.withLock { $0?.value } }
+
     private func cached(_ key: Key) -> Value? {
         entry.withLock { $0 }.flatMap { $0.key == key ? $0.value : nil }
     }
 }
 
-/// The feed's bytes and their ETag (a hash of the bytes: the same planner, the same tag).
-struct FeedDocument: Sendable {
+/// The feed's bytes, their weak ETag (a hash of the export made with a placeholder DTSTAMP: the
+/// same planner, the same tag, whenever it was stamped) and the stamp as `Last-Modified`.
+struct FeedDocument: Sendable, Equatable {
     var etag: String
     var body: [UInt8]
+    var stamp: Date
+    static let placeholderStamp = Date(timeIntervalSince1970: 0)
 
-    init(body: [UInt8]) {
+    /// `placeholderBody` with each `DTSTAMP:19700101T000000Z` line set to `stamp` (a line of its own:
+    /// text values escape their line breaks, so no event text can start one).
+    init(placeholderBody: [UInt8], etag: String, stamp: Date) {
+        let seconds = stamp.timeIntervalSince1970.rounded(.down)
+        self.stamp = Date(timeIntervalSince1970: seconds)
+        self.etag = etag
+        let placeholder = Array("\r\nDTSTAMP:19700101T000000Z\r\n".utf8)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let replacement = Array("\r\nDTSTAMP:\(formatter.string(from: self.stamp))\r\n".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(placeholderBody.count)
+        var i = 0
+        let count = placeholderBody.count, width = placeholder.count
+        while i < count {
+            if placeholderBody[i] == 13, i + width <= count, placeholderBody[i..<i + width].elementsEqual(placeholder) {
+                out += replacement
+                i += width - 2  // the closing CRLF starts the next line, which may be another match
+                continue
+            }
+            out.append(placeholderBody[i])
+            i += 1
+        }
+        body = out
+    }
+
+    /// `W/"hash-length"` of an export: FNV-1a over the bytes.
+    static func contentTag(_ body: [UInt8]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in body { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        etag = "\"" + String(hash, radix: 16) + "-" + String(body.count) + "\""
-        self.body = body
+        return "W/\"" + String(hash, radix: 16) + "-" + String(body.count) + "\""
+    }
+
+    /// `Last-Modified`: the stamp as an HTTP date.
+    var lastModified: String { Self.httpDate(stamp) }
+
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+
+    /// RFC 9110 section 13.1: `If-None-Match` with a weak comparison (`W/` ignored, `*` matches
+    /// anything); only without it, `If-Modified-Since` at or after the stamp.
+    static func notModified(_ document: FeedDocument, ifNoneMatch: String?, ifModifiedSince: String?) -> Bool {
+        if let ifNoneMatch {
+            let opaque = { (tag: String) -> String in tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag }
+            return ifNoneMatch.split(separator: ",").contains { part in
+                let tag = part.trimmingCharacters(in: .whitespaces)
+                return tag == "*" || opaque(tag) == opaque(document.etag)
+            }
+        }
+        guard let ifModifiedSince else { return false }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        guard let since = formatter.date(from: ifModifiedSince.trimmingCharacters(in: .whitespaces)) else { return false }
+        return document.stamp <= since
     }
 }
