@@ -50,7 +50,7 @@ def start_server(store, config, log):
     while True:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
-                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
                 if s.recv(64).startswith(b"HTTP/1.1 200"):
                     return process, port, (time.perf_counter() - started) * 1000
         except OSError:
