@@ -111,7 +111,7 @@ public struct SiteAuth: Sendable {
     func tooManyFailures(_ request: WebRequest, json: Bool) -> WebResponse? {
         guard let wait = failures.retryAfter(request.client, now: clock()) else { return nil }
         var response = json ? WebResponse.json(429, "{\"error\": \"too many wrong tokens; try again in \(wait) s\", \"field\": \"Authorization\"}\n")
-            : .html(429, SitePage.message(title: words.text("webSignIn"), text: "Too many wrong tokens; try again in \(wait) s.", words: words))
+            : .html(429, SitePage.message(title: words.text("webSignIn"), text: words.text("webTooManyTries", ["seconds": String(wait)]), words: words))
         response.setHeader("Retry-After", String(wait))
         return response
     }

@@ -105,6 +105,7 @@ import Testing
         let firstCSRF = try #require(firstMatch(#"name="csrf" value="([0-9a-f]+)""#, in: firstPage.text))
         let secondCSRF = try #require(firstMatch(#"name="csrf" value="([0-9a-f]+)""#, in: secondPage.text))
         #expect(firstCSRF != secondCSRF)
+        #expect(firstPage.text.contains(#"<form method="post" action="/logout" class="logout"><input type="hidden" name="csrf" value="\#(firstCSRF)">"#))
         let id = try ServeAPITests.pagliacci(sandbox)
         let crossed = try sandbox.post("/events/\(id)/tasks", form: ["csrf": firstCSRF, "text": "crossed"], headers: ["Cookie": second])
         #expect(crossed.status == 403, "one session's CSRF value does not open another's forms")

@@ -120,7 +120,7 @@ public struct PlannerSite: Sendable {
         let feedPath = token.map { "/feeds/\($0)/calendar.ics" } ?? "/calendar.ics"
         let webcal = "webcal" + base.drop { $0 != ":" } + feedPath
         return ["csrf": .string(csrf ?? auth.csrf(for: request)), "path": .string(request.path), "feedPath": .string(feedPath),
-                "webcalURL": .string(webcal), "feedHasToken": .bool(token != nil)]
+                "webcalURL": .string(webcal), "feedHasToken": .bool(token != nil), "signedIn": .bool(auth.requiresToken)]
     }
 
     /// The feed's token: `serve.feedToken`, else, with `serve.token` set (calendar apps cannot sign
