@@ -66,6 +66,8 @@ enum ServerLauncher {
         let baseURL = context.config.serve.baseURL
         let auth = SiteAuth(token: token?.value, secureCookie: baseURL?.hasPrefix("https:") == true, baseURL: baseURL, words: locale.words)
         let site = try PlannerSite(settings: settings, auth: auth, locale: locale)
+        // Known before the first request can render a link (port 0 is known only once bound, below).
+        site.served(at: listen)
         let server: WebServer
         do {
             var routes = site.routes()
