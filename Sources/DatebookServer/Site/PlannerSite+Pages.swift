@@ -8,6 +8,8 @@ import Foundation
 extension PlannerSite {
     func agendaPage(_ request: WebRequest, _: RouteParameters) throws -> WebResponse {
         let now = settings.now()
+        // Made (a store write) before the cache's key is read, so the first page is not made twice.
+        _ = try feedToken(making: true)
         let body = try agenda.value(storePath: settings.storePath, extra: [String(now.timeIntervalSince1970)]) { _ in
             Array(try renderAgenda(request, now: now).utf8)
         }

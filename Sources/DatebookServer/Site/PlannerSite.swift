@@ -175,6 +175,8 @@ final class StoreCache<Value: Sendable>: Sendable {
     }
 
     private let entry = Mutex<(key: Key, value: Value)?>(nil)
+    /// How many values were made (tests count the misses).
+    let made = Mutex(0)
     private let dataVersion = StoreDataVersion()
     private let refreshing = Mutex(false)
     /// Held while a value is made: a request that finds the cache stale while another thread (the
@@ -218,6 +220,7 @@ final class StoreCache<Value: Sendable>: Sendable {
         return try making.withLock { _ in
             if let cached = cached(key) { return cached }
             let value = try make(key.store)
+            made.withLock { $0 += 1 }
             entry.withLock { $0 = (key, value) }
             return value
         }
