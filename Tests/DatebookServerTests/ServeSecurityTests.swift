@@ -68,11 +68,11 @@ import Testing
         let file = sandbox.directory + "/token"
         try "hunter2".write(toFile: file, atomically: true, encoding: .utf8)
         chmod(file, 0o644)
-        try #"{ serve: { listen: "0.0.0.0:8650", token: { file: "\#(file)" } } }"#.write(toFile: sandbox.config, atomically: true, encoding: .utf8)
+        try #"{ serve: { listen: "0.0.0.0:8650", token: { file: "\#(file)" }, feedToken: "f33d" } }"#.write(toFile: sandbox.config, atomically: true, encoding: .utf8)
         let run = try sandbox.run(["doctor"])
         #expect(run.status == 65)
         for text in ["fail  serve: serve.token is too weak", "openssl rand -base64 32", "warn  serve: serve.token's file \(file) is readable by others (mode 644)",
-                     "warn  serve: serve listens on 0.0.0.0:8650 over plain HTTP"] {
+                     "warn  serve: serve listens on 0.0.0.0:8650 over plain HTTP", "warn  serve: serve.feedToken is too weak"] {
             #expect(run.out.contains(text), "no '\(text)' in:\n\(run.out)")
         }
         #expect(!run.out.contains("hunter2"))
@@ -95,6 +95,13 @@ import Testing
         #expect(right.status == 429 && right.header("Set-Cookie") == nil && Int(right.header("Retry-After") ?? "") != nil)
         let api = try sandbox.get("/api/v1/agenda", headers: ["Authorization": "Bearer \(Self.token)"])
         #expect(api.status == 429 && api.header("Retry-After") != nil, "the API's bearer token shares the hold-back")
+    }
+
+    @Test func guessingTheFeedTokenIsHeldBackToo() throws {
+        let sandbox = try Self.guarded(", feedToken: \"f33d-t0ken-2b7e151628aed2a6abf7158809cf4f3c\"")
+        let statuses = try (0..<20).map { try sandbox.get("/feeds/guess-\($0)/calendar.ics").status }
+        #expect(statuses.prefix(5).allSatisfy { $0 == 404 } && statuses.filter { $0 == 429 }.count >= 12, "\(statuses)")
+        #expect(try sandbox.get("/calendar.ics?token=guess").status == 429)
     }
 
     @Test func eachLoginHasItsOwnSessionAndCSRFAndLogoutEndsIt() throws {

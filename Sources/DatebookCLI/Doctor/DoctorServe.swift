@@ -3,7 +3,8 @@ import DatebookServer
 import Foundation
 
 /// `datebook doctor`'s checks of `serve`: the token resolves and is strong enough, its file is not
-/// readable by others, and a listener off loopback is not plain HTTP. Nothing when the config has
+/// readable by others, the feed token is strong enough (a warning: `serve` still starts), and a
+/// listener off loopback is not plain HTTP. Nothing when the config has
 /// no `serve` settings.
 enum DoctorServe {
     static func check(_ context: Context) -> [Finding] {
@@ -31,6 +32,10 @@ enum DoctorServe {
         } else if !listen.isLoopback {
             findings.append(.fail("serve", "serve.listen \(listen) is not loopback and serve.token is not set: serve refuses to start; "
                                   + "set serve.token (\(TokenStrength.hint))"))
+        }
+        if let source = serve.feedToken, let feedToken = try? source.resolve(environment: context.environment),
+           let weakness = TokenStrength.weakness(feedToken.value, key: "serve.feedToken") {
+            findings.append(.warn("serve", weakness + " (anyone who guesses it reads the whole planner)"))
         }
         if !listen.isLoopback, serve.baseURL?.lowercased().hasPrefix("https:") != true {
             findings.append(.warn("serve", "serve listens on \(listen) over plain HTTP: the token, the session cookie and the planner cross "

@@ -78,19 +78,31 @@ public struct PlannerSite: Sendable {
         routes.add("POST", "/events/{id}/task", auth.form(setTaskStatus))
         routes.add("POST", "/events/{id}/tasks", auth.form(addTask))
         routes.add("GET", "/calendar.ics") { [self] request, parameters in
-            if let token = try feedToken(making: false), let given = request.query["token"], SiteAuth.same(given, token) {
-                return try calendarFeed(request, parameters)
+            if let given = request.query["token"] {
+                return try feedByToken(given, request, parameters) { try auth.api(calendarFeed)(request, parameters) }
             }
             return try auth.api(calendarFeed)(request, parameters)
         }
         routes.add("GET", "/feeds/{token}/calendar.ics") { [self] request, parameters in
-            guard let token = try feedToken(making: false), SiteAuth.same(parameters["token"] ?? "", token) else { return .text(404, "Not found.\n") }
-            return try calendarFeed(request, parameters)
+            try feedByToken(parameters["token"] ?? "", request, parameters) { .text(404, "Not found.\n") }
         }
         routes.add("GET", "/api/v1/agenda", auth.api(apiAgenda))
         routes.add("GET", "/api/v1/events/{id}", auth.api(apiEvent))
         routes.add("PATCH", "/api/v1/events/{id}/tasks/{n}", auth.api(apiSetTask))
         return routes
+    }
+
+    /// The feed when `given` is the feed token, else `refused()`; a wrong one counts toward the
+    /// client's hold-back like a wrong login (the feed token is a password too), and a client held
+    /// back gets 429 whatever it sends.
+    func feedByToken(_ given: String, _ request: WebRequest, _ parameters: RouteParameters,
+                     refused: () throws -> WebResponse) throws -> WebResponse {
+        if let held = auth.tooManyFailures(request, json: false) { return held }
+        guard let token = try feedToken(making: false), SiteAuth.same(given, token) else {
+            auth.failures.failed(request.client, now: auth.clock())
+            return try refused()
+        }
+        return try calendarFeed(request, parameters)
     }
 
     /// The store for one request at `now` (read-only for pages and the feed); a request never
