@@ -176,7 +176,7 @@ final class SharedValue<Value: Sendable>: Sendable {
 /// plus whatever else the answer depends on (the second of `now`; never the request's headers:
 /// a client choosing a new `Host` per request would make every request a miss).
 ///
-/// `GET /calendar.ics` with a matching `If-None-Match` then costs two `stat` calls and one pragma instead of an
+/// `GET /calendar.ics` with a matching `If-None-Match` then costs two `stat` calls and a `pread` instead of an
 /// export, and `GET /` one render per second instead of one per request: 5,000 requests/s on two
 /// cores leave about 0.4 ms of CPU each, and the agenda's query and render take about 2 ms
 /// (bench/results-serve.md). The plain path is the same closure, run every time the key changes.
@@ -210,7 +210,8 @@ final class StoreCache<Value: Sendable>: Sendable {
     }
 
     /// The store file's and its write-ahead log's modification times and sizes (the store's
-    /// modification time first), then the store's data version (-1 without one).
+    /// modification time first), then the wal-index header's hash (SQLite) or the store's data
+    /// version (PostgreSQL, -1 without one).
     func signature(of storePath: String) -> [Int] {
         let files = [storePath, storePath + "-wal"].flatMap { path -> [Int] in
             var info = stat()
@@ -218,10 +219,27 @@ final class StoreCache<Value: Sendable>: Sendable {
             return [info.st_mtim.tv_sec, info.st_mtim.tv_nsec, Int(info.st_size)]
         }
         // A PostgreSQL store has no file: its data version is the key. A SQLite store's files are
-        // enough and cost two `stat` calls (reading the data version on every request, with the
+        // enough and cost two `stat` calls and a `pread` (reading the data version on every request, with the
         // request's own connection opened beside the kept one, changed it per request: 24k → 1.7k req/s).
-        guard StoreLocation.isPostgres(storePath) else { return files }
+        guard StoreLocation.isPostgres(storePath) else { return files + [Self.walIndexHeader(storePath + "-shm")] }
         return files + [dataVersion.current(storePath) ?? -1]
+    }
+
+    /// A hash of the first 48 bytes of the store's `-shm` file (0 without one): SQLite's wal-index
+    /// header, whose frame count changes the moment a commit becomes visible to readers. The WAL
+    /// file reaches its final size a moment earlier: a value made in between (by the refresh the
+    /// write itself woke) would read the old snapshot and be kept under the new files' key; with
+    /// this in the key, the next request makes it again. One `open` and one `pread` more.
+    static func walIndexHeader(_ path: String) -> Int {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return 0 }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 48)
+        let count = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 48, 0) }
+        guard count > 0 else { return 0 }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in header.prefix(count) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int(truncatingIfNeeded: hash)
     }
 
     /// The cached value when `storePath` and `extra` are as they were, else `make(signature)`,
