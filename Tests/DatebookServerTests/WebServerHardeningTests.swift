@@ -123,6 +123,13 @@ func rawRequest(_ port: UInt16, _ head: String, body: [UInt8] = []) throws -> Ra
         #expect(!running.log.contains { $0.contains("smuggled") }, "\(name): the smuggled request was answered")
     }
 
+    /// `MHD_OPTION_STRICT_FOR_CLIENT` 1 is in force: an HTTP/1.1 request without `Host` is refused.
+    @Test func anHTTP11RequestWithoutHostIsRefused() throws {
+        let running = try RunningServer()
+        let response = try rawRequest(running.port, "GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n")
+        #expect(response.status == 400)
+    }
+
     @Test func oneClientHoldingItsConnectionLimitLeavesHealthzToOthers() throws {
         let running = try RunningServer { $0.perClientConnectionLimit = 20 }
         var held: [Int32] = []
