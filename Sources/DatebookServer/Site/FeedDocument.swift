@@ -6,6 +6,8 @@ struct FeedDocument: Sendable, Equatable {
     var etag: String
     var body: [UInt8]
     var stamp: Date
+    /// `Last-Modified`: the stamp as an HTTP date (made once: a formatter per 304 would cost more than the rest of it).
+    var lastModified: String
     static let placeholderStamp = Date(timeIntervalSince1970: 0)
 
     /// `placeholderBody` with each `DTSTAMP:19700101T000000Z` line set to `stamp` (a line of its own:
@@ -14,6 +16,7 @@ struct FeedDocument: Sendable, Equatable {
         let seconds = stamp.timeIntervalSince1970.rounded(.down)
         self.stamp = Date(timeIntervalSince1970: seconds)
         self.etag = etag
+        lastModified = Self.httpDate(self.stamp)
         let placeholder = Array("\r\nDTSTAMP:19700101T000000Z\r\n".utf8)
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -42,9 +45,6 @@ struct FeedDocument: Sendable, Equatable {
         for byte in body { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return "W/\"" + String(hash, radix: 16) + "-" + String(body.count) + "\""
     }
-
-    /// `Last-Modified`: the stamp as an HTTP date.
-    var lastModified: String { Self.httpDate(stamp) }
 
     static func httpDate(_ date: Date) -> String {
         let formatter = DateFormatter()
