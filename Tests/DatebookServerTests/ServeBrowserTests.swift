@@ -9,10 +9,12 @@ import Testing
     static let artifacts = repositoryRoot.appendingPathComponent(".build/test-artifacts/serve").path
 
     static func browse(_ arguments: [String]) throws -> (status: Int32, out: String) {
+        let profile = NSTemporaryDirectory() + "datebook-chromium-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: profile) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: chromium)
         process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-                             "--user-data-dir=" + NSTemporaryDirectory() + "datebook-chromium-\(UUID().uuidString)"] + arguments
+                             "--user-data-dir=" + profile] + arguments
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
