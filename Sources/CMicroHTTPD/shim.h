@@ -28,6 +28,8 @@ struct cmhd_api {
     __typeof__(MHD_add_response_header) *add_response_header;
     __typeof__(MHD_queue_response) *queue_response;
     __typeof__(MHD_destroy_response) *destroy_response;
+    __typeof__(MHD_create_response_from_callback) *create_response_from_callback;
+    __typeof__(MHD_set_response_options) *set_response_options;
 };
 
 struct cmhd_state {
@@ -59,6 +61,8 @@ static inline void cmhd_open(struct cmhd_state *state) {
     CMHD_SYMBOL(add_response_header, "MHD_add_response_header")
     CMHD_SYMBOL(queue_response, "MHD_queue_response")
     CMHD_SYMBOL(destroy_response, "MHD_destroy_response")
+    CMHD_SYMBOL(create_response_from_callback, "MHD_create_response_from_callback")
+    CMHD_SYMBOL(set_response_options, "MHD_set_response_options")
 #undef CMHD_SYMBOL
     state->api = api;
     state->loaded = 1;
@@ -95,8 +99,13 @@ typedef struct cmhd_settings {
     size_t connection_memory_limit;      /* per connection: request line + headers must fit */
     unsigned int thread_pool_size;
     unsigned int connection_limit;
+    unsigned int per_client_connection_limit; /* connections one client address may hold (0: no limit) */
     int ipv6;                            /* address is a sockaddr_in6 */
 } cmhd_settings;
+
+/* No MHD_OPTION_LISTENING_ADDRESS_REUSE: with 1 it sets SO_REUSEPORT, and a second server on the
+   same port then starts silently and the kernel splits the connections between the two. The default
+   (SO_REUSEADDR only) lets a restart bind at once and a second listener fail with EADDRINUSE. */
 
 /// Starts a daemon polling with epoll on its own pool of threads.
 static inline struct MHD_Daemon *cmhd_start(const cmhd_settings *settings,
@@ -112,7 +121,9 @@ static inline struct MHD_Daemon *cmhd_start(const cmhd_settings *settings,
                              MHD_OPTION_CONNECTION_MEMORY_LIMIT, settings->connection_memory_limit,
                              MHD_OPTION_THREAD_POOL_SIZE, settings->thread_pool_size,
                              MHD_OPTION_CONNECTION_LIMIT, settings->connection_limit,
-                             MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, settings->per_client_connection_limit,
+                             /* 1: an HTTP/1.1 request without Host, or a space in the URL or a header name, is refused */
+                             MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
                              MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
                              MHD_OPTION_NOTIFY_CONNECTION, connection, connection_context,
                              MHD_OPTION_END);
@@ -160,6 +171,18 @@ static inline int cmhd_peer_is_loopback(struct MHD_Connection *connection) {
     return 0;
 }
 
+/// The peer's address as text (`127.0.0.1`, `::1`) into `buffer`; "" when unknown.
+static inline void cmhd_peer_address(struct MHD_Connection *connection, char *buffer, size_t size) {
+    const struct cmhd_api *api = cmhd();
+    if (size) buffer[0] = 0;
+    const union MHD_ConnectionInfo *info = api ? api->get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS) : NULL;
+    if (!info || !info->client_addr || size < INET6_ADDRSTRLEN) return;
+    if (info->client_addr->sa_family == AF_INET)
+        (void)inet_ntop(AF_INET, &((const struct sockaddr_in *)info->client_addr)->sin_addr, buffer, (socklen_t)size);
+    else if (info->client_addr->sa_family == AF_INET6)
+        (void)inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)info->client_addr)->sin6_addr, buffer, (socklen_t)size);
+}
+
 /// Calls `iterator` for each request header (`query` 0) or query argument (`query` 1).
 static inline void cmhd_values(struct MHD_Connection *connection, int query, MHD_KeyValueIterator iterator, void *context) {
     const struct cmhd_api *api = cmhd();
@@ -168,13 +191,41 @@ static inline void cmhd_values(struct MHD_Connection *connection, int query, MHD
 
 static inline int cmhd_is_connection_start(enum MHD_ConnectionNotificationCode code) { return code == MHD_CONNECTION_NOTIFY_STARTED; }
 
+/* Set while a libmicrohttpd callback runs on this thread: MHD_stop_daemon joins the daemon's threads,
+   and called on one of them it aborts the process ("Failed to join a thread"). Only WebServer.swift
+   calls these (a static inline function's static is one per object file). */
+static inline int *cmhd_callback_flag(void) {
+    static __thread int inside;
+    return &inside;
+}
+static inline int cmhd_enter_callback(void) { int *flag = cmhd_callback_flag(); int was = *flag; *flag = 1; return was; }
+static inline void cmhd_leave_callback(int was) { *cmhd_callback_flag() = was; }
+static inline int cmhd_in_callback(void) { return *cmhd_callback_flag(); }
+
+static inline ssize_t cmhd_no_body(void *context, uint64_t position, char *buffer, size_t size) {
+    (void)context; (void)position; (void)buffer; (void)size;
+    return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
 /// Queues a response of `status` with `count` headers and a copy of `size` bytes of `body`.
 static inline enum MHD_Result cmhd_respond(struct MHD_Connection *connection, unsigned int status,
                                            const char *const *names, const char *const *values, size_t count,
                                            const void *body, size_t size) {
     const struct cmhd_api *api = cmhd();
     if (!api) return MHD_NO;
-    struct MHD_Response *response = api->create_response_from_buffer(size, (void *)body, MHD_RESPMEM_MUST_COPY);
+    /* A 304 has no body, and RFC 9110 section 8.6 forbids `Content-Length: 0` on it (it may carry
+       only the length the 200 would have). libmicrohttpd 0.9.75 adds that header to every 304 it
+       frames as HTTP/1.1, from a buffer or not, and sends two when the caller adds its own (with
+       MHD_RF_INSANITY_HEADER_CONTENT_LENGTH); a response of unknown size gets chunked framing
+       instead. Only an HTTP/1.0 response of unknown size carries neither: the 304 goes out as one,
+       and the connection closes after it (calendar apps poll every few minutes at most). */
+    struct MHD_Response *response;
+    if (status == MHD_HTTP_NOT_MODIFIED) {
+        response = api->create_response_from_callback(MHD_SIZE_UNKNOWN, 1024, cmhd_no_body, NULL, NULL);
+        if (response) (void)api->set_response_options(response, MHD_RF_HTTP_VERSION_1_0_RESPONSE, MHD_RO_END);
+    } else {
+        response = api->create_response_from_buffer(size, (void *)body, MHD_RESPMEM_MUST_COPY);
+    }
     if (!response) return MHD_NO;
     for (size_t i = 0; i < count; i++) (void)api->add_response_header(response, names[i], values[i]);
     enum MHD_Result result = api->queue_response(connection, status, response);

@@ -14,8 +14,10 @@ enum ServeCommand: Command {
         examples: ["datebook serve", "datebook serve --listen 127.0.0.1:0", "DATEBOOK_TOKEN=… datebook serve --listen 0.0.0.0:8650"],
         details: """
         Listens on 127.0.0.1:8650 unless --listen or the config's serve.listen says otherwise, and prints the
-        address it is bound to on stderr. Anything but a loopback address requires serve.token. One line per
-        request on stderr (method, path without the query, status, milliseconds). GET /healthz answers 200.
+        address it is bound to on stderr; a port another process listens on is refused ("address in use",
+        with its pid when known). Anything but a loopback address requires serve.token (128 bits or more).
+        One line per request on stderr (method, path without the query and with tokens as ****, status,
+        milliseconds) unless serve.accessLog is false. GET /healthz answers 200.
         SIGTERM or SIGINT let the requests in flight finish and exit 0. See docs/serve.md.
         """
     )
@@ -47,6 +49,9 @@ enum ServerLauncher {
             throw CLIError.usage("\(option == nil ? "serve.listen" : "--listen"): expected HOST:PORT with a numeric address like 127.0.0.1:8650 or [::1]:8650, got '\(text)'")
         }
         let token = try resolveToken(context.config.serve.token, "serve.token", context)
+        if let token, let weakness = TokenStrength.weakness(token.value, key: "serve.token") {
+            throw CLIError(message: weakness, code: ExitCode.usage)
+        }
         if !listen.isLoopback, token == nil {
             throw CLIError(message: "refusing to listen on \(listen) without a token: anything but loopback requires serve.token in \(context.configPath) (e.g. token: { env: \"DATEBOOK_TOKEN\" })",
                            code: ExitCode.usage)
@@ -58,8 +63,11 @@ enum ServerLauncher {
                                     templates: TemplatesCommand.overrideDirectory(context), baseURL: context.config.serve.baseURL,
                                     feedToken: feedToken?.value)
         let locale = try DigestLocale(identifier: context.config.locale ?? "en_US", timeZone: context.timeZone, catalogDirectory: settings.templates)
-        let auth = SiteAuth(token: token?.value, secureCookie: context.config.serve.baseURL?.hasPrefix("https:") == true, words: locale.words)
+        let baseURL = context.config.serve.baseURL
+        let auth = SiteAuth(token: token?.value, secureCookie: baseURL?.hasPrefix("https:") == true, baseURL: baseURL, words: locale.words)
         let site = try PlannerSite(settings: settings, auth: auth, locale: locale)
+        // Known before the first request can render a link (port 0 is known only once bound, below).
+        site.served(at: listen)
         let server: WebServer
         do {
             var routes = site.routes()
@@ -67,10 +75,14 @@ enum ServerLauncher {
             routes.merge(ActionLinkRoutes(storePath: context.storePath, calendar: context.calendar, renderer: site.renderer,
                                           words: site.words, lang: site.lang,
                                           clock: { pinnedNow ?? Date() }).routes)
-            server = try WebServer(settings: ServerSettings(listen: listen), routes: routes, log: { log.write($0) })
+            var serverSettings = ServerSettings(listen: listen)
+            serverSettings.hostNames = baseURL.flatMap { URL(string: $0)?.host }.map { [$0] } ?? []
+            serverSettings.accessLog = context.config.serve.accessLog
+            server = try WebServer(settings: serverSettings, routes: routes, log: { log.write($0) })
         } catch let error as ServerError {
             throw CLIError(message: error.description, code: ExitCode.unavailable)
         }
+        site.served(at: server.address)
         log.write("serving on http://\(server.address) (pid \(getpid()))")
         site.warmFeed()
         return (server, site)

@@ -8,7 +8,7 @@ extension Config {
     public static let digestKeys = ["name", "at", "days", "channels", "format", "template"]
     public static let alertKeys = ["before", "channels", "quietHours", "lateness", "cancelWhenDone", "clockJump"]
     public static let feedKeys = ["name", "url", "every"]
-    public static let serveKeys = ["listen", "baseURL", "token", "feedToken"]
+    public static let serveKeys = ["listen", "baseURL", "token", "feedToken", "accessLog"]
     public static let caldavKeys = ["name", "url", "username", "password", "calendars", "every", "caFile"]
     public static let commonChannelKeys = ["type", "insecure", "caFile", "timeout"]
     public static let channelKeys: [String: [String]] = [
@@ -98,6 +98,7 @@ extension Config {
         }
         if let token = node["token"] { serve.token = try secret(token, "serve.token", reader: reader, environment: environment) }
         if let token = node["feedToken"] { serve.feedToken = try secret(token, "serve.feedToken", reader: reader, environment: environment) }
+        if let accessLog = node["accessLog"] { serve.accessLog = try reader.bool(accessLog, "serve.accessLog") }
         return serve
     }
 

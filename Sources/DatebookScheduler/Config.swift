@@ -169,12 +169,15 @@ public struct ServeConfig: Sendable, Equatable {
     /// When set, `/feeds/FEEDTOKEN/calendar.ics` (and `/calendar.ics?token=FEEDTOKEN`) serve the feed
     /// without a login, for calendar apps that cannot sign in.
     public var feedToken: SecretSource?
+    /// One line per request on stderr (default true); false turns the access log off (errors are still logged).
+    public var accessLog: Bool
 
-    public init(listen: String? = nil, baseURL: String? = nil, token: SecretSource? = nil, feedToken: SecretSource? = nil) {
+    public init(listen: String? = nil, baseURL: String? = nil, token: SecretSource? = nil, feedToken: SecretSource? = nil, accessLog: Bool = true) {
         self.listen = listen
         self.baseURL = baseURL
         self.token = token
         self.feedToken = feedToken
+        self.accessLog = accessLog
     }
 }
 

@@ -84,6 +84,19 @@ public struct Routes: Sendable {
         }
     }
 
+    /// The path as the access log shows it: a segment captured as `{token}` (a feed token, an
+    /// action link) is `****`, so the log never holds a secret.
+    public func loggedPath(method: String, path: String) -> String {
+        guard case .found = match(method: method, path: path) else { return path }
+        let parts = Self.split(path)
+        for route in routes.reversed() where route.method == method.uppercased() || (route.method == "GET" && method.uppercased() == "HEAD") {
+            guard Self.captures(route.segments, parts) != nil else { continue }
+            let shown = zip(route.segments, parts).map { segment, part in segment == .capture("token") ? "****" : part }
+            return "/" + shown.joined(separator: "/")
+        }
+        return path
+    }
+
     static func split(_ path: String) -> [String] {
         guard path != "/" else { return [] }
         return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)

@@ -12,6 +12,8 @@ public struct WebRequest: Sendable, Equatable {
     public var body: [UInt8]
     /// The peer's address is loopback (127.0.0.0/8 or ::1).
     public var fromLoopback: Bool
+    /// The peer's address as text (`127.0.0.1`): whose failed logins count together.
+    public var client = ""
 
     public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
                 body: [UInt8] = [], fromLoopback: Bool = true) {

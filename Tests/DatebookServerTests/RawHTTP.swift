@@ -16,8 +16,11 @@ enum RawHTTPError: Error { case connect(Int32), closed, malformed(String) }
 final class RawConnection {
     let fd: Int32
 
+    /// The socket is kept only once connected: a throwing init of a fully initialised class runs
+    /// `deinit`, and closing a failed socket there too would close whatever reused its number
+    /// meanwhile (a server's connection, in a test running beside this one).
     init(port: UInt16, receiveTimeout: Double = 10) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -26,9 +29,11 @@ final class RawConnection {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
+            let code = errno
             close(fd)
-            throw RawHTTPError.connect(errno)
+            throw RawHTTPError.connect(code)
         }
+        self.fd = fd
         var timeout = timeval(tv_sec: Int(receiveTimeout), tv_usec: Int((receiveTimeout - receiveTimeout.rounded(.down)) * 1e6))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }

@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func theLoginFormUsesTheCatalogue() throws {
-        let sandbox = try Self.demo(locale: "de_DE", config: ", serve: { token: \"s3cret\" }")
+        let sandbox = try Self.demo(locale: "de_DE", config: ", serve: { token: \"s3cret-token-of-enough-length-2026\" }")
         let login = try sandbox.get("/")
         #expect(login.status == 401)
         for text in ["<html lang=\"de\">", ">Token (serve.token in der Konfiguration)</label>", ">Anmelden</button>"] {

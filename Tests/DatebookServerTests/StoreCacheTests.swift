@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookRender
 @testable import DatebookServer
 @testable import DatebookStore
 import DatebookTestSupport
@@ -50,5 +51,38 @@ struct StoreCacheTests {
         var info = stat()
         _ = stat(path, &info)
         return (info.st_atim, info.st_mtim, Int(info.st_size))
+    }
+}
+
+/// The agenda page's cache is keyed on the planner's state and the second, never on the request.
+struct AgendaCacheKeyTests {
+    @Test func aNewHostPerRequestCostsNoRenderAndEachSessionGetsItsOwnCSRF() throws {
+        let directory = NSTemporaryDirectory() + "datebook-agenda-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let storePath = directory + "/store.sqlite3"
+        let now = ISOInstant.parse("2026-12-01T09:00:00Z") ?? Date()
+        try Store(path: storePath).save(Event(id: "e1", title: "Pagliacci", start: .instant(now.addingTimeInterval(86400)), timeZone: "UTC",
+                                              symbol: .star, color: .red, tasks: [EventTask(id: "a", text: "Tickets")]))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? .gmt
+        let settings = SiteSettings(storePath: storePath, calendar: calendar, pinnedNow: now, templates: directory + "/templates", baseURL: nil, feedToken: nil)
+        let auth = SiteAuth(token: "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZg", secureCookie: false)
+        let site = try PlannerSite(settings: settings, auth: auth, locale: DigestLocale(identifier: "en_US", timeZone: calendar.timeZone))
+        let sessions = (0..<2).map { _ in auth.sessions.start(now: Date(), lifetime: 60) }
+        // The first pages settle the store's files (the feed token's write, the checkpoint as the last connection closes).
+        for _ in 0..<3 { _ = try site.agendaPage(WebRequest(method: "GET", path: "/", headers: ["Host": "127.0.0.1:8650"]), [:]) }
+        let before = site.agenda.made.withLock { $0 }
+        var bodies: [String] = []
+        for n in 0..<50 {
+            let session = sessions[n % 2]
+            let request = WebRequest(method: "GET", path: "/", headers: ["Host": "127.0.0.\(n + 1):8650", "Cookie": "datebook_session=\(session.id)"])
+            let page = try site.agendaPage(request, [:])
+            let text = String(decoding: page.body, as: UTF8.self)
+            #expect(text.contains("Pagliacci") && text.contains(#"name="csrf" value="\#(session.csrf)""#) && !text.contains(site.csrfPlaceholder))
+            bodies.append(text.replacingOccurrences(of: session.csrf, with: "CSRF"))
+        }
+        #expect(site.agenda.made.withLock { $0 } == before, "rendered again for a new Host")
+        #expect(Set(bodies).count == 1)
     }
 }

@@ -34,7 +34,8 @@ enum DoctorCommand: Command {
         TLS certificate is valid (nothing is sent without --send); the store opens, passes SQLite's \
         integrity check and has the current schema; a systemd timer or service is active or a crontab \
         line runs datebook (found through PATH: systemctl --user, crontab -l), else nothing will send \
-        alerts; the time zone and locale are valid; the last tick or daemon pass is recent; feeds were \
+        alerts; serve.token resolves, has 128 bits or more and its file is not readable by others, and a \
+        listener off loopback is not plain HTTP; the time zone and locale are valid; the last tick or daemon pass is recent; feeds were \
         refreshed recently. A channel whose host is an example host (example.org, example.com, \
         example.net and their subdomains; names under .example, .invalid, .test) is not looked up: \
         "skipped: example host". --offline skips every network check.
@@ -56,6 +57,7 @@ enum DoctorCommand: Command {
             throw UsageError(message: "--send needs the network; leave out --offline", command: "doctor")
         }
         var findings = DoctorSetup.config(context) + DoctorSetup.secrets(context)
+        findings += DoctorServe.check(context)
         findings += DoctorChannels.check(context, send: arguments.has("--send"), offline: offline)
         findings += DoctorStore.check(context, offline: offline)
         findings.append(DoctorScheduling.check(context))

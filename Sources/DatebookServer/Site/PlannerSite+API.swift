@@ -57,22 +57,33 @@ extension PlannerSite {
         .json(200, AgendaJSON.occurrence(Occurrence(event: event, calendar: settings.calendar), timeZone: settings.calendar.timeZone) + "\n")
     }
 
-    /// The export as the feed serves it, from the cache while the store is unchanged. DTSTAMP is the
-    /// store's modification time, so the bytes (and the ETag) change only with the planner.
+    /// The export as the feed serves it, from the cache while the store is unchanged.
+    ///
+    /// The ETag and DTSTAMP follow the planner's content, not the store's files: the export is made
+    /// with a placeholder DTSTAMP and hashed; the same hash as the last document (a WAL checkpoint, a
+    /// write that changed nothing) keeps that document, bytes and all. New content is stamped with
+    /// the store's latest modification time (its file or its write-ahead log), which is also the
+    /// feed's `Last-Modified`.
     func feedDocument() throws -> FeedDocument {
         try feed.value(storePath: settings.storePath) { signature in
-            let dtstamp = Date(timeIntervalSince1970: TimeInterval(signature[0]))
+            let previous = feed.current
             var body: [UInt8] = []
-            try store(now: dtstamp, readOnly: true).export(.ics, dtstamp: dtstamp, warn: { _ in }) { body += $0 }
-            return FeedDocument(body: body)
+            try store(now: settings.now(), readOnly: true).export(.ics, dtstamp: FeedDocument.placeholderStamp, warn: { _ in }) { body += $0 }
+            let content = FeedDocument.contentTag(body)
+            if let previous, previous.etag == content { return previous }
+            let seconds = signature.count > 3 ? max(signature[0], signature[3]) : (signature.first ?? 0)
+            let stamp = seconds > 0 ? Date(timeIntervalSince1970: TimeInterval(seconds)) : settings.now()
+            return FeedDocument(placeholderBody: body, etag: content, stamp: stamp)
         }
     }
 
-    /// `GET /calendar.ics`: `datebook export --format ics`, with an ETag; a matching `If-None-Match` gets 304.
+    /// `GET /calendar.ics`: `datebook export --format ics`, with a weak `ETag` (the content's) and
+    /// `Last-Modified`. `If-None-Match` (weak comparison, `*` matches) or, without it,
+    /// `If-Modified-Since` at or after `Last-Modified` gets 304, with no body and no `Content-Length`.
     func calendarFeed(_ request: WebRequest, _: RouteParameters) throws -> WebResponse {
         let entry = try feedDocument()
-        let headers: [(name: String, value: String)] = [("ETag", entry.etag), ("Cache-Control", "no-cache")]
-        if let match = request.header("if-none-match"), match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == entry.etag }) {
+        let headers: [(name: String, value: String)] = [("ETag", entry.etag), ("Last-Modified", entry.lastModified), ("Cache-Control", "no-cache")]
+        if FeedDocument.notModified(entry, ifNoneMatch: request.header("if-none-match"), ifModifiedSince: request.header("if-modified-since")) {
             return WebResponse(status: 304, headers: headers)
         }
         return WebResponse(status: 200, headers: [("Content-Type", "text/calendar; charset=utf-8")] + headers, body: entry.body)

@@ -8,17 +8,38 @@ import Foundation
 extension PlannerSite {
     func agendaPage(_ request: WebRequest, _: RouteParameters) throws -> WebResponse {
         let now = settings.now()
-        let body = try agenda.value(storePath: settings.storePath, extra: [String(now.timeIntervalSince1970), request.header("host") ?? ""]) { _ in
+        // Made (a store write) before the cache's key is read, so the first page is not made twice.
+        _ = try feedToken(making: true)
+        let body = try agenda.value(storePath: settings.storePath, extra: [String(now.timeIntervalSince1970)]) { _ in
             Array(try renderAgenda(request, now: now).utf8)
         }
-        return Self.planner(body)
+        return Self.planner(Self.replacing(Array(csrfPlaceholder.utf8), with: Array(auth.csrf(for: request).utf8), in: body))
     }
 
+    /// `body` with every `placeholder` replaced (the cached agenda's CSRF placeholder by the session's value).
+    static func replacing(_ placeholder: [UInt8], with value: [UInt8], in body: [UInt8]) -> [UInt8] {
+        guard let first = placeholder.first else { return body }
+        var out: [UInt8] = []
+        out.reserveCapacity(body.count)
+        var i = 0
+        while i < body.count {
+            if body[i] == first, i + placeholder.count <= body.count, body[i..<i + placeholder.count].elementsEqual(placeholder) {
+                out += value
+                i += placeholder.count
+            } else {
+                out.append(body[i])
+                i += 1
+            }
+        }
+        return out
+    }
+
+    /// The agenda for every session: its forms carry `csrfPlaceholder` (see `agendaPage`).
     func renderAgenda(_ request: WebRequest, now: Date) throws -> String {
         let plan = DigestPlan(now: now, calendar: settings.calendar)
         let input = try DigestQuery.input(plan: plan, store: store(now: now, readOnly: true), calendar: settings.calendar)
         guard case .object(var root) = DigestContext(input, locale: locale).value else { throw ServerError("the digest context is not an object") }
-        root["page"] = page(request)
+        root["page"] = try page(request, csrf: csrfPlaceholder)
         return try renderer.renderPage("web-agenda.html.mustache", .object(Self.taggingTasks(root)))
     }
 
@@ -56,7 +77,7 @@ extension PlannerSite {
         }
         let badge = Badge.text(event) { words.count("left", $0) }
         let value: MustacheValue = [
-            "lang": .string(lang), "timeZone": .string(settings.calendar.timeZone.identifier), "page": page(request),
+            "lang": .string(lang), "timeZone": .string(settings.calendar.timeZone.identifier), "page": try page(request),
             "words": .object(words.words.mapValues { .string($0) }),
             "event": ["id": .string(event.id), "title": .string(TextWidth.clean(event.title)), "emoji": .string(event.symbol.emoji),
                       "color": .string(event.color.rawValue), "when": .string(when), "recurrence": event.recurrence.map { .string($0) } ?? .null,

@@ -45,6 +45,13 @@ public struct PlannerSite: Sendable {
     let stylesheet: [UInt8]
     let feed = StoreCache<FeedDocument>()
     let agenda = StoreCache<[UInt8]>()
+    /// Where the server listens, known once it has bound its port.
+    let served = SharedValue(ListenAddress.standard.description)
+    /// The feed token made in the store, once read.
+    let storedFeedToken = SharedValue<String?>(nil)
+    /// Stands for the session's CSRF value in the cached agenda, which every session shares;
+    /// replaced per request (random, so no event text can hold it).
+    let csrfPlaceholder = SiteAuth.randomHex()
 
     public init(settings: SiteSettings, auth: SiteAuth, locale: DigestLocale) throws {
         self.settings = settings
@@ -71,19 +78,31 @@ public struct PlannerSite: Sendable {
         routes.add("POST", "/events/{id}/task", auth.form(setTaskStatus))
         routes.add("POST", "/events/{id}/tasks", auth.form(addTask))
         routes.add("GET", "/calendar.ics") { [self] request, parameters in
-            if let token = settings.feedToken, let given = request.query["token"], SiteAuth.same(given, token) {
-                return try calendarFeed(request, parameters)
+            if let given = request.query["token"] {
+                return try feedByToken(given, request, parameters) { try auth.api(calendarFeed)(request, parameters) }
             }
             return try auth.api(calendarFeed)(request, parameters)
         }
         routes.add("GET", "/feeds/{token}/calendar.ics") { [self] request, parameters in
-            guard let token = settings.feedToken, SiteAuth.same(parameters["token"] ?? "", token) else { return .text(404, "Not found.\n") }
-            return try calendarFeed(request, parameters)
+            try feedByToken(parameters["token"] ?? "", request, parameters) { .text(404, "Not found.\n") }
         }
         routes.add("GET", "/api/v1/agenda", auth.api(apiAgenda))
         routes.add("GET", "/api/v1/events/{id}", auth.api(apiEvent))
         routes.add("PATCH", "/api/v1/events/{id}/tasks/{n}", auth.api(apiSetTask))
         return routes
+    }
+
+    /// The feed when `given` is the feed token, else `refused()`; a wrong one counts toward the
+    /// client's hold-back like a wrong login (the feed token is a password too), and a client held
+    /// back gets 429 whatever it sends.
+    func feedByToken(_ given: String, _ request: WebRequest, _ parameters: RouteParameters,
+                     refused: () throws -> WebResponse) throws -> WebResponse {
+        if let held = auth.tooManyFailures(request, json: false) { return held }
+        guard let token = try feedToken(making: false), SiteAuth.same(given, token) else {
+            auth.failures.failed(request.client, now: auth.clock())
+            return try refused()
+        }
+        return try calendarFeed(request, parameters)
     }
 
     /// The store for one request at `now` (read-only for pages and the feed); a request never
@@ -105,20 +124,59 @@ public struct PlannerSite: Sendable {
     }
 
     /// `page` of every template's context: the CSRF token, this page's path and the feed links.
-    func page(_ request: WebRequest) -> MustacheValue {
-        let base = settings.baseURL ?? "http://" + (request.header("host") ?? "127.0.0.1")
-        let feedPath = settings.feedToken.map { "/feeds/\($0)/calendar.ics" } ?? "/calendar.ics"
+    /// Links are built from `serve.baseURL`, else the address the server listens at: never from the
+    /// request's `Host`, which a client chooses.
+    func page(_ request: WebRequest, csrf: String? = nil) throws -> MustacheValue {
+        let base = settings.baseURL ?? "http://" + served.value
+        let token = try feedToken(making: true)
+        let feedPath = token.map { "/feeds/\($0)/calendar.ics" } ?? "/calendar.ics"
         let webcal = "webcal" + base.drop { $0 != ":" } + feedPath
-        return ["csrf": .string(auth.csrf), "path": .string(request.path), "feedPath": .string(feedPath),
-                "webcalURL": .string(webcal), "feedHasToken": .bool(settings.feedToken != nil)]
+        return ["csrf": .string(csrf ?? auth.csrf(for: request)), "path": .string(request.path), "feedPath": .string(feedPath),
+                "webcalURL": .string(webcal), "feedHasToken": .bool(token != nil), "signedIn": .bool(auth.requiresToken)]
+    }
+
+    /// The feed's token: `serve.feedToken`, else, with `serve.token` set (calendar apps cannot sign
+    /// in), one made in the store the first time a page shows the link (`making`), and kept there
+    /// so subscriptions outlive a restart. Nil without either: the feed needs no login then.
+    func feedToken(making: Bool) throws -> String? {
+        if let configured = settings.feedToken { return configured }
+        guard auth.requiresToken else { return nil }
+        if let known = storedFeedToken.value { return known }
+        let now = settings.now()
+        let key = making ? try store(now: now, readOnly: false).secretKey(named: Self.feedTokenName, now: now)
+            : try store(now: now, readOnly: true).storedSecret(named: Self.feedTokenName)
+        guard let key else { return nil }
+        let token = key.hexString
+        storedFeedToken.value = token
+        return token
+    }
+
+    /// The store's secret that is the feed token when the config names none.
+    static let feedTokenName = "serve-feed-token"
+
+    /// Tells the site where it is served (the feed link's host without `serve.baseURL`).
+    public func served(at address: ListenAddress) {
+        let wildcard = address.host == "0.0.0.0" || address.host == "::"
+        served.value = wildcard ? ListenAddress(host: "127.0.0.1", port: address.port).description : address.description
+    }
+}
+
+/// A value the site's copies share and may set later (the struct itself is copied into every route).
+final class SharedValue<Value: Sendable>: Sendable {
+    private let stored: Mutex<Value>
+    init(_ value: Value) { stored = Mutex(value) }
+    var value: Value {
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
     }
 }
 
 /// The last answer made from the store, made again only when its key changes: a SQLite store's
 /// files' modification times and sizes, a PostgreSQL store's data version (`StoreDataVersion`),
-/// plus whatever else the answer depends on (the second of `now`, the Host header).
+/// plus whatever else the answer depends on (the second of `now`; never the request's headers:
+/// a client choosing a new `Host` per request would make every request a miss).
 ///
-/// `GET /calendar.ics` with a matching `If-None-Match` then costs two `stat` calls and one pragma instead of an
+/// `GET /calendar.ics` with a matching `If-None-Match` then costs two `stat` calls and a `pread` instead of an
 /// export, and `GET /` one render per second instead of one per request: 5,000 requests/s on two
 /// cores leave about 0.4 ms of CPU each, and the agenda's query and render take about 2 ms
 /// (bench/results-serve.md). The plain path is the same closure, run every time the key changes.
@@ -129,6 +187,8 @@ final class StoreCache<Value: Sendable>: Sendable {
     }
 
     private let entry = Mutex<(key: Key, value: Value)?>(nil)
+    /// How many values were made (tests count the misses).
+    let made = Mutex(0)
     private let dataVersion = StoreDataVersion()
     private let refreshing = Mutex(false)
     /// Held while a value is made: a request that finds the cache stale while another thread (the
@@ -150,7 +210,8 @@ final class StoreCache<Value: Sendable>: Sendable {
     }
 
     /// The store file's and its write-ahead log's modification times and sizes (the store's
-    /// modification time first), then the store's data version (-1 without one).
+    /// modification time first), then the wal-index header's hash (SQLite) or the store's data
+    /// version (PostgreSQL, -1 without one).
     func signature(of storePath: String) -> [Int] {
         let files = [storePath, storePath + "-wal"].flatMap { path -> [Int] in
             var info = stat()
@@ -158,10 +219,27 @@ final class StoreCache<Value: Sendable>: Sendable {
             return [info.st_mtim.tv_sec, info.st_mtim.tv_nsec, Int(info.st_size)]
         }
         // A PostgreSQL store has no file: its data version is the key. A SQLite store's files are
-        // enough and cost two `stat` calls (reading the data version on every request, with the
+        // enough and cost two `stat` calls and a `pread` (reading the data version on every request, with the
         // request's own connection opened beside the kept one, changed it per request: 24k → 1.7k req/s).
-        guard StoreLocation.isPostgres(storePath) else { return files }
+        guard StoreLocation.isPostgres(storePath) else { return files + [Self.walIndexHeader(storePath + "-shm")] }
         return files + [dataVersion.current(storePath) ?? -1]
+    }
+
+    /// A hash of the first 48 bytes of the store's `-shm` file (0 without one): SQLite's wal-index
+    /// header, whose frame count changes the moment a commit becomes visible to readers. The WAL
+    /// file reaches its final size a moment earlier: a value made in between (by the refresh the
+    /// write itself woke) would read the old snapshot and be kept under the new files' key; with
+    /// this in the key, the next request makes it again. One `open` and one `pread` more.
+    static func walIndexHeader(_ path: String) -> Int {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return 0 }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 48)
+        let count = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 48, 0) }
+        guard count > 0 else { return 0 }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in header.prefix(count) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int(truncatingIfNeeded: hash)
     }
 
     /// The cached value when `storePath` and `extra` are as they were, else `make(signature)`,
@@ -172,25 +250,16 @@ final class StoreCache<Value: Sendable>: Sendable {
         return try making.withLock { _ in
             if let cached = cached(key) { return cached }
             let value = try make(key.store)
+            made.withLock { $0 += 1 }
             entry.withLock { $0 = (key, value) }
             return value
         }
     }
 
+    /// The last value made, whatever its key.
+    var current: Value? { entry.withLock { $0?.value } }
+
     private func cached(_ key: Key) -> Value? {
         entry.withLock { $0 }.flatMap { $0.key == key ? $0.value : nil }
-    }
-}
-
-/// The feed's bytes and their ETag (a hash of the bytes: the same planner, the same tag).
-struct FeedDocument: Sendable {
-    var etag: String
-    var body: [UInt8]
-
-    init(body: [UInt8]) {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in body { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        etag = "\"" + String(hash, radix: 16) + "-" + String(body.count) + "\""
-        self.body = body
     }
 }

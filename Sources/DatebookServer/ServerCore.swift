@@ -1,0 +1,222 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// What libmicrohttpd's callbacks reach: the routes, the log, the requests in flight and the slow-client
+/// watch. The daemon holds it from start to stop (see `WebServer`).
+final class ServerCore: Sendable {
+    let settings: ServerSettings
+    let routes: Routes
+    let log: @Sendable (String) -> Void
+    let hosts: HostNames
+    private let inFlight = Mutex(0)
+    private let watch = Mutex<[UInt: WatchedConnection]>([:])
+    private let watchdogStop = Mutex(false)
+
+    struct WatchedConnection {
+        var fd: Int32
+        var since: ContinuousClock.Instant
+        var awaitingHeaders: Bool
+    }
+
+    init(settings: ServerSettings, routes: Routes, log: @escaping @Sendable (String) -> Void) {
+        self.settings = settings
+        self.routes = routes
+        self.log = log
+        hosts = HostNames(listen: settings.listen, names: settings.hostNames)
+    }
+
+    /// Waits (up to `drainTimeout`) for the requests in flight, and ends the watchdog.
+    func drain() {
+        let deadline = ContinuousClock.now + settings.drainTimeout
+        while inFlight.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        watchdogStop.withLock { $0 = true }
+    }
+
+    // MARK: slow clients
+
+    /// A thread that, every half second, shuts the socket of a connection that has been sending its
+    /// request line and headers for longer than `headerDeadline`; libmicrohttpd then closes it.
+    func startWatchdog() {
+        let thread = Thread { [self] in
+            while !watchdogStop.withLock({ $0 }) {
+                Thread.sleep(forTimeInterval: 0.5)
+                dropSlowClients()
+            }
+        }
+        thread.name = "datebook.serve.watchdog"
+        thread.start()
+    }
+
+    private func dropSlowClients() {
+        let now = ContinuousClock.now
+        watch.withLock { connections in
+            for (key, connection) in connections where connection.awaitingHeaders && now - connection.since > settings.headerDeadline {
+                shutdown(connection.fd, Int32(SHUT_RDWR))
+                connections[key] = nil
+            }
+        }
+    }
+
+    private func watchConnection(_ connection: OpaquePointer, opened: Bool) {
+        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+        let fd = cmhd_connection_fd(connection)
+        watch.withLock { connections in
+            connections[key] = opened ? WatchedConnection(fd: fd, since: .now, awaitingHeaders: true) : nil
+        }
+    }
+
+    private func setAwaitingHeaders(_ connection: OpaquePointer, _ awaiting: Bool) {
+        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+        watch.withLock { connections in
+            connections[key]?.awaitingHeaders = awaiting
+            connections[key]?.since = .now
+        }
+    }
+
+    // MARK: libmicrohttpd callbacks
+
+    /// What one request has gathered between the calls of the access handler.
+    final class Exchange {
+        let started = ContinuousClock.now
+        var headers: [String: String] = [:]
+        var body: [UInt8] = []
+        var tooLarge = false
+        var answered = false
+    }
+
+    static let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, upload, uploadSize, exchangeSlot in
+        guard let context, let connection, let exchangeSlot, let uploadSize else { return cmhd_no() }
+        let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
+        return WebServer.insideCallback {
+            core.access(connection, url: url, method: method, upload: upload, uploadSize: uploadSize, exchangeSlot: exchangeSlot)
+        }
+    }
+
+    private func access(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, upload: UnsafePointer<CChar>?,
+                        uploadSize: UnsafeMutablePointer<Int>, exchangeSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+        guard let slot = exchangeSlot.pointee else {
+            let exchange = Exchange()
+            exchangeSlot.pointee = Unmanaged.passRetained(exchange).toOpaque()
+            inFlight.withLock { $0 += 1 }
+            setAwaitingHeaders(connection, false)
+            let fields = Self.values(connection, query: false)
+            exchange.headers = Dictionary(fields.map { ($0.name.lowercased(), $0.value) }) { _, last in last }
+            if let refusal = Self.framingRefusal(fields) {
+                exchange.answered = true
+                var response = WebResponse.text(400, refusal)
+                response.setHeader("Connection", "close")
+                return send(response, connection, method: method, url: url, exchange: exchange)
+            }
+            if !hosts.accepts(exchange.headers["host"]) {
+                exchange.answered = true
+                var response = WebResponse.text(421, "This server does not answer to that host name; use the address it was set up with.\n")
+                response.setHeader("Connection", "close")
+                return send(response, connection, method: method, url: url, exchange: exchange)
+            }
+            let declared = exchange.headers["content-length"].flatMap { Int($0) } ?? 0
+            if declared > settings.maxBody {
+                exchange.answered = true
+                return send(.text(413, "The request body is larger than \(settings.maxBody / 1024) KB.\n"),
+                            connection, method: method, url: url, exchange: exchange)
+            }
+            return cmhd_yes()
+        }
+        let exchange = Unmanaged<Exchange>.fromOpaque(slot).takeUnretainedValue()
+        if uploadSize.pointee > 0 {
+            if let upload, !exchange.tooLarge, !exchange.answered {
+                if exchange.body.count + uploadSize.pointee > settings.maxBody {
+                    exchange.tooLarge = true
+                    exchange.body = []
+                } else {
+                    exchange.body.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: uploadSize.pointee))
+                }
+            }
+            uploadSize.pointee = 0
+            return cmhd_yes()
+        }
+        if exchange.answered { return cmhd_yes() }
+        exchange.answered = true
+        if exchange.tooLarge {
+            return send(.text(413, "The request body is larger than \(settings.maxBody / 1024) KB.\n"),
+                        connection, method: method, url: url, exchange: exchange)
+        }
+        var client = [CChar](repeating: 0, count: 64)
+        cmhd_peer_address(connection, &client, client.count)
+        var request = WebRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+                                 query: Dictionary(Self.values(connection, query: true).map { ($0.name, $0.value) }) { _, last in last },
+                                 headers: exchange.headers, body: exchange.body,
+                                 fromLoopback: cmhd_peer_is_loopback(connection) != 0)
+        request.client = String(decoding: client.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let (response, error) = routes.respond(to: request)
+        return send(response, connection, method: method, url: url, exchange: exchange, error: error)
+    }
+
+    /// Why a request's framing is refused (400, connection closed), or nil: both `Content-Length` and
+    /// `Transfer-Encoding`, or two `Content-Length`s. A proxy in front may read such a request's end
+    /// elsewhere than the server does, and smuggle a second request inside the first.
+    static func framingRefusal(_ fields: [(name: String, value: String)]) -> String? {
+        let lengths = fields.filter { $0.name.lowercased() == "content-length" }
+        let encodings = fields.filter { $0.name.lowercased() == "transfer-encoding" }
+        if !lengths.isEmpty, !encodings.isEmpty { return "Both Content-Length and Transfer-Encoding: send one of them.\n" }
+        if lengths.count > 1 { return "Content-Length given \(lengths.count) times: send it once.\n" }
+        if encodings.count > 1 { return "Transfer-Encoding given \(encodings.count) times: send it once.\n" }
+        return nil
+    }
+
+    static let completedHandler: MHD_RequestCompletedCallback = { context, connection, exchangeSlot, _ in
+        guard let context, let exchangeSlot, let slot = exchangeSlot.pointee else { return }
+        let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
+        WebServer.insideCallback {
+            Unmanaged<Exchange>.fromOpaque(slot).release()
+            exchangeSlot.pointee = nil
+            core.inFlight.withLock { $0 -= 1 }
+            if let connection { core.setAwaitingHeaders(connection, true) }
+        }
+    }
+
+    static let connectionHandler: MHD_NotifyConnectionCallback = { context, connection, _, event in
+        guard let context, let connection else { return }
+        let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
+        WebServer.insideCallback { core.watchConnection(connection, opened: cmhd_is_connection_start(event) != 0) }
+    }
+
+    /// Queues `response` (with the security headers) and writes the access-log line.
+    private func send(_ response: WebResponse, _ connection: OpaquePointer, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?,
+                      exchange: Exchange, error: (any Error)? = nil) -> MHD_Result {
+        let secured = response.secured()
+        let names = secured.headers.map { strdup($0.name) }, values = secured.headers.map { strdup($0.value) }
+        defer { (names + values).forEach { free($0) } }
+        let result = names.map { UnsafePointer($0) }.withUnsafeBufferPointer { names in
+            values.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+                secured.body.withUnsafeBytes { body in
+                    cmhd_respond(connection, UInt32(secured.status), names.baseAddress, values.baseAddress, names.count, body.baseAddress, body.count)
+                }
+            }
+        }
+        guard settings.accessLog || error != nil else { return result }
+        let elapsed = ContinuousClock.now - exchange.started
+        let tenths = elapsed.components.seconds * 10_000 + elapsed.components.attoseconds / 100_000_000_000_000
+        let methodText = method.map { String(cString: $0) } ?? "-"
+        let path = url.map { routes.loggedPath(method: methodText, path: String(cString: $0)) } ?? "-"
+        var line = "\(methodText) \(path) \(secured.status) \(tenths / 10).\(tenths % 10) ms"
+        if let error { line += " (\(error))" }
+        log(line)
+        return result
+    }
+
+    /// The headers or the query arguments of a request, in order, duplicates kept.
+    private static func values(_ connection: OpaquePointer, query: Bool) -> [(name: String, value: String)] {
+        final class Collected { var values: [(name: String, value: String)] = [] }
+        let collected = Collected()
+        cmhd_values(connection, query ? 1 : 0, { context, _, key, value in
+            guard let context, let key else { return cmhd_yes() }
+            let collected = Unmanaged<Collected>.fromOpaque(context).takeUnretainedValue()
+            collected.values.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+            return cmhd_yes()
+        }, Unmanaged.passUnretained(collected).toOpaque())
+        return collected.values
+    }
+}
