@@ -5,22 +5,6 @@ import Foundation
 /// Text helpers shared by the per-service payload builders: escaping, neutralising
 /// mentions, and splitting or truncating to a service's limits.
 enum PayloadText {
-    /// Slack: escape `&`, `<`, `>` so `<!channel>` and `<http://x|spoof>` stay literal text.
-    static func slackEscape(_ text: String) -> String {
-        atoms(slackEscaping: text).joined()
-    }
-
-    static func atoms(slackEscaping text: String) -> [String] {
-        text.map { character -> String in
-            switch character {
-            case "&": return "&amp;"
-            case "<": return "&lt;"
-            case ">": return "&gt;"
-            default: return String(character)
-            }
-        }
-    }
-
     /// Mattermost (and any "@word" service): a zero-width space after `@` in `@channel`, `@here`,
     /// `@all`, `@everyone`, and after `<` in Slack-style `<!channel>`, `<!here>`, `<@user>` (which
     /// Mattermost's Slack compatibility turns into mentions), keeps the text readable but inert.
@@ -72,6 +56,18 @@ enum PayloadText {
     /// `text` cut to at most `limit` UTF-16 units, ending with `…` when cut.
     static func truncate(_ text: String, limit: Int) -> String {
         TextWidth.truncate(text, to: limit, measuredBy: length)
+    }
+
+    /// `text` cut and then escaped by `escape`, at most `limit` UTF-16 units once escaped: the cut
+    /// falls between characters of the original, never inside an escape.
+    static func escaped(_ text: String, limit: Int, by escape: (String) -> String) -> String {
+        var budget = limit
+        while true {
+            let candidate = escape(truncate(text, limit: budget))
+            let over = length(candidate) - limit
+            if over <= 0 || budget <= 1 { return candidate }
+            budget = max(1, budget - over)
+        }
     }
 
     /// `text` cut to at most `limit` UTF-8 bytes (never inside a character), with `note` appended.

@@ -28,13 +28,13 @@ public enum TeamsPayload {
 
     static func card(_ message: OutgoingMessage, text: String) -> JSONValue {
         var items: [JSONValue] = [
-            ["type": "TextBlock", "text": .string(PayloadText.decoratedTitle(message)), "size": "Large", "weight": "Bolder", "wrap": true],
+            ["type": "TextBlock", "text": .string(ServiceMarkup.teams(PayloadText.decoratedTitle(message))), "size": "Large", "weight": "Bolder", "wrap": true],
             ["type": "TextBlock", "text": .string(text), "wrap": true],
         ]
         if let event = message.event {
-            var facts: [JSONValue] = [["title": .string(message.labels.starts), "value": .string(event.start)]]
-            if let end = event.end { facts.append(["title": .string(message.labels.ends), "value": .string(end)]) }
-            if !event.location.isEmpty { facts.append(["title": .string(message.labels.location), "value": .string(event.location)]) }
+            var facts: [JSONValue] = [["title": .string(message.labels.starts), "value": .string(ServiceMarkup.teams(event.start))]]
+            if let end = event.end { facts.append(["title": .string(message.labels.ends), "value": .string(ServiceMarkup.teams(end))]) }
+            if !event.location.isEmpty { facts.append(["title": .string(message.labels.location), "value": .string(ServiceMarkup.teams(event.location))]) }
             if event.openTasks > 0 { facts.append(["title": .string(message.labels.openTasks), "value": .string(String(event.openTasks))]) }
             items.append(["type": "FactSet", "facts": .array(facts)])
         }
