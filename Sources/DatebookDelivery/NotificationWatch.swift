@@ -30,7 +30,9 @@ public enum NotificationWatch {
         keepInheritedDescriptorsFromChildren()
         let (pid, stdout, stderr) = try CommandRunner.spawnPiped(["stdbuf", "-oL"] + argv, environment: [:])
         defer { close(stdout); close(stderr) }
-        guard let id = readLine(stdout, timeout: timeout) else {
+        // A usable id is a positive number: without a notification server notify-send prints `0`
+        // and then fails (ServiceUnknown, exit 1), which is a failure, not a notification on screen.
+        guard let id = readLine(stdout, timeout: timeout), let number = UInt32(id), number > 0 else {
             return .failed(finish(pid, stderr: stderr, timeout: timeout))
         }
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
