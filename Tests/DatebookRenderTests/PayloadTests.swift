@@ -171,6 +171,35 @@ let allBuilders: [(name: String, build: @Sendable (OutgoingMessage) -> [HTTPRequ
         #expect(String(decoding: request.body, as: UTF8.self).contains("truncated"))
     }
 
+    /// Text whose every character JSON escapes (quotes, backslashes, control characters: up to
+    /// six bytes each) is cut as encoded: the card stays under 28 KB and keeps as much of the
+    /// text as fits, never only the note.
+    @Test func anEscapingHeavyDigestFillsTheTeamsCardInsteadOfEmptyingIt() throws {
+        var message = Fixtures.longDigest
+        message.markdown = String(repeating: "\"\\\u{1}x", count: 20_000)
+        let request = try #require(TeamsPayload.requests(for: message, options: teams).first)
+        #expect(request.body.count <= 28_000)
+        #expect(request.body.count > 27_000, "the card is filled up to the limit: \(request.body.count) bytes")
+        let json = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+        let content = try #require((json["attachments"] as? [[String: Any]])?.first?["content"] as? [String: Any])
+        let text = try #require((content["body"] as? [[String: Any]])?[1]["text"] as? String)
+        #expect(text.hasSuffix("… (truncated: too long for Teams)"))
+        #expect(text.count > 2_000, "\(text.count) characters of content")
+    }
+
+    /// ntfy refuses a body over 8,192 bytes: a message whose escaping more than doubles it is cut
+    /// again as encoded, and keeps its content up to there.
+    @Test func anEscapingHeavyNtfyMessageStaysUnderTheServersBodyCap() throws {
+        var message = Fixtures.alertWithLinks
+        message.markdown = String(repeating: "\u{1}", count: 3_000)
+        let request = try #require(NtfyPayload.requests(for: message, options: ntfy).first)
+        #expect(request.body.count <= 8_192)
+        let json = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+        let text = try #require(json["message"] as? String)
+        #expect(text.hasSuffix("… (truncated)") && text.count > 500, "\(text.count)")
+        #expect((json["actions"] as? [Any])?.count == 3)
+    }
+
     @Test func ntfyPublishesJSONToServerBaseWithoutTextHeaders() throws {
         let request = try #require(NtfyPayload.requests(for: Fixtures.alert, options: ntfy).first)
         #expect(request.url == "https://ntfy.example.org")

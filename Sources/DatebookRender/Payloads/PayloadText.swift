@@ -70,6 +70,20 @@ enum PayloadText {
         }
     }
 
+    /// `text`, or its longest cut on whole characters with `note` appended, for which `fits`
+    /// holds: `fits` measures the payload as sent (after JSON escaping, which can make one
+    /// character six bytes), so the cut never underestimates and keeps all the content that fits.
+    static func longestFitting(_ text: String, note: String, fits: (String) -> Bool) -> String {
+        if fits(text) { return text }
+        let characters = Array(text)
+        var low = 0, high = characters.count  // a cut at `low` is kept; one at `high` is too long
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if fits(String(characters[..<middle]) + note) { low = middle } else { high = middle }
+        }
+        return String(characters[..<low]) + note
+    }
+
     /// `text` cut to at most `limit` UTF-8 bytes (never inside a character), with `note` appended.
     static func truncate(_ text: String, bytes limit: Int, note: String) -> String {
         guard text.utf8.count > limit else { return text }

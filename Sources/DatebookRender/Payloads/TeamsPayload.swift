@@ -3,7 +3,7 @@ import DatebookDelivery
 import Foundation
 
 /// Microsoft Teams Workflows webhook payload: one Adaptive Card 1.4 in a `message`
-/// attachment, kept under 28 KB by truncating the body text with a note.
+/// attachment, kept under 28 KB (as encoded) by cutting the body text with a note.
 public enum TeamsPayload {
     public struct Options: Sendable, Equatable {
         public var url: Secret
@@ -13,17 +13,11 @@ public enum TeamsPayload {
     static let byteLimit = 28_000
 
     public static func requests(for message: OutgoingMessage, options: Options) -> [HTTPRequest] {
-        var text = message.markdown
-        var body = card(message, text: text)
-        var attempts = 0
-        while body.data.count > byteLimit, attempts < 8 {
-            let overflow = body.data.count - byteLimit
-            let cut = max(0, text.utf8.count - overflow - 200)
-            text = PayloadText.truncate(text, bytes: cut, note: "\n\n… (truncated: too long for Teams)")
-            body = card(message, text: text)
-            attempts += 1
+        // Measured as sent: the cut is made on the encoded card, never on the text before escaping.
+        let text = PayloadText.longestFitting(message.markdown, note: "\n\n… (truncated: too long for Teams)") {
+            card(message, text: $0).data.count <= byteLimit
         }
-        return [PayloadText.jsonRequest(url: options.url.value, body: body)]
+        return [PayloadText.jsonRequest(url: options.url.value, body: card(message, text: text))]
     }
 
     static func card(_ message: OutgoingMessage, text: String) -> JSONValue {
