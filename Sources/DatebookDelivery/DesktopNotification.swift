@@ -126,7 +126,17 @@ public struct DesktopNotification: Sendable, Equatable {
             return notification.argv(options: options)
         }
         return options.listener + ["await-notification", "--event", event.id, "--occurrence", event.occurrenceStart,
-                                   "--channel", channel, "--"] + notification.argv(options: options, buttons: true)
+                                   "--channel", channel, "--lifetime", String(Int(waitLifetime(message, options: options))), "--"]
+            + notification.argv(options: options, buttons: true)
+    }
+
+    /// How long notify-send may wait for a click on the buttons: the notification's own expiry
+    /// and a minute's grace; without one (the daemon's default, perhaps kept in its history) until
+    /// an hour after the event starts. A daemon that restarted never reports the notification
+    /// closed, and notify-send would wait for the rest of the session.
+    public static func waitLifetime(_ message: OutgoingMessage, options: DesktopOptions) -> TimeInterval {
+        if let expire = options.expire, expire > 0 { return expire + 60 }
+        return TimeInterval(max(0, message.event?.leadSeconds ?? 0) + 3600)
     }
 }
 
