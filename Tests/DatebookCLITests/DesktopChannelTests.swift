@@ -30,7 +30,7 @@ import Testing
         ("🎂 Party 🎉", ["Buy 🎁"], "Café <Zoë>", "🔨 🎂 Party 🎉 · in 1 h",
          "Mon 2026-11-30 10:00 (Europe/Berlin)\nCafé &lt;Zoë&gt;\n1 open task:\n[ ] Buy 🎁"),
         ("موعد طبيب الأسنان", ["إحضار البطاقة", "حجز سيارة"], nil, "🔨 موعد طبيب الأسنان · in 1 h",
-         "Mon 2026-11-30 10:00 (Europe/Berlin)\n2 open tasks:\n[ ] إحضار البطاقة\n[ ] حجز سيارة"),
+         "Mon 2026-11-30 10:00 (Europe/Berlin)\n2 open tasks:\n[ ] \u{2068}إحضار البطاقة\u{2069}\n[ ] \u{2068}حجز سيارة\u{2069}"),
         ("-u critical", [], nil, "🔨 -u critical · in 1 h", "Mon 2026-11-30 10:00 (Europe/Berlin)"),
         ("--help", [], nil, "🔨 --help · in 1 h", "Mon 2026-11-30 10:00 (Europe/Berlin)"),
     ] as [(String, [String], String?, String, String)])

@@ -127,4 +127,16 @@ import Testing
         }
         return condition()
     }
+
+    /// A right-to-left task keeps its box at the start of the line: its text is isolated
+    /// (FSI … PDI), so the line has no strong direction but the box's; left-to-right lines stay as they are.
+    @Test(arguments: [
+        ("[ ] إحضار البطاقة", "[ ] \u{2068}إحضار البطاقة\u{2069}"),
+        ("[~] הזמנת מונית", "[~] \u{2068}הזמנת מונית\u{2069}"),
+        ("[ ] Bring card", "[ ] Bring card"),
+        ("[ ] 日本語", "[ ] 日本語"),
+    ])
+    func aRightToLeftTaskLineKeepsItsBoxAtTheStart(line: String, shown: String) {
+        #expect(DesktopNotification.isolatingTaskText(line) == shown)
+    }
 }

@@ -200,6 +200,28 @@ let allBuilders: [(name: String, build: @Sendable (OutgoingMessage) -> [HTTPRequ
         #expect((json["actions"] as? [Any])?.count == 3)
     }
 
+    /// An alert with both the event's own link and its page on `serve`: two targets, two labels;
+    /// the event's link is labelled by its host, "Open" is the event page.
+    @Test func theEventsLinkAndTheEventPageNeverShareALabel() throws {
+        var message = Fixtures.alertWithLinks
+        message.url = "https://www.example.org/events/evt-42"
+        let teamsBody = try #require(TeamsPayload.requests(for: message, options: teams).first?.body)
+        let card = try #require(((try JSONSerialization.jsonObject(with: teamsBody) as? [String: Any])?["attachments"] as? [[String: Any]])?
+            .first?["content"] as? [String: Any])
+        let teamsLabels = (card["actions"] as? [[String: Any]] ?? []).map { ($0["title"] as? String ?? "", $0["url"] as? String ?? "") }
+        let mattermostBody = try #require(MattermostPayload.requests(for: message, options: mattermost).first?.body)
+        let mattermostLinks = try ServiceRendering.seen(service: "mattermost", body: mattermostBody).links.map { ($0.text, $0.target) }
+        let slackBody = try #require(SlackPayload.requests(for: message, options: slack).first?.body)
+        let slackLinks = try ServiceRendering.seen(service: "slack", body: slackBody).links.map { ($0.text, $0.target) }
+            + (((try JSONSerialization.jsonObject(with: slackBody) as? [String: Any])?["blocks"] as? [[String: Any]])?
+                .last?["elements"] as? [[String: Any]] ?? []).map { (($0["text"] as? [String: Any])?["text"] as? String ?? "", $0["url"] as? String ?? "") }
+        for (service, links) in [("teams", teamsLabels), ("mattermost", mattermostLinks), ("slack", slackLinks)] {
+            #expect(links.contains { $0.0 == "example.org" && $0.1 == message.url }, "\(service): \(links)")
+            #expect(links.contains { $0.0 == "Open" && $0.1 == message.actionURL("event") }, "\(service): \(links)")
+            #expect(Set(links.map(\.0)).count == Set(links.map(\.1)).count, "\(service): one label per target: \(links)")
+        }
+    }
+
     @Test func ntfyPublishesJSONToServerBaseWithoutTextHeaders() throws {
         let request = try #require(NtfyPayload.requests(for: Fixtures.alert, options: ntfy).first)
         #expect(request.url == "https://ntfy.example.org")

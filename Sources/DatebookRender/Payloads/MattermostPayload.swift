@@ -12,7 +12,7 @@ public enum MattermostPayload {
 
     public static func requests(for message: OutgoingMessage, options: Options) -> [HTTPRequest] {
         var text = "#### \(ServiceMarkup.mattermost(PayloadText.decoratedTitle(message)))\n\n\(message.markdown)"
-        if let url = message.url, url.lowercased().hasPrefix("http") { text += "\n\n[\(message.labels.open)](\(PayloadText.markdownURL(url)))" }
+        if let url = message.url, url.lowercased().hasPrefix("http") { text += "\n\n[\(ServiceMarkup.mattermost(PayloadText.linkLabel(url)))](\(PayloadText.markdownURL(url)))" }
         let links = PayloadText.markdownLinks(message)
         if !links.isEmpty { text += "\n\n" + links }
         let safe = PayloadText.neutraliseMentions(ServiceMarkup.mattermostMessage(text))

@@ -102,6 +102,14 @@ enum PayloadText {
     /// Title with the event's symbol in front, when there is one.
     static func decoratedTitle(_ message: OutgoingMessage) -> String { message.displayTitle }
 
+    /// The label of the event's own link (its `url`): the host it leads to (`example.org`), or
+    /// `Link`; "Open" stays the label of the event's page on `serve`, so two buttons with
+    /// different targets never read the same.
+    static func linkLabel(_ url: String) -> String {
+        guard let host = URLComponents(string: url)?.host, !host.isEmpty else { return "Link" }
+        return host.hasPrefix("www.") ? String(host.dropFirst(4)) : host
+    }
+
     /// An alert's action links as one line of Markdown, `[Done](…) · [Snooze 1 h](…) · …`
     /// (Discord and Mattermost, which have no buttons for webhooks); empty without links.
     static func markdownLinks(_ message: OutgoingMessage) -> String {

@@ -41,7 +41,7 @@ public enum SlackPayload {
             blocks.append(["type": "context", "elements": [["type": "plain_text", "text": .string(ServiceMarkup.slack(facts.joined(separator: " · "))), "emoji": true]]])
         }
         if let url = message.url, let link = slackLink(url) {
-            blocks.append(["type": "section", "text": ["type": "mrkdwn", "text": .string("<\(link)|\(ServiceMarkup.slack(message.labels.open))>")]])
+            blocks.append(["type": "section", "text": ["type": "mrkdwn", "text": .string("<\(link)|\(ServiceMarkup.slack(PayloadText.linkLabel(url)))>")]])
         }
         let buttons: [JSONValue] = message.actions.filter { slackLink($0.url) != nil }.map { action in
             ["type": "button", "action_id": .string(action.name), "url": .string(action.url),

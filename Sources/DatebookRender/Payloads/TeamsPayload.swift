@@ -39,7 +39,7 @@ public enum TeamsPayload {
         ]
         var actions: [JSONValue] = []
         if let url = message.url, url.lowercased().hasPrefix("http") {
-            actions.append(["type": "Action.OpenUrl", "title": .string(message.labels.open), "url": .string(url)])
+            actions.append(["type": "Action.OpenUrl", "title": .string(PayloadText.linkLabel(url)), "url": .string(url)])
         }
         for action in message.actions {
             actions.append(["type": "Action.OpenUrl", "title": .string(action.label), "url": .string(action.url)])
