@@ -19,7 +19,9 @@ public enum DiscordPayload {
         // Field values are Markdown on Discord (masked links included): each one escaped, then cut.
         var fields: [(name: String, value: String)] = []
         if let event = message.event {
-            fields.append((message.labels.starts, PayloadText.escaped(event.start, limit: fieldLimit, by: ServiceMarkup.discord)))
+            if PayloadText.showsStart(message) {
+                fields.append((message.labels.starts, PayloadText.escaped(event.start, limit: fieldLimit, by: ServiceMarkup.discord)))
+            }
             if event.openTasks > 0 { fields.append((message.labels.openTasks, String(event.openTasks))) }
             if !event.location.isEmpty {
                 fields.append((message.labels.location, PayloadText.escaped(event.location, limit: fieldLimit, by: ServiceMarkup.discord)))
@@ -30,7 +32,7 @@ public enum DiscordPayload {
         let fieldChars = fields.reduce(0) { $0 + PayloadText.length($1.name) + PayloadText.length($1.value) }
         let chunkLimit = min(descriptionLimit, messageLimit - PayloadText.length(title) - fieldChars)
         let links = PayloadText.markdownLinks(message)
-        let chunks = PayloadText.split(message.markdown + (links.isEmpty ? "" : "\n\n" + links), limit: chunkLimit)
+        let chunks = PayloadText.split(PayloadText.bodyMarkdown(message) + (links.isEmpty ? "" : "\n\n" + links), limit: chunkLimit)
         var embeds: [(embed: JSONValue, size: Int)] = []
         for (index, chunk) in chunks.enumerated() {
             var embed: [String: JSONValue] = ["description": .string(chunk)]

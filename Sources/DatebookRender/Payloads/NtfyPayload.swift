@@ -34,7 +34,7 @@ public enum NtfyPayload {
         var body: [String: JSONValue] = [
             "topic": .string(options.topic.value),
             "title": .string(PayloadText.decoratedTitle(message)),
-            "message": .string(PayloadText.truncate(message.markdown, bytes: messageBytes, note: "\n… (truncated)")),
+            "message": .string(PayloadText.truncate(PayloadText.bodyMarkdown(message), bytes: messageBytes, note: "\n… (truncated)")),
             "priority": .int(priority),
             "tags": .array(options.tags.map(JSONValue.string)),
             "markdown": true,
@@ -52,7 +52,7 @@ public enum NtfyPayload {
         // encoded, when JSON escaping pushes the body past.
         let complete = body
         body["message"] = .string(PayloadText.longestFitting(
-            PayloadText.truncate(message.markdown, bytes: messageBytes, note: "\n… (truncated)"), note: "\n… (truncated)"
+            PayloadText.truncate(PayloadText.bodyMarkdown(message), bytes: messageBytes, note: "\n… (truncated)"), note: "\n… (truncated)"
         ) { text in
             var candidate = complete
             candidate["message"] = .string(text)

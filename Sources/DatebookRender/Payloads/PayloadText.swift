@@ -102,6 +102,41 @@ enum PayloadText {
     /// Title with the event's symbol in front, when there is one.
     static func decoratedTitle(_ message: OutgoingMessage) -> String { message.displayTitle }
 
+    /// The alert's body without its first line when that line is the event's title, for the
+    /// services that show the title on its own (Slack's header, Discord's embed title, Teams'
+    /// title block, Mattermost's heading, ntfy's title): the title is said once.
+    static func bodyText(_ message: OutgoingMessage) -> String {
+        withoutTitleLine(message.text, message) { $0.trimmingCharacters(in: .whitespaces) == titleLine(message) }
+    }
+
+    /// `bodyText` for the Markdown body, whose title line is `**🎭 Pagliacci**` and a hard break.
+    static func bodyMarkdown(_ message: OutgoingMessage) -> String {
+        withoutTitleLine(message.markdown, message) { line in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            return trimmed.hasPrefix("**") && trimmed.hasSuffix("**") && trimmed.count > 4
+                && String(trimmed.dropFirst(2).dropLast(2)).trimmingCharacters(in: .whitespaces)
+                    == (message.event.map { $0.symbol.isEmpty ? Markdown.escape($0.title) : $0.symbol + " " + Markdown.escape($0.title) } ?? "")
+        }
+    }
+
+    private static func titleLine(_ message: OutgoingMessage) -> String {
+        guard let event = message.event else { return "" }
+        return event.symbol.isEmpty ? event.title : event.symbol + " " + event.title
+    }
+
+    private static func withoutTitleLine(_ body: String, _ message: OutgoingMessage, isTitle: (String) -> Bool) -> String {
+        guard message.kind == .alert, message.event != nil, let newline = body.firstIndex(of: "\n"),
+              isTitle(String(body[..<newline])) else { return body }
+        return String(body[body.index(after: newline)...])
+    }
+
+    /// Where the body says when the event is (`event.when`, local time in the reader's words), a
+    /// Starts field would say it again, in raw UTC: it is shown only when the body does not.
+    static func showsStart(_ message: OutgoingMessage) -> Bool {
+        guard let event = message.event else { return false }
+        return event.when.isEmpty || !message.text.contains(event.when)
+    }
+
     /// The label of the event's own link (its `url`): the host it leads to (`example.org`), or
     /// `Link`; "Open" stays the label of the event's page on `serve`, so two buttons with
     /// different targets never read the same.

@@ -25,7 +25,7 @@ public enum SlackPayload {
         var blocks: [JSONValue] = [
             ["type": "header", "text": ["type": "plain_text", "text": .string(header), "emoji": true]]
         ]
-        let sections = PayloadText.split(atoms: ServiceMarkup.slackAtoms(message.text), limit: sectionLimit)
+        let sections = PayloadText.split(atoms: ServiceMarkup.slackAtoms(PayloadText.bodyText(message)), limit: sectionLimit)
         for section in sections.prefix(maxSections) where !section.isEmpty {
             blocks.append(["type": "section", "text": ["type": "plain_text", "text": .string(section), "emoji": true]])
         }
@@ -33,12 +33,14 @@ public enum SlackPayload {
             blocks.append(["type": "context", "elements": [["type": "mrkdwn", "text": .string("_" + ServiceMarkup.slack(message.labels.truncated) + "_")]]])
         }
         if let event = message.event {
-            var facts = ["\(message.labels.starts) \(event.start)"]
+            var facts = PayloadText.showsStart(message) ? ["\(message.labels.starts) \(event.start)"] : []
             if !event.location.isEmpty { facts.append("\(message.labels.location): \(event.location)") }
             if event.openTasks > 0 {
                 facts.append(message.labels.openTaskCount.isEmpty ? "\(event.openTasks) open task\(event.openTasks == 1 ? "" : "s")" : message.labels.openTaskCount)
             }
-            blocks.append(["type": "context", "elements": [["type": "plain_text", "text": .string(ServiceMarkup.slack(facts.joined(separator: " · "))), "emoji": true]]])
+            if !facts.isEmpty {
+                blocks.append(["type": "context", "elements": [["type": "plain_text", "text": .string(ServiceMarkup.slack(facts.joined(separator: " · "))), "emoji": true]]])
+            }
         }
         if let url = message.url, let link = slackLink(url) {
             blocks.append(["type": "section", "text": ["type": "mrkdwn", "text": .string("<\(link)|\(ServiceMarkup.slack(PayloadText.linkLabel(url)))>")]])
@@ -48,7 +50,7 @@ public enum SlackPayload {
              "text": ["type": "plain_text", "text": .string(action.label)]]
         }
         if !buttons.isEmpty { blocks.append(["type": "actions", "elements": .array(buttons)]) }
-        let fallback = ServiceMarkup.slack(PayloadText.truncate("\(title)\n\(message.text)", limit: 3000))
+        let fallback = ServiceMarkup.slack(PayloadText.truncate("\(title)\n\(PayloadText.bodyText(message))", limit: 3000))
         let body: JSONValue = ["text": .string(fallback), "mrkdwn": false, "blocks": .array(blocks)]
         return [PayloadText.jsonRequest(url: options.url.value, body: body)]
     }

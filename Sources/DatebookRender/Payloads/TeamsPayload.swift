@@ -14,7 +14,7 @@ public enum TeamsPayload {
 
     public static func requests(for message: OutgoingMessage, options: Options) -> [HTTPRequest] {
         // Measured as sent: the cut is made on the encoded card, never on the text before escaping.
-        let text = PayloadText.longestFitting(message.markdown, note: "\n\n… (truncated: too long for Teams)") {
+        let text = PayloadText.longestFitting(PayloadText.bodyMarkdown(message), note: "\n\n… (truncated: too long for Teams)") {
             card(message, text: $0).data.count <= byteLimit
         }
         return [PayloadText.jsonRequest(url: options.url.value, body: card(message, text: text))]
@@ -26,11 +26,14 @@ public enum TeamsPayload {
             ["type": "TextBlock", "text": .string(text), "wrap": true],
         ]
         if let event = message.event {
-            var facts: [JSONValue] = [["title": .string(message.labels.starts), "value": .string(ServiceMarkup.teams(event.start))]]
-            if let end = event.end { facts.append(["title": .string(message.labels.ends), "value": .string(ServiceMarkup.teams(end))]) }
+            var facts: [JSONValue] = []
+            if PayloadText.showsStart(message) {
+                facts.append(["title": .string(message.labels.starts), "value": .string(ServiceMarkup.teams(event.start))])
+            }
+            if let end = event.end, PayloadText.showsStart(message) { facts.append(["title": .string(message.labels.ends), "value": .string(ServiceMarkup.teams(end))]) }
             if !event.location.isEmpty { facts.append(["title": .string(message.labels.location), "value": .string(ServiceMarkup.teams(event.location))]) }
             if event.openTasks > 0 { facts.append(["title": .string(message.labels.openTasks), "value": .string(String(event.openTasks))]) }
-            items.append(["type": "FactSet", "facts": .array(facts)])
+            if !facts.isEmpty { items.append(["type": "FactSet", "facts": .array(facts)]) }
         }
         var content: [String: JSONValue] = [
             "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
