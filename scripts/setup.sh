@@ -55,16 +55,17 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # The iCalendar peer check (Tests/DatebookICalTests/PeerCheckTests.swift) and the CalDAV tests' server
-# (Radicale, Tests/DatebookTestSupport/Radicale.swift) run the first python3 on PATH; only the tests need them. Debian's own python3 is "externally managed": pip is then told so
+# (Radicale, Tests/DatebookTestSupport/Radicale.swift) and the Slack payload validator (slack-sdk,
+# Tests/DatebookRenderTests/SlackValidationTests.swift) run the first python3 on PATH; only the tests need them. Debian's own python3 is "externally managed": pip is then told so
 # (--break-system-packages, which installs under /usr/local) instead of failing first.
-if [ "${1:-}" = "--test" ] && ! python3 -c 'import icalendar, recurring_ical_events, radicale' >/dev/null 2>&1; then
-  echo "setup: installing icalendar recurring-ical-events radicale for $(command -v python3)" >&2
+if [ "${1:-}" = "--test" ] && ! python3 -c 'import icalendar, recurring_ical_events, radicale, slack_sdk' >/dev/null 2>&1; then
+  echo "setup: installing icalendar recurring-ical-events radicale slack-sdk for $(command -v python3)" >&2
   pip_options=(--quiet --disable-pip-version-check --no-warn-script-location)
   if [ "$(id -u)" -eq 0 ]; then pip_options+=(--root-user-action=ignore); fi
   if python3 -c 'import sys, sysconfig, os; sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))'; then
     pip_options+=(--break-system-packages)
   fi
-  python3 -m pip install "${pip_options[@]}" icalendar recurring-ical-events radicale
+  python3 -m pip install "${pip_options[@]}" icalendar recurring-ical-events radicale slack-sdk
 fi
 
 if ! command -v swift >/dev/null 2>&1; then
