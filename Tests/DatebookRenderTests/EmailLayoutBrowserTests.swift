@@ -12,9 +12,10 @@ import Testing
     static let chromium = "/usr/bin/chromium"
     static let artifacts = repositoryRoot.appendingPathComponent(".build/test-artifacts/email")
 
-    /// Runs Chromium headless on `arguments`, its profile in a folder of its own that is removed after.
+    /// Runs Chromium headless on `arguments`, its profile in a folder of its own under the
+    /// artifacts (never /tmp), removed after.
     static func browse(_ arguments: [String]) throws -> (status: Int32, out: String) {
-        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("datebook-chromium-\(UUID().uuidString)")
+        let profile = artifacts.appendingPathComponent("chromium-profile-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: profile) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: chromium)
