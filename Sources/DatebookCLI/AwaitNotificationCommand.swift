@@ -17,9 +17,10 @@ import Foundation
 enum AwaitNotificationCommand: Command {
     static let spec = CommandSpec(
         name: "await-notification", summary: "(internal) show a desktop notification and await its buttons",
-        usage: "--event ID --occurrence ISO --channel NAME [--attached [--answer KEY]] -- PROGRAM [ARGUMENTS]…",
+        usage: "--event ID --occurrence ISO --channel NAME [--lifetime SECONDS] [--attached [--answer KEY]] -- PROGRAM [ARGUMENTS]…",
         options: [.value("--event", "ID", "the event"), .value("--occurrence", "ISO", "the occurrence's start"),
                   .value("--channel", "NAME", "the channel a snooze goes to"),
+                  .value("--lifetime", "SECONDS", "end notify-send after this long without an answer"),
                   .flag("--attached", "read the answer on stdin and apply it"),
                   .value("--answer", "KEY", "with --attached: apply this action key (done, snooze) instead of reading stdin")],
         positionals: 0...Int.max, hidden: true
@@ -43,7 +44,8 @@ enum AwaitNotificationCommand: Command {
         let waiter = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent(waiterName).path
         let small = executable.hasPrefix("/") && FileManager.default.isExecutableFile(atPath: waiter)  // it execs an absolute path
         let listener = small ? [waiter] + attached + ["--answer"] : attached
-        switch try NotificationWatch.show(arguments.positionals, listener: listener) {
+        let lifetime = arguments.value("--lifetime").flatMap(TimeInterval.init)
+        switch try NotificationWatch.show(arguments.positionals, listener: listener, lifetime: lifetime) {
         case .shown(let id):
             context.out.write("shown \(id)\n")
             return ExitCode.ok

@@ -70,9 +70,13 @@ enum SendCommand: Command {
             let input = try DigestQuery.input(plan: plan, store: store, calendar: context.calendar)
             let digest = try DigestMessage.make(input, locale: context.config.locale,
                                                 overrideDirectory: TemplatesCommand.overrideDirectory(context), key: "digest:now")
+            // The key names the content: a second, different digest the same day is a message of its
+            // own (a receiver or mail provider that deduplicates by it must not hide it); the same
+            // digest sent again keeps its key.
+            let content = SHA256.hash(Data((digest.title + "\u{0}" + digest.text + "\u{0}" + digest.markdown).utf8)).hexString.prefix(16)
             items = channels.map { channel in
                 var message = digest
-                message.idempotencyKey = "digest:now:\(CalendarDate(context.now, in: context.timeZone)):\(channel.name)"
+                message.idempotencyKey = "digest:now:\(CalendarDate(context.now, in: context.timeZone)):\(content):\(channel.name)"
                 return .init(channel: channel, message: message)
             }
         }

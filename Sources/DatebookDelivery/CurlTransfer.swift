@@ -123,6 +123,12 @@ final class CurlTransfer {
 
     private static let statusPrefix: [UInt8] = Array("HTTP/".utf8)
 
+    /// The kept lines as text, line ends dropped: for SMTP, every reply of the server in order
+    /// (libcurl hands them to the header callback).
+    var replyLines: [String] {
+        headerBytes.split(separator: UInt8(ascii: "\n")).map { String(decoding: Self.trimmed($0), as: UTF8.self) }
+    }
+
     /// The kept header lines as name/value pairs, whitespace trimmed, lines without a colon skipped.
     var headers: [HTTPRequest.Header] {
         var result: [HTTPRequest.Header] = []

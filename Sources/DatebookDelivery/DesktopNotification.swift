@@ -70,7 +70,7 @@ public struct DesktopNotification: Sendable, Equatable {
             if !event.location.isEmpty { lines.append(event.location) }
             if !event.openTaskLines.isEmpty {
                 lines.append((message.labels.openTaskCount.isEmpty ? "\(event.openTaskLines.count) open tasks" : message.labels.openTaskCount) + ":")
-                lines += event.openTaskLines
+                lines += event.openTaskLines.map(Self.isolatingTaskText)
             }
             body = lines.map(Self.escapeMarkup).joined(separator: "\n")
             icon = options.icon ?? DesktopIcons.icon(forSymbol: event.symbol, dataDirectories: options.iconDirectories)
@@ -78,6 +78,25 @@ public struct DesktopNotification: Sendable, Equatable {
             summary = Self.singleLine(message.displayTitle)
             body = Self.escapeMarkup(message.text)
             icon = options.icon ?? "x-office-calendar"
+        }
+    }
+
+    /// `[ ] إحضار البطاقة` with the task's text in a first-strong isolate (U+2068 … U+2069) when it
+    /// holds right-to-left letters: the line's own direction then comes from nothing but the box,
+    /// so the box stays at the line's start where the reader expects it, instead of following
+    /// the text to the other end.
+    static func isolatingTaskText(_ line: String) -> String {
+        guard line.unicodeScalars.contains(where: isRightToLeft), line.count > 4 else { return line }
+        let mark = line.prefix(4)  // `[ ] ` or `[~] `
+        return mark + "\u{2068}" + line.dropFirst(4) + "\u{2069}"
+    }
+
+    /// A letter of a right-to-left script (Hebrew, Arabic, Syriac, Thaana, N'Ko, … and their
+    /// presentation forms).
+    static func isRightToLeft(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0590...0x08FF, 0xFB1D...0xFDFF, 0xFE70...0xFEFF, 0x10800...0x10FFF, 0x1E800...0x1EFFF: true
+        default: false
         }
     }
 
@@ -126,7 +145,17 @@ public struct DesktopNotification: Sendable, Equatable {
             return notification.argv(options: options)
         }
         return options.listener + ["await-notification", "--event", event.id, "--occurrence", event.occurrenceStart,
-                                   "--channel", channel, "--"] + notification.argv(options: options, buttons: true)
+                                   "--channel", channel, "--lifetime", String(Int(waitLifetime(message, options: options))), "--"]
+            + notification.argv(options: options, buttons: true)
+    }
+
+    /// How long notify-send may wait for a click on the buttons: the notification's own expiry
+    /// and a minute's grace; without one (the daemon's default, perhaps kept in its history) until
+    /// an hour after the event starts. A daemon that restarted never reports the notification
+    /// closed, and notify-send would wait for the rest of the session.
+    public static func waitLifetime(_ message: OutgoingMessage, options: DesktopOptions) -> TimeInterval {
+        if let expire = options.expire, expire > 0 { return expire + 60 }
+        return TimeInterval(max(0, message.event?.leadSeconds ?? 0) + 3600)
     }
 }
 

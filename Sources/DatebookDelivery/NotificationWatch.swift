@@ -26,16 +26,28 @@ public enum NotificationWatch {
 
     /// Runs `argv` (notify-send and its arguments) and, once it printed the id, starts `listener`
     /// with notify-send's stdout as its stdin, in a session of its own.
-    public static func show(_ argv: [String], listener: [String], timeout: TimeInterval = 30) throws(CommandError) -> Shown {
+    ///
+    /// - Parameter lifetime: how long notify-send may wait for the click, told to the listener as
+    ///   `DATEBOOK_NOTIFY_UNTIL` and `DATEBOOK_NOTIFY_PID` (the small waiter ends notify-send then);
+    ///   nil: until the notification closes.
+    public static func show(_ argv: [String], listener: [String], lifetime: TimeInterval? = nil, environment: [String: String] = [:],
+                            timeout: TimeInterval = 30) throws(CommandError) -> Shown {
         keepInheritedDescriptorsFromChildren()
-        let (pid, stdout, stderr) = try CommandRunner.spawnPiped(["stdbuf", "-oL"] + argv, environment: [:])
+        let (pid, stdout, stderr) = try CommandRunner.spawnPiped(["stdbuf", "-oL"] + argv, environment: environment)
         defer { close(stdout); close(stderr) }
-        guard let id = readLine(stdout, timeout: timeout) else {
+        // A usable id is a positive number: without a notification server notify-send prints `0`
+        // and then fails (ServiceUnknown, exit 1), which is a failure, not a notification on screen.
+        guard let id = readLine(stdout, timeout: timeout), let number = UInt32(id), number > 0 else {
             return .failed(finish(pid, stderr: stderr, timeout: timeout))
         }
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         defer { close(null) }
-        _ = try CommandRunner.spawn(listener, environment: [:], stdin: stdout, stdout: null, stderr: null, newSession: true)
+        var bound = environment
+        if let lifetime {
+            bound["DATEBOOK_NOTIFY_UNTIL"] = String(Int(Date().timeIntervalSince1970 + lifetime.rounded(.up)))
+            bound["DATEBOOK_NOTIFY_PID"] = String(pid)
+        }
+        _ = try CommandRunner.spawn(listener, environment: bound, stdin: stdout, stdout: null, stderr: null, newSession: true)
         return .shown(id: id)
     }
 

@@ -11,8 +11,10 @@ public enum AlertMessage {
 
     /// - Parameter words: the reader's catalogue (the config's `locale`): every word around the
     ///   event's own text, and the labels channels add.
+    /// - Parameter now: when the alert is sent: a late or deferred alert says what is true then
+    ///   (`in 10 minutes`, `now`, `started 2 hours 30 minutes ago`) instead of its lead time.
     public static func make(_ occurrence: Occurrence, lead: LeadTime?, channel: String, calendar: Calendar,
-                            words: MessageCatalog = .english) -> OutgoingMessage {
+                            words: MessageCatalog = .english, now: Date? = nil) -> OutgoingMessage {
         let event = occurrence.event
         let title = TextWidth.truncate(TextWidth.clean(event.title), to: 200)
         let when = whenText(occurrence, calendar: calendar, words: words)
@@ -71,13 +73,13 @@ public enum AlertMessage {
             kind: .alert,
             idempotencyKey: key(eventID: event.id, occurrenceStart: occurrence.start, lead: lead ?? LeadTime(), channel: channel),
             // The emoji travels in `event.symbol`; each channel puts it in front once (`displayTitle`).
-            title: lead.map { alertTitle(title, lead: $0, words: words) } ?? title,
+            title: lead.map { alertTitle(title, lead: leadAtSend(occurrence.start, lead: $0, now: now), words: words) } ?? title,
             text: text, markdown: markdown, html: html, url: url,
             event: OutgoingMessage.Event(
                 id: event.id, title: title, start: start, end: end, allDay: event.start.isAllDay, timeZone: event.timeZone,
                 symbol: event.symbol.emoji, colorName: event.color.rawValue, colorHex: event.color.hex,
                 notes: TextWidth.clean(event.notes), openTasks: event.badge, when: when,
-                relativeWhen: lead.map { relativePhrase($0, words: words) } ?? when,
+                relativeWhen: lead.map { relativePhrase(leadAtSend(occurrence.start, lead: $0, now: now), words: words) } ?? when,
                 leadSeconds: lead.map { $0.days * 86_400 + $0.seconds }, location: location, url: url,
                 occurrenceStart: ISOInstant.format(occurrence.start), openTaskLines: taskLines)
         )
@@ -92,10 +94,39 @@ public enum AlertMessage {
         return labels
     }
 
+    /// How far the occurrence is when the reader gets the alert.
+    enum Distance: Equatable {
+        /// Still ahead by this much (zero: now).
+        case ahead(LeadTime)
+        /// Started this long ago.
+        case started(LeadTime)
+    }
+
+    /// The alert's lead when it is sent on time (or early, or within a minute of it); else what is
+    /// true at `now`, in whole minutes: the time left, or how long ago the occurrence started.
+    static func leadAtSend(_ start: Date, lead: LeadTime, now: Date?) -> Distance {
+        guard let now else { return .ahead(lead) }
+        let left = Int(start.timeIntervalSince(now).rounded())
+        guard left < lead.days * 86_400 + lead.seconds - 60 else { return .ahead(lead) }
+        let minutes = (abs(left) + 30) / 60
+        let span = LeadTime(days: minutes / 1440, seconds: minutes % 1440 * 60)
+        return left >= 0 || minutes == 0 ? .ahead(span) : .started(span)
+    }
+
     /// `in 1 hour: Pagliacci`, `now: Pagliacci` (a zero lead).
     static func alertTitle(_ title: String, lead: LeadTime, words: MessageCatalog) -> String {
-        let phrase = leadPhrase(lead, words: words)
-        return phrase.isEmpty ? words.text("alertTitleNow", ["title": title]) : words.text("alertTitle", ["lead": phrase, "title": title])
+        alertTitle(title, lead: .ahead(lead), words: words)
+    }
+
+    /// `in 1 hour: Pagliacci`, `now: Pagliacci`, `started 2 hours 30 minutes ago: Pagliacci`.
+    static func alertTitle(_ title: String, lead: Distance, words: MessageCatalog) -> String {
+        switch lead {
+        case .ahead(let lead):
+            let phrase = leadPhrase(lead, words: words)
+            return phrase.isEmpty ? words.text("alertTitleNow", ["title": title]) : words.text("alertTitle", ["lead": phrase, "title": title])
+        case .started(let ago):
+            return words.text("alertTitleStarted", ["lead": leadPhrase(ago, words: words), "title": title])
+        }
     }
 
     /// `Tue 2026-12-01 07:00 (Europe/Berlin)` or `Fri 2026-12-25, all day`.
@@ -117,8 +148,18 @@ public enum AlertMessage {
 
     /// `in 1 d`, `in 2 h`, `in 1 h 30 min`, `in 10 min`, `now` (the desktop summary's `· in 1 h`).
     static func relativePhrase(_ lead: LeadTime, words: MessageCatalog) -> String {
-        let phrase = lead.parts(["daysShort", "hoursShort", "minutesShort"], words: words)
-        return phrase.isEmpty ? words.text("relativeNow") : words.text("relativeIn", ["lead": phrase])
+        relativePhrase(.ahead(lead), words: words)
+    }
+
+    /// `in 1 h`, `now`, `started 2 h 30 min ago`.
+    static func relativePhrase(_ lead: Distance, words: MessageCatalog) -> String {
+        switch lead {
+        case .ahead(let lead):
+            let phrase = lead.parts(["daysShort", "hoursShort", "minutesShort"], words: words)
+            return phrase.isEmpty ? words.text("relativeNow") : words.text("relativeIn", ["lead": phrase])
+        case .started(let ago):
+            return words.text("relativeStarted", ["lead": ago.parts(["daysShort", "hoursShort", "minutesShort"], words: words)])
+        }
     }
 
     /// `1 day`, `2 hours`, `1 hour 30 minutes`, `10 minutes`; empty for a zero lead.

@@ -112,7 +112,7 @@ struct Builder: Sendable {
         case .obsolete(let reason):
             return .obsolete(reason: reason)
         case .alert(let occurrence, let lead, let channel):
-            var alert = AlertMessage.make(occurrence, lead: lead, channel: channel, calendar: calendar, words: words)
+            var alert = AlertMessage.make(occurrence, lead: lead, channel: channel, calendar: calendar, words: words, now: dispatcher.now)
             alert.actions = links?.actions(eventID: occurrence.event.id, occurrenceStart: occurrence.start, channel: channel,
                                            now: dispatcher.now, labels: alert.labels) ?? []
             message = alert

@@ -113,6 +113,41 @@ struct DeliveryCommandTests {
         #expect((mail["to"] as? String)?.contains("Jörg") == true)
     }
 
+    /// Two different digests sent by hand the same day are two messages to a receiver that
+    /// deduplicates: the Message-ID (host: the sender's domain, not the machine's name) and the
+    /// webhook's Idempotency-Key name the content; the same digest again keeps both.
+    @Test func twoDifferentManualDigestsTheSameDayCarryDifferentIDs() throws {
+        let smtp = try TestServer(script: "smtp_sink.py")
+        defer { smtp.stop() }
+        let sink = try TestServer(script: "http_sink.py")
+        defer { sink.stop() }
+        let sandbox = Sandbox()
+        sandbox.run(["demo"])
+        let config = try sandbox.writeConfig("""
+        { channels: {
+            mail: { type: "email", smtp: "smtp://127.0.0.1:\(smtp.port)", requireTLS: false,
+                    from: "datebook <me@example.org>", to: ["j@example.org"] },
+            hook: { type: "webhook", url: "\(sink.baseURL)/hook" },
+        } }
+        """)
+        func send() {
+            let run = sandbox.send(["send", "digest", "--channel", "mail", "--channel", "hook"], config: config)
+            #expect(run.code == 0, "\(run.err)")
+        }
+        send()
+        send()
+        #expect(sandbox.run(["add", "Dentist", "--at", "2026-12-02 10:00"]).code == 0)
+        send()
+        let ids = try smtp.records().map { $0["message_id"] as? String ?? "" }
+        let keys = try sink.records().map { record in
+            ((record["headers"] as? [[String]])?.first { $0.first?.lowercased() == "idempotency-key" }?.last) ?? ""
+        }
+        #expect(ids.count == 3 && keys.count == 3)
+        #expect(ids.allSatisfy { $0.hasSuffix("@example.org>") }, "\(ids)")
+        #expect(ids[0] == ids[1] && ids[1] != ids[2], "\(ids)")
+        #expect(keys[0] == keys[1] && keys[1] != keys[2] && keys.allSatisfy { $0.hasPrefix("digest:now:2026-11-30:") }, "\(keys)")
+    }
+
     @Test func aBrokenChannelIsNamedAndDoesNotStopTheOthers() throws {
         let sink = try TestServer(script: "http_sink.py")
         defer { sink.stop() }

@@ -30,7 +30,7 @@ import Testing
         ("🎂 Party 🎉", ["Buy 🎁"], "Café <Zoë>", "🔨 🎂 Party 🎉 · in 1 h",
          "Mon 2026-11-30 10:00 (Europe/Berlin)\nCafé &lt;Zoë&gt;\n1 open task:\n[ ] Buy 🎁"),
         ("موعد طبيب الأسنان", ["إحضار البطاقة", "حجز سيارة"], nil, "🔨 موعد طبيب الأسنان · in 1 h",
-         "Mon 2026-11-30 10:00 (Europe/Berlin)\n2 open tasks:\n[ ] إحضار البطاقة\n[ ] حجز سيارة"),
+         "Mon 2026-11-30 10:00 (Europe/Berlin)\n2 open tasks:\n[ ] \u{2068}إحضار البطاقة\u{2069}\n[ ] \u{2068}حجز سيارة\u{2069}"),
         ("-u critical", [], nil, "🔨 -u critical · in 1 h", "Mon 2026-11-30 10:00 (Europe/Berlin)"),
         ("--help", [], nil, "🔨 --help · in 1 h", "Mon 2026-11-30 10:00 (Europe/Berlin)"),
     ] as [(String, [String], String?, String, String)])
@@ -155,6 +155,40 @@ import Testing
         #expect(status.code == 1)
         let failed = status.out.split(separator: "\n").filter { $0.contains("  failed  alert 'Dentist' (1h before) to desk: ") }
         #expect(failed.count == 1 && failed[0].contains(reason), "\(status.out)")
+        #expect(try bus.notifications().isEmpty)
+    }
+
+    /// With no notification server on the bus, notify-send with buttons prints the id `0` and
+    /// then fails (ServiceUnknown, exit 1): the real binary, buttons asked for (`actions: true`)
+    /// or left to the server (unset), reports the failure (exit 75), leaves no listener, and the
+    /// delivery is retried and ends `failed` with the reason, never `sent`.
+    @Test(arguments: [true, nil] as [Bool?])
+    func withoutANotificationServerAnAlertWithOrWithoutButtonsIsNotSent(actions: Bool?) throws {
+        let bus = try NotificationBus(server: false)
+        defer { bus.stop() }
+        var sandbox = Sandbox()
+        sandbox.run(["add", "Dentist", "--at", "2026-11-30 10:00", "--alert", "1h", "--task", "Card"])
+        let setting = actions.map { ", actions: \($0)" } ?? ""
+        let config = try sandbox.writeConfig("""
+            { channels: { desk: { type: "desktop"\(setting) } }, alerts: { channels: ["desk"], lateness: "6h" } }
+            """)
+        let environment = ["HOME": sandbox.home, "PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": bus.address]
+        func tick() throws -> (Int32, String) {
+            try Self.spawnDatebook(["--store", sandbox.store, "--config", config, "--now", sandbox.now, "--tz", sandbox.tz, "tick"],
+                                   environment: environment)
+        }
+        let (first, stderr) = try tick()
+        #expect(first == 75, "\(stderr)")
+        #expect(stderr.contains("no notification server on the session bus"), "\(stderr)")
+        #expect(Self.listeners(of: sandbox.store).isEmpty, "no listener waits for a notification never shown")
+        let sent = sandbox.run(["--config", config, "status", "--days", "1"], environment: environment).out
+        #expect(sent.contains("alert 'Dentist' (1h before) to desk (retry after 1 attempts: attempt 1 failed: "), "\(sent)")
+        #expect(sent.hasSuffix("Sent in the last 1 days, newest first (by scheduler host:pid):\n  (nothing)\n"), "\(sent)")
+        sandbox.now = "2026-11-30 15:30"
+        _ = try tick()
+        let status = sandbox.run(["--config", config, "status"], environment: environment)
+        let failed = status.out.split(separator: "\n").filter { $0.contains("  failed  alert 'Dentist' (1h before) to desk: ") }
+        #expect(failed.count == 1 && failed[0].contains("no notification server on the session bus"), "\(status.out)")
         #expect(try bus.notifications().isEmpty)
     }
 

@@ -76,4 +76,67 @@ import Testing
         defer { bus.stop() }
         #expect(SessionBus.capabilities(address: bus.address) == expected)
     }
+
+    /// notify-send with buttons waits until its notification closes; a daemon that restarted
+    /// never says so. With a lifetime, the small waiter ends notify-send (and itself) when it is
+    /// over: here a real notify-send on a private bus whose server never closes the notification.
+    @Test func aNotifySendLeftWaitingEndsWhenItsLifetimeIsOver() throws {
+        let waiter = repositoryRoot.appendingPathComponent(".build/debug/datebook-notify-wait").path
+        try #require(FileManager.default.isExecutableFile(atPath: waiter), "build the waiter first: swift build")
+        let bus = try NotificationBus()
+        defer { bus.stop() }
+        let summary = "lifetime-" + UUID().uuidString
+        let shown = try NotificationWatch.show(["notify-send", "--print-id", "--action=done=Done", "--", summary, "body"],
+                                               listener: [waiter, "/bin/echo"], lifetime: 1,
+                                               environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        guard case .shown(let id) = shown else {
+            Issue.record("not shown: \(shown)")
+            return
+        }
+        defer { bus.close(Int(id) ?? 0) }  // should the bound fail, the notification's close ends both
+        let sender = Self.processes { command, _ in command.contains(summary) }
+        try #require(sender.count == 1, "notify-send waits for the click")
+        let listener = Self.processes { _, environment in environment.contains("DATEBOOK_NOTIFY_PID=\(sender[0])") }
+        #expect(listener.count == 1, "the waiter was told notify-send's pid")
+        #expect(Self.eventually { (sender + listener).allSatisfy(Self.ended) }, "both end once the lifetime is over")
+        #expect(try bus.notifications().count == 1)
+    }
+
+    /// Processes whose command line and environment (NUL-separated) satisfy `matches`.
+    static func processes(_ matches: (String, String) -> Bool) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry in
+            guard let pid = Int32(entry), let command = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline"),
+                  let environment = FileManager.default.contents(atPath: "/proc/\(entry)/environ") else { return nil }
+            return matches(String(decoding: command, as: UTF8.self), String(decoding: environment, as: UTF8.self)) && !ended(pid) ? pid : nil
+        }
+    }
+
+    /// Gone, or a zombie not yet reaped.
+    static func ended(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+        return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+    }
+
+    /// Polls `condition` for up to 10 s.
+    static func eventually(_ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(50_000)
+        }
+        return condition()
+    }
+
+    /// A right-to-left task keeps its box at the start of the line: its text is isolated
+    /// (FSI … PDI), so the line has no strong direction but the box's; left-to-right lines stay as they are.
+    @Test(arguments: [
+        ("[ ] إحضار البطاقة", "[ ] \u{2068}إحضار البطاقة\u{2069}"),
+        ("[~] הזמנת מונית", "[~] \u{2068}הזמנת מונית\u{2069}"),
+        ("[ ] Bring card", "[ ] Bring card"),
+        ("[ ] 日本語", "[ ] 日本語"),
+    ])
+    func aRightToLeftTaskLineKeepsItsBoxAtTheStart(line: String, shown: String) {
+        #expect(DesktopNotification.isolatingTaskText(line) == shown)
+    }
 }

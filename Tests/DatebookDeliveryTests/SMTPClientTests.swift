@@ -49,7 +49,8 @@ import Testing
             return
         }
         #expect(error.kind == kind)
-        #expect(error.description.contains(code))
+        #expect(error.description.contains("refused \(address) (\(code.dropFirst(5))"), "\(error)")
+        #expect(!error.description.contains("delivered to"))
         #expect(try sink.records().isEmpty)
     }
 
@@ -84,6 +85,58 @@ import Testing
         #expect(try sink.records().count == 1)
         let decision = RetryPolicy().decide(attempt: 1, outcome: .transport(error), firstAttempt: Date(), now: Date(), random: { 0.5 })
         #expect(decision == .uncertain(reason: error.description))
+    }
+
+    /// One refused recipient blocks no other: the message goes to those the server accepted, and
+    /// the error names each refused address with the server's reply (any 4xx: retried; all 5xx: not).
+    @Test(arguments: [(["ok@example.org", "reject@example.org", "b@example.org"], TransportError.Kind.rejected),
+                      (["ok@example.org", "reject@example.org", "later@example.org"], .deferred)])
+    func theAcceptedRecipientsGetTheMessageAndEachRefusedOneIsNamed(addresses: [String], kind: TransportError.Kind) throws {
+        let sink = try TestServer(script: "smtp_sink.py")
+        defer { sink.stop() }
+        var message = Self.international
+        message.to = addresses.map { EmailAddress(address: $0) }
+        let client = SMTPClient(configuration: SMTPConfiguration(url: "smtp://127.0.0.1:\(sink.port)", requireTLS: false))
+        guard case .failure(let error) = client.send(message) else {
+            Issue.record("a refused recipient must be reported")
+            return
+        }
+        #expect(error.kind == kind)
+        let accepted = addresses.filter { !$0.hasPrefix("reject") && !$0.hasPrefix("later") }
+        var expected = "refused reject@example.org (550 5.1.1 no such user)"
+        if kind == .deferred { expected += ", later@example.org (451 4.3.0 try again later)" }
+        #expect(error.detail == expected + "; delivered to " + accepted.joined(separator: ", "))
+        let records = try sink.records()
+        #expect(records.count == 1)
+        #expect(records.first?["rcpt_tos"] as? [String] == accepted)
+        #expect((records.first?["to"] as? String)?.contains("reject@example.org") == true, "the To header is the message's own")
+    }
+
+    /// libcurl says only "Weird server reply" when the server refuses the message at its end:
+    /// the error carries the server's own reply instead.
+    @Test func aRefusedMessageShowsTheServersOwnReply() throws {
+        let sink = try TestServer(script: "smtp_sink.py")
+        defer { sink.stop() }
+        var message = Self.international
+        message.to = [EmailAddress(address: "spam@example.org")]
+        let client = SMTPClient(configuration: SMTPConfiguration(url: "smtp://127.0.0.1:\(sink.port)", requireTLS: false))
+        guard case .failure(let error) = client.send(message) else {
+            Issue.record("the message must be refused")
+            return
+        }
+        #expect(error.kind == .rejected)
+        #expect(error.detail == "the server replied 554 5.7.1 Message refused: looks like spam", "\(error)")
+        #expect(!error.description.contains("Weird"))
+        #expect(try sink.records().isEmpty)
+    }
+
+    @Test func repliesLineUpWithTheirRecipients() {
+        let greeting = ["220 localhost", "250-localhost", "250 HELP", "250 OK"]
+        #expect(SMTPReplies(lines: greeting + ["250 OK", "550 no", "354 go", "250 accepted"]).recipients(2) == ["250 OK", "550 no"])
+        #expect(SMTPReplies(lines: greeting + ["550 no", "451 later", "221 Bye"]).recipients(2, curlError: "RCPT failed: 451") == ["550 no", "451 later"])
+        #expect(SMTPReplies(lines: greeting + ["250 OK", "554 no data"]).recipients(1, curlError: "DATA failed: 554") == ["250 OK"])
+        #expect(SMTPReplies(lines: ["220 localhost", "250 HELP", "550 sender refused"]).recipients(1, curlError: "MAIL failed: 550") == nil)
+        #expect(SMTPReplies(lines: ["250-a", "250 b\u{7}"]).last == "250 b")
     }
 
     @Test func wrongPortIsAConnectionFailureWithoutPassword() {

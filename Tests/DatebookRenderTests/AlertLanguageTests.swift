@@ -55,4 +55,26 @@ struct AlertLanguageTests {
         #expect(AlertMessage.alertTitle("Pagliacci", lead: lead, words: words) == title)
         #expect(AlertMessage.relativePhrase(lead, words: words) == relative)
     }
+
+    /// The lead phrase is what is true when the alert is sent: on time it is the lead; deferred
+    /// (quiet hours) or late it is the time left, `now`, or how long ago the event started.
+    @Test(arguments: [
+        ("en_US", -3570, "in 1 hour: Pagliacci", "in 1 h"),
+        ("en_US", -600, "in 10 minutes: Pagliacci", "in 10 min"),
+        ("en_US", 0, "now: Pagliacci", "now"),
+        ("en_US", 9000, "started 2 hours 30 minutes ago: Pagliacci", "started 2 h 30 min ago"),
+        ("en_US", 86_400 + 3600, "started 1 day 1 hour ago: Pagliacci", "started 1 d 1 h ago"),
+        ("de_DE", 9000, "begann vor 2 Stunden 30 Minuten: Pagliacci", "begann vor 2 Std. 30 Min."),
+        ("ja_JP", 600, "10分前に開始: Pagliacci", "10分前に開始"),
+    ])
+    func theLeadPhraseIsComputedWhenTheAlertIsSent(locale: String, sentAfterStart: Int, title: String, relative: String) throws {
+        let start = try #require(ISOInstant.parse("2026-12-01T19:00:00Z"))
+        let event = Event(id: "e1", title: "Pagliacci", start: .instant(start), timeZone: Self.zone.identifier, symbol: .theatermasks, color: .purple)
+        let words = try MessageCatalog.load(locale: locale, overrideDirectory: nil)
+        let message = AlertMessage.make(Occurrence(event: event, calendar: Self.calendar), lead: LeadTime(seconds: 3600), channel: "team",
+                                        calendar: Self.calendar, words: words, now: start.addingTimeInterval(TimeInterval(sentAfterStart)))
+        #expect(message.title == title)
+        #expect(message.event?.relativeWhen == relative)
+        #expect(message.idempotencyKey.hasSuffix(":1h:team"), "the key stays the lead's")
+    }
 }

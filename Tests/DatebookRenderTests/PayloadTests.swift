@@ -171,6 +171,57 @@ let allBuilders: [(name: String, build: @Sendable (OutgoingMessage) -> [HTTPRequ
         #expect(String(decoding: request.body, as: UTF8.self).contains("truncated"))
     }
 
+    /// Text whose every character JSON escapes (quotes, backslashes, control characters: up to
+    /// six bytes each) is cut as encoded: the card stays under 28 KB and keeps as much of the
+    /// text as fits, never only the note.
+    @Test func anEscapingHeavyDigestFillsTheTeamsCardInsteadOfEmptyingIt() throws {
+        var message = Fixtures.longDigest
+        message.markdown = String(repeating: "\"\\\u{1}x", count: 20_000)
+        let request = try #require(TeamsPayload.requests(for: message, options: teams).first)
+        #expect(request.body.count <= 28_000)
+        #expect(request.body.count > 27_000, "the card is filled up to the limit: \(request.body.count) bytes")
+        let json = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+        let content = try #require((json["attachments"] as? [[String: Any]])?.first?["content"] as? [String: Any])
+        let text = try #require((content["body"] as? [[String: Any]])?[1]["text"] as? String)
+        #expect(text.hasSuffix("… (truncated: too long for Teams)"))
+        #expect(text.count > 2_000, "\(text.count) characters of content")
+    }
+
+    /// ntfy refuses a body over 8,192 bytes: a message whose escaping more than doubles it is cut
+    /// again as encoded, and keeps its content up to there.
+    @Test func anEscapingHeavyNtfyMessageStaysUnderTheServersBodyCap() throws {
+        var message = Fixtures.alertWithLinks
+        message.markdown = String(repeating: "\u{1}", count: 3_000)
+        let request = try #require(NtfyPayload.requests(for: message, options: ntfy).first)
+        #expect(request.body.count <= 8_192)
+        let json = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+        let text = try #require(json["message"] as? String)
+        #expect(text.hasSuffix("… (truncated)") && text.count > 500, "\(text.count)")
+        #expect((json["actions"] as? [Any])?.count == 3)
+    }
+
+    /// An alert with both the event's own link and its page on `serve`: two targets, two labels;
+    /// the event's link is labelled by its host, "Open" is the event page.
+    @Test func theEventsLinkAndTheEventPageNeverShareALabel() throws {
+        var message = Fixtures.alertWithLinks
+        message.url = "https://www.example.org/events/evt-42"
+        let teamsBody = try #require(TeamsPayload.requests(for: message, options: teams).first?.body)
+        let card = try #require(((try JSONSerialization.jsonObject(with: teamsBody) as? [String: Any])?["attachments"] as? [[String: Any]])?
+            .first?["content"] as? [String: Any])
+        let teamsLabels = (card["actions"] as? [[String: Any]] ?? []).map { ($0["title"] as? String ?? "", $0["url"] as? String ?? "") }
+        let mattermostBody = try #require(MattermostPayload.requests(for: message, options: mattermost).first?.body)
+        let mattermostLinks = try ServiceRendering.seen(service: "mattermost", body: mattermostBody).links.map { ($0.text, $0.target) }
+        let slackBody = try #require(SlackPayload.requests(for: message, options: slack).first?.body)
+        let slackLinks = try ServiceRendering.seen(service: "slack", body: slackBody).links.map { ($0.text, $0.target) }
+            + (((try JSONSerialization.jsonObject(with: slackBody) as? [String: Any])?["blocks"] as? [[String: Any]])?
+                .last?["elements"] as? [[String: Any]] ?? []).map { (($0["text"] as? [String: Any])?["text"] as? String ?? "", $0["url"] as? String ?? "") }
+        for (service, links) in [("teams", teamsLabels), ("mattermost", mattermostLinks), ("slack", slackLinks)] {
+            #expect(links.contains { $0.0 == "example.org" && $0.1 == message.url }, "\(service): \(links)")
+            #expect(links.contains { $0.0 == "Open" && $0.1 == message.actionURL("event") }, "\(service): \(links)")
+            #expect(Set(links.map(\.0)).count == Set(links.map(\.1)).count, "\(service): one label per target: \(links)")
+        }
+    }
+
     @Test func ntfyPublishesJSONToServerBaseWithoutTextHeaders() throws {
         let request = try #require(NtfyPayload.requests(for: Fixtures.alert, options: ntfy).first)
         #expect(request.url == "https://ntfy.example.org")

@@ -26,6 +26,13 @@ public struct EmailAddress: Sendable, Equatable {
         String(MIMEEncoding.clean(address).unicodeScalars.filter { !"<>,;\"\\ ".unicodeScalars.contains($0) })
     }
 
+    /// The part after `@` (`example.org`), nil when there is none.
+    public var domain: String? {
+        guard let at = cleanAddress.lastIndex(of: "@") else { return nil }
+        let domain = cleanAddress[cleanAddress.index(after: at)...]
+        return domain.isEmpty ? nil : String(domain)
+    }
+
     var headerValue: String {
         guard let name, !name.isEmpty else { return "<\(cleanAddress)>" }
         return "\(MIMEEncoding.encodeDisplayName(name)) <\(cleanAddress)>"
@@ -62,7 +69,8 @@ public struct EmailMessage: Sendable, Equatable {
     }
 
     /// Builds the email for an outgoing message. The Message-ID derives from the
-    /// idempotency key, so a retried send keeps the same Message-ID.
+    /// idempotency key, so a retried send keeps the same Message-ID; its host is the sender's
+    /// domain (`host`, the machine's name, only when the sender has none).
     /// An alert's action links follow the text in both parts.
     public init(_ message: OutgoingMessage, from: EmailAddress, to: [EmailAddress], date: Date, host: String) {
         var text = message.text, html = message.html
@@ -73,7 +81,7 @@ public struct EmailMessage: Sendable, Equatable {
         self.init(
             from: from, to: to, subject: message.displayTitle, text: text,
             html: html, date: date,
-            messageID: Self.messageID(idempotencyKey: message.idempotencyKey, host: host))
+            messageID: Self.messageID(idempotencyKey: message.idempotencyKey, host: from.domain ?? host))
     }
 
     /// `<p><a href="…">Done</a> · <a href="…">Snooze 1 h</a> · …</p>`.

@@ -84,6 +84,7 @@ public struct SMTPClient: Sendable {
         let config = configuration
         let easy = transfer.easy
         easy.reset()
+        transfer.installReceiveCallbacks()  // the server's replies, for what each recipient was told
         transfer.prepare(url: config.url, redactions: [config.password?.value].compactMap { $0 }, maxResponseBytes: 1 << 16)
         easy.set(CURLOPT_URL, config.url)
         CurlOptions.applySafetyDefaults(
@@ -95,10 +96,20 @@ public struct SMTPClient: Sendable {
         if let username = config.username { easy.set(CURLOPT_USERNAME, username) }
         if let password = config.password { easy.set(CURLOPT_PASSWORD, password.value) }
         easy.set(CURLOPT_MAIL_FROM, "<\(message.from.cleanAddress)>")
-        easy.set(CURLOPT_MAIL_RCPT, list: message.to.map { "<\($0.cleanAddress)>" })
+        let recipients = message.to.map(\.cleanAddress)
+        easy.set(CURLOPT_MAIL_RCPT, list: recipients.map { "<\($0)>" })
+        // CURLOPT_MAIL_RCPT_ALLOWFAILS (290; spelt ALLLOWFAILS before libcurl 8.2): a refused
+        // recipient does not stop the message going to the others.
+        easy.set(CURLoption(rawValue: 290), 1)
         transfer.installUpload(data)
         let code = withExtendedLifetime(transfer) { datebook_curl_easy_perform(easy.handle) }
         let reply = easy.long(CURLINFO_RESPONSE_CODE)
+        let replies = SMTPReplies(lines: transfer.replyLines)
+        let perRecipient = replies.recipients(recipients.count, curlError: code == CURLE_OK ? nil : easy.errorMessage(for: code)).map { lines in
+            zip(recipients, lines).reduce(into: RecipientReplies(accepted: [], refused: [])) { result, pair in
+                if pair.1.hasPrefix("2") { result.accepted.append(pair.0) } else { result.refused.append(.init(address: pair.0, reply: pair.1)) }
+            }
+        }
         guard code == CURLE_OK else {
             // The handle is dropped, and with it a session in an unknown state.
             var error = transfer.error(for: code)
@@ -112,11 +123,24 @@ public struct SMTPClient: Sendable {
             } else if (400..<500).contains(reply), error.kind != .tlsFailed {
                 error.kind = .deferred
             }
-            if reply > 0 { error.detail += "; SMTP \(reply)" }
+            if let perRecipient, !perRecipient.refused.isEmpty, perRecipient.accepted.isEmpty {
+                error.kind = perRecipient.anyTemporary ? .deferred : .rejected
+                error.detail = perRecipient.summary
+            } else if reply > 0, let last = replies.last {
+                // The server's own words, not libcurl's "Weird server reply".
+                error.detail = "the server replied \(last)"
+            } else if reply > 0 {
+                error.detail += "; SMTP \(reply)"
+            }
             return .failure(error)
         }
         transfer.upload = Data()
         connections.checkIn(transfer, for: config)
+        if let perRecipient, !perRecipient.refused.isEmpty {
+            // Delivered to those accepted; the refused ones are reported, by address.
+            return .failure(TransportError(kind: perRecipient.anyTemporary ? .deferred : .rejected,
+                                           destination: transfer.destination, detail: perRecipient.summary))
+        }
         return .success(reply)
     }
 }

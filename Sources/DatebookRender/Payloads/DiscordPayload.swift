@@ -12,26 +12,27 @@ public enum DiscordPayload {
     static let descriptionLimit = 4096
     static let maxEmbeds = 10
     static let messageLimit = 6000
+    static let fieldLimit = 1024
 
     public static func requests(for message: OutgoingMessage, options: Options) -> [HTTPRequest] {
-        let title = PayloadText.truncate(PayloadText.decoratedTitle(message), limit: titleLimit)
-        var fields: [JSONValue] = []
+        let title = PayloadText.escaped(PayloadText.decoratedTitle(message), limit: titleLimit, by: ServiceMarkup.discord)
+        // Field values are Markdown on Discord (masked links included): each one escaped, then cut.
+        var fields: [(name: String, value: String)] = []
         if let event = message.event {
-            fields.append(["name": .string(message.labels.starts), "value": .string(PayloadText.truncate(event.start, limit: 1024)), "inline": true])
-            if event.openTasks > 0 {
-                fields.append(["name": .string(message.labels.openTasks), "value": .string(String(event.openTasks)), "inline": true])
+            if PayloadText.showsStart(message) {
+                fields.append((message.labels.starts, PayloadText.escaped(event.start, limit: fieldLimit, by: ServiceMarkup.discord)))
             }
+            if event.openTasks > 0 { fields.append((message.labels.openTasks, String(event.openTasks))) }
             if !event.location.isEmpty {
-                fields.append(["name": .string(message.labels.location), "value": .string(PayloadText.truncate(event.location, limit: 1024)), "inline": true])
+                fields.append((message.labels.location, PayloadText.escaped(event.location, limit: fieldLimit, by: ServiceMarkup.discord)))
             }
         }
+        let fieldValues: [JSONValue] = fields.map { ["name": .string($0.name), "value": .string($0.value), "inline": true] }
         // Names and values of the fields, as Discord counts them toward the message's limit.
-        let fieldChars = PayloadText.length(message.labels.starts) + PayloadText.length(message.labels.openTasks)
-            + (message.event.map { PayloadText.length($0.start) + ($0.location.isEmpty ? 0
-                : PayloadText.length(message.labels.location) + PayloadText.length(PayloadText.truncate($0.location, limit: 1024))) } ?? 0)
+        let fieldChars = fields.reduce(0) { $0 + PayloadText.length($1.name) + PayloadText.length($1.value) }
         let chunkLimit = min(descriptionLimit, messageLimit - PayloadText.length(title) - fieldChars)
         let links = PayloadText.markdownLinks(message)
-        let chunks = PayloadText.split(message.markdown + (links.isEmpty ? "" : "\n\n" + links), limit: chunkLimit)
+        let chunks = PayloadText.split(PayloadText.bodyMarkdown(message) + (links.isEmpty ? "" : "\n\n" + links), limit: chunkLimit)
         var embeds: [(embed: JSONValue, size: Int)] = []
         for (index, chunk) in chunks.enumerated() {
             var embed: [String: JSONValue] = ["description": .string(chunk)]
@@ -41,8 +42,8 @@ public enum DiscordPayload {
                 size += PayloadText.length(title)
                 if let url = message.url, url.lowercased().hasPrefix("http") { embed["url"] = .string(url) }
             }
-            if index == chunks.count - 1, !fields.isEmpty {
-                embed["fields"] = .array(fields)
+            if index == chunks.count - 1, !fieldValues.isEmpty {
+                embed["fields"] = .array(fieldValues)
                 size += fieldChars
             }
             if let color = message.colorValue { embed["color"] = .int(color) }

@@ -25,6 +25,8 @@ public enum NtfyPayload {
     }
 
     static let messageBytes = 4000
+    /// The server's cap on a published body.
+    static let bodyBytes = 8192
     static let maxActions = 3
 
     public static func requests(for message: OutgoingMessage, options: Options) -> [HTTPRequest] {
@@ -32,7 +34,7 @@ public enum NtfyPayload {
         var body: [String: JSONValue] = [
             "topic": .string(options.topic.value),
             "title": .string(PayloadText.decoratedTitle(message)),
-            "message": .string(PayloadText.truncate(message.markdown, bytes: messageBytes, note: "\n… (truncated)")),
+            "message": .string(PayloadText.truncate(PayloadText.bodyMarkdown(message), bytes: messageBytes, note: "\n… (truncated)")),
             "priority": .int(priority),
             "tags": .array(options.tags.map(JSONValue.string)),
             "markdown": true,
@@ -46,6 +48,16 @@ public enum NtfyPayload {
             body["actions"] = .array(views)
             if body["click"] == nil, let page = message.actionURL("event") { body["click"] = .string(page) }
         }
+        // ntfy refuses a body over 8,192 bytes (413): the message is cut again, measured as
+        // encoded, when JSON escaping pushes the body past.
+        let complete = body
+        body["message"] = .string(PayloadText.longestFitting(
+            PayloadText.truncate(PayloadText.bodyMarkdown(message), bytes: messageBytes, note: "\n… (truncated)"), note: "\n… (truncated)"
+        ) { text in
+            var candidate = complete
+            candidate["message"] = .string(text)
+            return JSONValue.object(candidate).data.count <= bodyBytes
+        })
         var headers: [HTTPRequest.Header] = []
         var redactions = [options.topic.value]
         if let token = options.token {

@@ -5,22 +5,6 @@ import Foundation
 /// Text helpers shared by the per-service payload builders: escaping, neutralising
 /// mentions, and splitting or truncating to a service's limits.
 enum PayloadText {
-    /// Slack: escape `&`, `<`, `>` so `<!channel>` and `<http://x|spoof>` stay literal text.
-    static func slackEscape(_ text: String) -> String {
-        atoms(slackEscaping: text).joined()
-    }
-
-    static func atoms(slackEscaping text: String) -> [String] {
-        text.map { character -> String in
-            switch character {
-            case "&": return "&amp;"
-            case "<": return "&lt;"
-            case ">": return "&gt;"
-            default: return String(character)
-            }
-        }
-    }
-
     /// Mattermost (and any "@word" service): a zero-width space after `@` in `@channel`, `@here`,
     /// `@all`, `@everyone`, and after `<` in Slack-style `<!channel>`, `<!here>`, `<@user>` (which
     /// Mattermost's Slack compatibility turns into mentions), keeps the text readable but inert.
@@ -74,6 +58,32 @@ enum PayloadText {
         TextWidth.truncate(text, to: limit, measuredBy: length)
     }
 
+    /// `text` cut and then escaped by `escape`, at most `limit` UTF-16 units once escaped: the cut
+    /// falls between characters of the original, never inside an escape.
+    static func escaped(_ text: String, limit: Int, by escape: (String) -> String) -> String {
+        var budget = limit
+        while true {
+            let candidate = escape(truncate(text, limit: budget))
+            let over = length(candidate) - limit
+            if over <= 0 || budget <= 1 { return candidate }
+            budget = max(1, budget - over)
+        }
+    }
+
+    /// `text`, or its longest cut on whole characters with `note` appended, for which `fits`
+    /// holds: `fits` measures the payload as sent (after JSON escaping, which can make one
+    /// character six bytes), so the cut never underestimates and keeps all the content that fits.
+    static func longestFitting(_ text: String, note: String, fits: (String) -> Bool) -> String {
+        if fits(text) { return text }
+        let characters = Array(text)
+        var low = 0, high = characters.count  // a cut at `low` is kept; one at `high` is too long
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if fits(String(characters[..<middle]) + note) { low = middle } else { high = middle }
+        }
+        return String(characters[..<low]) + note
+    }
+
     /// `text` cut to at most `limit` UTF-8 bytes (never inside a character), with `note` appended.
     static func truncate(_ text: String, bytes limit: Int, note: String) -> String {
         guard text.utf8.count > limit else { return text }
@@ -91,6 +101,49 @@ enum PayloadText {
 
     /// Title with the event's symbol in front, when there is one.
     static func decoratedTitle(_ message: OutgoingMessage) -> String { message.displayTitle }
+
+    /// The alert's body without its first line when that line is the event's title, for the
+    /// services that show the title on its own (Slack's header, Discord's embed title, Teams'
+    /// title block, Mattermost's heading, ntfy's title): the title is said once.
+    static func bodyText(_ message: OutgoingMessage) -> String {
+        withoutTitleLine(message.text, message) { $0.trimmingCharacters(in: .whitespaces) == titleLine(message) }
+    }
+
+    /// `bodyText` for the Markdown body, whose title line is `**🎭 Pagliacci**` and a hard break.
+    static func bodyMarkdown(_ message: OutgoingMessage) -> String {
+        withoutTitleLine(message.markdown, message) { line in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            return trimmed.hasPrefix("**") && trimmed.hasSuffix("**") && trimmed.count > 4
+                && String(trimmed.dropFirst(2).dropLast(2)).trimmingCharacters(in: .whitespaces)
+                    == (message.event.map { $0.symbol.isEmpty ? Markdown.escape($0.title) : $0.symbol + " " + Markdown.escape($0.title) } ?? "")
+        }
+    }
+
+    private static func titleLine(_ message: OutgoingMessage) -> String {
+        guard let event = message.event else { return "" }
+        return event.symbol.isEmpty ? event.title : event.symbol + " " + event.title
+    }
+
+    private static func withoutTitleLine(_ body: String, _ message: OutgoingMessage, isTitle: (String) -> Bool) -> String {
+        guard message.kind == .alert, message.event != nil, let newline = body.firstIndex(of: "\n"),
+              isTitle(String(body[..<newline])) else { return body }
+        return String(body[body.index(after: newline)...])
+    }
+
+    /// Where the body says when the event is (`event.when`, local time in the reader's words), a
+    /// Starts field would say it again, in raw UTC: it is shown only when the body does not.
+    static func showsStart(_ message: OutgoingMessage) -> Bool {
+        guard let event = message.event else { return false }
+        return event.when.isEmpty || !message.text.contains(event.when)
+    }
+
+    /// The label of the event's own link (its `url`): the host it leads to (`example.org`), or
+    /// `Link`; "Open" stays the label of the event's page on `serve`, so two buttons with
+    /// different targets never read the same.
+    static func linkLabel(_ url: String) -> String {
+        guard let host = URLComponents(string: url)?.host, !host.isEmpty else { return "Link" }
+        return host.hasPrefix("www.") ? String(host.dropFirst(4)) : host
+    }
 
     /// An alert's action links as one line of Markdown, `[Done](…) · [Snooze 1 h](…) · …`
     /// (Discord and Mattermost, which have no buttons for webhooks); empty without links.

@@ -2,9 +2,10 @@ import DatebookCore
 import DatebookDelivery
 import Foundation
 
-/// Slack incoming-webhook payload: Block Kit (header + mrkdwn sections + context) with a
-/// `text` fallback. Every piece of event text has `&`, `<`, `>` escaped, so no mention,
-/// channel ping or spoofed link can be formed from data.
+/// Slack incoming-webhook payload: Block Kit (header + sections + context) with a `text`
+/// fallback. Event text goes only into `plain_text` objects with `&`, `<`, `>` escaped, and the
+/// fallback is sent with `"mrkdwn": false` (`ServiceMarkup.slack`), so no mention, channel ping,
+/// spoofed link or formatting can be formed from data.
 public enum SlackPayload {
     public struct Options: Sendable, Equatable {
         public var url: Secret
@@ -18,37 +19,39 @@ public enum SlackPayload {
     public static func requests(for message: OutgoingMessage, options: Options) -> [HTTPRequest] {
         let title = PayloadText.decoratedTitle(message)
         // Escape first, then cut on whole atoms so the limit holds and no entity is split.
-        let titleAtoms = PayloadText.atoms(slackEscaping: title)
+        let titleAtoms = ServiceMarkup.slackAtoms(title)
         var header = PayloadText.split(atoms: titleAtoms, limit: headerLimit - 1).first ?? ""
         if header.utf16.count < titleAtoms.joined().utf16.count { header += "…" }
         var blocks: [JSONValue] = [
             ["type": "header", "text": ["type": "plain_text", "text": .string(header), "emoji": true]]
         ]
-        let sections = PayloadText.split(atoms: PayloadText.atoms(slackEscaping: message.text), limit: sectionLimit)
+        let sections = PayloadText.split(atoms: ServiceMarkup.slackAtoms(PayloadText.bodyText(message)), limit: sectionLimit)
         for section in sections.prefix(maxSections) where !section.isEmpty {
-            blocks.append(["type": "section", "text": ["type": "mrkdwn", "text": .string(section)]])
+            blocks.append(["type": "section", "text": ["type": "plain_text", "text": .string(section), "emoji": true]])
         }
         if sections.count > maxSections {
-            blocks.append(["type": "context", "elements": [["type": "mrkdwn", "text": .string("_" + PayloadText.slackEscape(message.labels.truncated) + "_")]]])
+            blocks.append(["type": "context", "elements": [["type": "mrkdwn", "text": .string("_" + ServiceMarkup.slack(message.labels.truncated) + "_")]]])
         }
         if let event = message.event {
-            var facts = ["\(message.labels.starts) \(event.start)"]
+            var facts = PayloadText.showsStart(message) ? ["\(message.labels.starts) \(event.start)"] : []
             if !event.location.isEmpty { facts.append("\(message.labels.location): \(event.location)") }
             if event.openTasks > 0 {
                 facts.append(message.labels.openTaskCount.isEmpty ? "\(event.openTasks) open task\(event.openTasks == 1 ? "" : "s")" : message.labels.openTaskCount)
             }
-            blocks.append(["type": "context", "elements": [["type": "mrkdwn", "text": .string(PayloadText.slackEscape(facts.joined(separator: " · ")))]]])
+            if !facts.isEmpty {
+                blocks.append(["type": "context", "elements": [["type": "plain_text", "text": .string(ServiceMarkup.slack(facts.joined(separator: " · "))), "emoji": true]]])
+            }
         }
         if let url = message.url, let link = slackLink(url) {
-            blocks.append(["type": "section", "text": ["type": "mrkdwn", "text": .string("<\(link)|\(PayloadText.slackEscape(message.labels.open))>")]])
+            blocks.append(["type": "section", "text": ["type": "mrkdwn", "text": .string("<\(link)|\(ServiceMarkup.slack(PayloadText.linkLabel(url)))>")]])
         }
         let buttons: [JSONValue] = message.actions.filter { slackLink($0.url) != nil }.map { action in
             ["type": "button", "action_id": .string(action.name), "url": .string(action.url),
              "text": ["type": "plain_text", "text": .string(action.label)]]
         }
         if !buttons.isEmpty { blocks.append(["type": "actions", "elements": .array(buttons)]) }
-        let fallback = PayloadText.slackEscape(PayloadText.truncate("\(title)\n\(message.text)", limit: 3000))
-        let body: JSONValue = ["text": .string(fallback), "blocks": .array(blocks)]
+        let fallback = ServiceMarkup.slack(PayloadText.truncate("\(title)\n\(PayloadText.bodyText(message))", limit: 3000))
+        let body: JSONValue = ["text": .string(fallback), "mrkdwn": false, "blocks": .array(blocks)]
         return [PayloadText.jsonRequest(url: options.url.value, body: body)]
     }
 
@@ -56,6 +59,6 @@ public enum SlackPayload {
     static func slackLink(_ url: String) -> String? {
         let lower = url.lowercased()
         guard lower.hasPrefix("https://") || lower.hasPrefix("http://") else { return nil }
-        return PayloadText.slackEscape(url.replacingOccurrences(of: "|", with: "%7C"))
+        return ServiceMarkup.slack(url.replacingOccurrences(of: "|", with: "%7C"))
     }
 }

@@ -4,7 +4,8 @@
 Usage: smtp_sink.py RECORD_FILE [--mode plain|starttls|smtps] [--cert PEM --key PEM]
                     [--auth USER:PASS]
 Binds 127.0.0.1 on a free port, prints the port on the first stdout line, and appends
-one JSON line per accepted message: envelope, raw bytes (base64), and the message as
+one JSON line per accepted message (a recipient starting with "reject" is refused with 550,
+"later" with 451; a message to a recipient starting with "spam" is refused at its end with 554): envelope, raw bytes (base64), and the message as
 parsed by Python's `email` package (decoded headers and parts).
 A recipient slowN@… makes the server record the message, then wait N seconds before its
 250 to the message's end (a server that accepts after the client gave up).
@@ -50,6 +51,8 @@ def main():
             return "250 OK"
 
         async def handle_DATA(self, server, session, envelope):
+            if any(address.startswith("spam") for address in envelope.rcpt_tos):
+                return "554 5.7.1 Message refused: looks like spam"
             raw = envelope.original_content or envelope.content
             message = email.message_from_bytes(raw, policy=policy.default)
             parts = []
