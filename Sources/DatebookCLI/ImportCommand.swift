@@ -29,6 +29,10 @@ enum ImportCommand: Command {
         let file = try ImportFile(path: path)
         guard file.looksLikeJSON else { return try importICS(file, context) }
         let name = file.name
+        if let line = file.firstLineNotUTF8 {
+            context.err.write("datebook: warning: \(name):\(line): the line has bytes that are not UTF-8 (is the file Latin-1?); "
+                              + "each was read as U+FFFD; save the file as UTF-8 and import it again\n")
+        }
         let reading = ProgressBar.reading(name, bytes: file.count, context: context)
         defer { reading.finish() }
         let root: JSONNode

@@ -59,6 +59,26 @@ enum ICalZoneRules {
         return warnings
     }
 
+    /// An upper bound on the changes a yearly rule gives in one year: the product of its lists'
+    /// lengths, a weekday without an ordinal (and no day of the month or year to pin it) counting
+    /// as every such weekday of a year.
+    static func mostPerYear(_ rule: ICalRuleText) -> Int {
+        // Clamped at each step (a fuzzed rule has lists of any length): far above any cap, far below overflow.
+        let ceiling = 1 << 32
+        var most = 1
+        for key in ["BYMONTH", "BYWEEKNO", "BYYEARDAY", "BYMONTHDAY", "BYHOUR", "BYMINUTE", "BYSECOND"] {
+            most = min(ceiling, most * (rule[key].map { max(1, $0.split(separator: ",").count) } ?? 1))
+        }
+        if let days = rule["BYDAY"] {
+            let pinned = rule["BYMONTHDAY"] != nil || rule["BYYEARDAY"] != nil
+            let perDay = days.split(separator: ",").reduce(0) { sum, day in
+                sum + (pinned || day.first.map { $0 == "+" || $0 == "-" || $0.isNumber } == true ? 1 : 53)
+            }
+            most = min(ceiling, most * max(1, perDay))
+        }
+        return most
+    }
+
     /// Why an observance's rule cannot be expanded within the bounds, or nil.
     static func problem(_ text: String, start: icaltimetype?) -> String? {
         let rule = ICalRuleText(text)
@@ -68,6 +88,8 @@ enum ICalZoneRules {
         }
         if let problem = rule.problem { return "is refused: " + problem }
         guard let start, icaltime_is_null_time(start) == 0, let utc = TimeZone(identifier: "UTC") else { return nil }
+        // The common rules (`FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10`) are bounded on their face: no walk.
+        if frequency == "YEARLY", max(1, 2_038 - Int(start.year)) * mostPerYear(rule) <= cap { return nil }
         let first = ICalDateValue.floating(Libical.local(start))
         let from = first.resolve(in: utc)
         let end = ICalLocalDateTime(year: 2038, month: 1, day: 1).instant(in: utc)

@@ -126,6 +126,20 @@ struct HostileCalendarCommandTests {
         #expect(run.out == "imported 2 events from \(path)\n", "\(run.err)")
     }
 
+    @Test func aLatin1ByteInPlannerJSONIsAWarningNamingItsLine() throws {
+        let sandbox = Sandbox()
+        let path = sandbox.home + "/latin1.json"
+        let bytes = Array("{ \"datebook\": 1, \"events\": [\n  { \"id\": \"00000000000000b1\", \"title\": \"Caf".utf8) + [0xE9]
+            + Array("\", \"start\": \"2026-12-01T09:00:00Z\", \"allDay\": false, \"timeZone\": \"Europe/Berlin\", ".utf8)
+            + Array("\"symbol\": \"star.fill\", \"color\": \"red\", \"tasks\": [] } ] }\n".utf8)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let run = sandbox.run(["import", path])
+        #expect(run.code == 0, "\(run.err)")
+        #expect(run.err == "datebook: warning: \(path):2: the line has bytes that are not UTF-8 (is the file Latin-1?); "
+                + "each was read as U+FFFD; save the file as UTF-8 and import it again\n")
+        #expect(sandbox.run(["list", "--period", "all"]).out.contains("Caf\u{FFFD}"))
+    }
+
     @Test func aMissingImportFileExits66() {
         let sandbox = Sandbox()
         let missing = sandbox.home + "/nothing-here.ics"

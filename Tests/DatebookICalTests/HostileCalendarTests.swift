@@ -43,6 +43,12 @@ struct HostileCalendarTests {
         #expect(!document.warnings.contains { $0.message.contains("rule was dropped") }, "\(document.warnings)")
     }
 
+    @Test(arguments: [("FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10", 1), ("FREQ=YEARLY;BYMONTH=4;BYDAY=SU;BYMONTHDAY=1,2,3,4,5,6,7", 7),
+                      ("FREQ=YEARLY;BYMONTH=3;BYDAY=SU", 53), ("FREQ=YEARLY;BYMONTH=3,10;BYDAY=1SU,-1SU;BYHOUR=1,2", 8)])
+    func aYearlyZoneRuleIsBoundedOnItsFace(rule: String, most: Int) {
+        #expect(ICalZoneRules.mostPerYear(ICalRuleText(rule)) == most)
+    }
+
     // MARK: Structure a lenient reader reads past
 
     /// Each used to give "imported 0 events" (or drop the next event) with exit 0 and no warning.
