@@ -74,7 +74,7 @@ struct ICalChunkScanner {
                     }
                     if name == "VCALENDAR" { outside = false }
                     stack.append(name)
-                } else if let depth = stack.lastIndex(of: name) {
+                } else if let depth = position(of: name, in: stack, open: open?.depth) {
                     if let current = open, depth <= current.depth {
                         if depth == current.depth {
                             for inner in stack[(depth + 1)...] {
@@ -101,6 +101,16 @@ struct ICalChunkScanner {
         }
         if let current = open { result.unterminated.append((current.name, current.line)) }
         return result
+    }
+
+    /// Where the component an `END:name` closes sits in `stack`: among the innermost 64, or the open
+    /// top-level component. Real calendars nest four deep; a file of 50,000 unclosed BEGINs and as many
+    /// stray ENDs would otherwise search the whole stack on each END.
+    private static func position(of name: String, in stack: [String], open: Int?) -> Int? {
+        let low = max(0, stack.count - 64)
+        if let found = stack[low...].lastIndex(of: name) { return found }
+        if let open, open < low, stack[open] == name { return open }
+        return nil
     }
 
     /// Recognises `BEGIN:NAME` / `END:NAME` (case-insensitive, trailing CR/blanks ignored).

@@ -78,6 +78,18 @@ struct HostileCalendarTests {
         #expect(Self.starts(document)["thunderbird-1"] == TestSupport.instant(2026, 12, 10, 9, zone: "Europe/Berlin"))
     }
 
+    /// 50,000 components never closed and as many stray ENDs: each END searched the whole stack.
+    @Test func deepNestingAndStrayEndsScanInLinearTime() throws {
+        let text = "BEGIN:VCALENDAR\nBEGIN:VEVENT\nUID:kept\nDTSTART:20261210T090000Z\nEND:VEVENT\n"
+            + String(repeating: "BEGIN:X\n", count: 50_000) + String(repeating: "END:Y\n", count: 50_000) + "END:VCALENDAR\n"
+        let clock = ContinuousClock()
+        var document = ICalDocument()
+        let elapsed = try clock.measure { document = try TestSupport.parse(text: text) }
+        #expect(elapsed < .seconds(5), "\(elapsed)")
+        #expect(document.events.map(\.uid) == ["kept"])
+        #expect(document.warnings.contains { $0.line == 50_006 && $0.message == "END:Y inside X closes no BEGIN:Y; the line was ignored" })
+    }
+
     @Test func crOnlyLineEndsKeepLineNumbersInWarnings() throws {
         let text = "BEGIN:VCALENDAR\rEND:VTODO\rBEGIN:VEVENT\rUID:kept\rDTSTART:20261210\rEND:VEVENT\rEND:VCALENDAR\r"
         let document = try TestSupport.parse(text: text)
