@@ -41,6 +41,10 @@ enum AddCommand: Command {
             try store.save(event)
         }
         context.out.write("added " + Rows.row(Occurrence(event: event, calendar: context.calendar), context).dropFirst(2))
+        // As `import` does: a rule that reaches the cap keeps only its first occurrences.
+        if let limit = try store.recurrenceLimit(of: event), limit.refusal == nil {
+            context.err.write("datebook: warning: " + limit.message { Rows.when($0, context) } + "\n")
+        }
         if let warning = pastWarning(event, at: arguments.value("--at") ?? "", context) { context.err.write(warning) }
         return ExitCode.ok
     }

@@ -3,12 +3,14 @@ import DatebookDelivery
 import DatebookRender
 import DatebookStore
 
-/// Exit codes (DESIGN.md): 0 ok, 64 usage, 65 bad input data, 69 a channel unavailable,
+/// Exit codes (DESIGN.md): 0 ok, 64 usage, 65 bad input data, 66 an input file missing, 69 a channel unavailable,
 /// 70 internal error, 75 temporary failure.
 public enum ExitCode {
     public static let ok: Int32 = 0
     public static let usage: Int32 = 64
     public static let dataError: Int32 = 65
+    /// An input file that does not exist (`import FILE`).
+    public static let noInput: Int32 = 66
     public static let unavailable: Int32 = 69
     public static let software: Int32 = 70
     public static let temporaryFailure: Int32 = 75

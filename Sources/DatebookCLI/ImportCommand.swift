@@ -21,9 +21,18 @@ enum ImportCommand: Command {
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
-        let file = try ImportFile(path: arguments.positionals[0])
+        let path = arguments.positionals[0]
+        // A file that is not there is EX_NOINPUT (66), as sysexits.h means it; bad content stays 65.
+        if path != "-", !FileManager.default.fileExists(atPath: path) {
+            throw CLIError(message: "\(path): no such file; check the path", code: ExitCode.noInput)
+        }
+        let file = try ImportFile(path: path)
         guard file.looksLikeJSON else { return try importICS(file, context) }
         let name = file.name
+        if let line = file.firstLineNotUTF8 {
+            context.err.write("datebook: warning: \(name):\(line): the line has bytes that are not UTF-8 (is the file Latin-1?); "
+                              + "each was read as U+FFFD; save the file as UTF-8 and import it again\n")
+        }
         let reading = ProgressBar.reading(name, bytes: file.count, context: context)
         defer { reading.finish() }
         let root: JSONNode
@@ -45,6 +54,11 @@ enum ImportCommand: Command {
         let progress = ProgressBar(total: events.count, context: context)
         try store.save(events) { progress.show($0) }
         progress.finish()
+        let imported = Set(events.map(\.id))
+        for limit in try store.truncatedRecurrences() where imported.contains(limit.eventID) {
+            context.err.write("datebook: warning: \(name): event \(limit.eventID) \"\(limit.title)\": "
+                              + limit.message { Rows.when($0, context) } + "\n")
+        }
         context.out.write("imported \(events.count) event\(events.count == 1 ? "" : "s") from \(name)\n")
         return ExitCode.ok
     }

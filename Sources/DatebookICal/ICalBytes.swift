@@ -10,6 +10,22 @@ enum ICalBytes {
         return memchr(base + from, Int32(byte), to - from).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? to
     }
 
+    /// True when the first line break is a CR not followed by LF (classic Mac OS line ends).
+    static func endsLinesWithCROnly(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let lineFeed = first(0x0A, in: bytes, from: 0, to: bytes.count)
+        let carriageReturn = first(0x0D, in: bytes, from: 0, to: lineFeed)
+        return carriageReturn < lineFeed && (carriageReturn + 1 == bytes.count || bytes[carriageReturn + 1] != 0x0A)
+    }
+
+    /// A copy of `bytes` in which every CR not followed by LF is an LF.
+    static func lineFeedsForLoneCarriageReturns(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var copy = Array(bytes)
+        for index in copy.indices where copy[index] == 0x0D && (index + 1 == copy.count || copy[index + 1] != 0x0A) {
+            copy[index] = 0x0A
+        }
+        return copy
+    }
+
     /// ASCII case-insensitive equality with `upper`, an upper-case ASCII word.
     static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ upper: [UInt8]) -> Bool {
         bytes.count == upper.count && zip(bytes, upper).allSatisfy { ($0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0) == $1 }

@@ -8,6 +8,9 @@ struct ICalChunk: Sendable, Equatable {
     var line: Int
     /// Byte range from `BEGIN:` through the end of the `END:` line.
     var range: Range<Int>
+    /// Lines inside `range` that the readers must leave out: stray `END:` lines (a second
+    /// `END:DAYLIGHT` in Thunderbird's files). Empty for nearly every component.
+    var skipped: [Range<Int>] = []
 }
 
 /// Splits an iCalendar byte buffer into top-level components in one linear pass.
@@ -18,38 +21,79 @@ struct ICalChunk: Sendable, Equatable {
 /// warnings, lets each component be parsed and freed on its own (bounded memory), and isolates
 /// failures. Continuation lines start with a space or tab, so a line that starts with `BEGIN:`
 /// is always a real component boundary.
+///
+/// The scan is lenient where calendar programs are, and says so: an `END:` that closes nothing
+/// open is left out, a component after `END:VCALENDAR` and the components of a nested
+/// `BEGIN:VCALENDAR` are read as the calendar's own, each with a warning (`repairs`). An `END:`
+/// naming a component further out closes the ones inside it, which are reported unterminated.
 struct ICalChunkScanner {
     struct Result {
         var chunks: [ICalChunk] = []
         /// Components opened but never closed: (name, line).
         var unterminated: [(String, Int)] = []
+        /// What the scan read past, with the line it is about: (line, warning).
+        var repairs: [(Int, String)] = []
     }
 
     static func scan(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Result {
         var result = Result()
-        var depth = 0
-        var open: (name: String, line: Int, offset: Int)?
+        /// Open components, outermost first; VCALENDARs only below `open`.
+        var stack: [String] = []
+        /// The open top-level component: its position in `stack`, BEGIN line and offset, skipped lines.
+        var open: (depth: Int, name: String, line: Int, offset: Int, skipped: [Range<Int>])?
+        var calendarEnd: Int?
+        /// Whether the components outside any VCALENDAR were warned about already.
+        var outside = false
         var line = 1
         var lineStart = start
-        var index = start
         let count = bytes.count
         // Lines before `start` (a BOM has none) are not counted.
         while lineStart < count {
             // By memchr: this pass is serial, before the parse workers start.
-            index = ICalBytes.first(0x0A, in: bytes, from: lineStart, to: count)
-            let lineEnd = index  // position of LF or count
+            let lineEnd = ICalBytes.first(0x0A, in: bytes, from: lineStart, to: count)  // position of LF or count
             let next = min(count, lineEnd + 1)
             if let (isBegin, name) = boundary(bytes, lineStart, lineEnd) {
                 if isBegin {
-                    depth += 1
-                    if depth == 2 { open = (name, line, lineStart) }
-                } else {
-                    if depth == 2, let current = open, current.name == name {
-                        result.chunks.append(ICalChunk(name: name, line: current.line,
-                                                       range: current.offset..<next))
+                    if open == nil {
+                        if name == "VCALENDAR" {
+                            if !stack.isEmpty {
+                                result.repairs.append((line, "BEGIN:VCALENDAR inside another VCALENDAR; its components are read "
+                                                       + "as the outer calendar's"))
+                            }
+                        } else {
+                            if stack.isEmpty, !outside {
+                                // Once per stretch outside: a calendar cut short by a stray END:VCALENDAR
+                                // would otherwise warn about every component after it.
+                                outside = true
+                                let after = calendarEnd.map { "after END:VCALENDAR (line \($0))" } ?? "outside any VCALENDAR"
+                                result.repairs.append((line, "BEGIN:\(name) \(after); it and the components after it "
+                                                       + "are read as part of the calendar"))
+                            }
+                            open = (stack.count, name, line, lineStart, [])
+                        }
+                    }
+                    if name == "VCALENDAR" { outside = false }
+                    stack.append(name)
+                } else if let depth = position(of: name, in: stack, open: open?.depth) {
+                    if let current = open, depth <= current.depth {
+                        if depth == current.depth {
+                            for inner in stack[(depth + 1)...] {
+                                result.repairs.append((current.line, "BEGIN:\(inner) inside \(name) has no END:\(inner); "
+                                                       + "closed by END:\(name)"))
+                            }
+                            result.chunks.append(ICalChunk(name: name, line: current.line, range: current.offset..<next,
+                                                           skipped: current.skipped))
+                        } else {
+                            result.unterminated.append((current.name, current.line))
+                        }
                         open = nil
                     }
-                    depth = max(0, depth - 1)
+                    stack.removeSubrange(depth...)
+                    if name == "VCALENDAR", stack.isEmpty { calendarEnd = line }
+                } else {
+                    let inside = open.map { " inside \($0.name)" } ?? ""
+                    result.repairs.append((line, "END:\(name)\(inside) closes no BEGIN:\(name); the line was ignored"))
+                    open?.skipped.append(lineStart..<next)
                 }
             }
             line += 1
@@ -57,6 +101,16 @@ struct ICalChunkScanner {
         }
         if let current = open { result.unterminated.append((current.name, current.line)) }
         return result
+    }
+
+    /// Where the component an `END:name` closes sits in `stack`: among the innermost 64, or the open
+    /// top-level component. Real calendars nest four deep; a file of 50,000 unclosed BEGINs and as many
+    /// stray ENDs would otherwise search the whole stack on each END.
+    private static func position(of name: String, in stack: [String], open: Int?) -> Int? {
+        let low = max(0, stack.count - 64)
+        if let found = stack[low...].lastIndex(of: name) { return found }
+        if let open, open < low, stack[open] == name { return open }
+        return nil
     }
 
     /// Recognises `BEGIN:NAME` / `END:NAME` (case-insensitive, trailing CR/blanks ignored).
@@ -102,7 +156,9 @@ extension ICalChunkScanner {
     /// Copies the chunk's used lines (with their continuation lines) into `buffer` as a C string for
     /// libical, and returns the component's own RRULE and EXRULE values, unfolded, exactly as written:
     /// libical re-serialises rules and drops parts it rejects (`INTERVAL=0`), so the text comes from here.
-    static func prepare(_ b: UnsafeBufferPointer<UInt8>, chunk: Range<Int>, into buffer: inout [UInt8]) -> Rules {
+    /// `skipping`: lines to leave out (``ICalChunk/skipped``).
+    static func prepare(_ b: UnsafeBufferPointer<UInt8>, chunk: Range<Int>, skipping: [Range<Int>] = [],
+                        into buffer: inout [UInt8]) -> Rules {
         buffer.removeAll(keepingCapacity: true)
         var rules = Rules()
         var depth = 0
@@ -117,6 +173,10 @@ extension ICalChunkScanner {
             var end = lineStart
             while end < chunk.upperBound && b[end] != 0x0A { end += 1 }
             let next = min(chunk.upperBound, end + 1)
+            if !skipping.isEmpty, skipping.contains(where: { $0.lowerBound == lineStart }) {
+                lineStart = next
+                continue
+            }
             var contentEnd = end
             if contentEnd > lineStart, b[contentEnd - 1] == 0x0D { contentEnd -= 1 }
             let isContinuation = contentEnd > lineStart && (b[lineStart] == 0x20 || b[lineStart] == 0x09)
@@ -141,6 +201,39 @@ extension ICalChunkScanner {
         if let done = rule { finish(done) }
         buffer.append(0)
         return rules
+    }
+
+    /// The line number (counting the chunk's first line as 0) of the first property the reader
+    /// uses whose value, unfolded, is not UTF-8; nil when there is none. libical's strings would
+    /// carry such bytes into the planner as U+FFFD without a word. All-ASCII chunks answer at once.
+    static func firstLineNotUTF8(_ b: UnsafeBufferPointer<UInt8>, chunk: Range<Int>) -> Int? {
+        guard !UnsafeBufferPointer(rebasing: b[chunk]).allSatisfy({ $0 < 0x80 }) else { return nil }
+        var logical: [UInt8] = []
+        var logicalLine = 0, line = 0
+        var checking = false
+        var found: Int?
+        func check() {
+            if checking, found == nil, !ICalBytes.isUTF8(logical.withUnsafeBufferPointer { $0 }) { found = logicalLine }
+        }
+        var lineStart = chunk.lowerBound
+        while lineStart < chunk.upperBound, found == nil {
+            let end = ICalBytes.first(0x0A, in: b, from: lineStart, to: chunk.upperBound)
+            var contentEnd = end
+            if contentEnd > lineStart, b[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+            if contentEnd > lineStart, b[lineStart] == 0x20 || b[lineStart] == 0x09 {
+                logical.append(contentsOf: UnsafeBufferPointer(rebasing: b[(lineStart + 1)..<contentEnd]))
+            } else {
+                check()
+                logical.removeAll(keepingCapacity: true)
+                logical.append(contentsOf: UnsafeBufferPointer(rebasing: b[lineStart..<contentEnd]))
+                logicalLine = line
+                checking = usedProperties.contains(propertyName(b, lineStart, contentEnd))
+            }
+            line += 1
+            lineStart = end + 1
+        }
+        check()
+        return found
     }
 
     /// The upper-cased property name (up to `;` or `:`); empty when longer than 15 bytes, so

@@ -65,6 +65,15 @@ public enum ICalParser {
                            consumed: (@Sendable (Range<Int>) -> Void)? = nil, releaseBatch: Int = 4_096) throws -> [ICalDocument] {
         do {
             let bytes = raw.bindMemory(to: UInt8.self)
+            // Old Mac files end lines with CR alone: read on a copy with each lone CR as a line break
+            // (the same length, so `consumed` ranges stay the caller's).
+            if ICalBytes.endsLinesWithCROnly(bytes) {
+                let copy = ICalBytes.lineFeedsForLoneCarriageReturns(bytes)
+                return try copy.withUnsafeBytes { copied in
+                    try parseParts(bytes: copied, fileName: fileName, defaultTimeZone: defaultTimeZone, workers: workers,
+                                   fastPaths: fastPaths, consumed: consumed, releaseBatch: releaseBatch)
+                }
+            }
             let start = ICalSniffer.contentStart(bytes)
             try ICalSniffer.check(bytes, start: start, fileName: fileName)
             let scan = ICalChunkScanner.scan(bytes, from: start)
@@ -77,6 +86,7 @@ public enum ICalParser {
                 first.warn(line: calendarZone.line, uid: nil, "X-WR-TIMEZONE '\(calendarZone.name)' is not a known time zone; "
                            + "its floating times stay floating (read in the zone they are viewed in)")
             }
+            for (line, message) in scan.repairs { first.warn(line: line, uid: nil, message) }
             for (name, line) in scan.unterminated {
                 first.warn(line: line, uid: nil, "BEGIN:\(name) has no END:\(name); the component was skipped")
             }
@@ -231,7 +241,7 @@ private struct Session {
 
     /// Runs libical's parser over the used lines of one chunk; also returns its raw RRULE values.
     private mutating func parse(_ chunk: ICalChunk) -> (LibicalComponent, ICalChunkScanner.Rules)? {
-        let rules = ICalChunkScanner.prepare(bytes, chunk: chunk.range, into: &buffer)
+        let rules = ICalChunkScanner.prepare(bytes, chunk: chunk.range, skipping: chunk.skipped, into: &buffer)
         let component = buffer.withUnsafeBytes { raw in
             raw.baseAddress.flatMap { LibicalComponent(text: $0.assumingMemoryBound(to: CChar.self)) }
         }
@@ -240,10 +250,19 @@ private struct Session {
 
     mutating func readTimeZone(_ chunk: ICalChunk) {
         buffer.removeAll(keepingCapacity: true)
-        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[chunk.range]))
+        var from = chunk.range.lowerBound
+        for line in chunk.skipped {
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from..<line.lowerBound]))
+            from = line.upperBound
+        }
+        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from..<chunk.range.upperBound]))
         buffer.append(0)
         let parsed = buffer.withUnsafeBytes { raw in
             raw.baseAddress.flatMap { icalparser_parse_string($0.assumingMemoryBound(to: CChar.self)) }
+        }
+        // A zone datebook resolves by name is never expanded by libical; any other is tamed first.
+        if let parsed, !ICalZoneRules.isNamedZone(parsed) {
+            for message in ICalZoneRules.tame(parsed) { warn(line: chunk.line, uid: nil, message) }
         }
         guard let component = parsed, resolver.adopt(vtimezone: component) else {
             warn(line: chunk.line, uid: nil, "VTIMEZONE could not be read by libical; times using its TZID may be off")
@@ -252,7 +271,7 @@ private struct Session {
     }
 
     mutating func readEvent(_ chunk: ICalChunk) {
-        if fastPaths, let read = ICalSimpleEvent.parse(bytes, chunk: chunk, reader: reader) {
+        if fastPaths, chunk.skipped.isEmpty, let read = ICalSimpleEvent.parse(bytes, chunk: chunk, reader: reader) {
             document.events.append(read.event)
             for message in read.warnings { warn(line: chunk.line, uid: read.event.uid, message) }
             return
@@ -265,6 +284,7 @@ private struct Session {
         var warnings = ICalComponentReader.Warnings()
         let uid = reader.uid(component, line: chunk.line, kind: "VEVENT", warnings: &warnings)
         defer { for message in warnings.messages { warn(line: chunk.line, uid: uid, message) } }
+        warnIfNotUTF8(chunk, uid: uid)
         let start: ICalDateValue, end: ICalDateValue?
         do {
             guard let property = component.first(ICAL_DTSTART_PROPERTY),
@@ -307,8 +327,16 @@ private struct Session {
         document.events.append(event)
     }
 
+    /// A warning naming the first line whose bytes are not UTF-8 (a Latin-1 file, say). The plain
+    /// paths read only UTF-8 and leave any other component to libical, so only its path checks.
+    private mutating func warnIfNotUTF8(_ chunk: ICalChunk, uid: String) {
+        guard let offset = ICalChunkScanner.firstLineNotUTF8(bytes, chunk: chunk.range) else { return }
+        warn(line: chunk.line + offset, uid: uid, "the line has bytes that are not UTF-8 (is the file Latin-1?); "
+             + "each was read as U+FFFD; save the file as UTF-8 and import it again")
+    }
+
     mutating func readTodo(_ chunk: ICalChunk) {
-        if fastPaths, let todo = ICalSimpleTodo.parse(bytes, chunk: chunk) {
+        if fastPaths, chunk.skipped.isEmpty, let todo = ICalSimpleTodo.parse(bytes, chunk: chunk) {
             document.todos.append(todo)
             return
         }
@@ -320,6 +348,7 @@ private struct Session {
         var warnings = ICalComponentReader.Warnings()
         let uid = reader.uid(component, line: chunk.line, kind: "VTODO", warnings: &warnings)
         defer { for message in warnings.messages { warn(line: chunk.line, uid: uid, message) } }
+        warnIfNotUTF8(chunk, uid: uid)
         let raw = reader.status(component)
         let due = component.first(ICAL_DUE_PROPERTY).flatMap {
             reader.dateValue($0, icalproperty_get_due($0), warnings: &warnings)

@@ -118,12 +118,31 @@ struct ICalRuleText: Equatable {
                 return "\(key)=\(self[key] ?? "") is out of range (\(signed ? "±" : "")\(range.lowerBound)…\(range.upperBound))"
             }
         }
+        if let problem = impossibleWeekday { return problem }
         if let months = numbers("BYMONTH"), let days = numbers("BYMONTHDAY") {
             let longest = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
             let possible = months.contains { month in days.contains { abs($0) <= longest[month - 1] } }
             if !possible {
                 return "BYMONTH=\(self["BYMONTH"] ?? "") with BYMONTHDAY=\(self["BYMONTHDAY"] ?? "") can never match"
             }
+        }
+        return nil
+    }
+
+    /// A BYDAY ordinal beyond the weekdays of its period (`FREQ=MONTHLY;BYDAY=6MO`: no month has a
+    /// sixth Monday; `+53MO` in a month, `54MO` in a year): libical searches for it for centuries.
+    private var impossibleWeekday: String? {
+        guard let days = self["BYDAY"] else { return nil }
+        let frequency = self["FREQ"]?.uppercased()
+        let inMonths = frequency == "MONTHLY" || (frequency == "YEARLY" && self["BYMONTH"] != nil)
+        let inYears = frequency == "YEARLY" && !inMonths && self["BYWEEKNO"] == nil
+        guard inMonths || inYears else { return nil }
+        let most = inMonths ? 5 : 53
+        for day in days.split(separator: ",") {
+            let ordinal = day.trimmingWhitespace().prefix { $0 == "+" || $0 == "-" || $0.isNumber }
+            guard !ordinal.isEmpty, let number = Int(ordinal), number == 0 || abs(number) > most else { continue }
+            let period = inMonths ? "a month" : "a year"
+            return "BYDAY=\(days) can never match (\(period) has at most \(most) of each weekday)"
         }
         return nil
     }

@@ -62,6 +62,19 @@ public struct ImportFile: ~Copyable {
         try body(bytes)
     }
 
+    /// The 1-based line of the first line whose bytes are not UTF-8, or nil: readers decode such
+    /// bytes as U+FFFD, and an import says so (a Latin-1 file). ASCII files answer in one pass.
+    public var firstLineNotUTF8: Int? {
+        let text = bytes.bindMemory(to: UInt8.self)
+        guard !text.allSatisfy({ $0 < 0x80 }), String(validating: text, as: UTF8.self) == nil else { return nil }
+        var line = 1
+        for part in text.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            if String(validating: part, as: UTF8.self) == nil { return line }
+            line += 1
+        }
+        return nil
+    }
+
     /// Planner JSON starts with `{` or `[` (after a BOM and blanks); a `.json` name also counts.
     /// Everything else goes to the iCalendar reader, which refuses non-calendars with a diagnosis.
     public var looksLikeJSON: Bool {

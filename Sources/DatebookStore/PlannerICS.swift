@@ -155,11 +155,21 @@ public enum PlannerICS {
                 add(final(made, converted[p].components[n]), uid: converted[p].components[n].uid)
             }
         }
+        // The EXDATEs overrides add to their masters, written into each master once after the loop:
+        // written one by one, each re-read and re-wrote the master's whole recurrence and queued its
+        // expansion again, so N overrides of one series cost N² (10,000 took minutes).
+        var exclusions = Exclusions()
         for p in converted.indices {
             for n in converted[p].components.indices {
                 guard let recurrenceID = converted[p].components[n].recurrenceID else { continue }
                 let uid = converted[p].components[n].uid
                 warn(converted[p].components[n])
+                // What follows may read the master's recurrence: give it the EXDATEs added so far.
+                if let master = converted[p].components[n].masterID, let at = index[master],
+                   converted[p].components[n].thisAndFuture || converted[p].components[n].sequence < masterSequences[master] ?? 0,
+                   exclusions.write(into: &result.events[at], at: at) {
+                    expand(at: at)
+                }
                 if let master = converted[p].components[n].masterID, let at = index[master],
                    let stale = staleness(sequence: converted[p].components[n].sequence, recurrenceID: recurrenceID,
                                          of: result.events[at], masterSequence: masterSequences[master] ?? 0,
@@ -190,22 +200,16 @@ public enum PlannerICS {
                                            + "the override applies to its own instance only")
                 }
                 if let master = converted[p].components[n].masterID, let at = index[master] {
-                    var text = RecurrenceText(result.events[at].recurrence ?? "")
                     // A timed RECURRENCE-ID of an all-day series (Outlook) names that day.
                     let excluded = result.events[at].start.isAllDay
                         ? Self.instanceDay(recurrenceID, of: result.events[at], fallback: options.timeZone) : recurrenceID
-                    // A calendar datebook wrote has the EXDATE already (it is stored with the master).
-                    let key = RecurrenceText.format(excluded)
-                    if !text.exdates.contains(where: { RecurrenceText.format($0) == key }) {
-                        text.exdates.append(excluded)
-                        result.events[at].recurrence = text.text
-                        expand(at: at)
-                    }
+                    exclusions.add(excluded, to: result.events[at], at: at)
                 }
                 guard let made = converted[p].take(n) else { continue }
                 add(final(made, converted[p].components[n]), uid: uid + "#" + RecurrenceText.format(recurrenceID))
             }
         }
+        for at in exclusions.positions where exclusions.write(into: &result.events[at], at: at) { expand(at: at) }
         // Tasks change no event's occurrences.
         expansions?.close()
         result.expansions = expansions
@@ -213,6 +217,43 @@ public enum PlannerICS {
         BackgroundRelease.release(consume converted)
         BackgroundRelease.release(consume parts)
         return result
+    }
+
+    /// EXDATEs the join adds to masters, held per master (by its position in the result) until
+    /// `write` puts them into its recurrence text, so a master with many overrides is parsed and
+    /// written once, not once per override.
+    struct Exclusions {
+        private struct Pending {
+            var text: RecurrenceText
+            /// The formatted EXDATEs the text has: a calendar datebook wrote has them already.
+            var keys: Set<String>
+            var changed = false
+        }
+
+        private var pending: [Int: Pending] = [:]
+        /// Masters with EXDATEs not written yet, in the order they were first given one.
+        private(set) var positions: [Int] = []
+
+        /// Adds `exdate` to the master `event` at `position` unless it has it already.
+        mutating func add(_ exdate: ICalDateValue, to event: borrowing Event, at position: Int) {
+            if pending[position] == nil {
+                let text = RecurrenceText(event.recurrence ?? "")
+                pending[position] = Pending(text: text, keys: Set(text.exdates.map(RecurrenceText.format)))
+                positions.append(position)
+            }
+            guard pending[position]?.keys.insert(RecurrenceText.format(exdate)).inserted == true else { return }
+            pending[position]?.text.exdates.append(exdate)
+            pending[position]?.changed = true
+        }
+
+        /// Writes the EXDATEs added to the master at `position` into `event`; true when it changed.
+        /// Later additions start from the written text.
+        mutating func write(into event: inout Event, at position: Int) -> Bool {
+            guard let entry = pending.removeValue(forKey: position) else { return false }
+            guard entry.changed else { return false }
+            event.recurrence = entry.text.text
+            return true
+        }
     }
 
     /// One part's components converted on their own, in the part's order: per VEVENT the event

@@ -31,7 +31,7 @@ struct ErrorMessageTests {
         (["cal", "2026-13"], "datebook: cannot read month '2026-13': expected YYYY-MM, e.g. 2026-12", 64),
         (["list", "--tz", "Europe/Berln"], "datebook: unknown time zone 'Europe/Berln' (did you mean 'Europe/Berlin'?); use an IANA name like Europe/Berlin", 64),
         (["export", "--format", "jsn"], "datebook: unknown export format 'jsn' (did you mean 'json'?); expected json or ics", 64),
-        (["import", "/nonexistent/planner.json"], "datebook: /nonexistent/planner.json: no such file", 65),
+        (["import", "/nonexistent/planner.json"], "datebook: /nonexistent/planner.json: no such file; check the path", 66),
     ]
 
     @Test(arguments: cases)

@@ -101,6 +101,7 @@ enum CommandManual {
         (1, "status found a failed delivery, or doctor a warning"),
         (ExitCode.usage, "usage: unknown command, option or value, unreadable WHEN, missing or ambiguous EVENT"),
         (ExitCode.dataError, "bad input data: malformed import or config, a store that cannot be used"),
+        (ExitCode.noInput, "an input file does not exist (import FILE)"),
         (ExitCode.unavailable, "a channel is unavailable (missing secret, refused, 4xx)"),
         (ExitCode.software, "internal error"),
         (ExitCode.temporaryFailure, "temporary failure, try again (store locked, transient delivery failure)"),
