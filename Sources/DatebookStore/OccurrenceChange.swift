@@ -98,6 +98,21 @@ public enum OccurrenceChange {
         return (series, start(recurrenceID))
     }
 
+    /// `event`'s recurrence (a new rule) with the EXDATEs of `old` that still name an instance of
+    /// it: `edit --repeat` keeps the cancelled occurrences the new rule still has.
+    public static func keepingCancelled(from old: String, in event: Event) -> String? {
+        guard let recurrence = event.recurrence else { return nil }
+        var text = RecurrenceText(recurrence)
+        let known = Set(text.exdates.map(RecurrenceText.format))
+        for exdate in RecurrenceText(old).exdates where !known.contains(RecurrenceText.format(exdate)) {
+            let (key, _) = Store.key(start(exdate))
+            let found = RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone, recurrence: recurrence,
+                                                window: key ..< key + 1, cap: 1).keys
+            if found.contains(key) { text.exdates.append(exdate) }
+        }
+        return text.text
+    }
+
     /// An instance value as an event start.
     static func start(_ value: ICalDateValue) -> EventStart {
         switch value {

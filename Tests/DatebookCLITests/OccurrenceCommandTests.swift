@@ -82,4 +82,36 @@ struct OccurrenceCommandTests {
         let rows = Self.rows(sandbox, "Hourly")
         #expect(rows.count == 5 && !rows.contains { $0.contains("2026-12-02 09:00") }, "\(rows)")
     }
+
+    @Test func editRepeatKeepsTheCancelledOccurrencesTheNewRuleStillHas() {
+        let sandbox = Self.standup()
+        defer { try? FileManager.default.removeItem(atPath: sandbox.home) }
+        #expect(sandbox.run(["rm", "Standup", "--occurrence", "2026-12-08"]).code == 0)
+        #expect(sandbox.run(["edit", "Standup", "--repeat", "FREQ=DAILY;BYDAY=TU,TH"]).code == 0)
+        let rows = Self.rows(sandbox, "Standup")
+        #expect(!rows.contains { $0.contains("2026-12-08") } && rows.contains { $0.contains("Thu 2026-12-10 09:30") }, "\(rows)")
+        #expect(sandbox.run(["edit", "Standup", "--until", "2026-12-24"]).code == 0)
+        #expect(!Self.rows(sandbox, "Standup").contains { $0.contains("2026-12-08") })
+        // A rule that no longer gives the instance drops its EXDATE.
+        #expect(sandbox.run(["edit", "Standup", "--repeat", "FREQ=WEEKLY;BYDAY=TU;INTERVAL=2"]).code == 0)
+        #expect(!(sandbox.run(["show", "Standup"]).out.contains("EXDATE")))
+    }
+}
+
+/// Zone names other programs cannot read (issue 26): refused with the IANA name that keeps the time.
+struct ZoneNameCommandTests {
+    @Test(arguments: [("UTC+5", "use the IANA name Etc/GMT-5 (the same +05:00 all year; Etc/ signs are inverted)"),
+                      ("GMT+0530", "use the IANA name Asia/Kolkata (the same +05:30"),
+                      ("GMT+0130", "no IANA zone keeps +01:30; use the zone of the place"),
+                      ("GMT-0300", "use the IANA name Etc/GMT+3")])
+    func anOffsetZoneNameIsRefusedWithItsIANAName(_ zone: String, _ message: String) {
+        var sandbox = Sandbox()
+        defer { try? FileManager.default.removeItem(atPath: sandbox.home) }
+        sandbox.tz = zone
+        let run = sandbox.run(["add", "Call", "--at", "2026-12-02 10:00"])
+        #expect(run.code == 64)
+        #expect(run.err.contains("'\(zone)' is not an IANA zone name") && run.err.contains(message), "\(run.err)")
+        sandbox.tz = "Etc/GMT-5"
+        #expect(sandbox.run(["add", "Call", "--at", "2026-12-02 10:00"]).code == 0)
+    }
 }
