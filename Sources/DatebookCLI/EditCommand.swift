@@ -11,10 +11,11 @@ enum EditCommand: Command {
                   .value("--calendar", "NAME", "move it into this synced CalDAV calendar (its name, or ACCOUNT/NAME), keeping its id, "
                          + "tasks and alerts; the next sync sends it (and removes it from the calendar it was in)"),
                   .flag("--no-calendar", "take it out of its CalDAV calendar; the next sync removes it from the server"),
-                  OccurrenceOptions.spec] + EventOptions.specs,
+                  OccurrenceOptions.spec, OccurrenceOptions.from] + EventOptions.specs,
         positionals: 1...1,
         examples: ["datebook edit Pagliacci --at 'tomorrow 20:00'", "datebook edit 1a2b --event-color green --task 'Buy flowers'",
-                   "datebook edit Standup --occurrence 2026-12-10 --at '2026-12-10 14:00'"]
+                   "datebook edit Standup --occurrence 2026-12-10 --at '2026-12-10 14:00'",
+                   "datebook edit Standup --from 2027-01-05 --at '2027-01-05 10:00'"]
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
@@ -24,6 +25,11 @@ enum EditCommand: Command {
         if let when = arguments.value("--occurrence") {
             let made = try OccurrenceOptions.change(event, when, arguments, in: store, context)
             context.out.write("updated one occurrence: " + Rows.row(Occurrence(event: made, calendar: context.calendar), context).dropFirst(2))
+            return ExitCode.ok
+        }
+        if let when = arguments.value("--from"), let (before, after) = try OccurrenceOptions.split(event, when, arguments, in: store, context) {
+            context.out.write("ended " + before.shortID + "  " + TextWidth.clean(before.title) + " before " + Rows.when(after.start, context) + "\n")
+            context.out.write("added " + Rows.row(Occurrence(event: after, calendar: context.calendar), context).dropFirst(2))
             return ExitCode.ok
         }
         if let title = arguments.value("--title") {

@@ -5,6 +5,10 @@ import Foundation
 /// `--occurrence WHEN` of `edit` and `rm`: one occurrence of a recurring event, changed or
 /// cancelled on its own (`OccurrenceChange`).
 enum OccurrenceOptions {
+    static let from = OptionSpec.value("--from", "WHEN",
+                                       "this occurrence of a recurring event and every later one: the series is split there "
+                                       + "and the options change the part from WHEN on")
+
     static let spec = OptionSpec.value("--occurrence", "WHEN",
                                        "only this occurrence of a recurring event: its date (2026-12-10), or its date and time "
                                        + "when the event occurs more than once that day")
@@ -89,5 +93,42 @@ enum OccurrenceOptions {
         let series = OccurrenceChange.cancelling(instance, of: event)
         try store.saveImport(.saving([series, made], uids: [made.id: source]), calendar: PlannerICS.importCalendar)
         return made
+    }
+
+    /// `edit EVENT --from WHEN …`: the series ends before the occurrence WHEN names and a new series
+    /// (a new id, the tasks copied) takes it and every later one, with the options applied; nil
+    /// when WHEN is the first occurrence (the whole series changes then). Returns both parts.
+    static func split(_ event: Event, _ when: String, _ arguments: ParsedArguments, in store: any PlannerStore,
+                      _ context: Context) throws -> (before: Event, after: Event)? {
+        for option in ["--occurrence", "--calendar", "--no-calendar"] where arguments.has(option) {
+            throw CLIError.usage("give --from WHEN or \(option), not both")
+        }
+        let instance = try instance(when, of: event, in: store, context)
+        if instance == event.start { return nil }
+        guard let parts = OccurrenceChange.split(event, at: instance, zone: context.timeZone) else {
+            throw CLIError.usage("--from '\(when)': the rule '\(event.recurrence ?? "")' cannot be split there as two rules "
+                                 + "(its BYxxx parts do not move with the start); change the whole series, or one occurrence with --occurrence")
+        }
+        var before = event
+        before.recurrence = parts.before
+        var generator = SystemRandomNumberGenerator()
+        var after = OccurrenceChange.override(of: event, at: instance, id: EventID.random(using: &generator), newTaskID: EventTask.newID)
+        after.recurrence = parts.after
+        if let title = arguments.value("--title") {
+            guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("--title is empty") }
+            after.title = title
+        }
+        if arguments.has("--clear-end") { after.end = nil }
+        if arguments.has("--clear-alerts") { after.alerts = [] }
+        let zone = after.timeZone
+        try EventOptions.apply(arguments, to: &after, context, newTaskID: EventTask.newID)
+        if arguments.value("--end") == nil { after.end = after.end.map { OccurrenceChange.shifted($0, from: instance, to: after.start) } }
+        if arguments.value("--at") == nil { after.timeZone = zone }
+        try EventOptions.validate(after, title: "--title")
+        try store.transaction {
+            try store.saveInTransaction(before)
+            try store.saveInTransaction(after)
+        }
+        return (before, after)
     }
 }

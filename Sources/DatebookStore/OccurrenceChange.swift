@@ -113,6 +113,15 @@ public enum OccurrenceChange {
         return text.text
     }
 
+    /// The recurrence texts of `series` split at `instance`: the instances before it, and the rule
+    /// for it and every later one from `instance` on (COUNT lowered, UNTIL kept, RDATE/EXDATE shared
+    /// out); nil when the rule cannot be written as two (BYxxx parts that DTSTART does not carry).
+    public static func split(_ series: Event, at instance: EventStart, zone: TimeZone) -> (before: String, after: String)? {
+        guard let parts = PlannerICS.seriesSplit(series, at: instanceValue(instance), movedTo: instance, zone: zone),
+              let after = parts.after else { return nil }
+        return (parts.before, after)
+    }
+
     /// An instance value as an event start.
     static func start(_ value: ICalDateValue) -> EventStart {
         switch value {

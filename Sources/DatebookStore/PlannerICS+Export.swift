@@ -67,7 +67,7 @@ public struct ICSExport {
         var item = ICalEvent(
             uid: uid, summary: event.title, description: event.notes.isEmpty ? nil : event.notes,
             location: event.location.isEmpty ? nil : event.location, url: event.url.isEmpty ? nil : event.url,
-            start: value(event.start, zone: event.timeZone), end: event.exclusiveEnd.map { value($0, zone: event.timeZone) },
+            start: value(event.start, zone: event.timeZone), end: event.exclusiveEnd.map { endValue($0, zone: event.timeZone) },
             rrule: text?.rule, rdates: text?.rdates ?? [], exdates: exdates(of: event, uid: uid, text?.exdates ?? []),
             exrules: text?.exrules ?? [], recurrenceID: instance, alarms: event.alerts.map { $0.days * 86_400 + $0.seconds },
             color: event.color.cssName, symbol: event.symbol.rawValue,
@@ -106,6 +106,13 @@ public struct ICSExport {
 
     /// The text written since the last `take()`, as UTF-8.
     public mutating func take() -> [UInt8] { writer.take() }
+
+    /// DTEND: an exclusive end past the last representable day (an all-day event ending on
+    /// 3000-12-31) is written as that day's last second, which the import reads as the same last day.
+    private func endValue(_ end: EventStart, zone: String) -> ICalDateValue {
+        if case .allDay(let day) = end, day.year > RepresentableDates.years.upperBound { return .utc(RepresentableDates.latest) }
+        return value(end, zone: zone)
+    }
 
     private func value(_ start: EventStart, zone: String) -> ICalDateValue {
         switch start {

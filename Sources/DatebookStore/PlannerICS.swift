@@ -255,13 +255,17 @@ public enum PlannerICS {
             events.reserveCapacity(part.events.count)
             components.reserveCapacity(part.events.count)
             for item in part.events {
-                var component = Component(uid: item.uid, recurrenceID: item.recurrenceID, line: item.sourceLine,
+                // An all-day override names its instance by date: a timed RECURRENCE-ID (Outlook's midnight in
+                // its own zone) is read as that day, so the override keeps its id when exported (as a DATE).
+                let recurrenceID = item.start.isAllDay ? item.recurrenceID.map { $0.isAllDay ? $0 : $0.day(fallback: timeZone) }
+                    : item.recurrenceID
+                var component = Component(uid: item.uid, recurrenceID: recurrenceID, line: item.sourceLine,
                                           sequence: item.sequence, thisAndFuture: item.thisAndFuture)
                 component.givesSymbol = item.symbol.flatMap(Symbol.init(rawValue:)) != nil
                 component.givesColor = item.color.flatMap(EventColor.init(cssName:)) != nil
                 if item.isCancelled {
                     events.append(nil)
-                } else if let recurrenceID = item.recurrenceID {
+                } else if let recurrenceID {
                     var event = makeEvent(item, id: eventID(uid: item.uid + "#" + RecurrenceText.format(recurrenceID), options: options),
                                           options: options)
                     // A THISANDFUTURE override with a rule of its own (datebook's export) keeps it.

@@ -83,6 +83,27 @@ struct OccurrenceCommandTests {
         #expect(rows.count == 5 && !rows.contains { $0.contains("2026-12-02 09:00") }, "\(rows)")
     }
 
+    @Test func editFromSplitsTheSeriesAtThatOccurrence() throws {
+        let sandbox = Self.standup()
+        defer { try? FileManager.default.removeItem(atPath: sandbox.home) }
+        let edit = sandbox.run(["edit", "Standup", "--from", "2026-12-15", "--at", "2026-12-15 10:00"])
+        #expect(edit.code == 0, "\(edit.err)")
+        #expect(edit.out.contains("ended ") && edit.out.contains("before Tue 2026-12-15 10:00"), "\(edit.out)")
+        let rows = Self.rows(sandbox, "Standup")
+        for day in ["Tue 2026-12-01 09:30", "Tue 2026-12-08 09:30", "Tue 2026-12-15 10:00", "Tue 2026-12-22 10:00", "Tue 2026-12-29 10:00"] {
+            #expect(rows.contains { $0.contains(day) }, "\(day): \(rows)")
+        }
+        #expect(rows.count == 5, "\(rows)")
+        // The later part keeps the tasks and the length (15 minutes).
+        let later = try #require(rows.first { $0.contains("2026-12-15 10:00") }?.split(separator: " ").first.map(String.init))
+        let show = sandbox.run(["show", later]).out
+        #expect(show.contains("1. [ ] Notes") && show.contains("Tue 2026-12-15 10:00 – Tue 2026-12-15 10:15"), "\(show)")
+        guard ExportPeerTests.peerReady else { return }
+        let theirs = try ExportPeerTests.peer(try ExportPeerTests.export(sandbox), from: "2026-12-01T00:00:00Z", to: "2026-12-31T00:00:00Z")
+        #expect(theirs.map { $0.split(separator: "\t")[1] } == ["T:1796113800", "T:1796718600", "T:1797325200", "T:1797930000", "T:1798534800"],
+                "\(theirs)")
+    }
+
     @Test func editRepeatKeepsTheCancelledOccurrencesTheNewRuleStillHas() {
         let sandbox = Self.standup()
         defer { try? FileManager.default.removeItem(atPath: sandbox.home) }
