@@ -83,6 +83,7 @@ struct Context {
                 let hint = Suggestion.hint(for: zoneName, in: TimeZone.knownTimeZoneIdentifiers)
                 throw UsageError(message: "unknown time zone '\(zoneName)'\(hint); use an IANA name like Europe/Berlin", command: nil)
             }
+            if let problem = ZoneName.problem(zoneName, zone: named, now: Date()) { throw UsageError(message: problem, command: nil) }
             return named
         }
         var calendar = Calendar(identifier: .gregorian)

@@ -10,15 +10,28 @@ enum EditCommand: Command {
                   .flag("--clear-alerts", "remove the event's own alert lead times"),
                   .value("--calendar", "NAME", "move it into this synced CalDAV calendar (its name, or ACCOUNT/NAME), keeping its id, "
                          + "tasks and alerts; the next sync sends it (and removes it from the calendar it was in)"),
-                  .flag("--no-calendar", "take it out of its CalDAV calendar; the next sync removes it from the server")] + EventOptions.specs,
+                  .flag("--no-calendar", "take it out of its CalDAV calendar; the next sync removes it from the server"),
+                  OccurrenceOptions.spec, OccurrenceOptions.from] + EventOptions.specs,
         positionals: 1...1,
-        examples: ["datebook edit Pagliacci --at 'tomorrow 20:00'", "datebook edit 1a2b --event-color green --task 'Buy flowers'"]
+        examples: ["datebook edit Pagliacci --at 'tomorrow 20:00'", "datebook edit 1a2b --event-color green --task 'Buy flowers'",
+                   "datebook edit Standup --occurrence 2026-12-10 --at '2026-12-10 14:00'",
+                   "datebook edit Standup --from 2027-01-05 --at '2027-01-05 10:00'"]
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
         let store = try context.openStore(extendingHorizon: false)
         var event = try EventResolver.resolve(arguments.positionals[0], in: store, context: context)
         try FeedCommand.refuseChange(of: event, verb: "edit", in: store, arguments: arguments)
+        if let when = arguments.value("--occurrence") {
+            let made = try OccurrenceOptions.change(event, when, arguments, in: store, context)
+            context.out.write("updated one occurrence: " + Rows.row(Occurrence(event: made, calendar: context.calendar), context).dropFirst(2))
+            return ExitCode.ok
+        }
+        if let when = arguments.value("--from"), let (before, after) = try OccurrenceOptions.split(event, when, arguments, in: store, context) {
+            context.out.write("ended " + before.shortID + "  " + TextWidth.clean(before.title) + " before " + Rows.when(after.start, context) + "\n")
+            context.out.write("added " + Rows.row(Occurrence(event: after, calendar: context.calendar), context).dropFirst(2))
+            return ExitCode.ok
+        }
         if let title = arguments.value("--title") {
             guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("--title is empty") }
             event.title = title

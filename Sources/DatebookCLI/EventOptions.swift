@@ -66,6 +66,8 @@ enum EventOptions {
             if event.end.map({ $0.resolved(in: context.calendar) < event.start.resolved(in: context.calendar) }) ?? false {
                 throw CLIError.usage("--end '\(end)' is before the start; give an end after --at")
             }
+            // An end equal to the start is no end: one day for an all-day event, no length otherwise.
+            if event.end == event.start { event.end = nil }
         }
         if let name = arguments.value("--symbol") { event.symbol = try symbol(name) }
         if let name = arguments.value(eventColor) {

@@ -17,6 +17,7 @@ enum RecurrenceOptions {
         guard let repeatText = arguments.value("--repeat") else {
             if until != nil || count != nil, let rule = event.recurrence {
                 event.recurrence = try rebuilt(RecurrenceText(rule).rule ?? "", until: until, count: count, event, context)
+                event.recurrence = OccurrenceChange.keepingCancelled(from: rule, in: event)
             } else if until != nil || count != nil {
                 throw CLIError.usage("--until and --count need --repeat (the event does not repeat)")
             }
@@ -33,7 +34,10 @@ enum RecurrenceOptions {
             throw CLIError.usage("--repeat '\(repeatText)': expected daily, weekly, monthly, yearly, none or an RRULE like FREQ=WEEKLY;BYDAY=MO"
                                  + Suggestion.hint(for: repeatText, in: Array(named.keys) + ["none"]))
         }
+        let old = event.recurrence
         event.recurrence = try rebuilt(rule, until: until, count: count, event, context)
+        // The cancelled occurrences the new rule still has stay cancelled.
+        if let old { event.recurrence = OccurrenceChange.keepingCancelled(from: old, in: event) }
     }
 
     /// A rule that ends (UNTIL) before its first occurrence would never show the event: refused,

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookStore
 import Foundation
 
 /// Formatting of events as terminal rows, shared by `list`, `show`, `tasks` and `demo`.
@@ -56,6 +57,14 @@ enum Rows {
     static func row(_ occurrence: OccurrenceOf<some EventListing>, _ context: Context) -> String {
         var writer = RowWriter(context)
         return writer.string(occurrence)
+    }
+
+    /// `repeats weekly`, or `repeats FREQ=MONTHLY;BYDAY=1MO` for a rule with more parts: what a
+    /// Future or earlier Past row that stands for its whole series says.
+    static func repeats(_ rule: String) -> String {
+        let first = RecurrenceText(rule).rule ?? "on extra dates"
+        let named = ["FREQ=DAILY": "daily", "FREQ=WEEKLY": "weekly", "FREQ=MONTHLY": "monthly", "FREQ=YEARLY": "yearly"]
+        return "repeats " + (named[first.uppercased()] ?? first)
     }
 
     static func checkbox(_ status: TaskStatus) -> String {
@@ -130,6 +139,10 @@ struct RowWriter {
                 }
                 row.append(contentsOf: Badge.openSuffix.utf8)
             }
+        }
+        if let rule = occurrence.series {
+            if !(event.isComplete || open > 0) { row.append(contentsOf: repeatElement(0x20, count: max(0, 22 - (row.count - before)))) }
+            row.append(contentsOf: ("  " + Rows.repeats(rule)).utf8)
         }
         row.append(0x0A)
     }

@@ -23,6 +23,7 @@ enum ShowCommand: Command {
         if !event.url.isEmpty { out += "  url      " + event.url + "\n" }
         if !event.alerts.isEmpty { out += "  alerts   " + event.alerts.map(\.description).joined(separator: ", ") + " before\n" }
         if let rule = event.recurrence { out += "  repeats  " + rule + "\n" }
+        out += try occurrenceLines(event, store, context)
         if let limit = try store.recurrenceLimit(of: event) {
             out += "  warning  " + limit.message { Rows.when($0, context) } + "\n"
         }
@@ -37,6 +38,29 @@ enum ShowCommand: Command {
         }
         context.out.write(out)
         return ExitCode.ok
+    }
+
+    /// A series' changed occurrences (each override: the instance it replaces, and where it went)
+    /// and cancelled ones; for an override, the occurrence of its series it stands for.
+    static func occurrenceLines(_ event: Event, _ store: any PlannerStore, _ context: Context) throws -> String {
+        let sources = try store.sourceUIDs()
+        if let replaced = OccurrenceChange.replaced(by: event.id, sources: sources) {
+            let series = try replaced.series.flatMap { try store.event(id: $0) }
+            return "  replaces " + Rows.when(replaced.instance, context)
+                + (series.map { " of " + $0.shortID + "  " + TextWidth.clean($0.title) } ?? "") + "\n"
+        }
+        guard event.recurrence != nil else { return "" }
+        var out = ""
+        for changed in OccurrenceChange.overrides(of: event, sources: sources) {
+            guard let made = try store.event(id: changed.id),
+                  let replaced = OccurrenceChange.replaced(by: changed.id, sources: sources) else { continue }
+            out += "  changed  " + Rows.when(replaced.instance, context) + " → " + made.shortID + "  "
+                + Rows.when(made.start, context) + "  " + TextWidth.clean(made.title) + "\n"
+        }
+        for instance in OccurrenceChange.cancelled(event, sources: sources) {
+            out += "  cancelled " + Rows.when(instance, context) + "\n"
+        }
+        return out
     }
 
     /// The zone the times above are shown in; when the event keeps another zone of its own (its

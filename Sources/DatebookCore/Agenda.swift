@@ -5,10 +5,14 @@ public struct OccurrenceOf<Item: EventListing>: Sendable, Hashable {
     public var event: Item
     /// The resolved start instant (all-day events: midnight in the user's zone).
     public var start: Date
+    /// The recurrence rule, when this row stands for its whole series: Future lists each series
+    /// once, at its next occurrence, and Past once, at its last, beyond the last year (`repeats …`).
+    public var series: String?
 
-    public init(event: Item, start: Date) {
+    public init(event: Item, start: Date, series: String? = nil) {
         self.event = event
         self.start = start
+        self.series = series
     }
 
     public init(event: Item, calendar: Calendar) {
@@ -23,7 +27,7 @@ public typealias OccurrenceSummary = OccurrenceOf<EventSummary>
 
 extension OccurrenceOf where Item == Event {
     /// The listing form of this occurrence.
-    public var summary: OccurrenceSummary { OccurrenceSummary(event: EventSummary(event), start: start) }
+    public var summary: OccurrenceSummary { OccurrenceSummary(event: EventSummary(event), start: start, series: series) }
 }
 
 /// The occurrences of one period, sorted by start, with the period's total of open tasks; as

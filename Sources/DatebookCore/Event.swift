@@ -228,3 +228,38 @@ public enum EventID {
         }
     }
 }
+
+extension Event {
+    /// The end as iCalendar's DTEND means it (exclusive): an all-day event's `end` is its last day,
+    /// inclusive (as `show` prints it), and DTEND;VALUE=DATE is the day after; nil when the event
+    /// has no end or ends as it starts (a one-day event, or no length), so no zero-length DTEND is
+    /// written.
+    public var exclusiveEnd: EventStart? {
+        guard let end, end != start else { return nil }
+        if case .allDay(let day) = end { return .allDay(CalendarDate(dayNumber: day.dayNumber + 1)) }
+        return end
+    }
+
+    /// The inclusive `end` of an event starting at `start` from iCalendar's exclusive DTEND: a
+    /// DATE DTEND is the day after the last day; a DATE-TIME DTEND of an all-day event (some
+    /// programs write one) keeps its length, as the day that holds its last second in `zone`; nil
+    /// when nothing is left after the start.
+    public static func inclusiveEnd(_ end: EventStart?, start: EventStart, zone: TimeZone) -> EventStart? {
+        guard let end, end != start else { return nil }
+        guard case .allDay(let first) = start else { return end }
+        let last: Int
+        switch end {
+        case .allDay(let day): last = day.dayNumber - 1
+        case .instant(let date): last = CalendarDate(date.addingTimeInterval(-1), in: zone).dayNumber
+        case .floating(let time): last = CalendarDate(dayNumber: Int((time.wallSeconds - 1).floorDivided(by: 86_400))).dayNumber
+        }
+        return last > first.dayNumber ? .allDay(CalendarDate(dayNumber: last)) : nil
+    }
+}
+
+private extension Int64 {
+    func floorDivided(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return self % divisor < 0 ? quotient - 1 : quotient
+    }
+}

@@ -69,7 +69,7 @@ public enum DigestQuery {
             if let whole { return whole }
             let id = summary.event.id
             if loaded[id] == nil { loaded[id] = try store.event(id: id) }
-            return loaded[id].map { Occurrence(event: $0, start: summary.start) }
+            return loaded[id].map { Occurrence(event: $0, start: summary.start, series: summary.series) }
         }
     }
 }
@@ -78,14 +78,14 @@ public enum DigestQuery {
 ///
 /// Upcoming windows list every occurrence, like `list`. Overdue lists a recurring event once, at
 /// its latest occurrence in the look-back, and only when it has open tasks and does not occur
-/// again within a year: the tasks of a series that goes on belong to its next occurrence, which
-/// is listed with them. Future reaches one year past its start, as in `list`.
+/// again, however far ahead: the tasks of a series that goes on belong to its next occurrence,
+/// which is listed with them. Future lists each series once, at its next occurrence however far
+/// ahead, as in `list` (`SeriesReach`).
 ///
 /// The materialised occurrences (`recurrenceHorizon`, now − 7 days … now + 92 days) are read up
-/// to the start of Future (or the month's end), then Future two weeks at a time while it counts
-/// fewer than `DigestQuery.countCap`. Outside the horizon only what the digest needs is expanded,
-/// event by event: the ones that may be overdue, the month's earlier days until each is marked,
-/// and Future beyond the horizon while still under the cap. On 100k events of which 10k recur
+/// to the start of Future (or the month's end), then each series' next occurrence from Future's
+/// start. Outside the horizon only what the digest needs is expanded, event by event: the ones
+/// that may be overdue and the month's earlier days until each is marked. On 100k events of which 10k recur
 /// weekly (a loaded two-core host, medians) the digest took 3.2 s with everything read for the
 /// whole reach, about 200 ms with the whole horizon read at once, and about 150 ms this way;
 /// `list --period next30` on the same store took 80 ms there. Every occurrence up to Future is
@@ -103,24 +103,21 @@ struct RecurringDigest {
     /// Days (1…31) of the calendar grid's month with an occurrence.
     var monthDays = Set<Int>()
     var week = (events: 0, openTasks: 0)
-    /// Where the first read ended, the horizon's end and the digest's reach: Future goes on from
-    /// the first (`readFuture`).
-    private let readTo: Date, horizonEnd: Date, reach: Date
+    /// Where the first read ended.
+    private let readTo: Date
 
-    /// How far past the start of an open-ended window recurring events are read (as in `list`).
+    /// The read of a store with no `recurrenceHorizon` reaches this far past Future's start.
     static let openEndedReach: TimeInterval = 366 * 86_400
-    /// Future is read in steps of this much, so a busy store stops at the count cap early.
-    static let futureStep: TimeInterval = 14 * 86_400
 
     init(plan: DigestPlan, store: any PlannerStore, calendar: Calendar) throws {
         let monthFirst = plan.month.first.start(in: calendar), monthNext = plan.month.next.start(in: calendar)
         let sevenDays = PeriodBoundaries(now: plan.now, calendar: calendar).sevenDays
         let from = ([monthFirst, plan.now] + plan.windows.compactMap(\.from)).min() ?? plan.now
         let futureFrom = plan.windows.first { $0.to == nil }?.from ?? monthNext
-        reach = max(monthNext, futureFrom.addingTimeInterval(Self.openEndedReach))
+        let reach = max(monthNext, futureFrom.addingTimeInterval(Self.openEndedReach))
         let horizon = store.recurrenceHorizon ?? DateInterval(start: from, end: reach)
         let readFrom = max(from, horizon.start)
-        horizonEnd = max(horizon.end, readFrom)
+        let horizonEnd = max(horizon.end, readFrom)
         readTo = min(max(futureFrom, monthNext), horizonEnd)
         var overdue: [String: OccurrenceSummary] = [:]
         var goesOn = Set<String>()
@@ -134,7 +131,8 @@ struct RecurringDigest {
                     week.openTasks += occurrence.event.badge
                 }
             }
-            guard let window = Self.window(of: start, in: plan) else { return }
+            // Future lists each series once, at its next occurrence (`readFuture`).
+            guard let window = Self.window(of: start, in: plan), window.to != nil else { return }
             if window.onlyOpen {
                 if occurrence.event.badge > 0 { overdue[occurrence.event.id] = occurrence }
             } else {
@@ -149,13 +147,11 @@ struct RecurringDigest {
             if let last = starts.last { overdue[event.id] = OccurrenceSummary(event: event, start: last) }
             return true
         }
-        // The few that did not occur in the first read may still occur later in the year.
+        // The few that did not occur in the first read may still occur later, however far ahead.
         let candidates = Set(overdue.keys).subtracting(goesOn)
         if !candidates.isEmpty {
-            try store.expandRecurringEvents(from: max(readTo, plan.now), to: plan.now.addingTimeInterval(Self.openEndedReach),
-                                            calendar: calendar, include: { candidates.contains($0.id) }) { event, starts in
-                if !starts.isEmpty { goesOn.insert(event.id) }
-                return true
+            try store.forEachRecurringOccurrence(from: max(readTo, plan.now), to: nil, calendar: calendar) { occurrence in
+                if candidates.contains(occurrence.event.id) { goesOn.insert(occurrence.event.id) }
             }
         }
         for occurrence in overdue.values.sorted(by: OccurrenceSummary.chronological) where !goesOn.contains(occurrence.event.id) {
@@ -190,17 +186,11 @@ struct RecurringDigest {
         monthDays = marked
     }
 
-    /// Future after the first read: the materialised occurrences two weeks at a time, then
-    /// beyond the horizon (expanded), each step only while Future holds fewer than `cap`
-    /// occurrences (`singles` of them single events); past that the digest shows `500+` anyway.
+    /// Future: each series once, at its next occurrence however far ahead (as in `list`), each with
+    /// its rule (`OccurrenceOf.series`).
     mutating func readFuture(_ window: DigestPlan.Window, singles: Int, cap: Int, store: any PlannerStore, calendar: Calendar) throws {
-        var start = max(readTo, window.from ?? readTo)
-        while start < reach, singles + (windows[window.kind]?.count ?? 0) < cap {
-            let end = start < horizonEnd ? min(start.addingTimeInterval(Self.futureStep), horizonEnd) : reach
-            try store.forEachRecurringOccurrence(from: start, to: end, calendar: calendar) { occurrence in
-                add(occurrence, to: window)
-            }
-            start = end
+        try store.forEachRecurringOccurrence(from: window.from ?? readTo, to: nil, calendar: calendar) { occurrence in
+            add(occurrence, to: window)
         }
     }
 

@@ -42,12 +42,20 @@ public struct ICSExport {
     private let uids: [String: String]
     /// Zones written with TZID (the others are written as UTC).
     private var zones: [String: TimeZone] = [:]
+    /// UID → the RECURRENCE-IDs of its overrides held as events of their own (`UID#RECURRENCE-ID`).
+    private let overrides: [String: [ICalDateValue]]
 
     /// `zones`: the zones of the timed events to come (in any order, repeats allowed); each gets
     /// a VTIMEZONE.
     public init(zones: some Sequence<String>, uids: [String: String], dtstamp: Date) {
         for name in zones where name != "UTC" { self.zones[name] = TimeZone(identifier: name) }
         self.uids = uids
+        var overrides: [String: [ICalDateValue]] = [:]
+        for stored in uids.values where stored.contains("#") {
+            let source = PlannerICS.source(stored)
+            if let recurrenceID = source.recurrenceID { overrides[source.uid, default: []].append(recurrenceID) }
+        }
+        self.overrides = overrides
         writer = ICalStreamWriter(prodID: "-//datebook//datebook//EN", dtstamp: dtstamp, zones: self.zones.keys.sorted())
     }
 
@@ -55,12 +63,13 @@ public struct ICSExport {
         let source = uids[event.id].map(PlannerICS.source)
         let uid = source?.uid ?? event.id + PlannerICS.uidSuffix
         let text = event.recurrence.map(RecurrenceText.init)
+        let instance = source?.recurrenceID.map { instanceID(of: event, $0) }
         var item = ICalEvent(
             uid: uid, summary: event.title, description: event.notes.isEmpty ? nil : event.notes,
             location: event.location.isEmpty ? nil : event.location, url: event.url.isEmpty ? nil : event.url,
-            start: value(event.start, zone: event.timeZone), end: event.end.map { value($0, zone: event.timeZone) },
-            rrule: text?.rule, rdates: text?.rdates ?? [], exdates: text?.exdates ?? [], exrules: text?.exrules ?? [],
-            recurrenceID: source?.recurrenceID, alarms: event.alerts.map { $0.days * 86_400 + $0.seconds },
+            start: value(event.start, zone: event.timeZone), end: event.exclusiveEnd.map { endValue($0, zone: event.timeZone) },
+            rrule: text?.rule, rdates: text?.rdates ?? [], exdates: exdates(of: event, uid: uid, text?.exdates ?? []),
+            exrules: text?.exrules ?? [], recurrenceID: instance, alarms: event.alerts.map { $0.days * 86_400 + $0.seconds },
             color: event.color.cssName, symbol: event.symbol.rawValue,
             timeZoneName: zoneGoesApart(event) ? event.timeZone : nil)
         // An instance that recurs took over the rest of its series (RANGE=THISANDFUTURE on import).
@@ -74,11 +83,36 @@ public struct ICSExport {
 
     public mutating func end() { writer.end() }
 
+    /// A master's EXDATEs without the instances its overrides replace: the store keeps such an
+    /// instance excluded from the series (the override is its own event), but an EXDATE at an
+    /// override's RECURRENCE-ID makes other programs drop the moved occurrence (RFC 5545 §3.8.5.1
+    /// excludes the instance the override stands for).
+    private func exdates(of event: Event, uid: String, _ exdates: [ICalDateValue]) -> [ICalDateValue] {
+        guard uids[event.id].map(PlannerICS.source)?.recurrenceID == nil, let replaced = overrides[uid], !exdates.isEmpty
+        else { return exdates }
+        let keys = Set(replaced.map { RecurrenceText.format(instanceID(of: event, $0)) })
+        return exdates.filter { !keys.contains(RecurrenceText.format($0)) }
+    }
+
+    /// An override's RECURRENCE-ID as its series names its instances: the date, for an all-day
+    /// event (a timed value from Outlook or an older export would match no instance of a DATE series).
+    private func instanceID(of event: Event, _ value: ICalDateValue) -> ICalDateValue {
+        guard event.start.isAllDay, !value.isAllDay else { return value }
+        return PlannerICS.instanceDay(value, of: event, fallback: TimeZone(identifier: "UTC") ?? .current)
+    }
+
     /// Bytes written and not yet taken.
     public var pending: Int { writer.pending }
 
     /// The text written since the last `take()`, as UTF-8.
     public mutating func take() -> [UInt8] { writer.take() }
+
+    /// DTEND: an exclusive end past the last representable day (an all-day event ending on
+    /// 3000-12-31) is written as that day's last second, which the import reads as the same last day.
+    private func endValue(_ end: EventStart, zone: String) -> ICalDateValue {
+        if case .allDay(let day) = end, day.year > RepresentableDates.years.upperBound { return .utc(RepresentableDates.latest) }
+        return value(end, zone: zone)
+    }
 
     private func value(_ start: EventStart, zone: String) -> ICalDateValue {
         switch start {

@@ -296,13 +296,17 @@ public enum PlannerICS {
             events.reserveCapacity(part.events.count)
             components.reserveCapacity(part.events.count)
             for item in part.events {
-                var component = Component(uid: item.uid, recurrenceID: item.recurrenceID, line: item.sourceLine,
+                // An all-day override names its instance by date: a timed RECURRENCE-ID (Outlook's midnight in
+                // its own zone) is read as that day, so the override keeps its id when exported (as a DATE).
+                let recurrenceID = item.start.isAllDay ? item.recurrenceID.map { $0.isAllDay ? $0 : $0.day(fallback: timeZone) }
+                    : item.recurrenceID
+                var component = Component(uid: item.uid, recurrenceID: recurrenceID, line: item.sourceLine,
                                           sequence: item.sequence, thisAndFuture: item.thisAndFuture)
                 component.givesSymbol = item.symbol.flatMap(Symbol.init(rawValue:)) != nil
                 component.givesColor = item.color.flatMap(EventColor.init(cssName:)) != nil
                 if item.isCancelled {
                     events.append(nil)
-                } else if let recurrenceID = item.recurrenceID {
+                } else if let recurrenceID {
                     var event = makeEvent(item, id: eventID(uid: item.uid + "#" + RecurrenceText.format(recurrenceID), options: options),
                                           options: options)
                     // A THISANDFUTURE override with a rule of its own (datebook's export) keeps it.
@@ -425,17 +429,30 @@ public enum PlannerICS {
         if item.rrule != nil || !item.rdates.isEmpty {
             recurrence = RecurrenceText(rule: item.rrule, rdates: item.rdates, exdates: item.exdates, exrules: item.exrules).text
         }
+        let start = eventStart(item.start, options.timeZone)
         let alerts = item.alarms.filter { $0 >= 0 }.map { seconds in
             seconds > 0 && seconds % 86_400 == 0 ? LeadTime(days: seconds / 86_400) : LeadTime(seconds: seconds)
         }
         return Event(
             id: id, title: item.summary.flatMap { $0.isEmpty ? nil : $0 } ?? "(no title)",
-            start: eventStart(item.start, options.timeZone), end: item.end.map { eventStart($0, options.timeZone) },
+            start: start, end: Event.inclusiveEnd(dayEnd(of: item, options.timeZone).map { eventStart($0, options.timeZone) },
+                                                  start: start, zone: TimeZone(identifier: zone) ?? options.timeZone),
             timeZone: zone,
             symbol: item.symbol.flatMap(Symbol.init(rawValue:)) ?? symbols[abs(seed % symbols.count)],
             color: item.color.flatMap(EventColor.init(cssName:)) ?? colors[abs(seed / 7 % colors.count)],
             notes: item.description ?? "", location: item.location ?? "", url: item.url ?? "",
             tasks: [], alerts: alerts, recurrence: recurrence)
+    }
+
+    /// The DTEND of `item`; for a DATE start with a DATE-TIME end (some programs write one), the
+    /// exclusive date that end means as written: its own date at midnight, else the day after, so
+    /// a three-week leave stays three weeks whatever zone reads it.
+    static func dayEnd(of item: ICalEvent, _ zone: TimeZone) -> ICalDateValue? {
+        guard let end = item.end, item.start.isAllDay, !end.isAllDay, case let .date(year, month, day) = end.day(fallback: zone)
+        else { return item.end }
+        let endsAtMidnight = end.resolve(in: zone) == ICalDateValue.date(year: year, month: month, day: day).resolve(in: end.timeZone(fallback: zone))
+        let date = CalendarDate(dayNumber: CalendarDate(year: year, month: month, day: day).dayNumber + (endsAtMidnight ? 0 : 1))
+        return .date(year: date.year, month: date.month, day: date.day)
     }
 
     /// A floating time stays one (RFC 5545 §3.3.5: read in the viewer's zone); X-WR-TIMEZONE's

@@ -47,7 +47,9 @@ public protocol PlannerStore: AnyObject {
     func totals(from: Date?, to: Date?, calendar: Calendar, onlyOpen: Bool, singleOnly: Bool, cap: Int) throws -> WindowTotals
     func hasOccurrence(from: Date?, to: Date?, calendar: Calendar, singleOnly: Bool) throws -> Bool
     func hasRecurringEvents() throws -> Bool
-    func forEachRecurringOccurrence(from: Date, to: Date, calendar: Calendar, _ body: (OccurrenceSummary) throws -> Void) throws
+    /// Recurring occurrences in `[from, to)`, chronological; with no `to`, each series once at its first
+    /// occurrence at or after `from`, however far (`SeriesReach`).
+    func forEachRecurringOccurrence(from: Date, to: Date?, calendar: Calendar, _ body: (OccurrenceSummary) throws -> Void) throws
     func expandRecurringEvents(from: Date, to: Date, calendar: Calendar, onlyOpen: Bool,
                                include: (EventSummary) -> Bool, _ body: (EventSummary, [Date]) throws -> Bool) throws
     @discardableResult func extendRecurrenceHorizon() throws -> Int

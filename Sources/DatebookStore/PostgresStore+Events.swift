@@ -150,9 +150,9 @@ extension PostgresStore {
                 if Self.starts(occurrence.start, from: from, to: to) { found.append(occurrence) }
                 continue
             }
-            for start in Self.starts(of: summary.start, timeZone: row.text(SummaryColumn.after(0)), recurrence: recurrence,
-                                     window: window, from: from, to: to, calendar: calendar) {
-                found.append(OccurrenceSummary(event: summary, start: start))
+            for (start, series) in Self.listed(summary.start, timeZone: row.text(SummaryColumn.after(0)), recurrence: recurrence,
+                                               window: window, from: from, to: to, calendar: calendar) {
+                found.append(OccurrenceSummary(event: summary, start: start, series: series))
             }
         }
         try found.sorted(by: OccurrenceOf.chronological).forEach(body)
@@ -168,8 +168,8 @@ extension PostgresStore {
             let occurrence = OccurrenceOf(event: event, calendar: calendar)
             if Self.starts(occurrence.start, from: from, to: to) { found.append(occurrence) }
         }
-        try expandRecurring(from: from, to: to, calendar: calendar) { event, start in
-            found.append(OccurrenceOf(event: Item(listing: event), start: start))
+        try expandRecurring(from: from, to: to, calendar: calendar) { event, start, series in
+            found.append(OccurrenceOf(event: Item(listing: event), start: start, series: series))
         }
         return found.sorted(by: OccurrenceOf.chronological)
     }
@@ -212,15 +212,33 @@ extension PostgresStore {
             .filter { Self.starts($0, from: from, to: to) }
     }
 
-    /// Every occurrence of a recurring event starting in `[from, to)`, unsorted.
+    /// What a recurring event contributes to a listing of `[from, to)` (see `SeriesReach`): every
+    /// start in a bounded window; with an open end its next start; with an open start every start of
+    /// the reach before `to`, or its last before that. A start listed for its series carries the rule.
+    static func listed(_ start: EventStart, timeZone: String, recurrence: String, window: Range<Int64>,
+                       from: Date?, to: Date?, calendar: Calendar) -> [(start: Date, series: String?)] {
+        if let once = SeriesReach.once(start: start, timeZone: timeZone, recurrence: recurrence, from: from, to: to, calendar: calendar) {
+            return [(once, recurrence)]
+        }
+        if from != nil, to == nil { return [] }
+        let starts = Self.starts(of: start, timeZone: timeZone, recurrence: recurrence, window: window,
+                                 from: from, to: to, calendar: calendar)
+        guard starts.isEmpty, from == nil, let to else { return starts.map { ($0, nil) } }
+        let earlier = min(Date(timeIntervalSince1970: TimeInterval(window.lowerBound)), to)
+        return SeriesReach.last(start: start, timeZone: timeZone, recurrence: recurrence, before: earlier, calendar: calendar)
+            .map { [($0, recurrence)] } ?? []
+    }
+
+    /// Every occurrence of a recurring event starting in `[from, to)` (an open bound as `listed`
+    /// reads it), unsorted: the event, the start, and the rule when the start stands for its series.
     func expandRecurring(from: Date?, to: Date?, calendar: Calendar, onlyOpen: Bool = false,
-                         _ body: (Event, Date) throws -> Void) throws {
+                         _ body: (Event, Date, String?) throws -> Void) throws {
         let window = Self.expansionWindow(from: from, to: to)
         try stream(where: "e.recurrence IS NOT NULL" + (onlyOpen ? " AND e.open_count > 0" : ""), [], order: "e.id") { event in
             guard let recurrence = event.recurrence else { return }
-            for start in Self.starts(of: event.start, timeZone: event.timeZone, recurrence: recurrence, window: window,
-                                     from: from, to: to, calendar: calendar) {
-                try body(event, start)
+            for (start, series) in Self.listed(event.start, timeZone: event.timeZone, recurrence: recurrence, window: window,
+                                               from: from, to: to, calendar: calendar) {
+                try body(event, start, series)
             }
         }
     }
@@ -233,11 +251,11 @@ extension PostgresStore {
         try query("SELECT EXISTS (SELECT 1 FROM events WHERE recurrence IS NOT NULL)").text(0, 0) == "t"
     }
 
-    public func forEachRecurringOccurrence(from: Date, to: Date, calendar: Calendar,
+    public func forEachRecurringOccurrence(from: Date, to: Date?, calendar: Calendar,
                                            _ body: (OccurrenceSummary) throws -> Void) throws {
         var found: [OccurrenceSummary] = []
-        try expandRecurring(from: from, to: to, calendar: calendar) { event, start in
-            found.append(OccurrenceSummary(event: EventSummary(event), start: start))
+        try expandRecurring(from: from, to: to, calendar: calendar) { event, start, series in
+            found.append(OccurrenceSummary(event: EventSummary(event), start: start, series: series))
         }
         try found.sorted(by: OccurrenceOf.chronological).forEach(body)
     }
@@ -253,7 +271,7 @@ extension PostgresStore {
             index[event.id] = events.count
             events.append((summary, []))
         }
-        try expandRecurring(from: from, to: to, calendar: calendar, onlyOpen: onlyOpen) { event, start in
+        try expandRecurring(from: from, to: to, calendar: calendar, onlyOpen: onlyOpen) { event, start, _ in
             if let slot = index[event.id] { events[slot].1.append(start) }
         }
         for (summary, starts) in events { guard try body(summary, starts.sorted()) else { return } }

@@ -17,11 +17,24 @@ public enum AgendaJSON {
         "unknown period '\(name)'" + Suggestion.hint(for: name, in: periodNames) + "; expected " + JSONReader.orList(periodNames)
     }
 
+    /// `{"series": ID, "replaces": START}` for an occurrence changed on its own (`null` otherwise):
+    /// the id of its series (`null` when the store does not hold it) and the instance it replaces.
+    static func override(of event: Event, timeZone: TimeZone, sources: [String: String]) -> String {
+        guard let replaced = OccurrenceChange.replaced(by: event.id, sources: sources) else { return "null" }
+        let instance: String
+        switch replaced.instance {
+        case .instant(let date): instance = ISOInstant.format(date, in: timeZone)
+        case .allDay(let day): instance = day.description
+        case .floating(let time): instance = time.date.description + "T" + String(format: "%02d:%02d:%02d", time.hour, time.minute, time.second)
+        }
+        return "{\"series\": \(replaced.series.map(JSONText.quote) ?? "null"), \"replaces\": \(JSONText.quote(instance))}"
+    }
+
     /// A quoted string, or `null` when it is empty.
     static func optional(_ text: String) -> String { text.isEmpty ? "null" : JSONText.quote(text) }
 
     /// One occurrence: its event's fields with the occurrence's `start` in `timeZone`'s offset.
-    public static func occurrence(_ occurrence: Occurrence, timeZone: TimeZone) -> String {
+    public static func occurrence(_ occurrence: Occurrence, timeZone: TimeZone, sources: [String: String] = [:]) -> String {
         let event = occurrence.event
         let tasks = event.tasks.map { "{\"id\": \(JSONText.quote($0.id)), \"text\": \(JSONText.quote($0.text)), \"status\": \"\($0.status.rawValue)\"}" }
         return "{\"id\": \(JSONText.quote(event.id)), \"title\": \(JSONText.quote(event.title)), "
@@ -29,7 +42,10 @@ public enum AgendaJSON {
             + "\"allDay\": \(event.start.isAllDay), \"floating\": \(event.start.isFloating), \"symbol\": \(JSONText.quote(event.symbol.rawValue)), "
             + "\"emoji\": \(JSONText.quote(event.symbol.emoji)), \"color\": \(JSONText.quote(event.color.rawValue)), "
             + "\"location\": \(optional(event.location)), \"url\": \(optional(event.url)), "
-            + "\"badge\": \(event.badge), \"complete\": \(event.isComplete), \"tasks\": [" + tasks.joined(separator: ", ") + "]}"
+            + "\"badge\": \(event.badge), \"complete\": \(event.isComplete), "
+            + "\"repeats\": \(event.recurrence.map { JSONText.quote(RecurrenceText($0).rule ?? "") } ?? "null"), "
+            + "\"forSeries\": \(occurrence.series != nil), \"override\": \(override(of: event, timeZone: timeZone, sources: sources)), "
+            + "\"tasks\": [" + tasks.joined(separator: ", ") + "]}"
     }
 }
 
@@ -40,6 +56,7 @@ extension PlannerStore {
         write("{\n  \"now\": \(JSONText.quote(ISOInstant.format(now, in: calendar.timeZone))),\n"
               + "  \"timeZone\": \(JSONText.quote(calendar.timeZone.identifier)),\n  \"periods\": [")
         var firstPeriod = true
+        let sources = try sourceUIDs()
         for period in periods {
             let range = boundaries.range(of: period)
             var first = true
@@ -52,7 +69,7 @@ extension PlannerStore {
                     write(",\n")
                 }
                 first = false
-                write("      " + AgendaJSON.occurrence(occurrence, timeZone: calendar.timeZone))
+                write("      " + AgendaJSON.occurrence(occurrence, timeZone: calendar.timeZone, sources: sources))
             }
         }
         write(firstPeriod ? "]\n}\n" : "\n    ]}\n  ]\n}\n")

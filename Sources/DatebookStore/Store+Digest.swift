@@ -106,7 +106,7 @@ extension Store {
     /// summaries (task counts, no tasks; `event(id:)` loads one whole), the way `list` reads them.
     /// Inside `recurrenceHorizon` this reads the materialised occurrences; outside it every
     /// recurring event is expanded, which on 10k weekly events costs seconds.
-    public func forEachRecurringOccurrence(from: Date, to: Date, calendar: Calendar,
+    public func forEachRecurringOccurrence(from: Date, to: Date?, calendar: Calendar,
                                            _ body: (OccurrenceSummary) throws -> Void) throws {
         let sorted = try recurringSummaries(from: from, to: to, calendar: calendar)
         for position in 0..<sorted.count { try body(sorted[position]) }

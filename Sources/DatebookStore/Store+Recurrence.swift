@@ -9,10 +9,11 @@ import Foundation
 /// materialised rows with one indexed range query, and expands on the fly (bounded by
 /// `RecurrenceExpander.cap` per event) only for events whose span does not cover the window
 /// asked for. Non-recurring events keep their own fast path in `forEachOccurrence`; the two
-/// streams are merged in chronological order. An open-ended window (`list` of all periods) shows
-/// recurring occurrences up to `openEndedReach` beyond its bound.
+/// streams are merged in chronological order. An open-ended window lists each series once beyond
+/// the near periods (`SeriesReach`): Future at its next occurrence, Past, beyond `openEndedReach`,
+/// at its last.
 extension Store {
-    /// How far past a missing window bound recurring events are expanded (one year).
+    /// How far before a missing start bound (Past) every occurrence of a series is listed (one year).
     static let openEndedReach: Int64 = 366 * 86_400
 
     /// Default materialisation window when no horizon is set: the first 92 days from the start.
@@ -118,30 +119,63 @@ extension Store {
     private func sortedRecurring<Item: StoredListing>(
         from: Date?, to: Date?, calendar: Calendar, materialised: (Int64, Int64) throws -> RecurringFound<Item>
     ) throws -> SortedOccurrences<Item> {
+        // Future: each series once, at its first occurrence however far (`SeriesReach`).
+        if let from, to == nil {
+            var found = RecurringFound<Item>()
+            var once: [(start: Date, index: Int)] = []
+            try stream(where: "e.recurrence IS NOT NULL", [], order: "e.id") { event in
+                guard let rule = event.recurrence,
+                      let start = SeriesReach.first(start: event.start, timeZone: event.timeZone, recurrence: rule,
+                                                    atOrAfter: from, calendar: calendar) else { return }
+                let index = found.remember(Item(listing: event))
+                found.rules[index] = rule
+                once.append((start, index))
+            }
+            return Self.sorted(found, once)
+        }
         let fromKey = from.map { Int64($0.timeIntervalSince1970.rounded(.down)) - Self.allDayLatest }
         let toKey = to.map { Int64($0.timeIntervalSince1970.rounded(.up)) + Self.allDayEarliest }
         let lower = fromKey ?? toKey.map { $0 - Self.openEndedReach } ?? Int64.min
         let upper = toKey ?? fromKey.map { $0 + Self.openEndedReach } ?? Int64.max
         var found = try materialised(lower, upper)
         try expandUncovered(into: &found, lower, upper)
-        let list = found.events
-        // Sort light (start, event index) pairs; occurrences are built one at a time as they are
-        // emitted: sorting or collecting Occurrence values copies whole events around.
         var starts: [(start: Date, index: Int)] = []
         starts.reserveCapacity(found.keys.count)
         for (index, key) in found.keys {
-            let start = Self.start(key: key, like: list[index].start).resolved(in: calendar)
+            let start = Self.start(key: key, like: found.events[index].start).resolved(in: calendar)
             if let from, start < from { continue }
             if let to, start >= to { continue }
             starts.append((start, index))
         }
+        // Past: a series with no occurrence in the last year shows its last one, however long ago.
+        if from == nil, let to {
+            let earlier = Date(timeIntervalSince1970: TimeInterval(lower))
+            let listed = Set(starts.map { found.events[$0.index].id })
+            try stream(where: "e.recurrence IS NOT NULL", [], order: "e.id") { event in
+                guard !listed.contains(event.id), let rule = event.recurrence,
+                      let start = SeriesReach.last(start: event.start, timeZone: event.timeZone, recurrence: rule,
+                                                   before: min(earlier, to), calendar: calendar) else { return }
+                let index = found.remember(Item(listing: event))
+                found.rules[index] = rule
+                starts.append((start, index))
+            }
+        }
+        return Self.sorted(found, starts)
+    }
+
+    /// Sorts light (start, event index) pairs; occurrences are built one at a time as they are
+    /// emitted: sorting or collecting Occurrence values copies whole events around.
+    private static func sorted<Item: StoredListing>(_ found: RecurringFound<Item>, _ starts: [(start: Date, index: Int)])
+        -> SortedOccurrences<Item> {
+        let list = found.events
+        var starts = starts
         starts.sort { a, b in
             if a.start != b.start { return a.start < b.start }
             if a.index == b.index { return false }
             let x = list[a.index], y = list[b.index]
             return x.title != y.title ? x.title < y.title : x.id < y.id
         }
-        return SortedOccurrences(events: list, starts: starts)
+        return SortedOccurrences(events: list, starts: starts, rules: found.rules)
     }
 
     /// Fully loaded recurring events with materialised occurrences in `[lower, upper)`, and the
@@ -254,6 +288,8 @@ private struct RecurringFound<Item: EventListing> {
     /// id → index in `events`; filled only where lookups by id are needed.
     var slot: [String: Int] = [:]
     var uncovered: [(id: String, from: Int64, to: Int64)] = []
+    /// Rules of the events listed once for their whole series, by index.
+    var rules: [Int: String] = [:]
 
     @discardableResult
     mutating func remember(_ event: Item) -> Int {
@@ -290,11 +326,14 @@ struct OccurrenceRows {
 struct SortedOccurrences<Item: EventListing> {
     let events: [Item]
     let starts: [(start: Date, index: Int)]
+    /// The rule of each event listed once for its whole series (`SeriesReach`), by index.
+    var rules: [Int: String] = [:]
 
     var count: Int { starts.count }
 
     subscript(position: Int) -> OccurrenceOf<Item> {
-        OccurrenceOf(event: events[starts[position].index], start: starts[position].start)
+        let index = starts[position].index
+        return OccurrenceOf(event: events[index], start: starts[position].start, series: rules[index])
     }
 }
 

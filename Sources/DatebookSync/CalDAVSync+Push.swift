@@ -185,8 +185,9 @@ extension CalDAVSync {
         var changes: [ICalPatch.Change] = []
         if current.title != base.title { changes.append(.init("SUMMARY", ICalPatch.textLine("SUMMARY", current.title))) }
         if current.start != base.start { changes.append(.init("DTSTART", ICalPatch.dateLine("DTSTART", current.start))) }
-        if current.end != base.end {
-            changes.append(.init("DTEND", current.end.map { ICalPatch.dateLine("DTEND", $0) }))
+        if current.exclusiveEnd != base.exclusiveEnd {
+            // iCalendar's DTEND is exclusive: an all-day event's last day is written as the day after.
+            changes.append(.init("DTEND", current.exclusiveEnd.map { ICalPatch.dateLine("DTEND", $0) }))
             changes.append(.init("DURATION", nil))
         }
         if current.notes != base.notes {

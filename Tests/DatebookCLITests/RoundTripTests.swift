@@ -35,7 +35,7 @@ struct RoundTripTests {
     }
 
     /// Exports `original` in each format, imports that into an empty store, and compares both
-    /// stores' exports in both formats.
+    /// stores' exports in both formats and their occurrences (`list --json`) in UTC and New York.
     /// Each warning from `UID …` on, so the same warning about the original file and about its
     /// backup compare equal (a truncated rule is truncated again in the backup, and says so).
     static func warnings(_ err: String) -> Set<String> {
@@ -53,6 +53,15 @@ struct RoundTripTests {
             #expect(Self.warnings(restored.err).subtracting(warned).isEmpty && (restored.err.isEmpty || !warned.isEmpty),
                     "\(name) via \(format): the backup gives warnings the original did not: \(restored.err)")
             #expect(copy.run(["export"]).out == planner, "\(name) via \(format): the planner changed")
+            // The same occurrences, not only the same fields, wherever they are read (through iCalendar,
+            // which keeps which occurrence an override replaces; planner JSON does not).
+            for zone in ["UTC", "America/New_York"] where format == "ics" {
+                var before = original, after = copy
+                before.tz = zone
+                after.tz = zone
+                #expect(after.run(["list", "--json"]).out == before.run(["list", "--json"]).out,
+                        "\(name) via \(format): the occurrences in \(zone) changed")
+            }
             if format == "ics" {
                 #expect(copy.run(["export", "--format", "ics"]).out == (try String(contentsOfFile: file, encoding: .utf8)),
                         "\(name): the iCalendar export of the restored planner differs")

@@ -1,0 +1,149 @@
+@testable import DatebookCLI
+import DatebookTestSupport
+import Foundation
+import Testing
+
+/// What datebook writes, read back by an independent reader (issue 26): Python's `icalendar` and
+/// `recurring-ical-events` expand the exported file, occurrence by occurrence.
+struct ExportPeerTests {
+    static let peerReady = TestPython.imports(["icalendar", "recurring_ical_events"])
+
+    /// "SUMMARY\tSTART\tEND" lines of `file` as the peer expands it in `[from, to)`.
+    static func peer(_ file: String, from: String, to: String, zone: String = "UTC") throws -> [String] {
+        let python = try #require(TestPython.executable)
+        let script = cliFixtures.appendingPathComponent("ics-occurrences.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script, file, from, to, zone]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let error = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(String(decoding: error, as: UTF8.self))")
+        return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    /// Writes `text` into the sandbox as `name` and returns its path.
+    static func write(_ text: String, _ name: String, in sandbox: Sandbox) throws -> String {
+        let path = sandbox.home + "/" + name
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static func export(_ sandbox: Sandbox) throws -> String {
+        let path = sandbox.home + "/export.ics"
+        let run = sandbox.run(["export", "--format", "ics", "-o", path])
+        #expect(run.code == 0, "\(run.err)")
+        return path
+    }
+
+    static let movedStandup = """
+        BEGIN:VCALENDAR\r
+        VERSION:2.0\r
+        PRODID:-//test//test//EN\r
+        BEGIN:VEVENT\r
+        UID:standup-1\r
+        DTSTAMP:20261101T000000Z\r
+        DTSTART;TZID=Europe/Berlin:20261201T093000\r
+        DTEND;TZID=Europe/Berlin:20261201T094500\r
+        RRULE:FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR\r
+        SUMMARY:Standup\r
+        END:VEVENT\r
+        BEGIN:VEVENT\r
+        UID:standup-1\r
+        DTSTAMP:20261101T000000Z\r
+        RECURRENCE-ID;TZID=Europe/Berlin:20261210T093000\r
+        DTSTART;TZID=Europe/Berlin:20261210T140000\r
+        DTEND;TZID=Europe/Berlin:20261210T141500\r
+        SUMMARY:Standup (moved)\r
+        END:VEVENT\r
+        END:VCALENDAR\r
+
+        """
+
+    @Test(.enabled(if: peerReady)) func aMovedOccurrenceIsWrittenAsAnOverrideOnly() throws {
+        let sandbox = Sandbox()
+        defer { try? FileManager.default.removeItem(atPath: sandbox.home) }
+        let source = try Self.write(Self.movedStandup, "standup.ics", in: sandbox)
+        #expect(sandbox.run(["import", source]).code == 0)
+        let exported = try Self.export(sandbox)
+        let window = ("2026-11-30T00:00:00Z", "2027-01-29T00:00:00Z")
+        let theirs = try Self.peer(exported, from: window.0, to: window.1)
+        #expect(theirs == (try Self.peer(source, from: window.0, to: window.1)))
+        // 43 weekdays from Dec 1 to Jan 28, the moved one among them at its new time.
+        #expect(theirs.count == 43, "\(theirs)")
+        #expect(theirs.contains("Standup (moved)\tT:1796907600\tT:1796908500"), "\(theirs)")
+        #expect(!(try String(contentsOfFile: exported, encoding: .utf8)).contains("EXDATE"))
+    }
+
+    @Test(.enabled(if: peerReady)) func anAllDayEndIsTheLastDayInsideAndTheDayAfterInICalendar() throws {
+        let sandbox = Sandbox()
+        defer { try? FileManager.default.removeItem(atPath: sandbox.home) }
+        #expect(sandbox.run(["add", "Holidays", "--at", "2026-12-24", "--end", "2026-12-26"]).code == 0)
+        #expect(sandbox.run(["add", "One day", "--at", "2026-12-28", "--end", "2026-12-28"]).code == 0)
+        #expect(sandbox.run(["add", "No length", "--at", "2026-12-29 10:00", "--end", "2026-12-29 10:00"]).code == 0)
+        #expect(sandbox.run(["show", "Holidays"]).out.contains("Thu 2026-12-24 all day – Sat 2026-12-26 all day"))
+        let exported = try Self.export(sandbox)
+        let text = try String(contentsOfFile: exported, encoding: .utf8)
+        #expect(text.contains("DTEND;VALUE=DATE:20261227\r\n"), "\(text)")
+        #expect(!text.contains("DTEND;VALUE=DATE:20261228") && !text.contains("DTEND;VALUE=DATE:20261229"), "\(text)")
+        #expect(!text.contains("DTEND:20261229T090000Z") && !text.contains("DTEND;TZID=Europe/Berlin:20261229T100000"), "\(text)")
+        let theirs = try Self.peer(exported, from: "2026-12-01T00:00:00Z", to: "2027-01-01T00:00:00Z")
+        #expect(theirs.contains("Holidays\tD:2026-12-24\tD:2026-12-27"), "\(theirs)")
+        #expect(theirs.contains { $0.hasPrefix("One day\tD:2026-12-28\t") && !$0.contains("D:2026-12-28\tD:2026-12-28") }, "\(theirs)")
+        // Imported back: the same last day.
+        let again = Sandbox()
+        defer { try? FileManager.default.removeItem(atPath: again.home) }
+        #expect(again.run(["import", exported]).code == 0)
+        #expect(again.run(["show", "Holidays"]).out.contains("Thu 2026-12-24 all day – Sat 2026-12-26 all day"))
+        #expect(!again.run(["show", "One day"]).out.contains(" – "))
+    }
+
+    @Test func aDateStartWithATimedEndKeepsItsLength() throws {
+        let sandbox = Sandbox()
+        defer { try? FileManager.default.removeItem(atPath: sandbox.home) }
+        let file = try Self.write("""
+            BEGIN:VCALENDAR\r
+            VERSION:2.0\r
+            PRODID:-//test//test//EN\r
+            BEGIN:VEVENT\r
+            UID:leave-1\r
+            DTSTAMP:20261101T000000Z\r
+            DTSTART;VALUE=DATE:20270701\r
+            DTEND:20270722T000000Z\r
+            SUMMARY:Parental leave\r
+            END:VEVENT\r
+            BEGIN:VEVENT\r
+            UID:fair-1\r
+            DTSTAMP:20261101T000000Z\r
+            DTSTART;VALUE=DATE:20270801\r
+            DTEND;VALUE=DATE:20270804\r
+            SUMMARY:Fair\r
+            END:VEVENT\r
+            END:VCALENDAR\r
+
+            """, "leave.ics", in: sandbox)
+        #expect(sandbox.run(["import", file]).code == 0)
+        #expect(sandbox.run(["show", "Parental leave"]).out.contains("Thu 2027-07-01 all day – Wed 2027-07-21 all day"))
+        #expect(sandbox.run(["show", "Fair"]).out.contains("Sun 2027-08-01 all day – Tue 2027-08-03 all day"))
+        #expect((try String(contentsOfFile: Self.export(sandbox), encoding: .utf8)).contains("DTEND;VALUE=DATE:20270722\r\n"))
+    }
+
+    @Test(.enabled(if: peerReady), arguments: [("2028-01-01T00:00:00Z", "2029-01-01T00:00:00Z", "2028-12-01"),
+                                                ("2036-01-01T00:00:00Z", "2037-01-01T00:00:00Z", "2036-12-01"),
+                                                ("2126-01-01T00:00:00Z", "2127-01-01T00:00:00Z", "2126-12-01")])
+    func theExportedSeriesReachesAsFarAsTheListDoes(_ from: String, _ to: String, _ day: String) throws {
+        let sandbox = Sandbox()
+        defer { try? FileManager.default.removeItem(atPath: sandbox.home) }
+        #expect(sandbox.run(["add", "Jubilee", "--at", "2026-12-01", "--repeat", "yearly"]).code == 0)
+        #expect(sandbox.run(["add", "Old class", "--at", "2019-01-07 18:00", "--repeat", "weekly", "--until", "2021-11-29"]).code == 0)
+        let exported = try Self.export(sandbox)
+        #expect(try Self.peer(exported, from: from, to: to).map { $0.split(separator: "\t").prefix(2).joined(separator: " ") }
+                == ["Jubilee D:" + day])
+        let old = try Self.peer(exported, from: "2021-11-01T00:00:00Z", to: "2022-01-01T00:00:00Z")
+        #expect(old.map { $0.prefix(9) } == ["Old class", "Old class", "Old class", "Old class", "Old class"], "\(old)")
+    }
+}
