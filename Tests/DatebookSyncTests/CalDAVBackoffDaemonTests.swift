@@ -103,6 +103,8 @@ struct CalDAVBackoffDaemonTests {
         let (code, status) = try home.run(["caldav", "status", "home"])
         #expect(code == 1)
         #expect(status.contains("login refused: no retry until the password"), "\(status)")
+        let (overallCode, overall) = try home.run(["status"])
+        #expect(overallCode == 1 && overall.contains("  home: synced ") && overall.contains("    login refused: no retry"), "\(overall)")
         // The password fixed in the config, and the config reloaded: the waiting change goes up.
         try home.configure(server, password: server.password)
         kill(daemon.processIdentifier, SIGHUP)
