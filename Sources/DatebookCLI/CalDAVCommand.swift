@@ -146,14 +146,20 @@ enum CalDAVCommand: Command {
             return ExitCode.ok
         }
         for account in accounts {
+            // An explicit sync runs whatever the backoff; its outcome sets the backoff the scheduler keeps to.
+            var failure: (error: CLIError, kind: CalDAVBackoff.Failure)?
             do {
                 let refused = try sync(account, store, context)
-                try store.recordCalDAVSync(account: account.name, now: context.now, error: refused.last)
-                if let last = refused.last { failures.append(CLIError.data("caldav '\(account.name)': " + last)) }
+                failure = refused.last.map { (CLIError.data($0), .other) }
+            } catch let error as CalDAVError {
+                failure = (CLIError(message: error.description, code: error.isUnavailable ? ExitCode.unavailable : ExitCode.dataError),
+                           error.refusesLogin ? .loginRefused : .other)
             } catch let error as CLIError {
-                try store.recordCalDAVSync(account: account.name, now: context.now, error: error.message)
-                failures.append(CLIError(message: "caldav '\(account.name)': " + error.message, code: error.code))
+                failure = (error, .other)
             }
+            try CalDAVScheduling.record(account, failure: failure.map { ($0.error.message, $0.kind) }, store, config: context.config,
+                                        environment: context.environment, now: context.now)
+            if let failure { failures.append(CLIError(message: "caldav '\(account.name)': " + failure.error.message, code: failure.error.code)) }
         }
         guard let last = failures.last else { return ExitCode.ok }
         for failure in failures.dropLast() { context.err.write("datebook: \(failure.message)\n") }
@@ -168,7 +174,7 @@ enum CalDAVCommand: Command {
         var refused: [String] = []
         for calendar in try store.calDAVCalendars(account: account.name) where calendar.selected {
             let prefix = "caldav '\(account.name)' \(TextWidth.clean(calendar.displayName))"
-            let (sent, outcome) = try unavailableOnFailure { try sync.sync(calendar, now: context.now) }
+            let (sent, outcome) = try sync.sync(calendar, now: context.now)  // a CalDAVError is met by the caller (backoff)
             for conflict in sent.conflicts { context.err.write("datebook: warning: \(prefix): conflict: \(conflict)\n") }
             for refusal in sent.refused { context.err.write("datebook: \(prefix): not sent: \(refusal)\n") }
             refused += sent.refused.map { "\(calendar.displayName): not sent: \($0)" }
@@ -207,6 +213,7 @@ enum CalDAVCommand: Command {
             let synced = account.lastSync.map { Rows.when(.instant($0), context) } ?? "never"
             text += indent + "\(account.name): synced \(synced)" + (account.lastError.map { ", FAILED: " + $0 } ?? "") + "\n"
             failed = failed || account.lastError != nil
+            if let line = backoffLine(account, context) { text += indent + "  " + line + "\n" }
             let conflicts = try store.calDAVConflicts(account: account.name, limit: limit)
             if conflicts.isEmpty { text += indent + "  no conflicts\n" }
             for conflict in conflicts {
@@ -215,6 +222,18 @@ enum CalDAVCommand: Command {
             }
         }
         return (text, failed)
+    }
+
+    /// What the scheduler does about a failing account (issue 31): nil when it is healthy.
+    static func backoffLine(_ account: CalDAVAccount, _ context: Context) -> String? {
+        let backoff = account.backoff
+        guard backoff.isFailing else { return nil }
+        if backoff.loginRefused {
+            return "login refused: no retry until the password or the account's settings change; fix them, then "
+                + "'datebook caldav sync \(account.name)' (a running 'datebook run' retries after its config is reloaded, SIGHUP)"
+        }
+        let next = backoff.nextAttempt.map { Rows.when(.instant($0), context) } ?? "now"
+        return "backing off after \(backoff.failures) failed sync" + (backoff.failures == 1 ? "" : "s") + ": next attempt \(next)"
     }
 
     static func list(_ store: any CalDAVStore, _ context: Context) throws -> Int32 {
@@ -242,16 +261,25 @@ enum CalDAVCommand: Command {
     /// The account's CA file: the config entry's `caFile` for an account from the config (the config
     /// stays its source), else the one given to `caldav add`; without one, DATEBOOK_CA_FILE.
     static func client(for account: CalDAVAccount, config: Config, environment: [String: String]) throws -> CalDAVClient {
-        let password: String
+        let password = try password(for: account, config: config, environment: environment)
         var caFile = account.caFile
+        if account.passwordSource == "config" { caFile = config.caldav.first(where: { $0.name == account.name })?.caFile }
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw CLIError.data("cannot read \(caFile) (the CA file of caldav account '\(account.name)')")
+        }
+        return CalDAVClient(http: HTTPClient(), username: account.username, password: password,
+                            caInfo: caFile ?? environment["DATEBOOK_CA_FILE"])
+    }
+
+    /// The account's password, read now from where the account says (the config, a variable, a file).
+    static func password(for account: CalDAVAccount, config: Config, environment: [String: String]) throws -> String {
         if account.passwordSource == "config" {
             guard let entry = config.caldav.first(where: { $0.name == account.name }) else {
                 throw CLIError.usage("caldav account '\(account.name)' came from the config, which no longer has it; "
                                      + "put it back or 'datebook caldav rm \(account.name)'")
             }
-            caFile = entry.caFile
             do {
-                password = try entry.password.resolve(environment: environment).value
+                return try entry.password.resolve(environment: environment).value
             } catch {
                 throw CLIError.usage("the password of caldav account '\(account.name)' (config): \(error)")
             }
@@ -260,19 +288,13 @@ enum CalDAVCommand: Command {
             guard let value = environment[variable], !value.isEmpty else {
                 throw CLIError.usage("the environment variable \(variable) (the password of caldav account '\(account.name)') is not set")
             }
-            password = value
-        } else {
-            let path = String(account.passwordSource.dropFirst(5))
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw CLIError.data("cannot read \(path) (the password file of caldav account '\(account.name)')")
-            }
-            password = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+            return value
         }
-        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
-            throw CLIError.data("cannot read \(caFile) (the CA file of caldav account '\(account.name)')")
+        let path = String(account.passwordSource.dropFirst(5))
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIError.data("cannot read \(path) (the password file of caldav account '\(account.name)')")
         }
-        return CalDAVClient(http: HTTPClient(), username: account.username, password: password,
-                            caInfo: caFile ?? environment["DATEBOOK_CA_FILE"])
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
     }
 
     /// Runs `body`, turning a `CalDAVError` into the CLI's error: exit 69 when the server or the

@@ -1,3 +1,4 @@
+import DatebookCore
 import DatebookScheduler
 import DatebookStore
 import DatebookSync
@@ -29,26 +30,80 @@ enum CalDAVScheduling {
                     log("caldav '\(entry.name)' (config): \(ErrorTranslator.translate(error).message)")
                 }
             }
-            for account in try store.calDAVAccounts() where try isDue(account, now: now) || localChanges && changedHere(account, store) {
-                var failure: String?
+            for account in try store.calDAVAccounts() {
+                // A failing account waits for its backoff (issue 31), whatever changed here; new settings end it at once.
+                let fingerprint = account.backoff.isFailing ? Self.fingerprint(account, config: config, environment: environment) : ""
+                guard account.backoff.allowsAttempt(at: now, fingerprint: fingerprint) else { continue }
+                let settingsChanged = account.backoff.isFailing && !account.backoff.settingsUnchanged(fingerprint)
+                guard try settingsChanged || isDue(account, now: now) || localChanges && changedHere(account, store) else { continue }
+                var failure: (message: String, kind: CalDAVBackoff.Failure)?
                 do {
                     let sync = CalDAVSync(store: store, client: try CalDAVCommand.client(for: account, config: config, environment: environment),
                                           timeZone: timeZone)
                     for calendar in try store.calDAVCalendars(account: account.name) where calendar.selected {
-                        let (pushed, _) = try CalDAVCommand.unavailableOnFailure { try sync.sync(calendar, now: now) }
+                        let (pushed, _) = try sync.sync(calendar, now: now)
                         for line in pushed.conflicts { log("caldav '\(account.name)' \(calendar.displayName): conflict: \(line)") }
                         for line in pushed.refused { log("caldav '\(account.name)' \(calendar.displayName): not sent: \(line)") }
-                        failure = pushed.refused.last.map { "not sent: " + $0 } ?? failure
+                        if let last = pushed.refused.last { failure = ("not sent: " + last, .other) }
                     }
                 } catch {
-                    failure = ErrorTranslator.translate(error).message
-                    log("caldav '\(account.name)': \(failure ?? "")")
+                    failure = Self.failure(error)
+                    log("caldav '\(account.name)': \(failure?.message ?? "")")
                 }
-                try store.recordCalDAVSync(account: account.name, now: now, error: failure)
+                try record(account, failure: failure, store, config: config, environment: environment, now: now)
             }
         } catch {
             log("caldav accounts not synced: \(ErrorTranslator.translate(error).message)")
         }
+    }
+
+    /// The message and kind of a failed sync: a refused login (401/403) or anything else.
+    static func failure(_ error: Error) -> (message: String, kind: CalDAVBackoff.Failure) {
+        if let error = error as? CalDAVError { return (error.description, error.refusesLogin ? .loginRefused : .other) }
+        return (ErrorTranslator.translate(error).message, .other)
+    }
+
+    /// Records the end of an account's sync: healthy after a success; after a failure, one more
+    /// failure and the wait before the next attempt (none after a refused login until the settings change).
+    static func record(_ account: CalDAVAccount, failure: (message: String, kind: CalDAVBackoff.Failure)?, _ store: any CalDAVStore,
+                       config: Config, environment: [String: String], now: Date) throws {
+        guard let failure else { return try store.recordCalDAVSync(account: account.name, now: now, error: nil) }
+        let backoff = account.backoff.failed(failure.kind, at: now, every: TimeInterval(account.every),
+                                             fingerprint: fingerprint(account, config: config, environment: environment),
+                                             jitter: Double.random(in: 0..<1))
+        try store.recordCalDAVSync(account: account.name, now: now, error: failure.message, backoff: backoff)
+    }
+
+    /// The account's settings as they stand (URL, username, where the password comes from, CA file,
+    /// `every`, the config entry's calendars) and 16 bits of a hash of its password: enough to see
+    /// that the user changed something since a failure, too little to test guesses of the password against.
+    static func fingerprint(_ account: CalDAVAccount, config: Config, environment: [String: String]) -> String {
+        var settings = [account.url, account.username, account.passwordSource, account.caFile ?? "", String(account.every)]
+        if account.passwordSource == "config", let entry = config.caldav.first(where: { $0.name == account.name }) {
+            settings += [entry.url, entry.username, entry.caFile ?? "", String(entry.every), entry.calendars.joined(separator: "\u{1F}")]
+        }
+        let password = (try? CalDAVCommand.password(for: account, config: config, environment: environment)) ?? ""
+        let hashed = String(SHA256.hash(Data((account.name + "\u{0}" + password).utf8)).hexString.prefix(4))
+        return String(SHA256.hash(Data(settings.joined(separator: "\u{0}").utf8)).hexString.prefix(16)) + "-" + hashed
+    }
+
+    /// The earliest moment a failing account's backoff ends (not after a refused login, which
+    /// waits for new settings): the daemon wakes then.
+    static func nextAttempt(_ store: any PlannerStore) -> Date? {
+        guard let store = store as? any CalDAVStore, let accounts = try? store.calDAVAccounts() else { return nil }
+        return accounts.compactMap { $0.backoff.isFailing && !$0.backoff.loginRefused ? $0.backoff.nextAttempt : nil }.min()
+    }
+
+    /// The sum of the synced calendars' counts of local changes: a store change that leaves it
+    /// (such as a failed sync's record) is not a change for CalDAV to send.
+    static func localChangesMark(_ store: any PlannerStore) -> Int64? {
+        guard let store = store as? any CalDAVStore, let accounts = try? store.calDAVAccounts() else { return nil }
+        var mark: Int64 = 0
+        for account in accounts {
+            guard let calendars = try? store.calDAVCalendars(account: account.name) else { return nil }
+            for calendar in calendars where calendar.selected { mark &+= calendar.localChanges }
+        }
+        return mark
     }
 
     /// Never synced, or `every` seconds after the last sync.

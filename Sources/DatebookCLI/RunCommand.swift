@@ -66,6 +66,8 @@ enum RunCommand: Command {
         var next: Date?
         // When to sync the CalDAV accounts changed here: a while after the first store change since.
         var calDAVSync: ContinuousClock.Instant?
+        // The synced calendars' local changes as last seen (`CalDAVScheduling.localChangesMark`).
+        var calDAVMark = CalDAVScheduling.localChangesMark(store)
         while true {
             if let at = calDAVSync, ContinuousClock.now >= at {
                 var local = settings
@@ -130,6 +132,8 @@ enum RunCommand: Command {
             }
             // A pass that failed (the store unreachable) is tried again with backoff.
             if let retry = runner.retryDelay, !runner.isBusy { sleep = min(sleep, retry) }
+            // A failing CalDAV account is tried again when its backoff ends (a pass then finds it due).
+            if let retry = CalDAVScheduling.nextAttempt(store), retry > now { sleep = min(sleep, retry.timeIntervalSince(now) + 0.005) }
             // Not started for want of a free pass: the end of one wakes this loop.
             if let at = calDAVSync, !(ContinuousClock.now >= at && runner.isBusy) {
                 sleep = min(sleep, max(0.01, Self.seconds(at - ContinuousClock.now)))
@@ -169,9 +173,13 @@ enum RunCommand: Command {
                 if current == nil || current != version {
                     version = current ?? version
                     if runner.isBusy { changed = true } else { due = true }
-                    if calDAVSync == nil, CalDAVScheduling.hasAccounts(store) {
+                    // Only a change to a synced calendar calls for a sync: a sync's own record (a
+                    // failure, a backoff) is not one, or a failing account would retry at once.
+                    let mark = CalDAVScheduling.localChangesMark(store)
+                    if calDAVSync == nil, mark != calDAVMark, CalDAVScheduling.hasAccounts(store) {
                         calDAVSync = ContinuousClock.now + CalDAVScheduling.afterLocalChange
                     }
+                    calDAVMark = mark
                     served?.1.warmFeed()
                 }
             }

@@ -16,9 +16,11 @@ public struct CalDAVAccount: Sendable, Equatable {
     public var lastSync: Date?
     /// Why the last sync failed; nil after a good one.
     public var lastError: String?
+    /// Failures in a row and when the next sync may start (issue 31).
+    public var backoff: CalDAVBackoff
 
     public init(name: String, url: String, username: String, passwordSource: String, every: Int = 15 * 60,
-                caFile: String? = nil, lastSync: Date? = nil, lastError: String? = nil) {
+                caFile: String? = nil, lastSync: Date? = nil, lastError: String? = nil, backoff: CalDAVBackoff = .healthy) {
         self.name = name
         self.url = url
         self.username = username
@@ -27,6 +29,7 @@ public struct CalDAVAccount: Sendable, Equatable {
         self.caFile = caFile
         self.lastSync = lastSync
         self.lastError = lastError
+        self.backoff = backoff
     }
 }
 

@@ -63,8 +63,8 @@ public protocol CalDAVStore: PlannerStore {
     func recordCalDAVConflicts(_ messages: [String], in calendar: CalDAVCalendar, now: Date) throws
     /// The conflicts recorded for an account, newest first: when, the calendar's display name, what lost.
     func calDAVConflicts(account: String, limit: Int) throws -> [(at: Date, calendar: String, message: String)]
-    /// Records the end of an account's sync (`error` nil: it succeeded).
-    func recordCalDAVSync(account: String, now: Date, error: String?) throws
+    /// Records the end of an account's sync (`error` nil: it succeeded) and its backoff after it.
+    func recordCalDAVSync(account: String, now: Date, error: String?, backoff: CalDAVBackoff) throws
 }
 
 extension CalDAVStore {
@@ -88,6 +88,11 @@ extension CalDAVStore {
     func recordCalDAVSyncedChanges(after pushedFrom: Int64?, rebuilt: Bool, settled: Bool, of calendar: CalDAVCalendar) throws {
         guard let pushedFrom else { return }
         try recordCalDAVSyncedChanges(settled ? rebuilt ? try calDAVLocalChanges(of: calendar) : pushedFrom : nil, of: calendar)
+    }
+
+    /// Records the end of an account's sync, leaving it healthy (no backoff).
+    public func recordCalDAVSync(account: String, now: Date, error: String?) throws {
+        try recordCalDAVSync(account: account, now: now, error: error, backoff: .healthy)
     }
 
     public func recordCalDAVResource(_ resource: CalDAVResource, in calendar: CalDAVCalendar) throws {
@@ -179,6 +184,20 @@ extension CalDAVStore {
 
     /// Each account's own CA file (`caldav add --ca-file`, the config's `caFile`); the same SQL on both backends.
     static var calDAVCAFileMigration: String { "ALTER TABLE caldav_accounts ADD COLUMN ca_file TEXT;" }
+
+    /// Each account's backoff (issue 31): failures in a row, the next attempt, a refused login and
+    /// the settings' fingerprint it was met with (see CalDAVBackoff.swift).
+    static func calDAVBackoffMigration(seconds: String) -> String {
+        """
+        ALTER TABLE caldav_accounts ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE caldav_accounts ADD COLUMN next_attempt \(seconds);
+        ALTER TABLE caldav_accounts ADD COLUMN login_refused INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE caldav_accounts ADD COLUMN fingerprint TEXT;
+        """
+    }
+
+    /// The backoff columns as read by `calDAVAccounts` (after the eight columns before them).
+    static var calDAVBackoffColumns: String { "failures, next_attempt, login_refused, fingerprint" }
 
     /// Stores one resource as received or sent (`$1`…`$6`: account, calendar URL, URL, ETag, UID, text).
     static var calDAVResourceUpsert: String {

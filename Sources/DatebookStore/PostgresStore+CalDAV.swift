@@ -28,11 +28,15 @@ extension PostgresStore: CalDAVStore {
 
     public func calDAVAccounts() throws -> [CalDAVAccount] {
         try query("""
-            SELECT name, url, username, password_source, every, last_sync, last_error, ca_file FROM caldav_accounts ORDER BY name COLLATE "C"
+            SELECT name, url, username, password_source, every, last_sync, last_error, ca_file, \(Self.calDAVBackoffColumns)
+            FROM caldav_accounts ORDER BY name COLLATE "C"
             """).all.map { row in
             CalDAVAccount(name: row.text(0), url: row.text(1), username: row.text(2), passwordSource: row.text(3), every: row.int(4),
                           caFile: row.optionalText(7), lastSync: row.isNull(5) ? nil : Date(timeIntervalSince1970: TimeInterval(row.int64(5))),
-                          lastError: row.optionalText(6))
+                          lastError: row.optionalText(6),
+                          backoff: CalDAVBackoff(failures: row.int(8),
+                                                 nextAttempt: row.isNull(9) ? nil : Date(timeIntervalSince1970: TimeInterval(row.int64(9))),
+                                                 loginRefused: row.int(10) != 0, fingerprint: row.optionalText(11)))
         }
     }
 
@@ -184,8 +188,12 @@ extension PostgresStore: CalDAVStore {
         }
     }
 
-    public func recordCalDAVSync(account: String, now: Date, error: String?) throws {
-        try query("UPDATE caldav_accounts SET last_sync = $1, last_error = $2 WHERE name = $3",
-                  [String(Int64(now.timeIntervalSince1970)), error, account])
+    public func recordCalDAVSync(account: String, now: Date, error: String?, backoff: CalDAVBackoff) throws {
+        try query("""
+            UPDATE caldav_accounts SET last_sync = $1, last_error = $2, failures = $3, next_attempt = $4, login_refused = $5, fingerprint = $6
+            WHERE name = $7
+            """, [String(Int64(now.timeIntervalSince1970)), error, String(backoff.failures),
+                  backoff.nextAttempt.map { String(Int64($0.timeIntervalSince1970.rounded(.up))) }, backoff.loginRefused ? "1" : "0",
+                  backoff.fingerprint, account])
     }
 }

@@ -289,6 +289,8 @@ public final class PostgresStore: PlannerStore {
         calDAVCAFileMigration,
         // Each CalDAV calendar's count of local changes, kept by triggers (issue 18); see CalDAVLocalChanges.swift.
         CalDAVLocalChanges.postgresMigration,
+        // Each CalDAV account's backoff after failed syncs (issue 31); see CalDAVBackoff.swift.
+        calDAVBackoffMigration(seconds: "BIGINT"),
     ]
 
     /// A value the next write by any connection changes (a sequence bumped by statement triggers).

@@ -35,14 +35,18 @@ extension Store {
         var result: [CalDAVAccount] = []
         try wrap {
             let rows = try statement("""
-                SELECT name, url, username, password_source, every, last_sync, last_error, ca_file FROM caldav_accounts ORDER BY name
+                SELECT name, url, username, password_source, every, last_sync, last_error, ca_file, \(Self.calDAVBackoffColumns)
+                FROM caldav_accounts ORDER BY name
                 """)
             try rows.bind([])
             while try rows.step() {
                 result.append(CalDAVAccount(
                     name: rows.text(0), url: rows.text(1), username: rows.text(2), passwordSource: rows.text(3), every: rows.int(4),
                     caFile: rows.optionalText(7), lastSync: rows.isNull(5) ? nil : Date(timeIntervalSince1970: TimeInterval(rows.int64(5))),
-                    lastError: rows.optionalText(6)))
+                    lastError: rows.optionalText(6),
+                    backoff: CalDAVBackoff(failures: rows.int(8),
+                                           nextAttempt: rows.isNull(9) ? nil : Date(timeIntervalSince1970: TimeInterval(rows.int64(9))),
+                                           loginRefused: rows.int(10) != 0, fingerprint: rows.optionalText(11))))
             }
         }
         return result
@@ -248,12 +252,16 @@ extension Store {
         return result
     }
 
-    /// Records the end of an account's sync (`error` nil: it succeeded).
-    public func recordCalDAVSync(account: String, now: Date, error: String?) throws {
+    /// Records the end of an account's sync (`error` nil: it succeeded) and its backoff after it.
+    public func recordCalDAVSync(account: String, now: Date, error: String?, backoff: CalDAVBackoff) throws {
         try transaction {
             try wrap {
-                try statement("UPDATE caldav_accounts SET last_sync = ?, last_error = ? WHERE name = ?")
-                    .bind(.integer(Int64(now.timeIntervalSince1970)), .optional(error), .text(account)).run()
+                try statement("""
+                    UPDATE caldav_accounts SET last_sync = ?, last_error = ?, failures = ?, next_attempt = ?, login_refused = ?, fingerprint = ?
+                    WHERE name = ?
+                    """).bind(.integer(Int64(now.timeIntervalSince1970)), .optional(error), .int(backoff.failures),
+                              backoff.nextAttempt.map { .integer(Int64($0.timeIntervalSince1970.rounded(.up))) } ?? .null,
+                              .int(backoff.loginRefused ? 1 : 0), .optional(backoff.fingerprint), .text(account)).run()
             }
         }
     }

@@ -167,6 +167,8 @@ extension Store {
         calDAVCAFileMigration,
         // Each CalDAV calendar's count of local changes, kept by triggers (issue 18); see CalDAVLocalChanges.swift.
         CalDAVLocalChanges.sqliteMigration,
+        // Each CalDAV account's backoff after failed syncs (issue 31); see CalDAVBackoff.swift.
+        calDAVBackoffMigration(seconds: "INTEGER"),
     ]
 
     /// Work a migration's SQL cannot do, run right after it (keyed by the version it reaches).

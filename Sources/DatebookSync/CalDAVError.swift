@@ -37,6 +37,16 @@ public enum CalDAVError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// True when the server refused the login (401, or 403): the same password would be refused
+    /// again, so the scheduler does not retry until the account's settings change.
+    public var refusesLogin: Bool {
+        switch self {
+        case .unauthorized: true
+        case .status(_, _, let code): code == 401 || code == 403
+        default: false
+        }
+    }
+
     /// True when the server (or the login) is the problem rather than the data: exit 69.
     public var isUnavailable: Bool {
         switch self {
