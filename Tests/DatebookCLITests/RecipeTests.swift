@@ -18,6 +18,8 @@ struct ProgramSandbox {
     }
 
     var configPath: String { home + "/config/datebook/config.json5" }
+    /// The default store (XDG_DATA_HOME), named for a pass at a pretended time (`tick --now` asks for that).
+    var store: [String: String] { ["DATEBOOK_STORE": home + "/data/datebook/datebook.sqlite3"] }
 
     func run(_ arguments: [String], stdin: String = "", extra: [String: String] = [:]) throws -> ProgramRun {
         try runProgram(Self.binary, arguments, environment: environment.merging(extra) { $1 }, stdin: stdin)
@@ -104,7 +106,7 @@ struct ProgramSandbox {
         #expect(records.count == 2, "the test message and today's digest: \(records)")
         #expect(records.allSatisfy { $0["authenticated"] as? Bool == true && $0["tls"] as? Bool == true })
         // From then on a pass at 07:00 sends the morning digest.
-        let tick = try sandbox.run(["tick"], extra: ["DATEBOOK_NOW": "2026-12-04 07:00:30"])
+        let tick = try sandbox.run(["tick"], extra: sandbox.store.merging(["DATEBOOK_NOW": "2026-12-04 07:00:30"]) { $1 })
         #expect(tick.status == 0, "\(tick.err)")
         records = try sink.records()
         #expect(records.count == 3, "\(tick.err)")
@@ -126,7 +128,7 @@ struct ProgramSandbox {
         #expect(outputs.allSatisfy { !$0.contains(canarySecret) }, "a secret was printed: \(outputs)")
         #expect(try sink.records().count == 1, "the test message")
         // The Dentist's 1 h alert, due at 08:00 tomorrow.
-        let tick = try sandbox.run(["tick"], extra: ["DATEBOOK_NOW": "2026-12-04 08:00:30"])
+        let tick = try sandbox.run(["tick"], extra: sandbox.store.merging(["DATEBOOK_NOW": "2026-12-04 08:00:30"]) { $1 })
         #expect(tick.status == 0, "\(tick.err)")
         #expect(tick.err.contains("sent alert 'Dentist' (1h before) to team"), "\(tick.err)")
         let records = try sink.records()
@@ -144,7 +146,7 @@ struct ProgramSandbox {
         _ = try Self.run("Desktop notifications", sandbox, extra: bus_)
         #expect(try bus.waitForNotifications(1).count == 1, "the test message")
         // "Stretch" in 2 hours (09:34) with a 10 min alert: due at 09:24.
-        let tick = try sandbox.run(["tick"], extra: bus_.merging(["DATEBOOK_NOW": "2026-12-03 09:24:30"]) { $1 })
+        let tick = try sandbox.run(["tick"], extra: bus_.merging(sandbox.store) { $1 }.merging(["DATEBOOK_NOW": "2026-12-03 09:24:30"]) { $1 })
         #expect(tick.status == 0, "\(tick.err)")
         let received = try bus.waitForNotifications(2)
         #expect(received.count == 2)
