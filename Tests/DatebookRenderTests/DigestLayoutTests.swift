@@ -63,6 +63,17 @@ import Testing
         #expect(texts.filter { $0.text.contains("xbold") }.allSatisfy { $0.markup == .plain }, "\(texts)")
     }
 
+    /// With nothing planned there is no section to lay out: both show the digest's own words.
+    @Test func anEmptyDigestSaysNothingIsPlannedOnSlackAndTeams() throws {
+        let input = DigestInput(now: DigestFixtures.now, calendar: DigestFixtures.calendar, windows: [], eventDays: [], week: (0, 0))
+        let message = try DigestMessage.make(input, locale: "en_US", overrideDirectory: nil, key: "digest:empty")
+        #expect(message.outline?.sections.isEmpty == true)
+        let slackTexts = try Self.slackBlocks(message).compactMap { ($0["text"] as? [String: Any])?["text"] as? String }
+        #expect(slackTexts.contains { $0.contains("Nothing planned.") }, "\(slackTexts)")
+        let teamsTexts = Self.textBlocks(try Self.teamsCard(message).items).compactMap { $0["text"] as? String }
+        #expect(teamsTexts.contains { $0.contains("Nothing planned.") }, "\(teamsTexts)")
+    }
+
     // MARK: Teams
 
     static func teamsCard(_ message: OutgoingMessage) throws -> (body: Data, items: [[String: Any]]) {

@@ -27,7 +27,8 @@ public enum SlackPayload {
         ]
         var sections = PayloadText.split(atoms: ServiceMarkup.slackAtoms(PayloadText.bodyText(message)), limit: sectionLimit)
             .filter { !$0.isEmpty }.map { JSONValue.object(["type": "section", "text": ["type": "plain_text", "text": .string($0), "emoji": true]]) }
-        if let outline = message.outline { sections = digestSections(outline) }
+        // An empty digest keeps its body: the outline has no sections to say "Nothing planned".
+        if let outline = message.outline, !outline.sections.isEmpty { sections = digestSections(outline) }
         blocks += sections.prefix(maxSections)
         if sections.count > maxSections {
             blocks.append(["type": "context", "elements": [["type": "mrkdwn", "text": .string("_" + ServiceMarkup.slack(message.labels.truncated) + "_")]]])
@@ -50,7 +51,7 @@ public enum SlackPayload {
              "text": ["type": "plain_text", "text": .string(action.label)]]
         }
         if !buttons.isEmpty { blocks.append(["type": "actions", "elements": .array(buttons)]) }
-        let fallbackBody = message.outline.map { $0.summary } ?? PayloadText.bodyText(message)
+        let fallbackBody = message.outline.flatMap { $0.sections.isEmpty ? nil : $0.summary } ?? PayloadText.bodyText(message)
         let fallback = ServiceMarkup.slack(PayloadText.truncate("\(title)\n\(fallbackBody)", limit: 3000))
         let body: JSONValue = ["text": .string(fallback), "mrkdwn": false, "blocks": .array(blocks)]
         return [PayloadText.jsonRequest(url: options.url.value, body: body)]

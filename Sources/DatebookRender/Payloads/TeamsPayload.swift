@@ -13,7 +13,7 @@ public enum TeamsPayload {
     static let byteLimit = 28_000
 
     public static func requests(for message: OutgoingMessage, options: Options) -> [HTTPRequest] {
-        if let outline = message.outline {
+        if let outline = message.outline, !outline.sections.isEmpty {
             return [PayloadText.jsonRequest(url: options.url.value, body: digestCard(message, outline))]
         }
         // Measured as sent: the cut is made on the encoded card, never on the text before escaping.
