@@ -22,6 +22,13 @@ import Testing
         return event
     }
 
+    /// 19 events today whose titles and five tasks each are 200 columns of characters that
+    /// every service escapes (`<"&>\*_`): far over any card or section limit once encoded.
+    static func heavyEvents() -> [Event] {
+        let marks = String(repeating: "<\"&>\\*_", count: 28)
+        return (0..<19).map { DigestFixtures.event("\($0) " + marks, tasks: Array(repeating: marks, count: 5), hour: 10) }
+    }
+
     static func json(_ body: Data) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
     }
@@ -131,9 +138,7 @@ import Testing
     /// Sized as encoded: a digest of escaping-heavy titles keeps the events that fit, says it
     /// was cut, and never becomes an empty card.
     @Test func anOversizedTeamsDigestKeepsWhatFitsAsEncodedAndSaysItWasCut() throws {
-        let marks = String(repeating: "<\"&>\\*_", count: 28)
-        let heavy = (0..<19).map { DigestFixtures.event("\($0) " + marks, tasks: Array(repeating: marks, count: 5), hour: 10) }
-        let message = try Self.digest(extra: heavy)
+        let message = try Self.digest(extra: Self.heavyEvents())
         let (body, items) = try Self.teamsCard(message)
         #expect(body.count <= TeamsPayload.byteLimit)
         let texts = Self.textBlocks(items).compactMap { $0["text"] as? String }
