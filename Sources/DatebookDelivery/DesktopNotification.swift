@@ -51,7 +51,8 @@ public struct DesktopOptions: Sendable, Equatable {
 public struct DesktopNotification: Sendable, Equatable {
     /// `🔨 Dentist · in 1 h`: plain text (the spec shows the summary as is).
     public var summary: String
-    /// The time, the place if any, the open tasks; markup-escaped, without the title.
+    /// The time (unless the summary has it), the place if any, the open tasks; markup-escaped,
+    /// without the title.
     public var body: String
     public var urgency: DesktopUrgency
     public var category: String
@@ -66,7 +67,9 @@ public struct DesktopNotification: Sendable, Equatable {
         if message.kind == .alert, let event = message.event {
             let title = event.symbol.isEmpty ? event.title : event.symbol + " " + event.title
             summary = Self.singleLine(event.relativeWhen.isEmpty ? title : title + " · " + event.relativeWhen)
-            var lines = [event.when]
+            // The time is said once: `send alert` has no lead, so its summary already carries the
+            // time itself (`relativeWhen` is then `when`), and the body leaves it out.
+            var lines = !event.when.isEmpty && event.relativeWhen == event.when ? [] : [event.when]
             if !event.location.isEmpty { lines.append(event.location) }
             if !event.openTaskLines.isEmpty {
                 lines.append((message.labels.openTaskCount.isEmpty ? "\(event.openTaskLines.count) open tasks" : message.labels.openTaskCount) + ":")

@@ -124,6 +124,8 @@ public struct OutgoingMessage: Sendable, Equatable {
     /// The alert's links, in button order; empty without `serve.baseURL` (and for digests).
     public var actions: [Action] = []
     public var labels = Labels()
+    /// A digest's sections as data (digests only), for services that lay them out themselves.
+    public var outline: DigestOutline?
 
     public init(
         kind: Kind, idempotencyKey: String, title: String, text: String, markdown: String,

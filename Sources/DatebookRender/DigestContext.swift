@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookDelivery
 import Foundation
 
 /// What a digest template sees: the agenda with every string pre-formatted for the user's
@@ -12,10 +13,13 @@ public struct DigestContext: Sendable {
     public static let textColumns = 80
 
     public let value: MustacheValue
+    /// The same sections as data, for services that lay a digest out with their own elements.
+    public let outline: DigestOutline
 
     public init(_ input: DigestInput, locale: DigestLocale) {
         let builder = Builder(input: input, locale: locale)
         value = builder.build()
+        outline = builder.outline()
     }
 
     struct Builder {
@@ -29,12 +33,19 @@ public struct DigestContext: Sendable {
             today = CalendarDate(input.now, in: locale.timeZone)
         }
 
+        /// `4 events this week, 11 open tasks, 2 overdue`.
+        var summary: String {
+            let overdue = input.windows.first { $0.kind == .overdue }
+            // Every count goes through `MessageCatalog.count`, so a capped one says "500+" here as in the sections.
+            var parts = [words.count("eventsThisWeek", input.week.events, capped: input.weekCapped),
+                         words.count("openTasks", input.week.openTasks, capped: input.weekCapped)]
+            if let overdue, overdue.total > 0 { parts.append(words.count("overdueCount", overdue.total, capped: overdue.capped)) }
+            return parts.joined(separator: words.text("listSeparator"))
+        }
+
         func build() -> MustacheValue {
             let sections = input.windows.filter { !$0.occurrences.isEmpty }.map(section)
-            let overdue = input.windows.first { $0.kind == .overdue }
-            var parts = [words.count("eventsThisWeek", input.week.events), words.count("openTasks", input.week.openTasks)]
-            if let overdue, overdue.total > 0 { parts.append(words.count("overdueCount", overdue.total, capped: overdue.capped)) }
-            let summary = parts.joined(separator: words.text("listSeparator"))
+            let summary = self.summary
             let nowZone = ISOInstant.format(input.now, in: locale.timeZone)
             return [
                 "summary": .string(summary),
@@ -53,12 +64,42 @@ public struct DigestContext: Sendable {
 
         var words: MessageCatalog { locale.words }
 
+        /// The sections as data: the headings, `more` lines and event words of the templates.
+        func outline() -> DigestOutline {
+            let sections = input.windows.filter { !$0.occurrences.isEmpty }.map { window in
+                DigestOutline.Section(heading: heading(window), events: window.occurrences.map(entry), more: moreText(window))
+            }
+            return DigestOutline(summary: summary, sections: sections)
+        }
+
+        func entry(_ occurrence: Occurrence) -> DigestOutline.Entry {
+            let event = occurrence.event
+            let open = event.tasks.filter { $0.status == .doing } + event.tasks.filter { $0.status == .todo }
+            let done = event.tasks.filter { $0.status == .done }
+            return DigestOutline.Entry(
+                emoji: event.symbol.emoji, title: Self.displayText(event.title), when: when(occurrence).display,
+                badge: Badge.text(event) { words.count("left", $0) }, location: Self.displayText(event.location),
+                tasks: (open + done).map { DigestOutline.Task(text: Self.displayText($0.text), done: $0.status == .done) })
+        }
+
+        /// `Next 7 Days · 3 open tasks`.
+        func heading(_ window: DigestWindowResult) -> String {
+            words.text(window.kind.rawValue) + words.text("headingSeparator")
+                + words.count("openTasks", window.openTasks, capped: window.capped)
+        }
+
+        /// `and 12 more`, or empty when every occurrence is shown.
+        func moreText(_ window: DigestWindowResult) -> String {
+            let more = max(0, window.total - window.occurrences.count)
+            return more > 0 ? words.count("more", more, capped: window.capped) : ""
+        }
+
         func section(_ window: DigestWindowResult) -> MustacheValue {
             let events = window.occurrences.map(event)
             let more = max(0, window.total - window.occurrences.count)
             let openText = words.count("openTasks", window.openTasks, capped: window.capped)
             let title = words.text(window.kind.rawValue)
-            let heading = title + words.text("headingSeparator") + openText
+            let heading = heading(window)
             return [
                 "kind": .string(window.kind.rawValue),
                 "title": .string(title),
@@ -72,7 +113,7 @@ public struct DigestContext: Sendable {
                 "events": .array(events),
                 "more": .int(more),
                 "hasMore": .bool(more > 0),
-                "moreText": .string(more > 0 ? words.count("more", more, capped: window.capped) : ""),
+                "moreText": .string(moreText(window)),
             ]
         }
 

@@ -20,11 +20,13 @@ public enum DigestMessage {
         func body(_ wanted: DigestFormat) throws -> String {
             try renderer.render(digest, format: wanted, template: wanted.rawValue == format.rawValue ? template : nil)
         }
-        var summary = ""
-        if case .object(let fields) = digest.value, case .string(let text)? = fields["summary"] { summary = text }
-        return OutgoingMessage(kind: .digest, idempotencyKey: key,
-                               title: scheduleName.map { language.words.text("scheduledDigestSubject", ["name": $0, "summary": summary]) }
-                                   ?? language.words.text("digestSubject", ["summary": summary]),
-                               text: try body(.text), markdown: try body(.markdown), html: try body(.html))
+        let summary = digest.outline.summary
+        var message = OutgoingMessage(kind: .digest, idempotencyKey: key,
+                                      title: scheduleName.map { language.words.text("scheduledDigestSubject", ["name": $0, "summary": summary]) }
+                                          ?? language.words.text("digestSubject", ["summary": summary]),
+                                      text: try body(.text), markdown: try body(.markdown), html: try body(.html))
+        // A named template is the user's own layout: services then show its body, not the outline.
+        message.outline = template == nil ? digest.outline : nil
+        return message
     }
 }

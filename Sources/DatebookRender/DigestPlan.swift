@@ -105,14 +105,17 @@ public struct DigestInput: Sendable {
     public var eventDays: Set<Int>
     /// Occurrences and open tasks from now to the end of the 7-day period, for the summary line.
     public var week: (events: Int, openTasks: Int)
+    /// True when counting the week stopped at a cap: `week`'s numbers are lower bounds.
+    public var weekCapped: Bool
 
     public init(now: Date, calendar: Calendar, windows: [DigestWindowResult], eventDays: Set<Int>,
-                week: (events: Int, openTasks: Int)) {
+                week: (events: Int, openTasks: Int), weekCapped: Bool = false) {
         self.now = now
         self.calendar = calendar
         self.windows = windows
         self.eventDays = eventDays
         self.week = week
+        self.weekCapped = weekCapped
     }
 
     /// Builds the input from occurrences held in memory (tests, small planners).
@@ -132,6 +135,7 @@ public struct DigestInput: Sendable {
         let seven = PeriodBoundaries(now: plan.now, calendar: calendar).sevenDays
         let week = sorted.filter { inWindow($0, plan.now, seven) }
         self.week = (week.count, week.reduce(0) { $0 + $1.event.badge })
+        weekCapped = false
         now = plan.now
         self.calendar = calendar
     }

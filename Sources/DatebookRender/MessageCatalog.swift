@@ -96,8 +96,14 @@ public struct MessageCatalog: Sendable {
     public func count(_ key: String, _ count: Int, capped: Bool = false, _ values: [String: String] = [:]) -> String {
         guard let message = messages[key] else { return key }
         let form = count == 1 && !capped ? message.one ?? message.other : message.other
-        let number = String(count) + (capped ? "+" : "")
+        let number = Self.number(count, capped: capped)
         return fill(form, values.isEmpty ? ["count": number] : values.merging(["count": number]) { $1 })
+    }
+
+    /// A count as shown anywhere: `500`, or `500+` when counting stopped at a cap (a lower bound).
+    /// The one rule for capped counts; `count(_:_:capped:_:)` and the plain digest use it.
+    public static func number(_ count: Int, capped: Bool) -> String {
+        String(count) + (capped ? "+" : "")
     }
 
     /// Every message that takes no placeholder, for templates: `{{words.next7}}`.

@@ -53,7 +53,8 @@ public enum DigestQuery {
         let week = try store.totals(from: plan.now, to: PeriodBoundaries(now: plan.now, calendar: calendar).sevenDays,
                                     calendar: calendar, singleOnly: single, cap: countCap)
         return DigestInput(now: plan.now, calendar: calendar, windows: windows, eventDays: eventDays,
-                           week: (week.events + (recurring?.week.events ?? 0), week.openTasks + (recurring?.week.openTasks ?? 0)))
+                           week: (week.events + (recurring?.week.events ?? 0), week.openTasks + (recurring?.week.openTasks ?? 0)),
+                           weekCapped: week.capped)
     }
 
     /// The window's single and recurring occurrences in one chronological list of at most

@@ -53,7 +53,8 @@ public struct PlainDigestRenderer: DigestRendering {
     public func render(_ request: DigestRequest) throws -> OutgoingMessage {
         var text = ""
         for section in request.input.windows where !section.occurrences.isEmpty {
-            text += "\(section.kind.title)\(section.openTasks > 0 ? " (\(section.openTasks) open)" : "")\n"
+            let open = MessageCatalog.number(section.openTasks, capped: section.capped)
+            text += "\(section.kind.title)\(section.openTasks > 0 ? " (\(open) open)" : "")\n"
             for occurrence in section.occurrences {
                 let local = LocalTime(occurrence.start, in: request.calendar.timeZone)
                 let when = occurrence.event.start.isAllDay ? local.date.description + "      " : local.listFormat

@@ -53,6 +53,28 @@ import Testing
         #expect(hints["urgency"] as? Int == 1)  // auto: a 1 h lead is normal
     }
 
+    /// `send alert` has no lead time, so its summary carries the title and the start: the body
+    /// does not say the time again (a ticked alert's summary says `in 1 h`, its body the time).
+    @Test func sendAlertSaysTheTimeOnceInTheSummaryAndNotAgainInTheBody() throws {
+        let bus = try NotificationBus()
+        defer { bus.stop() }
+        let sandbox = Sandbox()
+        let added = sandbox.run(["add", "--at", "2026-11-30 10:00", "--symbol", "hammer.fill", "--location", "Clinic",
+                                 "--task", "Bring card", "--", "Dentist"])
+        #expect(added.code == 0, "\(added.err)")
+        let config = try sandbox.writeConfig(Self.config)
+        let run = sandbox.run(["--config", config, "send", "alert", "Dentist", "--channel", "desk"],
+                              environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(run.code == 0, "\(run.err)")
+        let received = try bus.waitForNotifications(1)
+        try #require(received.count == 1)
+        let summary = try #require(received[0]["summary"] as? String)
+        let body = try #require(received[0]["body"] as? String)
+        #expect(summary == "🔨 Dentist · Mon 2026-11-30 10:00 (Europe/Berlin)")
+        #expect(body == "Clinic\n1 open task:\n[ ] Bring card")
+        #expect((summary + "\n" + body).components(separatedBy: "10:00").count - 1 == 1)
+    }
+
     /// An alert's icon fits its event where an installed theme has such an icon (the hammer's
     /// `applications-engineering` here), and is `appointment-soon` where none does.
     @Test func theIconFitsTheEventWhereAThemeHasOne() throws {

@@ -20,6 +20,9 @@ import Testing
         return [Fixtures.alert, Fixtures.alertWithLinks, Fixtures.canary, Fixtures.longDigest, long, emptyBody]
             + Fixtures.hostileFields.keys.sorted().compactMap { Fixtures.hostileFields[$0] }
             + ["en_US", "de_DE", "ja_JP"].compactMap { try? AlertLanguageTests.alert($0) }
+            // Digests laid out per period (`DigestOutline`), ordinary and hostile.
+            + [try? DigestLayoutTests.digest(), try? DigestLayoutTests.digest(extra: [DigestLayoutTests.hostileEvent()]),
+               try? DigestLayoutTests.digest(extra: DigestLayoutTests.heavyEvents())].compactMap { $0 }
     }
 
     @Test(.enabled(if: TestPython.imports(["slack_sdk"]),

@@ -25,10 +25,11 @@ public enum SlackPayload {
         var blocks: [JSONValue] = [
             ["type": "header", "text": ["type": "plain_text", "text": .string(header), "emoji": true]]
         ]
-        let sections = PayloadText.split(atoms: ServiceMarkup.slackAtoms(PayloadText.bodyText(message)), limit: sectionLimit)
-        for section in sections.prefix(maxSections) where !section.isEmpty {
-            blocks.append(["type": "section", "text": ["type": "plain_text", "text": .string(section), "emoji": true]])
-        }
+        var sections = PayloadText.split(atoms: ServiceMarkup.slackAtoms(PayloadText.bodyText(message)), limit: sectionLimit)
+            .filter { !$0.isEmpty }.map { JSONValue.object(["type": "section", "text": ["type": "plain_text", "text": .string($0), "emoji": true]]) }
+        // An empty digest keeps its body: the outline has no sections to say "Nothing planned".
+        if let outline = message.outline, !outline.sections.isEmpty { sections = digestSections(outline) }
+        blocks += sections.prefix(maxSections)
         if sections.count > maxSections {
             blocks.append(["type": "context", "elements": [["type": "mrkdwn", "text": .string("_" + ServiceMarkup.slack(message.labels.truncated) + "_")]]])
         }
@@ -50,9 +51,32 @@ public enum SlackPayload {
              "text": ["type": "plain_text", "text": .string(action.label)]]
         }
         if !buttons.isEmpty { blocks.append(["type": "actions", "elements": .array(buttons)]) }
-        let fallback = ServiceMarkup.slack(PayloadText.truncate("\(title)\n\(PayloadText.bodyText(message))", limit: 3000))
+        let fallbackBody = message.outline.flatMap { $0.sections.isEmpty ? nil : $0.summary } ?? PayloadText.bodyText(message)
+        let fallback = ServiceMarkup.slack(PayloadText.truncate("\(title)\n\(fallbackBody)", limit: 3000))
         let body: JSONValue = ["text": .string(fallback), "mrkdwn": false, "blocks": .array(blocks)]
         return [PayloadText.jsonRequest(url: options.url.value, body: body)]
+    }
+
+    /// A digest as Slack shows it well in its proportional font: per period a bold heading
+    /// (datebook's own words, `mrkdwn`), then the period's events one a line with their tasks
+    /// indented under them, in `plain_text` sections (event text never formats; Slack's `mrkdwn`
+    /// has no escape for `*`, `_`, `~` or backticks). No month grid: it needs a monospace font.
+    static func digestSections(_ outline: DigestOutline) -> [JSONValue] {
+        var blocks: [JSONValue] = []
+        for section in outline.sections {
+            blocks.append(["type": "section", "text": ["type": "mrkdwn", "text": .string("*" + ServiceMarkup.slack(section.heading) + "*")]])
+            var lines: [String] = []
+            for entry in section.events {
+                lines.append("• " + entry.heading + (entry.details.isEmpty ? "" : " — " + entry.details))
+                lines += entry.tasks.map { "      " + $0.line }
+            }
+            if !section.more.isEmpty { lines.append("… " + section.more) }
+            for piece in PayloadText.split(atoms: ServiceMarkup.slackAtoms(lines.joined(separator: "\n")), limit: sectionLimit)
+            where !piece.isEmpty {
+                blocks.append(["type": "section", "text": ["type": "plain_text", "text": .string(piece), "emoji": true]])
+            }
+        }
+        return blocks
     }
 
     /// An http(s) URL made safe inside `<…|…>`: escaped, with `|` percent-encoded.
