@@ -180,6 +180,13 @@ public enum PlannerICS {
                     _ = converted[p].take(n)
                     continue
                 }
+                // An override of an all-day series is held by the day it replaces, however its RECURRENCE-ID was
+                // written, so `list --json` and `show` name that day in every zone.
+                var source = recurrenceID
+                if let at = masterAt, result.events[at].start.isAllDay, !recurrenceID.isAllDay {
+                    source = Self.instanceDay(recurrenceID, of: result.events[at], fallback: options.timeZone)
+                }
+                let sourceUID = uid + "#" + RecurrenceText.format(source)
                 // The series part holding the instance: the master, or a part an earlier THISANDFUTURE split off,
                 // where the instance sits where that part moved it.
                 var target = masterAt
@@ -212,10 +219,11 @@ public enum PlannerICS {
                         }
                         guard var made = converted[p].take(n) else { continue }
                         if !ownRule { made.recurrence = split?.after }
+                        if source != recurrenceID { made.id = Self.eventID(uid: sourceUID, options: options) }
                         let madeID = made.id
                         let shift = Self.wallClock(Self.value(made.start, zone: made.timeZone), of: result.events[masterAt],
                                                    fallback: options.timeZone).timeIntervalSince(wall)
-                        add(final(made, converted[p].components[n]), uid: uid + "#" + RecurrenceText.format(recurrenceID))
+                        add(final(made, converted[p].components[n]), uid: sourceUID)
                         if let position = index[madeID] {
                             seriesParts.add(SeriesParts.Part(from: wall, shift: shift, position: position), master: masterAt)
                         }
@@ -234,8 +242,9 @@ public enum PlannerICS {
                         ? Self.instanceDay(instance, of: result.events[at], fallback: options.timeZone) : instance
                     exclusions.add(excluded, to: result.events[at], at: at)
                 }
-                guard let made = converted[p].take(n) else { continue }
-                add(final(made, converted[p].components[n]), uid: uid + "#" + RecurrenceText.format(recurrenceID))
+                guard var made = converted[p].take(n) else { continue }
+                if source != recurrenceID { made.id = Self.eventID(uid: sourceUID, options: options) }
+                add(final(made, converted[p].components[n]), uid: sourceUID)
             }
         }
         for at in exclusions.positions where exclusions.write(into: &result.events[at], at: at) { expand(at: at) }

@@ -156,4 +156,30 @@ struct CalendarDialectTests {
         #expect(again.code == 0, "\(again.err)")
         #expect(standups(restored) == expected)
     }
+
+    /// A date-time RECURRENCE-ID of an all-day series names the day of its own wall clock (a UTC or floating
+    /// midnight), so the viewer's zone changes nothing: in New York `20261228T000000Z` once named 27 December.
+    @Test(arguments: ["UTC", "America/New_York"])
+    func aTimedRecurrenceIDOfAnAllDaySeriesMovesItsDayInEveryZone(zone: String) throws {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-12-01 08:00"
+        sandbox.tz = zone
+        let run = sandbox.run(["import", RecurrenceLimitTests.fixture("allday-timed-recurrence-id.ics")])
+        #expect(run.code == 0 && run.err.isEmpty, "\(run.err)")
+        let json = sandbox.run(["list", "--json", "--period", "all"]).out
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let rows = (list["periods"] as? [[String: Any]] ?? []).flatMap { $0["events"] as? [[String: Any]] ?? [] }
+        let market = rows.filter { ($0["title"] as? String)?.hasPrefix("Market day") == true }
+        let days = market.map { row in
+            "\(row["title"] as? String ?? "") \(String((row["start"] as? String ?? "").prefix(10)))"
+                + ((row["override"] as? [String: Any]).map { " replaces \(String(($0["replaces"] as? String ?? "").prefix(10)))" } ?? "")
+        }
+        #expect(days == [
+            "Market day 2026-12-07",
+            "Market day (moved, UTC id) 2026-12-15 replaces 2026-12-14",
+            "Market day (moved, floating id) 2026-12-22 replaces 2026-12-21",
+            "Market day (an afternoon instead) 2026-12-29 replaces 2026-12-28",
+            "Market day 2027-01-04",
+        ], "\(json)")
+    }
 }
