@@ -271,9 +271,10 @@ private struct Session {
     }
 
     mutating func readEvent(_ chunk: ICalChunk) {
-        if fastPaths, chunk.skipped.isEmpty, let read = ICalSimpleEvent.parse(bytes, chunk: chunk, reader: reader) {
-            document.events.append(read.event)
+        if fastPaths, chunk.skipped.isEmpty, var read = ICalSimpleEvent.parse(bytes, chunk: chunk, reader: reader) {
             for message in read.warnings { warn(line: chunk.line, uid: read.event.uid, message) }
+            keepValidEnd(of: &read.event, line: chunk.line)
+            document.events.append(read.event)
             return
         }
         guard let (component, rules) = parse(chunk) else {
@@ -324,7 +325,17 @@ private struct Session {
             symbol: reader.xText(component, ICalEvent.symbolProperty),
             timeZoneName: reader.xText(component, ICalEvent.timeZoneProperty))
         event.thisAndFuture = range.map { icalparameter_get_range($0) == ICAL_RANGE_THISANDFUTURE } ?? false
+        keepValidEnd(of: &event, line: chunk.line)
         document.events.append(event)
+    }
+
+    /// An RRULE with both UNTIL and COUNT, one of them malformed, keeps the valid one (with a warning)
+    /// instead of being refused whole, which would leave only DTSTART.
+    private mutating func keepValidEnd(of event: inout ICalEvent, line: Int) {
+        guard let rrule = event.rrule, let repaired = ICalRuleText(rrule).withoutMalformedEnd else { return }
+        event.rrule = repaired.rule.text
+        let kept = repaired.dropped.hasPrefix("COUNT") ? "UNTIL" : "COUNT"
+        warn(line: line, uid: event.uid, "RRULE \(repaired.dropped) is malformed and was dropped; the rule ends by its \(kept) alone")
     }
 
     /// A warning naming the first line whose bytes are not UTF-8 (a Latin-1 file, say). The plain

@@ -27,6 +27,9 @@ struct ICalRuleText: Equatable {
         parts.filter { !keys.contains($0.key) }.map { "\($0.key)=\($0.value)" }.joined(separator: ";")
     }
 
+    /// The rule as RRULE text, its parts in their order.
+    var text: String { without([]) }
+
     /// FREQ=HOURLY with nothing but INTERVAL, COUNT, UNTIL and WKST: stepped in elapsed hours.
     var isPlainHourly: Bool {
         self["FREQ"]?.uppercased() == "HOURLY"
@@ -112,18 +115,35 @@ struct ICalRuleText: Equatable {
     /// Out-of-range BYxxx values, or BYMONTH/BYMONTHDAY that can never meet (Feb 30): libical
     /// would search such a rule for centuries inside one call (20 s for an HOURLY one).
     private var impossibility: String? {
+        if let problem = nonGregorianMonthProblem { return problem }
         for (key, range, signed) in Self.ranges {
+            // RFC 7529: with RSCALE, BYMONTH counts the months of that calendar (checked above).
+            if key == "BYMONTH", self["RSCALE"] != nil { continue }
             guard let values = numbers(key) else { continue }
             for value in values where !(range.contains(value) || (signed && value != Int.min && range.contains(-value))) {
                 return "\(key)=\(self[key] ?? "") is out of range (\(signed ? "±" : "")\(range.lowerBound)…\(range.upperBound))"
             }
         }
         if let problem = impossibleWeekday { return problem }
-        if let months = numbers("BYMONTH"), let days = numbers("BYMONTHDAY") {
+        if self["RSCALE"] == nil, let months = numbers("BYMONTH"), let days = numbers("BYMONTHDAY") {
             let longest = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
             let possible = months.contains { month in days.contains { abs($0) <= longest[month - 1] } }
             if !possible {
                 return "BYMONTH=\(self["BYMONTH"] ?? "") with BYMONTHDAY=\(self["BYMONTHDAY"] ?? "") can never match"
+            }
+        }
+        return nil
+    }
+
+    /// BYMONTH under RSCALE (RFC 7529): months 1…13 (the Ethiopic and Coptic years' thirteenth, the Hebrew
+    /// leap year's last), each optionally a leap month (`5L`, Hebrew Adar I); libical's ICU calendars place them.
+    private var nonGregorianMonthProblem: String? {
+        guard self["RSCALE"] != nil, let months = self["BYMONTH"] else { return nil }
+        for month in months.split(separator: ",") {
+            let text = month.trimmingWhitespace().uppercased()
+            let number = Int(text.hasSuffix("L") ? String(text.dropLast()) : text)
+            guard let number, (1...13).contains(number) else {
+                return "BYMONTH=\(months) is out of range (1…13, a leap month as 5L)"
             }
         }
         return nil
@@ -145,6 +165,38 @@ struct ICalRuleText: Equatable {
             return "BYDAY=\(days) can never match (\(period) has at most \(most) of each weekday)"
         }
         return nil
+    }
+
+    /// The rule without a malformed COUNT or UNTIL when the other one is valid (`UNTIL=20270101T000000Z;COUNT=abc`),
+    /// and the part left out; nil when there is nothing to drop. RFC 5545 allows only one of the two, so the valid
+    /// one alone bounds the series as its author meant, where refusing the rule would keep only DTSTART.
+    var withoutMalformedEnd: (rule: ICalRuleText, dropped: String)? {
+        guard let count = self["COUNT"], let until = self["UNTIL"] else { return nil }
+        let countIsValid = Int(count).map { $0 >= 1 } ?? false
+        guard countIsValid != hasWellFormedUntil else { return nil }
+        let key = countIsValid ? "UNTIL" : "COUNT"
+        var kept = self
+        kept.parts.removeAll { $0.key == key }
+        return (kept, "\(key)=\(countIsValid ? until : count)")
+    }
+
+    /// Whether UNTIL is a DATE (`20270101`) or DATE-TIME (`20270101T000000Z`, or floating) with a real month and day.
+    var hasWellFormedUntil: Bool {
+        guard let text = self["UNTIL"] else { return false }
+        let bytes = Array(text.utf8)
+        let isDigit: (Int) -> Bool = { bytes[$0] >= 0x30 && bytes[$0] <= 0x39 }
+        let shapeIsValid: Bool
+        switch bytes.count {
+        case 8: shapeIsValid = (0..<8).allSatisfy(isDigit)
+        case 15, 16:
+            shapeIsValid = (0..<8).allSatisfy(isDigit) && bytes[8] == UInt8(ascii: "T") && (9..<15).allSatisfy(isDigit)
+                && (bytes.count == 15 || bytes[15] == UInt8(ascii: "Z"))
+        default: shapeIsValid = false
+        }
+        guard shapeIsValid else { return false }
+        let number: (Int, Int) -> Int = { from, length in Int(String(decoding: bytes[from..<from + length], as: UTF8.self)) ?? -1 }
+        let timeIsValid = bytes.count == 8 || (number(9, 2) <= 23 && number(11, 2) <= 59 && number(13, 2) <= 60)
+        return (1...12).contains(number(4, 2)) && (1...31).contains(number(6, 2)) && timeIsValid
     }
 
     /// UNTIL as a value: a date, a UTC time, or a floating time read in the event's zone.

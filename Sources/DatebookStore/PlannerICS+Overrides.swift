@@ -26,17 +26,18 @@ extension PlannerICS {
         return (before.text, movedTo == nil ? nil : after.text)
     }
 
-    /// The day of an all-day `master` that `recurrenceID` names. Outlook writes a timed RECURRENCE-ID
-    /// (midnight in its Windows zone) and datebook's export writes it in UTC, so a timed value is read
-    /// on the master's own calendar, where both give the same day.
+    /// The day of an all-day `master` that `recurrenceID` names. A timed value names the day of its own
+    /// wall clock, whatever the viewer's zone (Outlook's midnight in its Windows zone, a UTC or floating
+    /// midnight; as recurring-ical-events reads them), except a UTC time that is midnight in the master's
+    /// zone: older datebook exports and stores wrote an all-day instance so.
     static func instanceDay(_ recurrenceID: ICalDateValue, of master: Event, fallback: TimeZone) -> ICalDateValue {
-        switch recurrenceID {
-        case .date, .floating: return recurrenceID.day(fallback: fallback)
-        case .zoned, .utc:
-            let zone = TimeZone(identifier: master.timeZone) ?? fallback
-            let local = ICalLocalDateTime.of(recurrenceID.resolve(in: zone), in: zone)
-            return .date(year: local.year, month: local.month, day: local.day)
+        if case .utc(let instant) = recurrenceID, let zone = TimeZone(identifier: master.timeZone) {
+            let local = ICalLocalDateTime.of(instant, in: zone)
+            if local.hour == 0, local.minute == 0, local.second == 0 {
+                return .date(year: local.year, month: local.month, day: local.day)
+            }
         }
+        return recurrenceID.day(fallback: fallback)
     }
 
     /// The zone `RecurrenceExpander` expands `master` in: all-day events on UTC dates, floating

@@ -159,18 +159,20 @@ public enum PlannerICS {
         // written one by one, each re-read and re-wrote the master's whole recurrence and queued its
         // expansion again, so N overrides of one series cost N² (10,000 took minutes).
         var exclusions = Exclusions()
+        var seriesParts = SeriesParts()
         for p in converted.indices {
             for n in converted[p].components.indices {
                 guard let recurrenceID = converted[p].components[n].recurrenceID else { continue }
                 let uid = converted[p].components[n].uid
                 warn(converted[p].components[n])
+                let masterAt = converted[p].components[n].masterID.flatMap { index[$0] }
                 // What follows may read the master's recurrence: give it the EXDATEs added so far.
-                if let master = converted[p].components[n].masterID, let at = index[master],
+                if let master = converted[p].components[n].masterID, let at = masterAt,
                    converted[p].components[n].thisAndFuture || converted[p].components[n].sequence < masterSequences[master] ?? 0,
                    exclusions.write(into: &result.events[at], at: at) {
                     expand(at: at)
                 }
-                if let master = converted[p].components[n].masterID, let at = index[master],
+                if let master = converted[p].components[n].masterID, let at = masterAt,
                    let stale = staleness(sequence: converted[p].components[n].sequence, recurrenceID: recurrenceID,
                                          of: result.events[at], masterSequence: masterSequences[master] ?? 0,
                                          zone: options.timeZone) {
@@ -178,12 +180,37 @@ public enum PlannerICS {
                     _ = converted[p].take(n)
                     continue
                 }
-                if converted[p].components[n].thisAndFuture, let master = converted[p].components[n].masterID,
-                   let at = index[master] {
+                // An override of an all-day series is held by the day it replaces, however its RECURRENCE-ID was
+                // written, so `list --json` and `show` name that day in every zone.
+                var source = recurrenceID
+                if let at = masterAt, result.events[at].start.isAllDay, !recurrenceID.isAllDay {
+                    source = Self.instanceDay(recurrenceID, of: result.events[at], fallback: options.timeZone)
+                }
+                let sourceUID = uid + "#" + RecurrenceText.format(source)
+                // The series part holding the instance: the master, or a part an earlier THISANDFUTURE split off,
+                // where the instance sits where that part moved it.
+                var target = masterAt
+                var instance = recurrenceID
+                var wall: Date?
+                if let at = masterAt {
+                    let originalWall = Self.wallClock(recurrenceID, of: result.events[at], fallback: options.timeZone)
+                    wall = originalWall
+                    if let part = seriesParts.part(of: at, holding: originalWall) {
+                        target = part.position
+                        instance = Self.instance(atWallClock: originalWall.addingTimeInterval(part.shift),
+                                                 of: result.events[at], fallback: options.timeZone)
+                    }
+                }
+                // A split reads the part's recurrence too.
+                if let at = target, at != masterAt, converted[p].components[n].thisAndFuture,
+                   exclusions.write(into: &result.events[at], at: at) {
+                    expand(at: at)
+                }
+                if converted[p].components[n].thisAndFuture, let at = target, let masterAt, let wall {
                     let overrideStart = converted[p].events[n]?.start
                     let ownRule = converted[p].events[n]?.recurrence != nil
                     // With a rule of its own the override's start does not move the master's instances.
-                    let split = seriesSplit(result.events[at], at: recurrenceID, movedTo: ownRule ? nil : overrideStart,
+                    let split = seriesSplit(result.events[at], at: instance, movedTo: ownRule ? nil : overrideStart,
                                             zone: options.timeZone)
                     if split != nil || ownRule {
                         if let split {
@@ -192,21 +219,32 @@ public enum PlannerICS {
                         }
                         guard var made = converted[p].take(n) else { continue }
                         if !ownRule { made.recurrence = split?.after }
-                        add(final(made, converted[p].components[n]), uid: uid + "#" + RecurrenceText.format(recurrenceID))
+                        if source != recurrenceID { made.id = Self.eventID(uid: sourceUID, options: options) }
+                        let madeID = made.id
+                        let shift = Self.wallClock(Self.value(made.start, zone: made.timeZone), of: result.events[masterAt],
+                                                   fallback: options.timeZone).timeIntervalSince(wall)
+                        add(final(made, converted[p].components[n]), uid: sourceUID)
+                        if let position = index[madeID] {
+                            seriesParts.add(SeriesParts.Part(from: wall, shift: shift, position: position), master: masterAt)
+                        }
                         continue
                     }
-                    result.warnings.append("\(fileName):\(converted[p].components[n].line): UID \(uid): RANGE=THISANDFUTURE moves "
-                                           + "the instances of a rule with BYxxx parts, which datebook cannot write as one rule; "
-                                           + "the override applies to its own instance only")
+                    let rule = RecurrenceText(result.events[at].recurrence ?? "").rule ?? ""
+                    let why = rule.uppercased().split(separator: ";").contains { $0.trimmingWhitespace().hasPrefix("BY") }
+                        ? "moves the instances of a rule with BYxxx parts, which datebook cannot write as one rule"
+                        : "names no instance of its series (RECURRENCE-ID \(RecurrenceText.format(recurrenceID)))"
+                    result.warnings.append("\(fileName):\(converted[p].components[n].line): UID \(uid): RANGE=THISANDFUTURE "
+                                           + why + "; the override applies to its own instance only")
                 }
-                if let master = converted[p].components[n].masterID, let at = index[master] {
+                if let at = target {
                     // A timed RECURRENCE-ID of an all-day series (Outlook) names that day.
                     let excluded = result.events[at].start.isAllDay
-                        ? Self.instanceDay(recurrenceID, of: result.events[at], fallback: options.timeZone) : recurrenceID
+                        ? Self.instanceDay(instance, of: result.events[at], fallback: options.timeZone) : instance
                     exclusions.add(excluded, to: result.events[at], at: at)
                 }
-                guard let made = converted[p].take(n) else { continue }
-                add(final(made, converted[p].components[n]), uid: uid + "#" + RecurrenceText.format(recurrenceID))
+                guard var made = converted[p].take(n) else { continue }
+                if source != recurrenceID { made.id = Self.eventID(uid: sourceUID, options: options) }
+                add(final(made, converted[p].components[n]), uid: sourceUID)
             }
         }
         for at in exclusions.positions where exclusions.write(into: &result.events[at], at: at) { expand(at: at) }

@@ -117,4 +117,69 @@ struct CalendarDialectTests {
             + sandbox.run(["list", "--period", "next30"], storePath: restored).out
         #expect(relisted == list)
     }
+
+    /// RECURRENCE-IDs name instances of the original series (RFC 5545; recurring-ical-events, which
+    /// `PeerCheckTests` runs on the same fixture): a THISANDFUTURE override of an instance another one
+    /// moved, and a single override of such an instance, reach the part that holds it, in any file order.
+    @Test func aChainOfThisAndFutureOverridesAndSingleOnesApplyInOrder() {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-11-30 08:00"
+        let run = sandbox.run(["import", RecurrenceLimitTests.fixture("thisandfuture-chain.ics")])
+        #expect(run.code == 0)
+        // Only the override whose RECURRENCE-ID the series never reaches is warned about, and not as "BYxxx parts".
+        #expect(run.err.split(separator: "\n") == [
+            "datebook: warning: \(RecurrenceLimitTests.fixture("thisandfuture-chain.ics")):52: UID ended-before: RANGE=THISANDFUTURE "
+                + "names no instance of its series (RECURRENCE-ID 20261205T120000Z); the override applies to its own instance only",
+        ], "\(run.err)")
+        func standups(_ storePath: String? = nil) -> [String] {
+            let list = sandbox.run(["list", "--period", "next7"], storePath: storePath).out
+                + sandbox.run(["list", "--period", "next30"], storePath: storePath).out
+            return list.split(separator: "\n").filter { $0.contains("Standup") }.map { line in
+                String(line.dropFirst(13)).trimmingCharacters(in: .whitespaces)
+                    .replacingOccurrences(of: "  +", with: " ", options: .regularExpression)
+            }
+        }
+        let expected = [
+            "Standup Tue 2026-12-01 09:00", "Standup Wed 2026-12-02 09:00", "Standup (half past nine) Thu 2026-12-03 09:30",
+            "Standup (late, once) Fri 2026-12-04 11:30", "Standup (half past nine) Sat 2026-12-05 09:30",
+            "Standup (ten o'clock) Sun 2026-12-06 10:00", "Standup (ten o'clock) Mon 2026-12-07 10:00",
+            "Standup (ten o'clock) Wed 2026-12-09 10:00", "Standup (afternoon, once) Thu 2026-12-10 14:00",
+            "Standup (ten o'clock) Fri 2026-12-11 10:00", "Standup (ten o'clock) Sat 2026-12-12 10:00",
+        ]
+        #expect(standups() == expected)
+        // The export re-imports to the same occurrences.
+        let exported = sandbox.run(["export", "--format", "ics"]).out
+        let copy = sandbox.home + "/copy.ics"
+        #expect((try? exported.write(toFile: copy, atomically: true, encoding: .utf8)) != nil)
+        let restored = sandbox.home + "/restored.sqlite3"
+        let again = sandbox.run(["import", copy], storePath: restored)
+        #expect(again.code == 0, "\(again.err)")
+        #expect(standups(restored) == expected)
+    }
+
+    /// A date-time RECURRENCE-ID of an all-day series names the day of its own wall clock (a UTC or floating
+    /// midnight), so the viewer's zone changes nothing: in New York `20261228T000000Z` once named 27 December.
+    @Test(arguments: ["UTC", "America/New_York"])
+    func aTimedRecurrenceIDOfAnAllDaySeriesMovesItsDayInEveryZone(zone: String) throws {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-12-01 08:00"
+        sandbox.tz = zone
+        let run = sandbox.run(["import", RecurrenceLimitTests.fixture("allday-timed-recurrence-id.ics")])
+        #expect(run.code == 0 && run.err.isEmpty, "\(run.err)")
+        let json = sandbox.run(["list", "--json", "--period", "all"]).out
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let rows = (list["periods"] as? [[String: Any]] ?? []).flatMap { $0["events"] as? [[String: Any]] ?? [] }
+        let market = rows.filter { ($0["title"] as? String)?.hasPrefix("Market day") == true }
+        let days = market.map { row in
+            "\(row["title"] as? String ?? "") \(String((row["start"] as? String ?? "").prefix(10)))"
+                + ((row["override"] as? [String: Any]).map { " replaces \(String(($0["replaces"] as? String ?? "").prefix(10)))" } ?? "")
+        }
+        #expect(days == [
+            "Market day 2026-12-07",
+            "Market day (moved, UTC id) 2026-12-15 replaces 2026-12-14",
+            "Market day (moved, floating id) 2026-12-22 replaces 2026-12-21",
+            "Market day (an afternoon instead) 2026-12-29 replaces 2026-12-28",
+            "Market day 2027-01-04",
+        ], "\(json)")
+    }
 }

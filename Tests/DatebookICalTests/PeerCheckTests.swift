@@ -31,7 +31,8 @@ import Testing
         ("exdate-utc.ics", "Europe/Berlin"), ("overrides.ics", "America/New_York"), ("folded-bom-lf.ics", "UTC"),
         ("windows.ics", "Asia/Tokyo"), ("todos.ics", "Europe/Berlin"), ("dtstart-off-rule.ics", "UTC"),
         ("xwr-timezone.ics", "UTC"), ("outlook-allday-override.ics", "Europe/Berlin"),
-        ("thisandfuture.ics", "UTC"), ("floating.ics", "Europe/Berlin"), ("floating.ics", "Asia/Tokyo"),
+        ("thisandfuture.ics", "UTC"), ("thisandfuture-chain.ics", "UTC"),
+        ("allday-timed-recurrence-id.ics", "UTC"), ("allday-timed-recurrence-id.ics", "America/New_York"), ("floating.ics", "Europe/Berlin"), ("floating.ics", "Asia/Tokyo"),
         // Python icalendar reads a nested VCALENDAR's events too; datebook reads them with a warning.
         ("nested-vcalendar.ics", "UTC"),
     ]
