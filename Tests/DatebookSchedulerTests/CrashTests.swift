@@ -30,7 +30,9 @@ import Testing
             // Kill at a random moment after the first request of this round reached the sink.
             let deadline = Date().addingTimeInterval(10)
             while victim.isRunning, sink.requestCount() == before, Date() < deadline { usleep(2_000) }
-            usleep(UInt32.random(in: 0...40_000, using: &generator))
+            // At most 20 ms: on a loaded machine (CI runs two busy loops beside the suite) a round
+            // that lasts longer is still killed mid-send often enough for the count below.
+            usleep(UInt32.random(in: 0...20_000, using: &generator))
             if victim.isRunning {
                 kill(victim.processIdentifier, SIGKILL)
                 killedRounds.insert(round)
