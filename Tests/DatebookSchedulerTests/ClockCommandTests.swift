@@ -6,18 +6,7 @@ import Testing
 /// `tick --now` and a clock jump through the real binary (issue 27, issue 29).
 @Suite(.serialized) struct ClockCommandTests {
     func output(_ arguments: [String], environment: [String: String]) throws -> (out: String, err: String, code: Int32) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: datebookBinary)
-        process.arguments = arguments
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let text = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (String(decoding: text, as: UTF8.self), String(decoding: errors, as: UTF8.self), process.terminationStatus)
+        try runDatebook(arguments, environment: environment)
     }
 
     @Test func tickAtAPretendedTimeRefusesTheDefaultStoreAndWritesNothing() throws {

@@ -6,18 +6,7 @@ import Testing
 /// `tick --dry-run`, `preview` and `status` through the real binary.
 @Suite(.serialized) struct CommandTests {
     func output(_ sandbox: ProcessSandbox, _ arguments: [String], environment extra: [String: String] = [:]) throws -> (String, String, Int32) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: datebookBinary)
-        process.arguments = arguments
-        process.environment = sandbox.environment.merging(extra) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let text = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (String(decoding: text, as: UTF8.self), String(decoding: errors, as: UTF8.self), process.terminationStatus)
+        try runDatebook(arguments, environment: sandbox.environment.merging(extra) { $1 })
     }
 
     @Test func dryRunAndPreviewSendNothingAndStatusExitsOneAfterAFailure() throws {

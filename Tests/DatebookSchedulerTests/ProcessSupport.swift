@@ -115,3 +115,20 @@ func waitForExit(_ process: Process, seconds: Double) -> Bool {
     while process.isRunning, Date() < deadline { usleep(10_000) }
     return !process.isRunning
 }
+
+/// Runs the built binary to its end: standard output, standard error (each read to EOF before the
+/// wait) and the exit status.
+func runDatebook(_ arguments: [String], environment: [String: String]) throws -> (out: String, err: String, code: Int32) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: datebookBinary)
+    process.arguments = arguments
+    process.environment = environment
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let text = out.fileHandleForReading.readDataToEndOfFile()
+    let errors = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (String(decoding: text, as: UTF8.self), String(decoding: errors, as: UTF8.self), process.terminationStatus)
+}
