@@ -1,6 +1,10 @@
 # datebook — see README.md. `make demo` and `make test` each do all set-up first.
 SWIFT ?= swift
 export PATH := /opt/swift/usr/bin:$(PATH)
+# SwiftPM leaves a few empty TemporaryDirectory.* folders in $TMPDIR on every build: keep them in
+# .build/tmp (removed with .build), not in the machine's /tmp. The test tiers set their own TMPDIR.
+export TMPDIR := $(CURDIR)/.build/tmp
+$(shell mkdir -p .build/tmp)
 
 .PHONY: setup build demo test smoke bench bench-serve bench-postgresql bench-replicas clean-bench symbol-order fuzz install uninstall
 
