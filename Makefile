@@ -6,7 +6,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 export TMPDIR := $(CURDIR)/.build/tmp
 $(shell mkdir -p .build/tmp)
 
-.PHONY: setup build demo test smoke bench bench-serve bench-postgresql bench-replicas clean-bench symbol-order fuzz install uninstall
+.PHONY: setup build demo test smoke bench bench-serve bench-postgresql bench-replicas bench-peers clean-bench symbol-order fuzz install uninstall
 
 # The Swift runtime and Foundation linked into the binary: it starts in about two thirds of the
 # time (no Swift libraries to load and bind) and runs where no Swift toolchain is installed.
@@ -60,6 +60,7 @@ bench: build
 	/usr/bin/python3 bench/hostile.py
 	/usr/bin/python3 bench/desktop.py
 	/usr/bin/python3 bench/serve.py
+	/usr/bin/python3 bench/peers.py
 	python3 -m pip install --quiet radicale vdirsyncer || echo "bench: vdirsyncer not installed; its row is skipped"
 	python3 bench/caldav.py --write
 
@@ -78,6 +79,13 @@ bench-postgresql: build
 bench-replicas: build
 	@bash scripts/setup.sh --bench
 	/usr/bin/python3 bench/replicas.py
+
+## datebook beside its peers (bench/peers.py: tick fan-out beside curl --parallel, the agenda beside
+## calcurse, import peaks, digest beside list; writes bench/results-peers.md). BENCH_LOADS, BENCH_AGENDA_SIZES,
+## BENCH_IMPORT_SIZES pick what runs.
+bench-peers: build
+	@bash scripts/setup.sh --bench
+	/usr/bin/python3 bench/peers.py
 
 ## CalDAV sync alone (bench/caldav.py: against a local Radicale, vdirsyncer beside it; writes bench/results-caldav.md).
 bench-caldav: build

@@ -5,13 +5,17 @@ Writes planner JSON documents (the `datebook export` shape) with N events, 0–6
 starts spread from a year before to two years after the anchor (2026-12-01T09:00Z), about 10%
 of them all-day. The same N and seed always give the same bytes.
 
-    generate.py N OUT_PREFIX [--chunk 100000] [--seed 7] [--recurring 0.1] [--overdue 0.5] [--hostile K] [--ics]
+    generate.py N OUT_PREFIX [--chunk 100000] [--seed 7] [--recurring 0.1] [--overdue 0.5] [--hostile K] [--ics] [--calcurse]
 
 writes OUT_PREFIX-000.json, OUT_PREFIX-001.json, … (one file per chunk). `--recurring F` makes that
 fraction of events weekly-recurring (`FREQ=WEEKLY`); `--overdue F` moves that fraction into the 90 days
 before the anchor, timed, each with at least one open task (the digest's Overdue section); `--ics` writes one OUT_PREFIX.ics with N
 VEVENTs instead (TZID starts, VALARMs, tasks as VTODOs with RELATED-TO). `--hostile K` makes the
 first K events recur on every second of the year (the 743-byte RRULE of issue 13, `HOSTILE_RULE`).
+`--calcurse` writes one OUT_PREFIX.apts instead: the same events in calcurse's appointment format
+(wall-clock times in Europe/Berlin, the zone the benchmarks run calcurse in; a timed event lasts an
+hour; weekly events as `{1W}`), for the agenda beside calcurse (bench/peers.py). Tasks have no
+place there and are left out.
 """
 import argparse
 import datetime as dt
@@ -97,6 +101,26 @@ def write_ics(path: str, events: list) -> None:
         out.write("END:VCALENDAR\r\n")
 
 
+CALCURSE_ZONE = "Europe/Berlin"
+
+
+def write_calcurse(path: str, events: list) -> None:
+    """calcurse's `apts` file: `MM/DD/YYYY @ HH:MM -> MM/DD/YYYY @ HH:MM [{1W}] |title` for a timed
+    event, `MM/DD/YYYY [1] [{1W}] title` for an all-day one (calcurse(1), FILES)."""
+    from zoneinfo import ZoneInfo
+    zone = ZoneInfo(CALCURSE_ZONE)
+    with open(path, "w", encoding="utf-8") as out:
+        for e in events:
+            weekly = "{1W} " if e["recurrence"] else ""
+            if e["allDay"]:
+                day = dt.datetime.strptime(e["start"], "%Y-%m-%d")
+                out.write(f"{day:%m/%d/%Y} [1] {weekly}{e['title']}\n")
+                continue
+            start = dt.datetime.strptime(e["start"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc).astimezone(zone)
+            end = start + dt.timedelta(hours=1)
+            out.write(f"{start:%m/%d/%Y @ %H:%M} -> {end:%m/%d/%Y @ %H:%M} {weekly}|{e['title']}\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("count", type=int)
@@ -108,6 +132,7 @@ def main() -> None:
                         help="fraction of events in the 90 days before the anchor with open tasks")
     parser.add_argument("--ics", action="store_true", help="write one PREFIX.ics instead of JSON chunks")
     parser.add_argument("--hostile", type=int, default=0, help="events (the first ones) with HOSTILE_RULE")
+    parser.add_argument("--calcurse", action="store_true", help="write one PREFIX.apts (calcurse) instead of JSON chunks")
     args = parser.parse_args()
     rng = random.Random(args.seed)
 
@@ -119,8 +144,9 @@ def main() -> None:
             e.update(recurrence=HOSTILE_RULE, allDay=False, start=start.strftime("%Y-%m-%dT%H:%M:%SZ"))
         return e
 
-    if args.ics:
-        write_ics(args.prefix + ".ics", [made(i) for i in range(args.count)])
+    if args.ics or args.calcurse:
+        write = write_ics if args.ics else write_calcurse
+        write(args.prefix + (".ics" if args.ics else ".apts"), [made(i) for i in range(args.count)])
         print(1)
         return
     written = 0

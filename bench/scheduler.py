@@ -41,7 +41,7 @@ def free_port():
 
 
 class Nginx:
-    def __init__(self, directory):
+    def __init__(self, directory, log_format="$msec $http_idempotency_key"):
         self.port = free_port()
         self.log = os.path.join(directory, "access.log")
         conf = os.path.join(directory, "nginx.conf")
@@ -50,7 +50,7 @@ class Nginx:
 daemon off; worker_processes 1; pid {directory}/nginx.pid; error_log {directory}/error.log;
 events {{ worker_connections 1024; }}
 http {{
-  log_format bench '$msec $http_idempotency_key';
+  log_format bench '{log_format}';
   access_log {self.log} bench buffer=64k flush=100ms;
   client_body_temp_path {directory}; proxy_temp_path {directory}; fastcgi_temp_path {directory};
   uwsgi_temp_path {directory}; scgi_temp_path {directory};

@@ -40,6 +40,7 @@ if [ "${1:-}" = "--bench" ]; then
     nginx-light           # the fast local sink of the delivery benchmark; the static page beside datebook serve
     wrk                   # the load of the serve benchmark
     postgresql            # the PostgreSQL store benchmark
+    calcurse              # the agenda's peer (bench/peers.py)
   )
 fi
 

@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""datebook beside the tools people would use instead (issue 33); writes bench/results-peers.md.
+
+Each row is a pair measured in one run, the two commands alternated, medians:
+
+1. Fan-out: `datebook tick` with 10,000 due webhook alerts → a local nginx answering 204 (ledger
+   recorded), beside `curl --parallel --parallel-max 32` sending the same number of POSTs with the
+   same body size to the same nginx (one `next` per request in a generated config). Wall and CPU
+   (user + system, from wait4) of each; the goal is datebook's rate ≥ 0.5× curl's, at any load.
+   The pair is measured at each load in BENCH_LOADS (default "0,5": that many `yes` loops beside it).
+2. Agenda: `list --period next7` + `list --period next30` on a generated planner (10% weekly),
+   beside `calcurse -r30` on the same events (generate.py --calcurse), at BENCH_AGENDA_SIZES
+   (default 100000,1000000). Goals: ≥ 50× calcurse at 100k, ≥ 100× at 1M.
+3. Import peaks: `/usr/bin/time -f %M` of `import FILE.ics` into a fresh store (generate.py --ics:
+   N VEVENTs and about 3N VTODOs), at BENCH_IMPORT_SIZES (default 100000,300000,1000000). Goals:
+   ≤ 150 MB at 100k, ≤ 250 MB at 300k, ≤ 500 MB and ≤ 15 s at 1M.
+4. `digest --format html` beside `list --period next30` on a 100k planner (10% weekly, half of it
+   overdue): CPU, goal ≤ 2.5×.
+
+Needs the release build, nginx-light and calcurse (`make bench-peers` installs them). Figures are
+only worth comparing on a quiet machine: the load average before and after is written beside them.
+"""
+import datetime as dt
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402
+import scheduler  # noqa: E402  (its nginx sink)
+
+ROOT = bench.ROOT
+BIN = bench.BIN
+GENERATE = os.path.join(ROOT, "bench", "generate.py")
+RUNS = int(os.environ.get("BENCH_RUNS", "5"))
+LOADS = [int(x) for x in os.environ.get("BENCH_LOADS", "0,5").split(",")]
+AGENDA_SIZES = [int(x) for x in os.environ.get("BENCH_AGENDA_SIZES", "100000,1000000").split(",") if x]
+IMPORT_SIZES = [int(x) for x in os.environ.get("BENCH_IMPORT_SIZES", "100000,300000,1000000").split(",") if x]
+ALERTS = int(os.environ.get("BENCH_ALERTS", "10000"))
+NOW = scheduler.NOW
+ZONE = "Europe/Berlin"
+AGENDA_GOALS = {100_000: 50, 1_000_000: 100}
+IMPORT_GOALS = {100_000: 150, 300_000: 250, 1_000_000: 500}
+
+
+def rusage_run(argv, env=None, ok=(0,)):
+    """Runs argv with output to /dev/null; returns (wall s, CPU s, peak RSS MB) from wait4."""
+    started = time.perf_counter()
+    with open(os.devnull, "wb") as null:
+        proc = subprocess.Popen(argv, stdout=null, stderr=subprocess.PIPE, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    code = os.waitstatus_to_exitcode(status)
+    if code not in ok:
+        sys.exit(f"{' '.join(argv[:4])} … exited {code}: {proc.stderr.read().decode()[-2000:]}")
+    proc.stderr.close()
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+class Load:
+    """`count` busy loops (`yes > /dev/null`) for the length of a with-block."""
+
+    def __init__(self, count):
+        self.count = count
+        self.procs = []
+
+    def __enter__(self):
+        self.procs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(self.count)]
+        return self
+
+    def __exit__(self, *exc):
+        for proc in self.procs:
+            proc.kill()
+            proc.wait()
+
+
+# 1. Fan-out ----------------------------------------------------------------------------------
+
+class BodySizeNginx(scheduler.Nginx):
+    """The scheduler benchmark's nginx (204 for everything), logging each request's body size."""
+
+    def __init__(self, directory):
+        super().__init__(directory, log_format="$msec $content_length")
+
+    def body_sizes(self):
+        sizes = []
+        if os.path.exists(self.log):
+            with open(self.log) as f:
+                for line in f:
+                    parts = line.split()
+                    if len(parts) == 2 and parts[1].isdigit():
+                        sizes.append(int(parts[1]))
+        return sizes
+
+
+def fanout_store(directory, port):
+    """A store with ALERTS alerts due at NOW, imported once; each run gets a copy."""
+    events = [{"id": f"{i:016x}", "title": f"Due {i}", "start": scheduler.iso(NOW + dt.timedelta(hours=1)),
+               "allDay": False, "end": None, "timeZone": "UTC", "symbol": "star.fill", "color": "primary",
+               "notes": "", "alerts": ["1h"], "recurrence": None, "tasks": []} for i in range(ALERTS)]
+    planner = os.path.join(directory, "due.json")
+    with open(planner, "w") as out:
+        json.dump({"datebook": 1, "events": events}, out)
+    store = os.path.join(directory, "due.sqlite3")
+    config = scheduler.write_config(directory, port)
+    subprocess.run([BIN, "import", planner], env=scheduler.env(store, config), stdout=subprocess.DEVNULL, check=True)
+    return store, config
+
+
+def curl_config(directory, port, body_size):
+    body = os.path.join(directory, "body.json")
+    with open(body, "w") as out:
+        text = '{"text":"' + "x" * max(0, body_size - 11) + '"}'
+        out.write(text[:max(body_size, 11)])
+    path = os.path.join(directory, "curl.cfg")
+    with open(path, "w") as out:
+        request = (f'url = "http://127.0.0.1:{port}/hook"\ndata-binary = "@{body}"\n'
+                   'header = "Content-Type: application/json"\noutput = "/dev/null"\n')
+        out.write("next\n".join([request] * ALERTS))
+    return path
+
+
+def fanout(directory):
+    nginx = BodySizeNginx(directory)
+    rows = []
+    try:
+        store, config = fanout_store(directory, nginx.port)
+        # One datebook tick first, to learn the body size datebook sends (and to warm the caches).
+        trial = os.path.join(directory, "trial.sqlite3")
+        shutil.copy(store, trial)
+        rusage_run([BIN, "--now", scheduler.iso(NOW), "tick"], scheduler.env(trial, config), ok=(0, 75))
+        time.sleep(0.3)  # nginx's log buffer flushes every 100 ms
+        sizes = nginx.body_sizes()
+        body_size = int(statistics.median(sizes)) if sizes else 300
+        cfg = curl_config(directory, nginx.port, body_size)
+        for load in LOADS:
+            ours, theirs = [], []
+            with Load(load):
+                for run in range(RUNS):
+                    copy = os.path.join(directory, f"run-{load}-{run}.sqlite3")
+                    shutil.copy(store, copy)
+                    ours.append(rusage_run([BIN, "--now", scheduler.iso(NOW), "tick"], scheduler.env(copy, config),
+                                           ok=(0, 75)))
+                    os.remove(copy)
+                    theirs.append(rusage_run(["curl", "--silent", "--parallel", "--parallel-max", "32", "-K", cfg]))
+            wall_d = statistics.median(s[0] for s in ours)
+            cpu_d = statistics.median(s[1] for s in ours)
+            wall_c = statistics.median(s[0] for s in theirs)
+            cpu_c = statistics.median(s[1] for s in theirs)
+            rows.append((load, body_size, wall_d, cpu_d, wall_c, cpu_c))
+            print(f"fan-out at load {load}: datebook {wall_d:.2f} s wall {cpu_d:.2f} s CPU; "
+                  f"curl {wall_c:.2f} s wall {cpu_c:.2f} s CPU; ratio {wall_c / wall_d:.2f}")
+    finally:
+        nginx.stop()
+    return rows
+
+
+# 2. Agenda -----------------------------------------------------------------------------------
+
+def agenda(directory):
+    rows = []
+    for n in AGENDA_SIZES:
+        store, _ = bench.prepare(n, "planner-weekly", ["--recurring", "0.1"])
+        apts_prefix = os.path.join(bench.DATA, f"planner-weekly-{n}")
+        if not os.path.exists(apts_prefix + ".apts"):
+            subprocess.run([sys.executable, GENERATE, str(n), apts_prefix, "--recurring", "0.1", "--calcurse"],
+                           check=True, stdout=subprocess.DEVNULL)
+        calcurse_dir = os.path.join(directory, f"calcurse-{n}")
+        os.makedirs(calcurse_dir, exist_ok=True)
+        open(os.path.join(calcurse_dir, "todo"), "w").close()
+        env = dict(os.environ, DATEBOOK_STORE=store, NO_COLOR="1", TZ=ZONE)
+        ours_args = [[BIN, "--now", bench.NOW, "--tz", ZONE, "list", "--period", p] for p in ("next7", "next30")]
+        theirs_args = ["calcurse", "-c", apts_prefix + ".apts", "-C", calcurse_dir,
+                       "-s" + dt.datetime(2026, 12, 1).strftime("%m/%d/%Y"), "-r30"]
+        for argv in ours_args + [theirs_args]:
+            rusage_run(argv, env)  # warm the page cache
+        runs = RUNS if n <= 100_000 else max(3, RUNS // 2)
+        ours, theirs = [], []
+        for _ in range(runs):
+            ours.append(sum(rusage_run(argv, env)[0] for argv in ours_args))
+            theirs.append(rusage_run(theirs_args, env)[0])
+        d, c = statistics.median(ours), statistics.median(theirs)
+        rows.append((n, d, c))
+        print(f"agenda {n:,}: datebook {d * 1000:.0f} ms, calcurse {c * 1000:.0f} ms, {c / d:.0f}×")
+    return rows
+
+
+# 3. Import peaks -----------------------------------------------------------------------------
+
+def imports(directory):
+    rows = []
+    for n in IMPORT_SIZES:
+        ics = os.path.join(bench.DATA, f"planner-{n}.ics")
+        if not os.path.exists(ics):
+            subprocess.run([sys.executable, GENERATE, str(n), ics[:-4], "--ics"], check=True, stdout=subprocess.DEVNULL)
+        store = os.path.join(directory, f"import-{n}.sqlite3")
+        env = dict(os.environ, DATEBOOK_STORE=store, NO_COLOR="1")
+        report = os.path.join(directory, "time.txt")
+        rusage_run(["/usr/bin/time", "-o", report, "-f", "%e %M", BIN, "import", ics], env)
+        wall, peak_kb = open(report).read().split()[-2:]
+        size = os.path.getsize(ics) / 1e6
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(store + suffix):
+                os.remove(store + suffix)
+        rows.append((n, size, float(wall), int(peak_kb) / 1024))
+        print(f"import {n:,} ({size:.0f} MB): {float(wall):.1f} s, peak {int(peak_kb) / 1024:.0f} MB")
+    return rows
+
+
+# 4. Digest beside list -----------------------------------------------------------------------
+
+def digest_ratio():
+    store, _ = bench.prepare(100_000, "planner-weekly-overdue", ["--recurring", "0.1", "--overdue", "0.5"])
+    env = dict(os.environ, DATEBOOK_STORE=store, NO_COLOR="1")
+    base = [BIN, "--now", bench.NOW, "--tz", ZONE]
+    digest_args, list_args = base + ["digest", "--format", "html"], base + ["list", "--period", "next30"]
+    rusage_run(digest_args, env)
+    rusage_run(list_args, env)
+    digests, lists = [], []
+    for _ in range(max(RUNS, 7)):
+        digests.append(rusage_run(digest_args, env)[1])
+        lists.append(rusage_run(list_args, env)[1])
+    d, l = statistics.median(digests), statistics.median(lists)
+    print(f"digest html {d * 1000:.0f} ms CPU, list next30 {l * 1000:.0f} ms CPU: {d / l:.2f}×")
+    return d, l
+
+
+def verdict(ok):
+    return "ok" if ok else "OVER"
+
+
+def main():
+    if not os.path.exists(BIN):
+        sys.exit("bench: build the release binary first (make build)")
+    for tool in ("calcurse", "curl", "/usr/sbin/nginx"):
+        if not shutil.which(tool):
+            sys.exit(f"bench: {tool} is missing (make bench-peers installs it)")
+    load_before = os.getloadavg()[0]
+    directory = tempfile.mkdtemp(prefix="datebook-bench-peers-")
+    try:
+        agenda_rows = agenda(directory)
+        digest_cpu, list_cpu = digest_ratio()
+        fanout_rows = fanout(directory)
+        import_rows = imports(directory)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    lines = [
+        "# datebook beside its peers (bench/peers.py)", "",
+        f"Release build; each pair measured in one run, the two alternated, median of {RUNS}. Machine: "
+        f"{os.cpu_count()} cores, load average {load_before:.1f} before and {os.getloadavg()[0]:.1f} after "
+        f"(the loads named in the fan-out rows are added busy loops). Generated by `make bench-peers` "
+        f"({time.strftime('%Y-%m-%d %H:%M')}).", "",
+        "| workload | datebook | peer | ratio | goal | verdict |", "|---|---|---|---:|---|---|",
+    ]
+    for load, body, wall_d, cpu_d, wall_c, cpu_c in fanout_rows:
+        ratio = wall_c / wall_d
+        lines.append(f"| `tick`, {ALERTS:,} due webhook alerts → nginx 204, ledger recorded; load +{load} "
+                     f"| {wall_d:.2f} s wall, {cpu_d:.2f} s CPU ({cpu_d / ALERTS * 1e6:.0f} µs/alert) "
+                     f"| `curl --parallel --parallel-max 32`, {body} B bodies: {wall_c:.2f} s wall, {cpu_c:.2f} s CPU "
+                     f"| {ratio:.2f}× curl's rate | ≥ 0.5× | {verdict(ratio >= 0.5)} |")
+    for n, d, c in agenda_rows:
+        goal = AGENDA_GOALS.get(n)
+        lines.append(f"| 30-day agenda (`list --period next7` + `next30`), {n:,} events, 10% weekly "
+                     f"| {d * 1000:.0f} ms | `calcurse -r30`: {c * 1000:,.0f} ms | {c / d:.0f}× "
+                     f"| {'≥ %d×' % goal if goal else ''} | {verdict(c / d >= goal) if goal else ''} |")
+    for n, size, wall, peak in import_rows:
+        goal = IMPORT_GOALS.get(n)
+        ok = goal is None or (peak <= goal and (n < 1_000_000 or wall <= 15))
+        budget = f"≤ {goal} MB peak" + (", ≤ 15 s" if n >= 1_000_000 else "") if goal else ""
+        lines.append(f"| `import` {n:,} VEVENT + ~{3 * n:,} VTODO ({size:,.0f} MB) | {wall:.1f} s, {peak:,.0f} MB peak "
+                     f"| — | — | {budget} | {verdict(ok) if goal else ''} |")
+    ratio = digest_cpu / list_cpu
+    lines.append(f"| `digest --format html`, 100k (10% weekly, half overdue) | {digest_cpu * 1000:.0f} ms CPU "
+                 f"| `list --period next30`: {list_cpu * 1000:.0f} ms CPU | {ratio:.2f}× | ≤ 2.5× | {verdict(ratio <= 2.5)} |")
+    with open(os.path.join(ROOT, "bench", "results-peers.md"), "w", encoding="utf-8") as out:
+        out.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
