@@ -27,12 +27,6 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .systemLibrary(
-            name: "CCurl",
-            // No pkgConfig: it would add -lcurl. libcurl is opened on first use (see shim.h); its
-            // headers are in /usr/include, and the runtime library comes with the -dev package.
-            providers: [.apt(["libcurl4-openssl-dev"])]
-        ),
-        .systemLibrary(
             name: "CCmark",
             pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
@@ -43,22 +37,11 @@ let package = Package(
             name: "CICal",
             providers: [.apt(["libical-dev", "tzdata"])]
         ),
-        // No pkgConfig and no link line: libmicrohttpd (and through it GnuTLS) is opened by `serve` only (see shim.h).
-        .systemLibrary(
-            name: "CMicroHTTPD",
-            providers: [.apt(["libmicrohttpd-dev"])]
-        ),
-        // No pkgConfig: it would link libpq, which is opened on first use instead (see shim.h).
-        .systemLibrary(
-            name: "CPostgres",
-            providers: [.apt(["libpq-dev"])]
-        ),
-        // No pkgConfig and no link line: libxml2 is opened by the CalDAV sync only (see shim.h), which
-        // declares the few reader functions it calls (pkg-config's -I would come with -lxml2).
-        .systemLibrary(
-            name: "CXML2",
-            providers: [.apt(["libxml2"])]
-        ),
+        // libcurl, libpq, libmicrohttpd and libxml2, opened on first use instead of linked (the list:
+        // Sources/CLoader/include/datebook_libraries.h), so no pkgConfig and no link line; their
+        // headers come from libcurl4-openssl-dev, libpq-dev, libmicrohttpd-dev and libxml2-dev
+        // (scripts/setup.sh). libxml2's sit in /usr/include/libxml2, which only CLoader's xml.c needs.
+        .target(name: "CLoader", cSettings: [.unsafeFlags(["-I/usr/include/libxml2"])]),
         .target(name: "DatebookCore"),
         .target(name: "DatebookICal", dependencies: ["CICal", "DatebookCore"]),
         .target(
@@ -86,14 +69,14 @@ let package = Package(
             ]
         ),
         .target(name: "DatebookRender", dependencies: ["DatebookCore", "DatebookDelivery", "CCmark", "DatebookTemplates"]),
-        .target(name: "DatebookDelivery", dependencies: ["DatebookCore", "CCurl"]),
-        .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite", "CPostgres"]),
-        .target(name: "DatebookServer", dependencies: ["CMicroHTTPD", "DatebookCore", "DatebookStore", "DatebookRender", "DatebookScheduler"]),
-        .target(name: "DatebookSync", dependencies: ["CXML2", "DatebookCore", "DatebookICal", "DatebookStore", "DatebookDelivery"]),
+        .target(name: "DatebookDelivery", dependencies: ["DatebookCore", "CLoader"]),
+        .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite", "CLoader"]),
+        .target(name: "DatebookServer", dependencies: ["CLoader", "DatebookCore", "DatebookStore", "DatebookRender", "DatebookScheduler"]),
+        .target(name: "DatebookSync", dependencies: ["CLoader", "DatebookCore", "DatebookICal", "DatebookStore", "DatebookDelivery"]),
         .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookRender"]),
         .target(
             name: "DatebookCLI",
-            dependencies: ["DatebookCore", "DatebookStore", "DatebookRender", "DatebookDelivery", "DatebookScheduler", "DatebookServer", "DatebookSync"]
+            dependencies: ["CLoader", "DatebookCore", "DatebookStore", "DatebookRender", "DatebookDelivery", "DatebookScheduler", "DatebookServer", "DatebookSync"]
         ),
         .executableTarget(
             name: "datebook",

@@ -33,18 +33,20 @@ files=(
 
 fail() { echo "install: $*" >&2; exit 1; }
 
+# Runs the binary in a clean environment (no config, no store of the user's).
+clean() { env -i "HOME=$stage" "PATH=/usr/bin:/bin" "$BIN" "$@"; }
+
 # Writes the content of installed path $1 to file $2, from the binary and etc/systemd.
 generate() {
-  local clean=(env -i "HOME=$stage" "PATH=/usr/bin:/bin" "$BIN")
   case "$1" in
     bin/datebook) cp "$BIN" "$2" ;;
     # The desktop channel's click waiter, found next to the binary (docs/desktop.md).
     bin/datebook-notify-wait) cp "$(dirname "$BIN")/datebook-notify-wait" "$2" ;;
-    share/man/man1/datebook.1) "${clean[@]}" man 1 >"$2" ;;
-    share/man/man5/datebook-config.5) "${clean[@]}" man 5 >"$2" ;;
-    share/bash-completion/completions/datebook) "${clean[@]}" completions bash >"$2" ;;
-    share/zsh/site-functions/_datebook) "${clean[@]}" completions zsh >"$2" ;;
-    share/fish/vendor_completions.d/datebook.fish) "${clean[@]}" completions fish >"$2" ;;
+    share/man/man1/datebook.1) clean man 1 >"$2" ;;
+    share/man/man5/datebook-config.5) clean man 5 >"$2" ;;
+    share/bash-completion/completions/datebook) clean completions bash >"$2" ;;
+    share/zsh/site-functions/_datebook) clean completions zsh >"$2" ;;
+    share/fish/vendor_completions.d/datebook.fish) clean completions fish >"$2" ;;
     # The reference config that messages point to (datebook config init writes a starting one).
     share/doc/datebook/config.example.json5) cp "$here/etc/config.example.json5" "$2" ;;
     # The units run the installed binary, not ~/.local/bin/datebook.
@@ -93,6 +95,10 @@ install_all() {
     echo "installed $root/$path"
   done
   written=() made=()
+  # The note on run-time dependencies: the libraries datebook opens when a command needs them, from
+  # the binary's own list (Sources/CLoader/include/datebook_libraries.h), as found on this machine.
+  echo "datebook opens these libraries when a command needs them (datebook doctor --libraries):"
+  clean doctor --libraries | sed 's/^/  /' || true
 }
 
 uninstall_all() {

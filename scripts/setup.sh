@@ -5,13 +5,13 @@ set -euo pipefail
 
 apt_packages=(
   libsqlite3-dev          # CSQLite: the store
-  libcurl4-openssl-dev    # CCurl: HTTP and SMTP delivery
+  libcurl4-openssl-dev    # CLoader: HTTP and SMTP delivery (libcurl, opened at run time when something is sent)
   libical-dev             # CICal: iCalendar and RRULE
   libcmark-gfm-dev        # CCmark: Markdown → HTML
   libcmark-gfm-extensions-dev
-  libmicrohttpd-dev       # CMicroHTTPD: datebook serve (opened at run time by serve only)
-  libpq-dev               # CPostgres: the PostgreSQL store backend (libpq)
-  libxml2                 # CXML2: the CalDAV sync's XML reader (opened at run time by the sync only)
+  libmicrohttpd-dev       # CLoader: datebook serve (opened at run time by serve only)
+  libpq-dev               # CLoader: the PostgreSQL store backend (libpq, opened at run time by it only)
+  libxml2-dev             # CLoader: the CalDAV sync's XML reader (opened at run time by the sync only)
   tzdata                  # time zones for Foundation and libical
   python3                 # test servers (HTTP sink, SMTP)
   python3-venv            # the test Python's virtual environment (.build/venv)

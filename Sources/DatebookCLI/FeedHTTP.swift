@@ -2,7 +2,7 @@ import DatebookDelivery
 import DatebookStore
 import Foundation
 
-/// Fetches feeds over the CCurl layer for `FeedRefresher`: conditional GET with the stored
+/// Fetches feeds over libcurl (DatebookDelivery's HTTPClient) for `FeedRefresher`: conditional GET with the stored
 /// validators, https/http only, redirects only to https/http, TLS verified, timeouts, and a
 /// 20 MB cap counted while downloading.
 public enum FeedHTTP {

@@ -1,4 +1,4 @@
-import CCurl
+import CLoader
 import Foundation
 
 /// Checks that a destination's host resolves, takes a connection and, for `https`/`smtps`,
@@ -29,7 +29,7 @@ public struct ConnectionProbe: Sendable {
             return .failure(TransportError(kind: .protocolRefused, destination: redactURL(url), detail: "not a URL with a host"))
         }
         guard let easy = CurlEasy() else {
-            return .failure(TransportError(kind: .setupFailed, destination: origin))
+            return .failure(TransportError(kind: .setupFailed, destination: origin, detail: CurlGlobal.problem))
         }
         easy.set(CURLOPT_URL, origin)
         easy.set(CURLOPT_CONNECT_ONLY, 1)

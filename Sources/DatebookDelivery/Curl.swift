@@ -1,4 +1,4 @@
-import CCurl
+import CLoader
 import Foundation
 
 /// Process-wide libcurl initialisation, run exactly once (Swift globals are lazily
@@ -15,6 +15,10 @@ enum CurlGlobal {
         guard let text = datebook_curl_easy_strerror(code) else { return "curl error \(code.rawValue)" }
         return String(cString: text)
     }
+
+    /// Why libcurl cannot be used, naming it and its Debian package; "" when it was loaded (or
+    /// could not make a handle for another reason, such as memory).
+    static var problem: String { String(cString: datebook_library_problem(DATEBOOK_LIBRARY_CURL)) }
 }
 
 /// Entry point for the CLI: starts libcurl once, early, before worker threads exist.

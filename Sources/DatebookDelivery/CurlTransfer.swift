@@ -1,4 +1,4 @@
-import CCurl
+import CLoader
 import Foundation
 
 /// State of one running transfer: the easy handle plus the bytes received so far.

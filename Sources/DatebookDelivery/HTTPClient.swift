@@ -1,4 +1,4 @@
-import CCurl
+import CLoader
 import Foundation
 
 /// Sends many HTTP requests concurrently over one libcurl multi handle.
@@ -66,7 +66,7 @@ public final class HTTPClient: @unchecked Sendable {  // owns the curl multi han
         defer { lock.unlock() }
         var results = [Result<HTTPResponse, TransportError>?](repeating: nil, count: requests.count)
         func setupFailure(_ index: Int) -> Result<HTTPResponse, TransportError> {
-            .failure(TransportError(kind: .setupFailed, destination: redactURL(requests[index].url)))
+            .failure(TransportError(kind: .setupFailed, destination: redactURL(requests[index].url), detail: CurlGlobal.problem))
         }
         guard let multi else {
             for index in requests.indices {

@@ -1,4 +1,4 @@
-import CMicroHTTPD
+import CLoader
 import Foundation
 import Synchronization
 

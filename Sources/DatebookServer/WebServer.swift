@@ -1,4 +1,4 @@
-import CMicroHTTPD
+import CLoader
 import Foundation
 import Synchronization
 
@@ -83,8 +83,8 @@ public final class WebServer: Sendable {
         }
         guard let started else {
             Unmanaged<ServerCore>.fromOpaque(context).release()
-            let missing = String(cString: cmhd_load_error())
-            if !missing.isEmpty { throw ServerError("cannot load libmicrohttpd: \(missing)") }
+            let missing = String(cString: datebook_library_problem(DATEBOOK_LIBRARY_MICROHTTPD))
+            if !missing.isEmpty { throw ServerError(missing) }
             throw ServerError(PortOwner.whyNotListening(settings.listen))
         }
         daemon = Mutex(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(started))))

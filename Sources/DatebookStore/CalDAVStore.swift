@@ -135,67 +135,6 @@ extension CalDAVStore {
         return names
     }
 
-    /// The CalDAV tables for one backend: `seconds` the type of Unix times, `keyed` what follows a
-    /// table with a primary key (SQLite's ` WITHOUT ROWID`), `conflictKey` the conflicts' own key
-    /// column (PostgreSQL has no rowid to order them by), `spaced` before a column list.
-    static func calDAVTables(seconds: String, keyed: String, conflictKey: String, spaced: String) -> String {
-        """
-        CREATE TABLE caldav_accounts (
-            name TEXT PRIMARY KEY,
-            url TEXT NOT NULL,
-            username TEXT NOT NULL,
-            password_source TEXT NOT NULL,
-            every INTEGER NOT NULL,
-            last_sync \(seconds),
-            last_error TEXT
-        )\(keyed);
-        CREATE TABLE caldav_calendars (
-            account TEXT NOT NULL REFERENCES caldav_accounts\(spaced)(name) ON DELETE CASCADE,
-            url TEXT NOT NULL,
-            display_name TEXT NOT NULL,
-            color TEXT,
-            components TEXT NOT NULL,
-            selected INTEGER NOT NULL,
-            sync_token TEXT,
-            ctag TEXT,
-            local_digest TEXT,
-            PRIMARY KEY (account, url)
-        )\(keyed);
-        CREATE TABLE caldav_resources (
-            account TEXT NOT NULL,
-            calendar_url TEXT NOT NULL,
-            url TEXT NOT NULL,
-            etag TEXT,
-            uid TEXT NOT NULL,
-            text TEXT NOT NULL,
-            PRIMARY KEY (account, calendar_url, url),
-            FOREIGN KEY (account, calendar_url) REFERENCES caldav_calendars\(spaced)(account, url) ON DELETE CASCADE
-        )\(keyed);
-        CREATE TABLE caldav_conflicts (
-            \(conflictKey)account TEXT NOT NULL,
-            calendar_url TEXT NOT NULL,
-            at \(seconds) NOT NULL,
-            message TEXT NOT NULL,
-            FOREIGN KEY (account, calendar_url) REFERENCES caldav_calendars\(spaced)(account, url) ON DELETE CASCADE
-        );
-        CREATE INDEX caldav_conflicts_by_account ON caldav_conflicts\(spaced)(account, at);
-        """
-    }
-
-    /// Each account's own CA file (`caldav add --ca-file`, the config's `caFile`); the same SQL on both backends.
-    static var calDAVCAFileMigration: String { "ALTER TABLE caldav_accounts ADD COLUMN ca_file TEXT;" }
-
-    /// Each account's backoff (issue 31): failures in a row, the next attempt, a refused login and
-    /// the settings' fingerprint it was met with (see CalDAVBackoff.swift).
-    static func calDAVBackoffMigration(seconds: String) -> String {
-        """
-        ALTER TABLE caldav_accounts ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
-        ALTER TABLE caldav_accounts ADD COLUMN next_attempt \(seconds);
-        ALTER TABLE caldav_accounts ADD COLUMN login_refused INTEGER NOT NULL DEFAULT 0;
-        ALTER TABLE caldav_accounts ADD COLUMN fingerprint TEXT;
-        """
-    }
-
     /// The backoff columns as read by `calDAVAccounts` (after the eight columns before them).
     static var calDAVBackoffColumns: String { "failures, next_attempt, login_refused, fingerprint" }
 

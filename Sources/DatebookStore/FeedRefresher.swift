@@ -36,7 +36,7 @@ public enum FeedRefreshOutcome: Sendable, Equatable {
     case failed(FeedError)
 }
 
-/// Refreshes feeds into the store: fetch (through `fetch`, e.g. `FeedHTTP` over the CCurl layer),
+/// Refreshes feeds into the store: fetch (through `fetch`, e.g. `FeedHTTP` over libcurl, DatebookDelivery's HTTPClient),
 /// detect iCalendar or planner JSON by content, convert, and replace the feed's events in one
 /// transaction. A failure of any kind only records the reason; the last good copy stays.
 ///

@@ -1,4 +1,4 @@
-import CPostgres
+import CLoader
 import Foundation
 
 /// A C string libpq returns (nil reads as empty).
@@ -20,7 +20,7 @@ struct PostgresError: Error, CustomStringConvertible {
 ///
 /// Every statement goes through `PQexecParams` in text format (or, from its third run on, as a
 /// prepared statement: `PreparedStatements`): values travel as parameters, never spliced into SQL.
-/// libpq is opened on first use (CPostgres/shim.h).
+/// libpq is opened on first use (CLoader: datebook_libraries.h).
 final class PostgresConnection {
     let handle: OpaquePointer
     let api: UnsafePointer<datebook_pq_api>
@@ -36,7 +36,7 @@ final class PostgresConnection {
     /// the login, each naming `store` (the URL with its password hidden) and the endpoint.
     init(conninfo: String, store: String) throws {
         guard let api = datebook_pq() else {
-            throw StoreError.postgres(store: store, message: "cannot load libpq (\(String(cString: datebook_pq_load_error()))); install libpq5")
+            throw StoreError.postgres(store: store, message: String(cString: datebook_library_problem(DATEBOOK_LIBRARY_PQ)))
         }
         guard let handle = api.pointee.connectdb(conninfo) else {
             throw StoreError.postgres(store: store, message: "libpq could not allocate a connection")

@@ -1,4 +1,4 @@
-import CPostgres
+import CLoader
 
 /// The statements a connection runs again and again, prepared on the server once (`PQprepare`)
 /// and then run by name (`PQexecPrepared`), so the server parses and plans each only once.

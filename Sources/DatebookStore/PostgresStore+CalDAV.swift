@@ -3,8 +3,6 @@ import Foundation
 
 /// CalDAV accounts on PostgreSQL: the SQLite store's tables and rules (Store+CalDAV.swift).
 extension PostgresStore: CalDAVStore {
-    static let calDAVMigration = calDAVTables(seconds: "BIGINT", keyed: "", conflictKey: "id BIGSERIAL PRIMARY KEY,\n    ", spaced: " ")
-
     static let resourceUpsert = calDAVResourceUpsert
 
     @discardableResult

@@ -164,14 +164,7 @@ public final class PostgresStore: PlannerStore {
             try checkCreateRights(schemaExists: exists)
             if !exists { try wrap { try connection.execute("CREATE SCHEMA \(schema)") } }
             try wrap { try connection.execute("SET LOCAL search_path TO \(schema)") }
-            try wrap { try connection.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BIGINT NOT NULL)") }
-            let current = try userVersion()
-            try Store.checkKnown(version: current, path: location, known: Self.schemaVersion)
-            for version in current..<Self.schemaVersion {
-                try wrap { try connection.execute(Self.migrations[version]) }
-            }
-            try query("INSERT INTO meta (name, value) VALUES ('schema_version', $1) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-                      [String(Self.schemaVersion)])
+            try wrap { try Self.migrate(connection, store: location) }
         }
         try wrap { try connection.execute("SET search_path TO \(schema)") }
     }
@@ -186,133 +179,9 @@ public final class PostgresStore: PlannerStore {
         return rows.int(0, 0)
     }
 
-    /// Each entry upgrades the schema from version `index` to `index + 1`; append, never edit.
-    static let migrations: [String] = [
-        """
-        CREATE TABLE events (\(EventColumn.allCases.map { $0.name + " " + $0.postgresType }.joined(separator: ", ")));
-        CREATE INDEX events_by_start ON events (start_key, id);
-        CREATE INDEX events_by_title ON events (title);
-        CREATE INDEX events_recurring ON events (id) WHERE recurrence IS NOT NULL;
-        CREATE TABLE tasks (
-            event_id TEXT NOT NULL REFERENCES events (id) ON DELETE CASCADE,
-            position INTEGER NOT NULL,
-            id TEXT NOT NULL,
-            text TEXT NOT NULL,
-            status TEXT NOT NULL CHECK (status IN ('todo', 'doing', 'done')),
-            PRIMARY KEY (event_id, position)
-        );
-        CREATE TABLE deliveries (
-            key TEXT PRIMARY KEY,
-            kind TEXT NOT NULL CHECK (kind IN ('alert', 'digest')),
-            event_id TEXT,
-            occurrence_start BIGINT,
-            lead TEXT,
-            digest TEXT,
-            digest_date TEXT,
-            channel TEXT NOT NULL,
-            due_at BIGINT NOT NULL,
-            state TEXT NOT NULL CHECK (state IN ('pending', 'sending', 'sent', 'sent-late', 'skipped', 'cancelled', 'failed')),
-            reason TEXT,
-            attempts INTEGER NOT NULL DEFAULT 0,
-            next_attempt_at BIGINT NOT NULL,
-            first_attempt_at BIGINT,
-            lease_until BIGINT,
-            claimed_by TEXT,
-            created_at BIGINT NOT NULL,
-            updated_at BIGINT NOT NULL
-        );
-        CREATE INDEX deliveries_due ON deliveries (state, next_attempt_at);
-        CREATE INDEX deliveries_by_event ON deliveries (event_id, state);
-        CREATE INDEX deliveries_by_update ON deliveries (updated_at);
-        CREATE TABLE feeds (
-            name TEXT PRIMARY KEY,
-            source TEXT NOT NULL,
-            every INTEGER NOT NULL,
-            etag TEXT,
-            last_modified TEXT,
-            last_checked BIGINT,
-            last_success BIGINT,
-            last_error TEXT,
-            event_count INTEGER NOT NULL DEFAULT 0
-        );
-        CREATE TABLE event_sources (
-            event_id TEXT PRIMARY KEY REFERENCES events (id) ON DELETE CASCADE,
-            calendar TEXT NOT NULL,
-            uid TEXT NOT NULL
-        );
-        CREATE INDEX event_sources_by_calendar ON event_sources (calendar);
-        CREATE SEQUENCE data_version;
-        CREATE FUNCTION bump_data_version() RETURNS trigger LANGUAGE plpgsql AS
-            $$ BEGIN PERFORM nextval('data_version'); RETURN NULL; END $$;
-        CREATE TRIGGER events_changed AFTER INSERT OR UPDATE OR DELETE ON events
-            FOR EACH STATEMENT EXECUTE FUNCTION bump_data_version();
-        CREATE TRIGGER tasks_changed AFTER INSERT OR UPDATE OR DELETE ON tasks
-            FOR EACH STATEMENT EXECUTE FUNCTION bump_data_version();
-        CREATE TRIGGER deliveries_changed AFTER INSERT OR UPDATE OR DELETE ON deliveries
-            FOR EACH STATEMENT EXECUTE FUNCTION bump_data_version();
-        """,
-        // The action-link key and the links used (issue 16); see PostgresStore+ActionLinks.swift.
-        """
-        CREATE TABLE secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at BIGINT NOT NULL);
-        CREATE TABLE used_action_links (
-            id TEXT PRIMARY KEY,
-            action TEXT NOT NULL,
-            event_id TEXT NOT NULL,
-            used_at BIGINT NOT NULL,
-            expires_at BIGINT NOT NULL
-        );
-        CREATE INDEX used_action_links_by_expiry ON used_action_links (expires_at);
-        """,
-        // Wake-ups: every transaction that changes what may be due notifies the daemons on commit
-        // (ChangeListener.swift). Statement triggers fire even for statements that change no row,
-        // so the ledger notifies only for inserts (plans, snoozes): a pass's claims and outcomes
-        // would otherwise wake every daemon again, itself included, without end.
-        """
-        CREATE FUNCTION notify_change() RETURNS trigger LANGUAGE plpgsql AS
-            $$ BEGIN PERFORM pg_notify('datebook_changes', TG_TABLE_SCHEMA); RETURN NULL; END $$;
-        CREATE TRIGGER events_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON events
-            FOR EACH STATEMENT EXECUTE FUNCTION notify_change();
-        CREATE TRIGGER tasks_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON tasks
-            FOR EACH STATEMENT EXECUTE FUNCTION notify_change();
-        CREATE TRIGGER deliveries_notify AFTER INSERT ON deliveries
-            FOR EACH STATEMENT EXECUTE FUNCTION notify_change();
-        CREATE TRIGGER feeds_notify AFTER INSERT OR DELETE ON feeds
-            FOR EACH STATEMENT EXECUTE FUNCTION notify_change();
-        """,
-        // The live scheduler instances and who settled each delivery; see SchedulerInstance.swift.
-        Store.schedulersMigration,
-        // CalDAV accounts (issue 18); see PostgresStore+CalDAV.swift.
-        calDAVMigration,
-        // Events whose alert times changed since the last pass; see PostgresStore+ChangedEvents.swift.
-        changedEventsMigration,
-        // A CalDAV account's own CA file (issue 18); see CalDAVStore.swift.
-        calDAVCAFileMigration,
-        // Each CalDAV calendar's count of local changes, kept by triggers (issue 18); see CalDAVLocalChanges.swift.
-        CalDAVLocalChanges.postgresMigration,
-        // Each CalDAV account's backoff after failed syncs (issue 31); see CalDAVBackoff.swift.
-        calDAVBackoffMigration(seconds: "BIGINT"),
-    ]
-
     /// A value the next write by any connection changes (a sequence bumped by statement triggers).
     public func dataVersion() throws -> Int {
         let rows = try query("SELECT last_value FROM data_version")
         return rows.count > 0 ? rows.int(0, 0) : 0
-    }
-}
-
-extension EventColumn {
-    /// The column's type in the PostgreSQL schema (the SQLite one is in Store+Migrations.swift).
-    var postgresType: String {
-        switch self {
-        case .id: "TEXT PRIMARY KEY"
-        case .title, .timeZone, .symbol, .color: "TEXT NOT NULL"
-        case .startKey: "BIGINT NOT NULL"
-        case .allDay: "INTEGER NOT NULL"
-        case .endKey: "BIGINT"
-        case .endAllDay: "INTEGER"
-        case .notes, .alerts, .location, .url: "TEXT NOT NULL DEFAULT ''"
-        case .recurrence: "TEXT"
-        case .taskCount, .openCount: "INTEGER NOT NULL DEFAULT 0"
-        }
     }
 }

@@ -27,20 +27,6 @@ public struct SchedulerInstance: Sendable, Equatable {
 }
 
 extension Store {
-    /// The scheduler instances and who settled each delivery (`settled_by`, the claimant `host:pid`):
-    /// the same SQL on both backends (`Store.migrations`, `PostgresStore.migrations`).
-    static let schedulersMigration = """
-        CREATE TABLE schedulers (
-            host TEXT NOT NULL,
-            pid INTEGER NOT NULL,
-            version TEXT NOT NULL,
-            started_at BIGINT NOT NULL,
-            last_seen BIGINT NOT NULL,
-            PRIMARY KEY (host, pid)
-        );
-        ALTER TABLE deliveries ADD COLUMN settled_by TEXT;
-        """
-
     static let schedulerColumns = "host, pid, version, started_at, last_seen"
     /// Writes one instance, or refreshes it (same host and pid); `$1…$5` in `schedulerColumns`' order.
     static let schedulerUpsert = """

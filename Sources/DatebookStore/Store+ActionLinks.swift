@@ -2,21 +2,9 @@ import CSQLite
 import DatebookCore
 import Foundation
 
+/// Keys made here and kept in the store, and the action links already used (issue 16).
+/// `secrets` holds each key as hex; `used_action_links` one row per used link until it expires.
 extension Store {
-    /// Keys made here and kept in the store, and the action links already used (issue 16).
-    /// `secrets` holds each key as hex; `used_action_links` one row per used link until it expires.
-    static let actionLinksMigration = """
-        CREATE TABLE secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at INTEGER NOT NULL) WITHOUT ROWID;
-        CREATE TABLE used_action_links (
-            id TEXT PRIMARY KEY,
-            action TEXT NOT NULL,
-            event_id TEXT NOT NULL,
-            used_at INTEGER NOT NULL,
-            expires_at INTEGER NOT NULL
-        ) WITHOUT ROWID;
-        CREATE INDEX used_action_links_by_expiry ON used_action_links(expires_at);
-        """
-
     /// The name of the key that signs action links.
     public static let actionLinkKeyName = "action-link-key"
 

@@ -2,8 +2,6 @@ import DatebookCore
 import Foundation
 
 extension Store {
-    static let calDAVMigration = calDAVTables(seconds: "INTEGER", keyed: " WITHOUT ROWID", conflictKey: "", spaced: "")
-
     static let resourceUpsert = calDAVResourceUpsert.replacingOccurrences(of: #"\$[0-9]"#, with: "?", options: .regularExpression)
 
     /// Adds an account with the calendars discovery found; false when one with this name exists.

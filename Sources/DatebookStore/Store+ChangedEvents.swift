@@ -9,20 +9,6 @@ extension Store {
     /// The columns an update must change for the event to be queued.
     static let alertTimeColumns = ["start_key", "all_day", "time_zone", "alerts", "recurrence"]
 
-    static let changedEventsMigration = """
-        CREATE TABLE changed_events (event_id TEXT PRIMARY KEY) WITHOUT ROWID;
-        CREATE TRIGGER events_queue_insert AFTER INSERT ON events
-        BEGIN \(queueNew) END;
-        CREATE TRIGGER events_queue_update AFTER UPDATE OF \(alertTimeColumns.joined(separator: ", ")) ON events
-        WHEN \(alertTimeColumns.map { "NEW.\($0) IS NOT OLD.\($0)" }.joined(separator: " OR "))
-        BEGIN \(queueNew) END;
-        """
-
-    /// A trigger's insert takes the outer statement's conflict policy (an upsert's is ABORT), so
-    /// `OR IGNORE` would not hold inside one: the id is inserted only when it is not queued yet.
-    private static let queueNew =
-        "INSERT INTO changed_events (event_id) SELECT NEW.id WHERE NOT EXISTS (SELECT 1 FROM changed_events WHERE event_id = NEW.id);"
-
     static let changedEventsTriggers: Set<String> = ["events_queue_insert", "events_queue_update"]
 
     /// What the `events_queue_*` triggers do for a bulk save that suspended them: every event of

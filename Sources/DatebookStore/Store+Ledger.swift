@@ -1,45 +1,13 @@
 import CSQLite
 import Foundation
 
+/// The delivery ledger (DESIGN.md, "Delivery promises"): one row per (item, channel), keyed by data
+/// (the tables: `Store.migrations`, version 4).
+///
+/// Times are Unix milliseconds. `alert_lead_sets`, kept by triggers, lists every per-event
+/// lead-time list ever stored (`"1d 1h"`), so a pass finds them without reading 100k events;
+/// stale entries only widen the search a little.
 extension Store {
-    /// The delivery ledger (DESIGN.md, "Delivery promises"): one row per (item, channel), keyed by data.
-    ///
-    /// Times are Unix milliseconds. `alert_lead_sets`, kept by triggers, lists every per-event
-    /// lead-time list ever stored (`"1d 1h"`), so a pass finds them without reading 100k events;
-    /// stale entries only widen the search a little.
-    static let ledgerMigration = """
-        CREATE TABLE deliveries (
-            key TEXT PRIMARY KEY,
-            kind TEXT NOT NULL CHECK (kind IN ('alert', 'digest')),
-            event_id TEXT,
-            occurrence_start INTEGER,
-            lead TEXT,
-            digest TEXT,
-            digest_date TEXT,
-            channel TEXT NOT NULL,
-            due_at INTEGER NOT NULL,
-            state TEXT NOT NULL CHECK (state IN ('pending', 'sending', 'sent', 'sent-late', 'skipped', 'cancelled', 'failed')),
-            reason TEXT,
-            attempts INTEGER NOT NULL DEFAULT 0,
-            next_attempt_at INTEGER NOT NULL,
-            first_attempt_at INTEGER,
-            claimed_until INTEGER,
-            claimed_by TEXT,
-            created_at INTEGER NOT NULL,
-            updated_at INTEGER NOT NULL
-        ) WITHOUT ROWID;
-        CREATE INDEX deliveries_due ON deliveries(state, next_attempt_at);
-        CREATE INDEX deliveries_by_event ON deliveries(event_id, state);
-        CREATE INDEX deliveries_by_update ON deliveries(updated_at);
-        CREATE TABLE alert_lead_sets (alerts TEXT PRIMARY KEY) WITHOUT ROWID;
-        INSERT OR IGNORE INTO alert_lead_sets SELECT DISTINCT alerts FROM events WHERE alerts > '';
-        CREATE TRIGGER events_alert_sets_insert AFTER INSERT ON events WHEN NEW.alerts > ''
-        BEGIN INSERT INTO alert_lead_sets SELECT NEW.alerts WHERE NOT EXISTS (SELECT 1 FROM alert_lead_sets WHERE alerts = NEW.alerts); END;
-        CREATE TRIGGER events_alert_sets_update AFTER UPDATE OF alerts ON events WHEN NEW.alerts > ''
-        BEGIN INSERT INTO alert_lead_sets SELECT NEW.alerts WHERE NOT EXISTS (SELECT 1 FROM alert_lead_sets WHERE alerts = NEW.alerts); END;
-        CREATE TABLE scheduler_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
-        """
-
     /// What the `events_alert_sets_*` triggers do, for all events at once: a bulk load suspends the
     /// triggers (see Store+BulkLoad.swift) and runs this instead.
     static let alertLeadSetsCatchUp = "INSERT OR IGNORE INTO alert_lead_sets SELECT DISTINCT alerts FROM events WHERE alerts > ''"

@@ -6,8 +6,12 @@ extension Store {
     /// The newest schema this build knows.
     public static let schemaVersion = migrations.count
 
-    /// Each entry upgrades the schema from version `index` to `index + 1`; append, never edit.
+    /// Entry `k` upgrades the schema from version `k` to `k + 1`, as SQL text written out whole: a
+    /// migration is never edited once released, nor built from today's code (a column list, a
+    /// constant the queries share); a change to the schema is a new entry at the end
+    /// (docs/store.md). `MigrationTests` pins each text.
     static let migrations: [String] = [
+        // Version 1.
         """
         CREATE TABLE events (
             id TEXT PRIMARY KEY,
@@ -37,7 +41,7 @@ extension Store {
         ) WITHOUT ROWID;
         CREATE INDEX tasks_by_status ON tasks(status, event_id);
         """,
-        // Recurrence, iCalendar sources and feeds (issue 6); see Store+Recurrence.swift, Store+Feeds.swift.
+        // Version 2. Recurrence, iCalendar sources and feeds (issue 6); see Store+Recurrence.swift, Store+Feeds.swift.
         """
         CREATE INDEX events_recurring ON events(id) WHERE recurrence IS NOT NULL;
         CREATE TABLE occurrences (
@@ -69,21 +73,52 @@ extension Store {
             event_count INTEGER NOT NULL DEFAULT 0
         ) WITHOUT ROWID;
         """,
-        // Agenda listings read only these columns: a covering index spares a table lookup per row.
+        // Version 3. Agenda listings read only these columns: a covering index spares a table lookup per row.
         """
         CREATE INDEX events_agenda ON events(start_key, id, all_day, open_count, task_count, symbol, color, title)
             WHERE recurrence IS NULL;
         """,
-        // The delivery ledger (issue 5); see Store+Ledger.swift.
-        ledgerMigration,
-        // Listings look up the recurring events that occur in a window by id: a covering partial index
+        // Version 4. The delivery ledger (issue 5); see Store+Ledger.swift.
+        """
+        CREATE TABLE deliveries (
+            key TEXT PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('alert', 'digest')),
+            event_id TEXT,
+            occurrence_start INTEGER,
+            lead TEXT,
+            digest TEXT,
+            digest_date TEXT,
+            channel TEXT NOT NULL,
+            due_at INTEGER NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('pending', 'sending', 'sent', 'sent-late', 'skipped', 'cancelled', 'failed')),
+            reason TEXT,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at INTEGER NOT NULL,
+            first_attempt_at INTEGER,
+            claimed_until INTEGER,
+            claimed_by TEXT,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX deliveries_due ON deliveries(state, next_attempt_at);
+        CREATE INDEX deliveries_by_event ON deliveries(event_id, state);
+        CREATE INDEX deliveries_by_update ON deliveries(updated_at);
+        CREATE TABLE alert_lead_sets (alerts TEXT PRIMARY KEY) WITHOUT ROWID;
+        INSERT OR IGNORE INTO alert_lead_sets SELECT DISTINCT alerts FROM events WHERE alerts > '';
+        CREATE TRIGGER events_alert_sets_insert AFTER INSERT ON events WHEN NEW.alerts > ''
+        BEGIN INSERT INTO alert_lead_sets SELECT NEW.alerts WHERE NOT EXISTS (SELECT 1 FROM alert_lead_sets WHERE alerts = NEW.alerts); END;
+        CREATE TRIGGER events_alert_sets_update AFTER UPDATE OF alerts ON events WHEN NEW.alerts > ''
+        BEGIN INSERT INTO alert_lead_sets SELECT NEW.alerts WHERE NOT EXISTS (SELECT 1 FROM alert_lead_sets WHERE alerts = NEW.alerts); END;
+        CREATE TABLE scheduler_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+        """,
+        // Version 5. Listings look up the recurring events that occur in a window by id: a covering partial index
         // answers from its own pages instead of the id index plus a table row per event.
         """
         DROP INDEX events_recurring;
         CREATE INDEX events_recurring_listing ON events(id, title, start_key, all_day, symbol, color, task_count, open_count)
             WHERE recurrence IS NOT NULL;
         """,
-        // A CHECK of `x IN (three or more values)` makes SQLite build a temporary B-tree of the values
+        // Version 6. A CHECK of `x IN (three or more values)` makes SQLite build a temporary B-tree of the values
         // every time the statement runs: per task row it cost more than the insert itself (a 100k-event
         // import spent over a second on it). The same rule as comparisons costs nothing; the tables are
         // rebuilt because SQLite cannot alter a constraint in place.
@@ -130,45 +165,132 @@ extension Store {
         CREATE INDEX deliveries_by_event ON deliveries(event_id, state);
         CREATE INDEX deliveries_by_update ON deliveries(updated_at);
         """,
-        // Sources are looked up by calendar only (a feed's refresh); the UID in the index made every
+        // Version 7. Sources are looked up by calendar only (a feed's refresh); the UID in the index made every
         // key three times as long for nothing, and a 100k-event import rebuilds this index.
         """
         DROP INDEX event_sources_by_calendar;
         CREATE INDEX event_sources_by_calendar ON event_sources(calendar);
         """,
-        // Only `datebook tasks` looked tasks up by status, and its time is the events and tasks it
+        // Version 8. Only `datebook tasks` looked tasks up by status, and its time is the events and tasks it
         // prints (2.0-2.5 s at 100k events with or without the index); rebuilding the index was the
         // largest single step of a 100k-event import's index rebuild (~0.2 s of 0.55 s).
         """
         DROP INDEX tasks_by_status;
         """,
-        // Floating times (RFC 5545 §3.3.5): `all_day` and `end_all_day` hold a `StartKind`, 0 an
+        // Version 9. Floating times (RFC 5545 §3.3.5): `all_day` and `end_all_day` hold a `StartKind`, 0 an
         // instant, 1 a date, 2 a floating time keyed by its wall clock read as UTC. The columns
         // and the covering indexes stay as they are; the version keeps older builds, which would
         // read 2 as a date, from opening a store that may hold one.
         """
         SELECT 1;
         """,
-        // The action-link key and the links used (issue 16); see Store+ActionLinks.swift.
-        actionLinksMigration,
-        // Location and link (issue 15). iCalendar imports used to fold LOCATION into the notes as a
+        // Version 10. The action-link key and the links used (issue 16); see Store+ActionLinks.swift.
+        """
+        CREATE TABLE secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE used_action_links (
+            id TEXT PRIMARY KEY,
+            action TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            used_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX used_action_links_by_expiry ON used_action_links(expires_at);
+        """,
+        // Version 11. Location and link (issue 15). iCalendar imports used to fold LOCATION into the notes as a
         // `Location: …` line; `moveLocationLines` moves those lines into the new column.
         """
         ALTER TABLE events ADD COLUMN location TEXT NOT NULL DEFAULT '';
         ALTER TABLE events ADD COLUMN url TEXT NOT NULL DEFAULT '';
         """,
-        // CalDAV accounts, their calendars and each server resource's own text (issue 18); see Store+CalDAV.swift.
-        calDAVMigration,
-        // The live scheduler instances and who settled each delivery (issue 17); see SchedulerInstance.swift.
-        schedulersMigration,
-        // Events whose alert times changed since the last pass, for the pass's look back; see Store+ChangedEvents.swift.
-        changedEventsMigration,
-        // A CalDAV account's own CA file (issue 18); see CalDAVStore.swift.
-        calDAVCAFileMigration,
-        // Each CalDAV calendar's count of local changes, kept by triggers (issue 18); see CalDAVLocalChanges.swift.
-        CalDAVLocalChanges.sqliteMigration,
-        // Each CalDAV account's backoff after failed syncs (issue 31); see CalDAVBackoff.swift.
-        calDAVBackoffMigration(seconds: "INTEGER"),
+        // Version 12. CalDAV accounts, their calendars and each server resource's own text (issue 18); see Store+CalDAV.swift.
+        """
+        CREATE TABLE caldav_accounts (
+            name TEXT PRIMARY KEY,
+            url TEXT NOT NULL,
+            username TEXT NOT NULL,
+            password_source TEXT NOT NULL,
+            every INTEGER NOT NULL,
+            last_sync INTEGER,
+            last_error TEXT
+        ) WITHOUT ROWID;
+        CREATE TABLE caldav_calendars (
+            account TEXT NOT NULL REFERENCES caldav_accounts(name) ON DELETE CASCADE,
+            url TEXT NOT NULL,
+            display_name TEXT NOT NULL,
+            color TEXT,
+            components TEXT NOT NULL,
+            selected INTEGER NOT NULL,
+            sync_token TEXT,
+            ctag TEXT,
+            local_digest TEXT,
+            PRIMARY KEY (account, url)
+        ) WITHOUT ROWID;
+        CREATE TABLE caldav_resources (
+            account TEXT NOT NULL,
+            calendar_url TEXT NOT NULL,
+            url TEXT NOT NULL,
+            etag TEXT,
+            uid TEXT NOT NULL,
+            text TEXT NOT NULL,
+            PRIMARY KEY (account, calendar_url, url),
+            FOREIGN KEY (account, calendar_url) REFERENCES caldav_calendars(account, url) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        CREATE TABLE caldav_conflicts (
+            account TEXT NOT NULL,
+            calendar_url TEXT NOT NULL,
+            at INTEGER NOT NULL,
+            message TEXT NOT NULL,
+            FOREIGN KEY (account, calendar_url) REFERENCES caldav_calendars(account, url) ON DELETE CASCADE
+        );
+        CREATE INDEX caldav_conflicts_by_account ON caldav_conflicts(account, at);
+        """,
+        // Version 13. The live scheduler instances and who settled each delivery (issue 17); see SchedulerInstance.swift.
+        """
+        CREATE TABLE schedulers (
+            host TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            version TEXT NOT NULL,
+            started_at BIGINT NOT NULL,
+            last_seen BIGINT NOT NULL,
+            PRIMARY KEY (host, pid)
+        );
+        ALTER TABLE deliveries ADD COLUMN settled_by TEXT;
+        """,
+        // Version 14. Events whose alert times changed since the last pass, for the pass's look back; see Store+ChangedEvents.swift.
+        """
+        CREATE TABLE changed_events (event_id TEXT PRIMARY KEY) WITHOUT ROWID;
+        CREATE TRIGGER events_queue_insert AFTER INSERT ON events
+        BEGIN INSERT INTO changed_events (event_id) SELECT NEW.id WHERE NOT EXISTS (SELECT 1 FROM changed_events WHERE event_id = NEW.id); END;
+        CREATE TRIGGER events_queue_update AFTER UPDATE OF start_key, all_day, time_zone, alerts, recurrence ON events
+        WHEN NEW.start_key IS NOT OLD.start_key OR NEW.all_day IS NOT OLD.all_day OR NEW.time_zone IS NOT OLD.time_zone OR NEW.alerts IS NOT OLD.alerts OR NEW.recurrence IS NOT OLD.recurrence
+        BEGIN INSERT INTO changed_events (event_id) SELECT NEW.id WHERE NOT EXISTS (SELECT 1 FROM changed_events WHERE event_id = NEW.id); END;
+        """,
+        // Version 15. A CalDAV account's own CA file (issue 18); see CalDAVStore.swift.
+        """
+        ALTER TABLE caldav_accounts ADD COLUMN ca_file TEXT;
+        """,
+        // Version 16. Each CalDAV calendar's count of local changes, kept by triggers (issue 18); see CalDAVLocalChanges.swift.
+        """
+        ALTER TABLE caldav_calendars DROP COLUMN local_digest;
+        ALTER TABLE caldav_calendars ADD COLUMN local_changes INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE caldav_calendars ADD COLUMN synced_changes INTEGER;
+        CREATE TRIGGER events_caldav_changes AFTER UPDATE ON events
+        BEGIN UPDATE caldav_calendars SET local_changes = local_changes + 1 WHERE 'caldav:' || account || ' ' || url IN (SELECT calendar FROM event_sources WHERE event_id = NEW.id); END;
+        CREATE TRIGGER event_sources_caldav_insert AFTER INSERT ON event_sources WHEN NEW.calendar LIKE 'caldav:%'
+        BEGIN UPDATE caldav_calendars SET local_changes = local_changes + 1 WHERE 'caldav:' || account || ' ' || url IN (NEW.calendar); END;
+        CREATE TRIGGER event_sources_caldav_delete AFTER DELETE ON event_sources WHEN OLD.calendar LIKE 'caldav:%'
+        BEGIN UPDATE caldav_calendars SET local_changes = local_changes + 1 WHERE 'caldav:' || account || ' ' || url IN (OLD.calendar); END;
+        CREATE TRIGGER event_sources_caldav_update AFTER UPDATE ON event_sources
+        WHEN NEW.calendar LIKE 'caldav:%' OR OLD.calendar LIKE 'caldav:%'
+        BEGIN UPDATE caldav_calendars SET local_changes = local_changes + 1 WHERE 'caldav:' || account || ' ' || url IN (NEW.calendar, OLD.calendar); END;
+        """,
+        // Version 17. Each CalDAV account's backoff after failed syncs (issue 31); see CalDAVBackoff.swift.
+        """
+        ALTER TABLE caldav_accounts ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE caldav_accounts ADD COLUMN next_attempt INTEGER;
+        ALTER TABLE caldav_accounts ADD COLUMN login_refused INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE caldav_accounts ADD COLUMN fingerprint TEXT;
+        """,
     ]
 
     /// Work a migration's SQL cannot do, run right after it (keyed by the version it reaches).
@@ -219,14 +341,18 @@ extension Store {
         try transaction {
             // Re-read inside the write lock: another process may have migrated meanwhile.
             let current = Int(try wrap { try db.integer("PRAGMA user_version") })
-            for version in current..<Self.schemaVersion {
-                try wrap {
-                    try db.execute(Self.migrations[version])
-                    try Self.dataMigrations[version + 1]?(db)
-                }
-            }
-            try wrap { try db.execute("PRAGMA user_version = \(Self.schemaVersion)") }
+            try wrap { try Self.migrate(db, from: current, to: Self.schemaVersion) }
         }
+    }
+
+    /// Runs the migrations (and the data migrations) from version `current` up to `target` and
+    /// records `target`, in the caller's transaction.
+    static func migrate(_ db: SQLiteConnection, from current: Int, to target: Int) throws {
+        for version in current..<target {
+            try db.execute(migrations[version])
+            try dataMigrations[version + 1]?(db)
+        }
+        try db.execute("PRAGMA user_version = \(target)")
     }
 
     /// Throws unless `version` is one this datebook can open or migrate (0 … `known`).

@@ -1,7 +1,7 @@
-import CXML2
+import CLoader
 import Foundation
 
-/// Reads XML with libxml2's streaming reader (`xmlTextReader`, opened on first use: CXML2/shim.h)
+/// Reads XML with libxml2's streaming reader (`xmlTextReader`, opened on first use: CLoader's xml.c)
 /// into `DAVElement` trees. Namespaces are resolved by libxml2; a DOCTYPE is refused (no entity
 /// declarations, so no entity expansion), nothing is fetched (`XML_PARSE_NONET`), and
 /// `XML_PARSE_HUGE` stays off, so libxml2's own limits hold (one text node at most 10 MB,
@@ -23,8 +23,8 @@ final class DAVXMLReader {
             let reader = datebook_xml_reader_open(base, Int32(bytes.count), options, error)
         else {
             error.deallocate()
-            let why = String(cString: datebook_xml_load_error())
-            throw DAVXMLError(line: 1, message: why.isEmpty ? "libxml2 could not start a reader" : "libxml2 is not available (\(why))")
+            let why = String(cString: datebook_library_problem(DATEBOOK_LIBRARY_XML2))
+            throw DAVXMLError(line: 1, message: why.isEmpty ? "libxml2 could not start a reader" : why)
         }
         self.reader = reader
     }

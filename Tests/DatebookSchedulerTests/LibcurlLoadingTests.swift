@@ -2,7 +2,7 @@ import DatebookCore
 import Foundation
 import Testing
 
-/// libcurl and its ~30 libraries are opened on first use (Sources/CCurl/shim.h): commands that send
+/// libcurl and its ~30 libraries are opened on first use (Sources/CLoader/include/datebook_libraries.h): commands that send
 /// nothing never load them, and a command that sends does.
 @Suite(.serialized) struct LibcurlLoadingTests {
     /// The shared objects the dynamic loader opened for `datebook arguments…` (LD_DEBUG=files).
@@ -30,7 +30,7 @@ import Testing
             let loaded = try loadedLibraries(sandbox, arguments)
             #expect(loaded.contains("libsqlite3"), "LD_DEBUG output is there")
             #expect(!loaded.contains("libcurl"), "datebook \(arguments[0]) loaded libcurl")
-            // libxml2 likewise: only the CalDAV sync opens it (Sources/CXML2/shim.h).
+            // libxml2 likewise: only the CalDAV sync opens it (Sources/CLoader).
             #expect(!loaded.contains("libxml2"), "datebook \(arguments[0]) loaded libxml2")
         }
         // The alert is due within the lead time: tick sends it, through libcurl.

@@ -24,10 +24,11 @@ struct Finding: Equatable {
 /// `datebook doctor`: checks the set-up and says what to fix, one line per check.
 enum DoctorCommand: Command {
     static let spec = CommandSpec(
-        name: "doctor", summary: "check the set-up and say what to fix", usage: "[--send | --offline]",
+        name: "doctor", summary: "check the set-up and say what to fix", usage: "[--send | --offline | --libraries]",
         options: [.flag("--send", "also send a test message to every channel"),
-                  .flag("--offline", "skip every check that needs the network (channel hosts, a PostgreSQL store)")],
-        examples: ["datebook doctor", "datebook doctor --send", "datebook doctor --offline"],
+                  .flag("--offline", "skip every check that needs the network (channel hosts, a PostgreSQL store)"),
+                  .flag("--libraries", "only check the C libraries datebook opens when a command needs them")],
+        examples: ["datebook doctor", "datebook doctor --send", "datebook doctor --offline", "datebook doctor --libraries"],
         details: """
         One line per check, ok, skip, warn or fail: the config parses; every secret resolves (never printed); \
         the config and secret files are not readable by others; each channel's host resolves and its \
@@ -36,7 +37,8 @@ enum DoctorCommand: Command {
         line runs datebook (found through PATH: systemctl --user, crontab -l), else nothing will send \
         alerts; serve.token resolves, has 128 bits or more and its file is not readable by others, and a \
         listener off loopback is not plain HTTP; the time zone and locale are valid; the last tick or daemon pass is recent; feeds were \
-        refreshed recently. A channel whose host is an example host (example.org, example.com, \
+        refreshed recently; the C libraries opened when a command needs them (libcurl to send, libpq for a PostgreSQL store, \
+        libmicrohttpd for serve, libxml2 for a CalDAV sync) load, else which Debian package to install; --libraries checks only those. A channel whose host is an example host (example.org, example.com, \
         example.net and their subdomains; names under .example, .invalid, .test) is not looked up: \
         "skipped: example host". --offline skips every network check.
         \(exitStatusText)
@@ -56,12 +58,19 @@ enum DoctorCommand: Command {
         guard !(offline && arguments.has("--send")) else {
             throw UsageError(message: "--send needs the network; leave out --offline", command: "doctor")
         }
-        var findings = DoctorSetup.config(context) + DoctorSetup.secrets(context)
-        findings += DoctorServe.check(context)
-        findings += DoctorChannels.check(context, send: arguments.has("--send"), offline: offline)
-        findings += DoctorStore.check(context, offline: offline)
-        findings.append(DoctorScheduling.check(context))
-        findings += DoctorSetup.zoneAndLocale(context)
+        guard !arguments.has("--libraries") || !(offline || arguments.has("--send")) else {
+            throw UsageError(message: "--libraries checks the libraries only; leave out --send and --offline", command: "doctor")
+        }
+        var findings: [Finding] = []
+        if !arguments.has("--libraries") {
+            findings = DoctorSetup.config(context) + DoctorSetup.secrets(context)
+            findings += DoctorServe.check(context)
+            findings += DoctorChannels.check(context, send: arguments.has("--send"), offline: offline)
+            findings += DoctorStore.check(context, offline: offline)
+            findings.append(DoctorScheduling.check(context))
+            findings += DoctorSetup.zoneAndLocale(context)
+        }
+        findings += DoctorLibraries.check()
         for finding in findings { context.out.write(line(finding, context) + "\n") }
         return exitCode(findings)
     }

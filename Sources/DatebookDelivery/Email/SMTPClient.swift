@@ -1,4 +1,4 @@
-import CCurl
+import CLoader
 import Foundation
 
 /// Where and how to submit mail.
@@ -74,7 +74,7 @@ public struct SMTPClient: Sendable {
             else { return result }
         }
         guard let easy = CurlEasy() else {
-            return .failure(TransportError(kind: .setupFailed, destination: redactURL(config.url), detail: "libcurl unavailable"))
+            return .failure(TransportError(kind: .setupFailed, destination: redactURL(config.url), detail: CurlGlobal.problem))
         }
         let secrets = [config.password?.value].compactMap { $0 }
         return send(data, of: message, on: CurlTransfer(easy: easy, url: config.url, redactions: secrets, maxResponseBytes: 1 << 16))

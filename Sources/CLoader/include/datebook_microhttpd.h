@@ -1,96 +1,34 @@
-#ifndef DATEBOOK_CMICROHTTPD_SHIM_H
-#define DATEBOOK_CMICROHTTPD_SHIM_H
+#ifndef DATEBOOK_MICROHTTPD_H
+#define DATEBOOK_MICROHTTPD_H
 
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <netinet/in.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <microhttpd.h>
 
-/* libmicrohttpd is opened on first use, not linked, like libcurl (see CCurl/shim.h): it pulls in
-   GnuTLS and its dependencies, which every datebook process would otherwise load at start although
-   only `serve` and `run --serve` use it. Swift calls the cmhd_* functions below; each resolves through
-   a table filled on first use. Without the library they fail (NULL daemon, MHD_NO) and
-   cmhd_load_error() says why. */
+#include "datebook_libraries.h"
+
+/* libmicrohttpd, opened on first use (datebook_libraries.h): only `serve` and `run --serve` use it.
+   Swift calls the cmhd_* functions below; each goes through the table cmhd() returns. Without the
+   library they fail (NULL daemon, MHD_NO) and datebook_library_problem(DATEBOOK_LIBRARY_MICROHTTPD)
+   says why. X(field, symbol), typed by microhttpd.h. */
+#define CMHD_FUNCTIONS(X) \
+    X(start_daemon, MHD_start_daemon) X(stop_daemon, MHD_stop_daemon) X(quiesce_daemon, MHD_quiesce_daemon) \
+    X(get_daemon_info, MHD_get_daemon_info) X(get_connection_info, MHD_get_connection_info) \
+    X(get_connection_values, MHD_get_connection_values) X(create_response_from_buffer, MHD_create_response_from_buffer) \
+    X(add_response_header, MHD_add_response_header) X(queue_response, MHD_queue_response) \
+    X(destroy_response, MHD_destroy_response) X(create_response_from_callback, MHD_create_response_from_callback) \
+    X(set_response_options, MHD_set_response_options)
+
 struct cmhd_api {
-    __typeof__(MHD_start_daemon) *start_daemon;
-    __typeof__(MHD_stop_daemon) *stop_daemon;
-    __typeof__(MHD_quiesce_daemon) *quiesce_daemon;
-    __typeof__(MHD_get_daemon_info) *get_daemon_info;
-    __typeof__(MHD_get_connection_info) *get_connection_info;
-    __typeof__(MHD_get_connection_values) *get_connection_values;
-    __typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
-    __typeof__(MHD_add_response_header) *add_response_header;
-    __typeof__(MHD_queue_response) *queue_response;
-    __typeof__(MHD_destroy_response) *destroy_response;
-    __typeof__(MHD_create_response_from_callback) *create_response_from_callback;
-    __typeof__(MHD_set_response_options) *set_response_options;
+    CMHD_FUNCTIONS(DATEBOOK_LIBRARY_FIELD)
 };
 
-struct cmhd_state {
-    struct cmhd_api api;
-    int loaded;
-    char error[256];
-};
-
-static inline void cmhd_open(struct cmhd_state *state) {
-    void *library = dlopen("libmicrohttpd.so.12", RTLD_LAZY | RTLD_LOCAL);
-    if (!library) {
-        const char *why = dlerror();
-        snprintf(state->error, sizeof state->error, "%s (Debian: apt install libmicrohttpd12)", why ? why : "libmicrohttpd.so.12 not found");
-        return;
-    }
-    struct cmhd_api api;
-#define CMHD_SYMBOL(field, name) \
-    if (!(*(void **)&api.field = dlsym(library, name))) { \
-        snprintf(state->error, sizeof state->error, "libmicrohttpd.so.12 has no %s", name); \
-        return; \
-    }
-    CMHD_SYMBOL(start_daemon, "MHD_start_daemon")
-    CMHD_SYMBOL(stop_daemon, "MHD_stop_daemon")
-    CMHD_SYMBOL(quiesce_daemon, "MHD_quiesce_daemon")
-    CMHD_SYMBOL(get_daemon_info, "MHD_get_daemon_info")
-    CMHD_SYMBOL(get_connection_info, "MHD_get_connection_info")
-    CMHD_SYMBOL(get_connection_values, "MHD_get_connection_values")
-    CMHD_SYMBOL(create_response_from_buffer, "MHD_create_response_from_buffer")
-    CMHD_SYMBOL(add_response_header, "MHD_add_response_header")
-    CMHD_SYMBOL(queue_response, "MHD_queue_response")
-    CMHD_SYMBOL(destroy_response, "MHD_destroy_response")
-    CMHD_SYMBOL(create_response_from_callback, "MHD_create_response_from_callback")
-    CMHD_SYMBOL(set_response_options, "MHD_set_response_options")
-#undef CMHD_SYMBOL
-    state->api = api;
-    state->loaded = 1;
-}
-
-/* Loads the library once (function-local statics: Swift's importer does not emit file-scope ones). */
-static inline struct cmhd_state *cmhd_state(void) {
-    static struct cmhd_state state;
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    static int done;
-    if (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
-        pthread_mutex_lock(&lock);
-        if (!done) {
-            cmhd_open(&state);
-            __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
-        }
-        pthread_mutex_unlock(&lock);
-    }
-    return &state;
-}
-
-static inline const struct cmhd_api *cmhd(void) {
-    struct cmhd_state *state = cmhd_state();
-    return state->loaded ? &state->api : NULL;
-}
-
-/* Why the library could not be loaded ("" when it was). */
-static inline const char *cmhd_load_error(void) { return cmhd_state()->error; }
+/* The table, or NULL when libmicrohttpd cannot be loaded. */
+const struct cmhd_api *cmhd(void);
 
 /// The daemon's settings, passed to `cmhd_start` (MHD_start_daemon is variadic).
 typedef struct cmhd_settings {

@@ -1,116 +1,35 @@
-#ifndef DATEBOOK_CCURL_SHIM_H
-#define DATEBOOK_CCURL_SHIM_H
+#ifndef DATEBOOK_CURL_H
+#define DATEBOOK_CURL_H
 
 /* Handles import as distinct OpaquePointers instead of untyped void pointers. */
 #define CURL_STRICTER 1
 #include <curl/curl.h>
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stddef.h>
-#include <stdio.h>
 
-/* libcurl is opened on first use, not linked: its dependency tree (OpenSSL, GnuTLS, Kerberos,
-   LDAP, SSH, RTMP, ~30 libraries) cost every datebook process ~7 ms and 15M instructions of
-   loading and symbol binding at start, for the commands that never send anything. Swift calls
-   these datebook_curl_* functions; each resolves through a table filled on first use.
-   Without libcurl (dlopen fails) they fail like an out-of-memory libcurl: NULL handles and
-   CURLE_FAILED_INIT, and datebook_curl_load_error() says why. */
+#include "datebook_libraries.h"
+
+/* libcurl, opened on first use (datebook_libraries.h). Swift calls these datebook_curl_*
+   functions; each goes through the table datebook_curl() returns. Without libcurl they fail like
+   an out-of-memory libcurl: NULL handles and CURLE_FAILED_INIT, and
+   datebook_library_problem(DATEBOOK_LIBRARY_CURL) says why.
+
+   The functions called, as X(field, symbol): the table's fields get the type of libcurl's own
+   declaration (__typeof__), so each call is checked against curl.h. */
+#define DATEBOOK_CURL_FUNCTIONS(X) \
+    X(global_init, curl_global_init) X(version, curl_version) X(easy_strerror, curl_easy_strerror) \
+    X(easy_init, curl_easy_init) X(easy_cleanup, curl_easy_cleanup) X(easy_reset, curl_easy_reset) \
+    X(easy_perform, curl_easy_perform) X(easy_setopt, curl_easy_setopt) X(easy_getinfo, curl_easy_getinfo) \
+    X(slist_append, curl_slist_append) X(slist_free_all, curl_slist_free_all) X(multi_init, curl_multi_init) \
+    X(multi_cleanup, curl_multi_cleanup) X(multi_add_handle, curl_multi_add_handle) \
+    X(multi_remove_handle, curl_multi_remove_handle) X(multi_perform, curl_multi_perform) X(multi_poll, curl_multi_poll) \
+    X(multi_wakeup, curl_multi_wakeup) X(multi_info_read, curl_multi_info_read) X(multi_setopt, curl_multi_setopt)
+
 struct datebook_curl_api {
-    __typeof__(curl_global_init) *global_init;
-    __typeof__(curl_version) *version;
-    __typeof__(curl_easy_strerror) *easy_strerror;
-    __typeof__(curl_easy_init) *easy_init;
-    __typeof__(curl_easy_cleanup) *easy_cleanup;
-    __typeof__(curl_easy_reset) *easy_reset;
-    __typeof__(curl_easy_perform) *easy_perform;
-    __typeof__(curl_easy_setopt) *easy_setopt;
-    __typeof__(curl_easy_getinfo) *easy_getinfo;
-    __typeof__(curl_slist_append) *slist_append;
-    __typeof__(curl_slist_free_all) *slist_free_all;
-    __typeof__(curl_multi_init) *multi_init;
-    __typeof__(curl_multi_cleanup) *multi_cleanup;
-    __typeof__(curl_multi_add_handle) *multi_add_handle;
-    __typeof__(curl_multi_remove_handle) *multi_remove_handle;
-    __typeof__(curl_multi_perform) *multi_perform;
-    __typeof__(curl_multi_poll) *multi_poll;
-    __typeof__(curl_multi_wakeup) *multi_wakeup;
-    __typeof__(curl_multi_info_read) *multi_info_read;
-    __typeof__(curl_multi_setopt) *multi_setopt;
+    DATEBOOK_CURL_FUNCTIONS(DATEBOOK_LIBRARY_FIELD)
 };
-
-/* What loading found: the table, or why there is none. */
-struct datebook_curl_state {
-    struct datebook_curl_api api;
-    int loaded;
-    char error[256];
-};
-
-static inline void datebook_curl_open(struct datebook_curl_state *state) {
-    void *library = dlopen("libcurl.so.4", RTLD_LAZY | RTLD_LOCAL);
-    if (!library) {
-        const char *why = dlerror();
-        snprintf(state->error, sizeof state->error, "%s", why ? why : "libcurl.so.4 not found");
-        return;
-    }
-    struct datebook_curl_api api;
-#define DATEBOOK_CURL_SYMBOL(field) \
-    if (!(*(void **)&api.field = dlsym(library, "curl_" #field))) { \
-        snprintf(state->error, sizeof state->error, "libcurl.so.4 has no %s", "curl_" #field); \
-        return; \
-    }
-    DATEBOOK_CURL_SYMBOL(global_init)
-    DATEBOOK_CURL_SYMBOL(version)
-    DATEBOOK_CURL_SYMBOL(easy_strerror)
-    DATEBOOK_CURL_SYMBOL(easy_init)
-    DATEBOOK_CURL_SYMBOL(easy_cleanup)
-    DATEBOOK_CURL_SYMBOL(easy_reset)
-    DATEBOOK_CURL_SYMBOL(easy_perform)
-    DATEBOOK_CURL_SYMBOL(easy_setopt)
-    DATEBOOK_CURL_SYMBOL(easy_getinfo)
-    DATEBOOK_CURL_SYMBOL(slist_append)
-    DATEBOOK_CURL_SYMBOL(slist_free_all)
-    DATEBOOK_CURL_SYMBOL(multi_init)
-    DATEBOOK_CURL_SYMBOL(multi_cleanup)
-    DATEBOOK_CURL_SYMBOL(multi_add_handle)
-    DATEBOOK_CURL_SYMBOL(multi_remove_handle)
-    DATEBOOK_CURL_SYMBOL(multi_perform)
-    DATEBOOK_CURL_SYMBOL(multi_poll)
-    DATEBOOK_CURL_SYMBOL(multi_wakeup)
-    DATEBOOK_CURL_SYMBOL(multi_info_read)
-    DATEBOOK_CURL_SYMBOL(multi_setopt)
-#undef DATEBOOK_CURL_SYMBOL
-    state->api = api;
-    state->loaded = 1;
-}
-
-/* Loads libcurl once. The state lives in function-local statics: Swift's importer does not emit
-   a header's file-scope statics. Each object file that calls these has its own copy (and its own
-   dlopen of the same, reference-counted library), which costs nothing. */
-static inline struct datebook_curl_state *datebook_curl_state(void) {
-    static struct datebook_curl_state state;
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    static int done;
-    if (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
-        pthread_mutex_lock(&lock);
-        if (!done) {
-            datebook_curl_open(&state);
-            __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
-        }
-        pthread_mutex_unlock(&lock);
-    }
-    return &state;
-}
 
 /* The table, or NULL when libcurl cannot be loaded. */
-static inline const struct datebook_curl_api *datebook_curl(void) {
-    struct datebook_curl_state *state = datebook_curl_state();
-    return state->loaded ? &state->api : NULL;
-}
-
-/* Why libcurl could not be loaded ("" when it was). */
-static inline const char *datebook_curl_load_error(void) {
-    return datebook_curl_state()->error;
-}
+const struct datebook_curl_api *datebook_curl(void);
 
 static inline CURLcode datebook_curl_global_init(long flags) {
     const struct datebook_curl_api *api = datebook_curl();
@@ -122,7 +41,7 @@ static inline const char *datebook_curl_version(void) {
 }
 static inline const char *datebook_curl_easy_strerror(CURLcode code) {
     const struct datebook_curl_api *api = datebook_curl();
-    return api ? api->easy_strerror(code) : datebook_curl_load_error();
+    return api ? api->easy_strerror(code) : datebook_library_problem(DATEBOOK_LIBRARY_CURL);
 }
 static inline CURL *datebook_curl_easy_init(void) {
     const struct datebook_curl_api *api = datebook_curl();
