@@ -19,15 +19,21 @@ public enum StoreLocation {
         while at < bytes.count, bytes[at] == space || bytes[at] == tab { at += 1 }
         let keyStart = at
         while at < bytes.count, isKeyByte(bytes[at]) { at += 1 }
-        guard at > keyStart else { return false }
+        guard libpqKeys.contains(String(decoding: bytes[keyStart..<at], as: UTF8.self)) else { return false }
         while at < bytes.count, bytes[at] == space || bytes[at] == tab { at += 1 }
         return at < bytes.count && bytes[at] == equals
     }
 
+    /// libpq's connection keywords a keyword-form string starts with (a file named `notes=old` is a file).
+    static let libpqKeys: Set<String> = ["host", "hostaddr", "port", "dbname", "user", "password", "passfile", "service",
+                                         "sslmode", "sslpassword", "connect_timeout", "options", "application_name",
+                                         "target_session_attrs", "requiressl", "gssencmode", "krbsrvname"]
+
     /// `text` with every password replaced by `****`: a file path comes back as it is.
     public static func redacted(_ text: String) -> String {
         if isPostgres(text) { return redactedURL(text) }
-        if isKeywordForm(text) { return redactedKeywords(text) }
+        // A file path has no password; one that says so anyway is read as keywords (or hidden whole).
+        if isKeywordForm(text) || text.contains("password") { return redactedKeywords(text) }
         return text
     }
 

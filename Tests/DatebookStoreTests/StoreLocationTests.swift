@@ -39,5 +39,6 @@ struct StoreLocationTests {
         #expect(StoreLocation.isKeywordForm(" dbname = team"))
         #expect(!StoreLocation.isKeywordForm("/home/ann/a=b.sqlite3"))
         #expect(!StoreLocation.isKeywordForm("datebook.sqlite3"))
+        #expect(!StoreLocation.isKeywordForm("notes=old.sqlite3"))
     }
 }
