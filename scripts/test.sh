@@ -15,7 +15,7 @@ root=$(pwd)
 
 # The stress suites: the long kill loops and crash tests (minutes each, mostly waiting on real
 # processes). One regular expression over test identifiers (Module.Suite/test()).
-stress_suites='DatebookSchedulerTests.ReplicaTests|DatebookSchedulerTests.CrashTests|DatebookSyncTests.CalDAVKillTests'
+stress_suites='DatebookSchedulerTests.ReplicaTests|DatebookSchedulerTests.PausedReplicaTests|DatebookSchedulerTests.CrashTests|DatebookSyncTests.CalDAVKillTests'
 
 # The same locale and zone on every machine (tests pass --tz / --now where they mean one; this is
 # for what they do not name): a developer's LANG or TZ must not change a result.

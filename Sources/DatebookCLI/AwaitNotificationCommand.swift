@@ -45,7 +45,9 @@ enum AwaitNotificationCommand: Command {
         let small = executable.hasPrefix("/") && FileManager.default.isExecutableFile(atPath: waiter)  // it execs an absolute path
         let listener = small ? [waiter] + attached + ["--answer"] : attached
         let lifetime = arguments.value("--lifetime").flatMap(TimeInterval.init)
-        switch try NotificationWatch.show(arguments.positionals, listener: listener, lifetime: lifetime) {
+        // The listener acts on the store; notify-send, which never sees it, cannot leak its password.
+        switch try NotificationWatch.show(arguments.positionals, listener: listener, lifetime: lifetime,
+                                          listenerEnvironment: ["DATEBOOK_STORE": context.storePath]) {
         case .shown(let id):
             context.out.write("shown \(id)\n")
             return ExitCode.ok

@@ -49,7 +49,7 @@ enum ErrorTranslator {
     /// PostgreSQL server refuses the login or the role may not create the missing schema; else bad data.
     static func exitCode(of error: StoreError) -> Int32 {
         switch error {
-        case .busy, .full, .unreachable, .connectionLost: ExitCode.temporaryFailure
+        case .busy, .full, .unreachable, .connectionLost, .timedOut: ExitCode.temporaryFailure
         case .authentication, .noSchemaRights: ExitCode.unavailable
         default: ExitCode.dataError
         }

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookDelivery
 import DatebookRender
 import DatebookScheduler
 import DatebookStore
@@ -97,6 +98,8 @@ struct Context {
             case .date(let day): now = day.start(in: calendar)
             }
         }
+        if case .environment(let name) = config.store { CommandRunner.withholdFromChildren(name) }
+        ArgumentScrub.hideStorePasswords()
         let configured = try parsed.value("--store") ?? environment["DATEBOOK_STORE"] ?? config.store.map {
             try $0.resolve(environment: environment).value
         }

@@ -57,6 +57,10 @@ enum RunCommand: Command {
         var version = try store.dataVersion()
         var heartbeat = Heartbeat(started: Date())
         log.write("started (pid \(getpid()), store \(store.location)\(wakeups.watchesStore ? "" : ", store changes noticed within a minute"))")
+        if ArgumentScrub.hidPassword {
+            log.write("warning: the store's password was on the command line, where other users could read it (ps) until datebook "
+                      + "hid it; give it in PGPASSFILE (~/.pgpass) or the config's store: { file: \"…\" } instead")
+        }
         var due = true
         // A store change not yet given a pass: noticed while passes ran, it most likely came from
         // their own writes (a plan, outcomes), so it waits for them to end, or to fall quiet.
@@ -100,7 +104,7 @@ enum RunCommand: Command {
                         opened = StoreFile.identity(context.storePath)
                     } catch {
                         // Being made by another program, say: tried again at the next wake-up.
-                        log.write("store \(context.storePath) cannot be opened yet: \(ErrorTranslator.translate(error).message)")
+                        log.write("store \(StoreLocation.redacted(context.storePath)) cannot be opened yet: \(ErrorTranslator.translate(error).message)")
                     }
                 }
                 if current == nil || opened != nil {

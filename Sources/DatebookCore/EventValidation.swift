@@ -64,16 +64,19 @@ public struct EventValidation: Sendable {
             if let message { found.append(EventProblem(field: field, message: message)) }
         }
         check("id", Self.idProblem(event.id))
-        check("title", Self.textProblem(event.title, limit: Limits.titleBytes, what: "title"))
+        check("title", Self.textProblem(event.title, limit: Limits.titleBytes, what: "title") ?? Self.nulProblem(event.title))
         check("start", Self.rangeProblem(event.start))
         if let end = event.end {
             check("end", Self.rangeProblem(end) ?? Self.endProblem(end, start: event.start))
         }
-        check("notes", Self.sizeProblem(event.notes, limit: Limits.notesBytes))
+        check("timeZone", Self.nulProblem(event.timeZone))
+        check("notes", Self.sizeProblem(event.notes, limit: Limits.notesBytes) ?? Self.nulProblem(event.notes))
         check("location", Self.sizeProblem(event.location, limit: Limits.locationBytes)
               ?? (event.location == EventURL.cleanLocation(event.location) ? nil : "expected one line without control characters"))
-        check("url", event.url.isEmpty ? nil : EventURL.problem(event.url))
-        if let rule = event.recurrence {
+        check("url", event.url.isEmpty ? nil : Self.nulProblem(event.url) ?? EventURL.problem(event.url))
+        if let rule = event.recurrence, let problem = Self.nulProblem(rule) {
+            check("recurrence", problem)
+        } else if let rule = event.recurrence {
             // The expander's own wording says what it would do instead; refused here, it does nothing.
             check("recurrence", ruleProblem(rule).map { $0.replacingOccurrences(of: "; only DTSTART is used", with: "") })
         }
@@ -82,9 +85,17 @@ public struct EventValidation: Sendable {
             let idProblem = Self.idProblem(task.id)
                 ?? (repeated[n] ? "duplicate task id \"\(task.id)\" (task ids are unique within an event)" : nil)
             check("tasks[\(n)].id", idProblem)
-            check("tasks[\(n)].text", Self.textProblem(task.text, limit: Limits.taskTextBytes, what: "task text"))
+            check("tasks[\(n)].text", Self.textProblem(task.text, limit: Limits.taskTextBytes, what: "task text") ?? Self.nulProblem(task.text))
         }
         return found
+    }
+
+    /// The fields of `event` that hold a NUL byte (`title`, `tasks[2].text`), each with the problem.
+    public static func nulFields(_ event: Event) -> [EventProblem] {
+        let texts = [("title", event.title), ("timeZone", event.timeZone), ("notes", event.notes), ("location", event.location),
+                     ("url", event.url), ("recurrence", event.recurrence ?? "")]
+            + event.tasks.enumerated().map { ("tasks[\($0.offset)].text", $0.element.text) }
+        return texts.compactMap { field, text in nulProblem(text).map { EventProblem(field: field, message: $0) } }
     }
 
     /// What `repair` did and what it could not do.
@@ -178,6 +189,12 @@ public struct EventValidation: Sendable {
             return byte >= 0x80 && text.trimmingCharacters(in: .whitespaces).isEmpty
         }
         return true
+    }
+
+    /// A NUL byte: SQLite would keep it and PostgreSQL cannot store it (it cut the text silently, or
+    /// failed a whole COPY), so both refuse it here, at input, the same way.
+    public static func nulProblem(_ text: String) -> String? {
+        text.utf8.contains(0) ? "contains a NUL byte (U+0000), which the store cannot keep; remove it" : nil
     }
 
     static func sizeProblem(_ text: String, limit: Int) -> String? {

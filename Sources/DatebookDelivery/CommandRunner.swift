@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -128,6 +129,18 @@ public struct CommandRunner: Sendable {
         return (pid, out[0], err[0])
     }
 
+    /// What a child never inherits from datebook's environment: the store's location (a PostgreSQL
+    /// URL may hold its password), libpq's password, and the variable the config's `store: {env: …}`
+    /// names (`withholdFromChildren`). A child that needs the store is given it explicitly in
+    /// `environment` (the notification listener's `DATEBOOK_STORE`).
+    public static var withheld: Set<String> { extraWithheld.withLock { $0 }.union(["DATEBOOK_STORE", "PGPASSWORD"]) }
+    private static let extraWithheld = Mutex<Set<String>>([])
+
+    /// Withholds `name` from every child this process starts from now on (see `withheld`).
+    public static func withholdFromChildren(_ name: String) {
+        _ = extraWithheld.withLock { $0.insert(name) }
+    }
+
     /// Starts `argv` with stdin from `stdin` (else /dev/null) and stdout/stderr on the given
     /// descriptors, in a process group of its own, or a session of its own with `newSession`.
     static func spawn(_ argv: [String], environment: [String: String], stdin: Int32? = nil, stdout: Int32, stderr: Int32,
@@ -155,7 +168,7 @@ public struct CommandRunner: Sendable {
         let group = newSession ? Int32(0x80) : Int32(POSIX_SPAWN_SETPGROUP)
         posix_spawnattr_setflags(&attributes, Int16(Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | group))
 
-        var merged = ProcessInfo.processInfo.environment
+        var merged = ProcessInfo.processInfo.environment.filter { !withheld.contains($0.key) }
         for (key, value) in environment { merged[key] = value }
         let arguments = argv.map { strdup($0.replacingOccurrences(of: "\0", with: "")) } + [nil]
         let variables = merged.sorted { $0.key < $1.key }

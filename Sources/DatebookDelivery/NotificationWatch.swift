@@ -30,8 +30,10 @@ public enum NotificationWatch {
     /// - Parameter lifetime: how long notify-send may wait for the click, told to the listener as
     ///   `DATEBOOK_NOTIFY_UNTIL` and `DATEBOOK_NOTIFY_PID` (the small waiter ends notify-send then);
     ///   nil: until the notification closes.
+    /// - Parameter listenerEnvironment: what the listener alone is told (the store: notify-send never
+    ///   gets it, `CommandRunner.withheld`).
     public static func show(_ argv: [String], listener: [String], lifetime: TimeInterval? = nil, environment: [String: String] = [:],
-                            timeout: TimeInterval = 30) throws(CommandError) -> Shown {
+                            listenerEnvironment: [String: String] = [:], timeout: TimeInterval = 30) throws(CommandError) -> Shown {
         keepInheritedDescriptorsFromChildren()
         let (pid, stdout, stderr) = try CommandRunner.spawnPiped(["stdbuf", "-oL"] + argv, environment: environment)
         defer { close(stdout); close(stderr) }
@@ -42,7 +44,7 @@ public enum NotificationWatch {
         }
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         defer { close(null) }
-        var bound = environment
+        var bound = environment.merging(listenerEnvironment) { $1 }
         if let lifetime {
             bound["DATEBOOK_NOTIFY_UNTIL"] = String(Int(Date().timeIntervalSince1970 + lifetime.rounded(.up)))
             bound["DATEBOOK_NOTIFY_PID"] = String(pid)

@@ -79,13 +79,21 @@ public final class Scheduler {
 
     /// One pass: plans everything scheduled since the last pass (bounded by the lateness window),
     /// cancels what edits made obsolete, claims what is due and delivers it.
+    ///
+    /// The reads and the window's expansion come first, outside any transaction; the planning
+    /// transaction only writes what they found (and what another scheduler's pass did not plan
+    /// meanwhile), so the planning lock is held for a few statements, never for Swift's work on a
+    /// large planner: a paused or slow scheduler stalls the others for at most the server's
+    /// `idle_in_transaction_session_timeout` (docs/postgresql.md, "Faults").
     @discardableResult
     public func tick(now: Date) throws -> TickReport {
         var report = TickReport()
         var recorded: [String] = []
         let started = ContinuousClock.now
+        let obsolete = try obsoleteOpenDeliveries()
+        let seen = try store.lastPass()
+        let found = try WindowPlan(self, now: now, last: seen)
         var claimed = try store.transaction { () -> [LedgerEntry] in
-            let obsolete = try obsoleteOpenDeliveries()
             // Another scheduler planning now has planned this window once it lets go: read the
             // last pass after that, and plan only what came due since. The review only reads
             // before it, so a pass waiting here holds no row the pass it waits for may need.
@@ -97,7 +105,7 @@ public final class Scheduler {
             }
             let last = try store.lastPass()
             if let line = try reviewClock(now: now, last: last) { recorded.append(line) }
-            let entries = try plannedSinceLastPass(now: now, last: last, taking: true).map { classify($0, now: now) }
+            let entries = try found.remaining(self, now: now, seen: seen, last: last).map { classify($0, now: now) }
             var new = try store.plan(entries, now: now)
             let planned = !new.isEmpty
             for entry in entries where new.remove(entry.key) != nil {
@@ -135,6 +143,43 @@ public final class Scheduler {
         let changed = try store.changedEvents(taking: taking)
         return try lateChanges(changed, last: last, windowStart: start, now: now)
             + planner.deliveries(from: start, through: now)
+    }
+
+    /// What a pass found to plan before its planning transaction: the window since the last pass it
+    /// read, and the late changes of the events queued then.
+    struct WindowPlan {
+        var changed: Set<String>
+        var late: [PlannedDelivery]
+        var window: [PlannedDelivery]
+
+        init(_ scheduler: Scheduler, now: Date, last: Date?) throws {
+            let start = scheduler.windowStart(last: last, now: now)
+            changed = try scheduler.store.changedEvents(taking: false)
+            late = try scheduler.lateChanges(changed, last: last, windowStart: start, now: now)
+            window = try scheduler.planner.deliveries(from: start, through: now)
+        }
+
+        /// Under the planning lock, with `last` read again: what is still to plan. When another pass
+        /// planned since `seen`, the part of the window it planned is left out and the late changes
+        /// are looked for again from what is queued now (it took what it planned off the queue);
+        /// else only the events queued since are looked back for here. A last pass that went
+        /// backwards meanwhile (a clock set back) plans everything here, as before.
+        func remaining(_ scheduler: Scheduler, now: Date, seen: Date?, last: Date?) throws -> [PlannedDelivery] {
+            if let seen, (last.map { $0 < seen } ?? true) {
+                return try scheduler.plannedSinceLastPass(now: now, last: last, taking: true)
+            }
+            let queued = try scheduler.store.changedEvents(taking: true)
+            let start = scheduler.windowStart(last: last, now: now)
+            let unchanged = last == seen
+            let added = try scheduler.lateChanges(unchanged ? queued.subtracting(changed) : queued, last: last,
+                                                  windowStart: start, now: now)
+            let kept = !unchanged ? [] : late.filter { planned in
+                guard case .alert(let occurrence, _) = planned.item else { return true }
+                return queued.contains(occurrence.event.id)
+            }
+            let since = unchanged ? window : window.filter { planned in last.map { planned.scheduled > $0 } ?? true }
+            return kept + added + since
+        }
     }
 
     /// The alerts of the events `ids` in `(now − lateness − changeLookBack, window start]`: an event
@@ -220,11 +265,7 @@ public final class Scheduler {
     }
 
     /// gethostname(2): cheap, unlike `ProcessInfo.hostName`, which may ask the resolver.
-    public static var hostName: String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    public static var hostName: String { SchedulerInstance.localHost }
 
     public static func duration(_ seconds: TimeInterval) -> String {
         let s = Int(seconds.rounded())

@@ -181,6 +181,7 @@ extension Store: PlannerStore {
 /// Opens the store a location names: a `postgresql://` or `postgres://` URL, else a SQLite file.
 public enum StoreOpener {
     public static func open(_ location: String, readOnly: Bool = false) throws -> any PlannerStore {
+        try refuseKeywordForm(location)
         if StoreLocation.isPostgres(location) { return try PostgresStore(url: location) }
         return try Store(path: location, readOnly: readOnly)
     }
@@ -188,9 +189,18 @@ public enum StoreOpener {
     /// The schema version recorded at `location` and the newest one this build knows for that kind
     /// of store, read without creating or changing anything; nil when nothing is recorded there yet.
     public static func schemaVersions(_ location: String) throws -> (found: Int, known: Int)? {
+        try refuseKeywordForm(location)
         if StoreLocation.isPostgres(location) {
             return try PostgresStore.recordedSchemaVersion(url: location).map { ($0, PostgresStore.schemaVersion) }
         }
         return try Store.recordedSchemaVersion(at: location).map { ($0, Store.schemaVersion) }
+    }
+
+    /// libpq's `host=… password=…` form would otherwise become a SQLite file of that name (its
+    /// password in the file name and in every message about it).
+    static func refuseKeywordForm(_ location: String) throws {
+        guard StoreLocation.isKeywordForm(location) else { return }
+        throw StoreError.postgres(store: StoreLocation.redacted(location),
+                                  message: "the keyword form is not a store; write postgresql://USER@HOST:PORT/DATABASE (a password in PGPASSFILE) — nothing was created")
     }
 }

@@ -12,8 +12,12 @@ struct PostgresError: Error, CustomStringConvertible {
     var sqlState: String?
     var description: String { message }
 
-    /// The connection itself broke (server gone, connection terminated): worth a retry later.
-    var isConnectionLoss: Bool { sqlState.map { $0.hasPrefix("08") || $0 == "57P01" } ?? true }
+    /// The connection itself broke (server gone, connection terminated, or ended by the server's
+    /// `idle_in_transaction_session_timeout`): worth a retry later.
+    var isConnectionLoss: Bool { sqlState.map { $0.hasPrefix("08") || $0 == "57P01" || $0 == "25P03" } ?? true }
+
+    /// A wait or a statement ran over `lock_timeout` or `statement_timeout`: worth a retry later.
+    var isTimeout: Bool { sqlState == "55P03" || sqlState == "57014" }
 }
 
 /// Owns one libpq connection (`PGconn`) and closes it in `deinit`.
@@ -47,6 +51,11 @@ final class PostgresConnection {
         guard api.pointee.status(handle) == CONNECTION_OK else {
             let message = Self.oneLine(cText(api.pointee.errorMessage(handle)))
             api.pointee.finish(handle)
+            // A setting libpq refuses before connecting (`sslmode=bogus`, an unknown parameter) stays
+            // wrong however often it is tried: a mistake in the URL, not a server to wait for.
+            if message.hasPrefix("invalid ") || message.hasPrefix("missing \"=\"") {
+                throw StoreError.postgres(store: store, message: "the URL's connection settings are wrong (\(message)); correct the URL — nothing was changed")
+            }
             if message.contains("authentication failed") || message.contains("no password supplied")
                 || message.contains("pg_hba.conf") || message.contains("does not exist") {
                 throw StoreError.authentication(store: store, endpoint: endpoint, reason: message)
@@ -252,21 +261,4 @@ struct PostgresValues: RowSink {
     mutating func text(_ value: borrowing String) { values.append(copy value) }
     mutating func integer(_ value: Int64) { values.append(String(value)) }
     mutating func null() { values.append(nil) }
-}
-
-/// A store URL's printable form: the password (in the user part or `?password=`) becomes `****`.
-public enum StoreLocation {
-    /// Whether `text` names a PostgreSQL store (`postgresql://` or `postgres://`), not a file.
-    public static func isPostgres(_ text: String) -> Bool {
-        text.hasPrefix("postgresql:") || text.hasPrefix("postgres:")
-    }
-
-    public static func redacted(_ text: String) -> String {
-        guard isPostgres(text), var components = URLComponents(string: text) else { return text }
-        if components.password != nil { components.password = "****" }
-        if let items = components.queryItems, items.contains(where: { $0.name == "password" }) {
-            components.queryItems = items.map { $0.name == "password" ? URLQueryItem(name: "password", value: "****") : $0 }
-        }
-        return components.string ?? "postgresql://****"
-    }
 }

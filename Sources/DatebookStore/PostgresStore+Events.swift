@@ -290,16 +290,24 @@ extension PostgresStore {
         return Array(newest ? found.suffix(limit) : found.prefix(limit))
     }
 
+    /// Single events: the SQLite store's SQL (`ExactWindow.cappedOpenCounts`, the same rows in the
+    /// same order under the same cap); with recurring ones, the window's occurrences in order.
     public func totals(from: Date?, to: Date?, calendar: Calendar, onlyOpen: Bool, singleOnly: Bool, cap: Int) throws -> WindowTotals {
-        var totals = WindowTotals(events: 0, openTasks: 0)
-        try forEachOccurrence(from: from, to: to, calendar: calendar) { occurrence in
-            if onlyOpen, occurrence.event.badge == 0 { return }
-            if singleOnly, occurrence.event.recurrence != nil { return }
-            guard totals.events < cap else { totals.capped = true; return }
-            totals.events += 1
-            totals.openTasks += occurrence.event.badge
+        let limit = min(cap, Int(Int64.max - 1)) + 1
+        var counts: [Int] = []
+        if singleOnly {
+            let window = ExactWindow(from: from, to: to, calendar: calendar)
+            let sql = ExactWindow.numbered(ExactWindow.cappedOpenCounts(window.condition, onlyOpen: onlyOpen, singleOnly: true,
+                                                                         limit: "?", binaryOrder: " COLLATE \"C\""))
+            let rows = try query(sql, window.keys.map(String.init) + [String(limit)])
+            counts = (0..<rows.count).map { rows.int($0, 0) }
+        } else {
+            try forEachOccurrence(from: from, to: to, calendar: calendar) { occurrence in
+                guard counts.count < limit, !onlyOpen || occurrence.event.badge > 0 else { return }
+                counts.append(occurrence.event.badge)
+            }
         }
-        return totals
+        return WindowTotals(capping: counts, cap: cap)
     }
 
     public func hasOccurrence(from: Date?, to: Date?, calendar: Calendar, singleOnly: Bool) throws -> Bool {

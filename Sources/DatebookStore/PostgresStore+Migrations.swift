@@ -215,5 +215,20 @@ extension PostgresStore {
         ALTER TABLE caldav_accounts ADD COLUMN login_refused INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE caldav_accounts ADD COLUMN fingerprint TEXT;
         """,
+        // Version 10. Every function in the schema resolves names in its own schema, whoever writes
+        // (issue 30): before, a DBA's `UPDATE datebook.tasks …` in psql found no `data_version`, and with
+        // a second datebook schema first on the path a change was queued there. A later migration that
+        // creates a function gives it the same `SET search_path` clause.
+        """
+        DO $$
+        DECLARE
+            fn regprocedure;
+        BEGIN
+            FOR fn IN SELECT p.oid FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                            WHERE n.nspname = current_schema() LOOP
+                EXECUTE format('ALTER FUNCTION %s SET search_path = %I', fn, current_schema());
+            END LOOP;
+        END $$;
+        """,
     ]
 }

@@ -4,14 +4,14 @@ import Foundation
 /// packet (libpq's `options`), and the version is read by its qualified name, so a store whose
 /// schema is current needs no `to_regclass`, no second version read and no `SET search_path`.
 extension PostgresStore {
-    /// `conninfo` with `options=-c search_path=SCHEMA`, unless the URL gives `options` itself
-    /// (then false, and the search path is set by a statement after connecting).
-    static func withStartupSearchPath(_ conninfo: String, schema: String) -> (conninfo: String, set: Bool) {
+    /// `conninfo` with `options=-c search_path=SCHEMA -c lock_timeout=…` (`PostgresSession`), unless
+    /// the URL gives `options` itself (then false, and they are set by statements after connecting).
+    static func withStartupSettings(_ conninfo: String, session: PostgresSession) -> (conninfo: String, set: Bool) {
         guard var components = URLComponents(string: conninfo),
               !(components.queryItems ?? []).contains(where: { $0.name == "options" }) else { return (conninfo, false) }
         // libpq refuses a second `=` in a query value: it is percent-encoded, as is the space.
         components.percentEncodedQueryItems = (components.percentEncodedQueryItems ?? [])
-            + [URLQueryItem(name: "options", value: "-c%20search_path%3D" + schema)]
+            + [URLQueryItem(name: "options", value: session.startupOptions)]
         return (components.string ?? conninfo, components.string != nil)
     }
 
@@ -21,13 +21,13 @@ extension PostgresStore {
     func isCurrentSchema() throws -> Bool {
         let rows = try wrap { () throws -> PostgresRows? in
             do {
-                return try connection.query("SELECT value FROM \(schema).meta WHERE name = 'schema_version'")
+                return try connection.query("SELECT value FROM \(quotedSchema).meta WHERE name = 'schema_version'")
             } catch let error as PostgresError where !error.isConnectionLoss {
                 return nil  // no schema or no meta table yet, or no right to read it
             }
         }
         guard let rows, rows.count > 0, rows.int(0, 0) == Self.schemaVersion else { return false }
-        if !searchPathAtStartup { try wrap { try connection.execute("SET search_path TO \(schema)") } }
+        if !sessionAtStartup { try wrap { try connection.execute(session.statements) } }
         return true
     }
 }

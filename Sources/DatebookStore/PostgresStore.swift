@@ -22,8 +22,10 @@ public final class PostgresStore: PlannerStore {
     let connection: PostgresConnection
     /// The URL as libpq takes it (with its password: never printed), for the change listener.
     private let conninfo: String
-    /// The search path was set in the startup packet (PostgresStore+Open.swift).
-    let searchPathAtStartup: Bool
+    /// The search path and the timeouts (`PostgresSession`); `sessionAtStartup` when they were set
+    /// in the startup packet (PostgresStore+Open.swift), else by statements after connecting.
+    let session: PostgresSession
+    let sessionAtStartup: Bool
     /// Nesting depth of `transaction`: only the outermost begins and commits.
     private var depth = 0
     /// A statement met a lost connection: the next one outside a transaction connects again.
@@ -37,11 +39,12 @@ public final class PostgresStore: PlannerStore {
 
     private init(url: String, preparing: Bool) throws {
         location = StoreLocation.redacted(url)
-        let (given, schema) = try Self.split(url, location: location)
+        let (given, schema, session) = try Self.split(url, location: location)
         self.schema = schema
-        let (conninfo, searchPathAtStartup) = Self.withStartupSearchPath(given, schema: schema)
+        self.session = session
+        let (conninfo, sessionAtStartup) = Self.withStartupSettings(given, session: session)
         self.conninfo = conninfo
-        self.searchPathAtStartup = searchPathAtStartup
+        self.sessionAtStartup = sessionAtStartup
         connection = try PostgresConnection(conninfo: conninfo, store: location)
         if preparing { try prepareSchema() }
     }
@@ -52,23 +55,32 @@ public final class PostgresStore: PlannerStore {
         try PostgresStore(url: url, preparing: false).checkKnownVersion()
     }
 
-    /// Takes datebook's `schema` parameter out of the URL (libpq refuses parameters it does not know).
-    static func split(_ url: String, location: String) throws -> (conninfo: String, schema: String) {
+    /// Takes datebook's own parameters (`schema`, the server settings of `PostgresSession`) out of
+    /// the URL (libpq refuses parameters it does not know) and adds libpq's defaults it lacks.
+    static func split(_ url: String, location: String) throws -> (conninfo: String, schema: String, session: PostgresSession) {
         guard var components = URLComponents(string: url) else {
-            throw StoreError.postgres(store: location, message: "not a valid URL; write postgresql://USER@HOST:PORT/DATABASE")
+            throw StoreError.postgres(store: location, message: "not a valid URL; write postgresql://USER@HOST:PORT/DATABASE "
+                                      + "(percent-encode # / ? @ : and spaces in the password as %23 %2F %3F %40 %3A %20, or put it in PGPASSFILE)")
         }
-        var schema = defaultSchema
-        if let items = components.queryItems, let given = items.first(where: { $0.name == "schema" }) {
-            schema = given.value ?? ""
-            let rest = items.filter { $0.name != "schema" }
-            components.queryItems = rest.isEmpty ? nil : rest
-        }
+        // Percent-encoded as given: a password's `%26` stays `%26` (decoded and encoded again, it might not).
+        var items = components.percentEncodedQueryItems ?? []
+        let schema = items.last(where: { $0.name == "schema" }).map { $0.value?.removingPercentEncoding ?? "" } ?? defaultSchema
+        items.removeAll { $0.name == "schema" }
         let allowed = schema.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95 }
         guard !schema.isEmpty, allowed, schema.utf8.count <= 63, !(schema.first?.isNumber ?? true) else {
             throw StoreError.postgres(store: location, message: "schema '\(schema)' is not a plain name; use lower-case letters, digits and _")
         }
-        return (components.string ?? url, schema)
+        let session = try PostgresSession.take(from: &items, schema: schema, location: location)
+        components.percentEncodedQueryItems = PostgresSession.withClientDefaults(items)
+        return (components.string ?? url, schema, session)
     }
+
+    /// `name` as a quoted identifier, so a reserved word (`user`, `order`) works as a schema name;
+    /// `name` is a plain name (`split` checked it), so it holds no quote.
+    static func quoted(_ name: String) -> String { "\"" + name + "\"" }
+
+    /// The schema as an identifier in SQL.
+    var quotedSchema: String { Self.quoted(schema) }
 
     /// Maps libpq failures to `StoreError`s naming this store (never its password).
     @discardableResult
@@ -80,6 +92,7 @@ public final class PostgresStore: PlannerStore {
                 lost = true
                 throw StoreError.connectionLost(store: location, reason: error.message)
             }
+            if error.isTimeout { throw StoreError.timedOut(store: location, reason: error.message) }
             throw StoreError.postgres(store: location, message: error.message)
         }
     }
@@ -97,7 +110,7 @@ public final class PostgresStore: PlannerStore {
         guard depth == 0, lost || connection.isBroken else { return }
         try wrap {
             try connection.reset()
-            try connection.execute("SET search_path TO \(schema)")
+            if !sessionAtStartup { try connection.execute(session.statements) }
         }
         lost = false
     }
@@ -154,7 +167,7 @@ public final class PostgresStore: PlannerStore {
     func prepareSchema() throws {
         if try isCurrentSchema() { return }
         guard try checkKnownVersion() != Self.schemaVersion else {
-            try wrap { try connection.execute("SET search_path TO \(schema)") }
+            try setSession()
             return
         }
         try transaction {
@@ -162,18 +175,23 @@ public final class PostgresStore: PlannerStore {
             try query("SELECT pg_advisory_xact_lock(hashtext($1))", ["datebook schema " + schema])
             let exists = try query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]).count > 0
             try checkCreateRights(schemaExists: exists)
-            if !exists { try wrap { try connection.execute("CREATE SCHEMA \(schema)") } }
-            try wrap { try connection.execute("SET LOCAL search_path TO \(schema)") }
+            if !exists { try wrap { try connection.execute("CREATE SCHEMA \(quotedSchema)") } }
+            try wrap { try connection.execute("SET LOCAL search_path TO \(quotedSchema)") }
             try wrap { try Self.migrate(connection, store: location) }
         }
-        try wrap { try connection.execute("SET search_path TO \(schema)") }
+        try setSession()
+    }
+
+    /// The schema on the search path, and the timeouts when the startup packet did not set them.
+    private func setSession() throws {
+        try wrap { try connection.execute(sessionAtStartup ? "SET search_path TO \(quotedSchema)" : session.statements) }
     }
 
     /// Reads the version, if the schema has one, before anything is created; nil when it has none.
     private func checkKnownVersion() throws -> Int? {
-        let table = try query("SELECT to_regclass($1)", [schema + ".meta"])
+        let table = try query("SELECT to_regclass($1)", [quotedSchema + ".meta"])
         guard table.count > 0, !table.isNull(0, 0) else { return nil }
-        let rows = try query("SELECT value FROM \(schema).meta WHERE name = 'schema_version'")
+        let rows = try query("SELECT value FROM \(quotedSchema).meta WHERE name = 'schema_version'")
         guard rows.count > 0 else { return nil }
         try Store.checkKnown(version: rows.int(0, 0), path: location, known: Self.schemaVersion)
         return rows.int(0, 0)

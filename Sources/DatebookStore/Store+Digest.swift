@@ -13,6 +13,13 @@ public struct WindowTotals: Sendable, Equatable {
         self.openTasks = openTasks
         self.capped = capped
     }
+
+    /// The totals of the first `cap` of `openCounts` (each occurrence's open tasks, in the window's
+    /// order; at most `cap + 1` of them): both backends count this way, so a capped digest says the
+    /// same on both (`500+ events, 1255+ open tasks`).
+    init(capping openCounts: [Int], cap: Int) {
+        self.init(events: min(openCounts.count, cap), openTasks: openCounts.prefix(cap).reduce(0, +), capped: openCounts.count > cap)
+    }
 }
 
 /// Bounded queries for the digest: the first few occurrences of a window and the window's
@@ -65,23 +72,17 @@ extension Store {
     }
 
     /// The number of occurrences in `[from, to)` and the sum of their open tasks: one indexed
-    /// range scan over `events`, no tasks read. Counting stops after `cap` rows (`capped` is then set).
+    /// range scan over `events`, no tasks read. Counting stops after `cap` rows (`capped` is then
+    /// set), taken in key order (`ExactWindow.cappedOpenCounts`, the same SQL on PostgreSQL).
     public func totals(from: Date?, to: Date?, calendar: Calendar, onlyOpen: Bool = false, singleOnly: Bool = false,
                        cap: Int = Int.max) throws -> WindowTotals {
         let window = ExactWindow(from: from, to: to, calendar: calendar)
-        let sql = "SELECT COUNT(*), COALESCE(SUM(open_count), 0) FROM (SELECT e.open_count FROM events e WHERE "
-            + window.condition + (onlyOpen ? " AND e.open_count > 0" : "") + (singleOnly ? " AND e.recurrence IS NULL" : "")
-            + " LIMIT ?)"
-        let query = try statement(sql)
+        let query = try statement(ExactWindow.cappedOpenCounts(window.condition, onlyOpen: onlyOpen, singleOnly: singleOnly, limit: "?"))
         try wrap { try query.bind(window.values + [.integer(Int64(min(cap, Int(Int64.max - 1))) + 1)]) }
-        guard try wrap({ try query.step() }) else { return WindowTotals(events: 0, openTasks: 0) }
-        var totals = WindowTotals(events: query.int(0), openTasks: query.int(1))
+        var counts: [Int] = []
+        while try wrap({ try query.step() }) { counts.append(query.int(0)) }
         try wrap { try query.bind([]) }
-        if totals.events > cap {
-            totals.events = cap
-            totals.capped = true
-        }
-        return totals
+        return WindowTotals(capping: counts, cap: cap)
     }
 
     /// Whether any occurrence starts in `[from, to)`: one index probe (the digest's calendar days).
@@ -150,7 +151,9 @@ extension Store {
 struct ExactWindow {
     let timedFrom: Int64, timedTo: Int64, dayFrom: Int64, dayTo: Int64
     let condition: String
-    let values: [SQLiteValue]
+    /// The values of `condition`'s placeholders, in order.
+    let keys: [Int64]
+    var values: [SQLiteValue] { keys.map { .integer($0) } }
 
     init(from: Date?, to: Date?, calendar: Calendar) {
         let timedFrom = from.map { Int64($0.timeIntervalSince1970.rounded(.up)) } ?? Int64.min
@@ -162,9 +165,26 @@ struct ExactWindow {
         (self.timedFrom, self.timedTo, self.dayFrom, self.dayTo) = (timedFrom, timedTo, dayFrom, dayTo)
         condition = "e.start_key >= ? AND e.start_key < ? AND CASE e.all_day WHEN 0 THEN e.start_key >= ? AND e.start_key < ? "
             + "WHEN 1 THEN e.start_key >= ? AND e.start_key < ? ELSE e.start_key >= ? AND e.start_key < ? END"
-        values = [.integer(min(timedFrom, dayFrom, wallFrom)), .integer(max(timedTo, dayTo, wallTo)),
-                  .integer(timedFrom), .integer(timedTo), .integer(dayFrom), .integer(dayTo),
-                  .integer(wallFrom), .integer(wallTo)]
+        keys = [min(timedFrom, dayFrom, wallFrom), max(timedTo, dayTo, wallTo), timedFrom, timedTo, dayFrom, dayTo, wallFrom, wallTo]
+    }
+
+    /// The open tasks of each single event in `condition`, in key order (`start_key`, then id), at
+    /// most `limit` rows: the text both backends count a capped window with (`?` becomes `$n` on PostgreSQL).
+    /// `binaryOrder`: how the dialect says "ids by their bytes" (SQLite's default; PostgreSQL's
+    /// `COLLATE "C"`, whatever the database's collation).
+    static func cappedOpenCounts(_ condition: String, onlyOpen: Bool, singleOnly: Bool, limit: String, binaryOrder: String = "") -> String {
+        "SELECT e.open_count FROM events e WHERE " + condition + (onlyOpen ? " AND e.open_count > 0" : "")
+            + (singleOnly ? " AND e.recurrence IS NULL" : "") + " ORDER BY e.start_key, e.id" + binaryOrder + " LIMIT " + limit
+    }
+
+    /// `sql` with its `?` placeholders numbered `$1`, `$2`, … for PostgreSQL.
+    static func numbered(_ sql: String) -> String {
+        var n = 0
+        return sql.split(separator: "?", omittingEmptySubsequences: false).enumerated().map { index, part in
+            guard index > 0 else { return String(part) }
+            n += 1
+            return "$\(n)" + part
+        }.joined()
     }
 
     /// The key of the first floating time whose instant (in `calendar`'s zone) is at or after `instant`.

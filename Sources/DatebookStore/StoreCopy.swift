@@ -64,6 +64,22 @@ public struct StoreCopy {
         /// The events the source's next pass looks back for (`changed_events`; not counted).
         var changed: Set<String> = []
 
+        /// Where a text holds a NUL byte (`event 'ID' title`, `deliveries row 3 reason`), which
+        /// PostgreSQL cannot store: the same rule as at input (`EventValidation.nulProblem`).
+        var nulByte: String? {
+            for event in events {
+                if let problem = EventValidation.nulFields(event).first { return "event '\(event.id)' \(problem.field)" }
+            }
+            for table in StoreCopy.tables {
+                for (n, row) in (rows[table.name] ?? []).enumerated() {
+                    if let column = row.indices.first(where: { row[$0]?.utf8.contains(0) == true }) {
+                        return "\(table.name) row \(n + 1) \(table.columns[column])"
+                    }
+                }
+            }
+            return nil
+        }
+
         var counts: [Count] {
             [Count(table: "events", rows: events.count), Count(table: "tasks", rows: events.reduce(0) { $0 + $1.tasks.count })]
                 + StoreCopy.tables.map { Count(table: $0.name, rows: rows[$0.name]?.count ?? 0) }
@@ -81,6 +97,7 @@ public struct StoreCopy {
         let occupied = found.filter { $0.rows > 0 }
         guard occupied.isEmpty else { throw StoreCopyError.targetNotEmpty(store: target.location, tables: occupied) }
         let snapshot = try read()
+        if let place = snapshot.nulByte { throw StoreCopyError.nulByte(store: source.location, place: place) }
         let expected = snapshot.counts
         try write(snapshot) {
             let written = try counts(in: target)
@@ -214,6 +231,8 @@ public enum StoreCopyError: Error, Equatable, CustomStringConvertible {
     case targetNotEmpty(store: String, tables: [StoreCopy.Count])
     /// After writing, a table of the target did not hold as many rows as the source: rolled back.
     case countMismatch(store: String, table: String, source: Int, target: Int)
+    /// A text of the source holds a NUL byte (`place` names it): nothing was written.
+    case nulByte(store: String, place: String)
 
     public var description: String {
         switch self {
@@ -223,6 +242,8 @@ public enum StoreCopyError: Error, Equatable, CustomStringConvertible {
                 + "); copy into a new SQLite file or an empty PostgreSQL database or schema (?schema=NAME) — nothing was written"
         case let .countMismatch(store, table, source, target):
             "store copy: \(table) has \(source) row(s) in the source but \(target) in the target \(store); the copy was rolled back, nothing was written"
+        case let .nulByte(store, place):
+            "store copy: \(place) in the source \(store) contains a NUL byte (U+0000), which datebook no longer accepts; edit it there and copy again — nothing was written"
         }
     }
 }

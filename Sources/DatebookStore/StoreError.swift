@@ -21,6 +21,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case authentication(store: String, endpoint: String, reason: String)
     /// The connection broke during a command; nothing after the last commit was kept.
     case connectionLost(store: String, reason: String)
+    /// A wait for a lock or a statement ran over its limit (`lock_timeout`, `statement_timeout`):
+    /// another connection held what this one needed; worth a retry later.
+    case timedOut(store: String, reason: String)
     case postgres(store: String, message: String)
     /// The schema (or its tables) is missing and this role may not create it: `database` names the
     /// database whose CREATE right a missing schema needs; nil when the schema exists but its tables do not.
@@ -35,9 +38,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .notADatabase(let path):
             "store \(path) is not a datebook database (not SQLite); move it away or pass another --store"
         case let .newerSchema(path, found, known):
-            "store \(path) was written by a newer datebook (schema \(found), this one knows up to \(known)); upgrade datebook — the file was left untouched"
+            "store \(path) was written by a newer datebook (schema \(found), this one knows up to \(known)); upgrade datebook — the store was left untouched"
         case let .unknownSchema(path, found):
-            "store \(path) has schema version \(found), which no datebook writes; restore a backup or pass another --store — the file was left untouched"
+            "store \(path) has schema version \(found), which no datebook writes; restore a backup or pass another --store — the store was left untouched"
         case .readOnly(let path):
             "store \(path) is read-only; make it writable (chmod u+w) or pass another --store"
         case let .notWritable(path, advice):
@@ -56,6 +59,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "store \(store): PostgreSQL at \(endpoint) refused the login (\(reason)); check the user, password (URL or PGPASSFILE) and database"
         case let .connectionLost(store, reason):
             "store \(store): the connection to PostgreSQL was lost (\(reason)); nothing after the last commit was kept, try again"
+        case let .timedOut(store, reason):
+            "store \(store): PostgreSQL gave up waiting (\(reason)); another connection held what this one needed "
+                + "(a paused datebook, a psql session left in a transaction), or the statement ran over ?statement_timeout=; nothing after the last commit was kept, try again"
         case let .postgres(store, message):
             "store \(store): \(message)"
         case let .noSchemaRights(store, schema, role, database?):

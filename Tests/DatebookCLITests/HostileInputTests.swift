@@ -52,7 +52,7 @@ struct HostileInputTests {
             let run = sandbox.run(arguments)
             #expect(run.code == 65)
             #expect(run.err == "datebook: store \(sandbox.store) has schema version \(version), which no datebook writes; "
-                    + "restore a backup or pass another --store — the file was left untouched\n")
+                    + "restore a backup or pass another --store — the store was left untouched\n")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.store)) == before)
     }

@@ -42,6 +42,7 @@ struct MigrationTests {
         "69ea8aa3f7f88c4d2578bae7c0631eef3af819a4d008a2d3ab5f3ca6212d14c3",  // 7
         "48b6bfd81ffe98a43d56ad6781e8296d0e2710b342d84f43c388502ea604c93b",  // 8
         "bad424388c7c1043326f628ea534b5314cdbc0edb669ed87ffdbb8491962672a",  // 9
+        "677cd42862d77f847a8d6ff809da9387ef408f9128812418bd060eb3754af6bf",  // 10
     ]
 
     /// Rows for every table a version may have, each written with the columns the table had when it

@@ -60,6 +60,26 @@ import Testing
         }
     }
 
+    /// A password in `--store` on the command line (issue 30): hidden from `/proc/PID/cmdline` (what
+    /// `ps` shows) once the daemon has started, and a warning names the ways that never show it.
+    @Test func aPasswordInStoreOnTheCommandLineIsHiddenFromThePsAndWarnedAbout() throws {
+        let url = try TestPostgres.shared().makeDatabase().replacingOccurrences(of: "postgres@", with: "postgres:s3cret-pw@")
+        let sink = try Sink()
+        let sandbox = try ProcessSandbox(sink: sink, channels: ["hook": "/hook"], lead: "10m", store: url)
+        let log = sandbox.directory + "/run.log"
+        let process = try sandbox.start(["run", "--store", url], log: log)
+        defer { Reaper.stop(process) }
+        let deadline = Date().addingTimeInterval(20)
+        func logText() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        while !logText().contains("started"), Date() < deadline { usleep(20_000) }
+        try #require(logText().contains("started"), "\(logText())")
+        let commandLine = String(decoding: FileManager.default.contents(atPath: "/proc/\(process.processIdentifier)/cmdline") ?? Data(),
+                                 as: UTF8.self).replacingOccurrences(of: "\0", with: " ")
+        #expect(!commandLine.contains("s3cret-pw") && commandLine.contains("postgres:*********@"), "\(commandLine)")
+        #expect(logText().contains("warning: the store's password was on the command line"), "\(logText())")
+        #expect(!logText().contains("s3cret-pw"))
+    }
+
     /// The daemon sleeps on its one-minute timer: only the NOTIFY of the commit can wake it in time.
     @Test func anAlertAlreadyDueFromAnotherConnectionIsSentWithinSeconds() throws {
         let daemon = try Daemon(url: try TestPostgres.shared().makeDatabase())
