@@ -291,6 +291,8 @@ public final class PostgresStore: PlannerStore {
         CalDAVLocalChanges.postgresMigration,
         // Each CalDAV account's backoff after failed syncs (issue 31); see CalDAVBackoff.swift.
         calDAVBackoffMigration(seconds: "BIGINT"),
+        // What a channel accepted of a delivery sent in parts or to several recipients (issue 28); see Store+Ledger.swift.
+        Store.deliveryProgressMigration,
     ]
 
     /// A value the next write by any connection changes (a sequence bumped by statement triggers).

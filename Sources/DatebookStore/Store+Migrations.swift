@@ -169,6 +169,8 @@ extension Store {
         CalDAVLocalChanges.sqliteMigration,
         // Each CalDAV account's backoff after failed syncs (issue 31); see CalDAVBackoff.swift.
         calDAVBackoffMigration(seconds: "INTEGER"),
+        // What a channel accepted of a delivery sent in parts or to several recipients (issue 28); see Store+Ledger.swift.
+        deliveryProgressMigration,
     ]
 
     /// Work a migration's SQL cannot do, run right after it (keyed by the version it reaches).
