@@ -137,6 +137,26 @@ enum PayloadText {
         return event.when.isEmpty || !message.text.contains(event.when)
     }
 
+    /// The body without its `🔗 URL` line, for the services that show the event's http(s) link
+    /// themselves, labelled by its host (Slack's link section, Teams' action, Mattermost's link
+    /// line): the link is given once.
+    static func withoutLinkLine(_ body: String, _ message: OutgoingMessage) -> String {
+        guard let url = message.url, url.lowercased().hasPrefix("http") else { return body }
+        let lines = body.components(separatedBy: "\n")
+        let kept = lines.filter { line in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            return trimmed != "🔗 " + url && trimmed != "🔗 <" + url + ">"
+        }
+        return kept.count == lines.count ? body : kept.joined(separator: "\n")
+    }
+
+    /// Where the body already has the event's place (an alert's `📍` line), a Where field would
+    /// say it again: it is shown only when the body does not.
+    static func showsLocation(_ message: OutgoingMessage) -> Bool {
+        guard let event = message.event, !event.location.isEmpty else { return false }
+        return !message.text.contains("📍 " + event.location)
+    }
+
     /// The label of the event's own link (its `url`): the host it leads to (`example.org`), or
     /// `Link`; "Open" stays the label of the event's page on `serve`, so two buttons with
     /// different targets never read the same.

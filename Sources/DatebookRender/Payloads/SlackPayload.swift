@@ -25,7 +25,8 @@ public enum SlackPayload {
         var blocks: [JSONValue] = [
             ["type": "header", "text": ["type": "plain_text", "text": .string(header), "emoji": true]]
         ]
-        var sections = PayloadText.split(atoms: ServiceMarkup.slackAtoms(PayloadText.bodyText(message)), limit: sectionLimit)
+        let shownBody = PayloadText.withoutLinkLine(PayloadText.bodyText(message), message)
+        var sections = PayloadText.split(atoms: ServiceMarkup.slackAtoms(shownBody), limit: sectionLimit)
             .filter { !$0.isEmpty }.map { JSONValue.object(["type": "section", "text": ["type": "plain_text", "text": .string($0), "emoji": true]]) }
         // An empty digest keeps its body: the outline has no sections to say "Nothing planned".
         if let outline = message.outline, !outline.sections.isEmpty { sections = digestSections(outline) }
@@ -35,10 +36,8 @@ public enum SlackPayload {
         }
         if let event = message.event {
             var facts = PayloadText.showsStart(message) ? ["\(message.labels.starts) \(event.start)"] : []
-            if !event.location.isEmpty { facts.append("\(message.labels.location): \(event.location)") }
-            if event.openTasks > 0 {
-                facts.append(message.labels.openTaskCount.isEmpty ? "\(event.openTasks) open task\(event.openTasks == 1 ? "" : "s")" : message.labels.openTaskCount)
-            }
+            // The open tasks are counted once, in the body's line above them (`2 open tasks:`).
+            if PayloadText.showsLocation(message) { facts.append("\(message.labels.location): \(event.location)") }
             if !facts.isEmpty {
                 blocks.append(["type": "context", "elements": [["type": "plain_text", "text": .string(ServiceMarkup.slack(facts.joined(separator: " · "))), "emoji": true]]])
             }

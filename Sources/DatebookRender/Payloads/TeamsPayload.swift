@@ -17,7 +17,7 @@ public enum TeamsPayload {
             return [PayloadText.jsonRequest(url: options.url.value, body: digestCard(message, outline))]
         }
         // Measured as sent: the cut is made on the encoded card, never on the text before escaping.
-        let text = PayloadText.longestFitting(PayloadText.bodyMarkdown(message), note: "\n\n… (truncated: too long for Teams)") {
+        let text = PayloadText.longestFitting(PayloadText.withoutLinkLine(PayloadText.bodyMarkdown(message), message), note: "\n\n… (truncated: too long for Teams)") {
             card(message, text: $0).data.count <= byteLimit
         }
         return [PayloadText.jsonRequest(url: options.url.value, body: card(message, text: text))]
@@ -83,8 +83,8 @@ public enum TeamsPayload {
                 facts.append(["title": .string(message.labels.starts), "value": .string(ServiceMarkup.teams(event.start))])
             }
             if let end = event.end, PayloadText.showsStart(message) { facts.append(["title": .string(message.labels.ends), "value": .string(ServiceMarkup.teams(end))]) }
-            if !event.location.isEmpty { facts.append(["title": .string(message.labels.location), "value": .string(ServiceMarkup.teams(event.location))]) }
-            if event.openTasks > 0 { facts.append(["title": .string(message.labels.openTasks), "value": .string(String(event.openTasks))]) }
+            if PayloadText.showsLocation(message) { facts.append(["title": .string(message.labels.location), "value": .string(ServiceMarkup.teams(event.location))]) }
+            // No "Open tasks" fact: the body counts them once, in the line above them.
             if !facts.isEmpty { items.append(["type": "FactSet", "facts": .array(facts)]) }
         }
         var content: [String: JSONValue] = [
