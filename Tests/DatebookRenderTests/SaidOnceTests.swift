@@ -63,4 +63,22 @@ import Testing
         #expect(all.components(separatedBy: "https://tickets.example.org/pagliacci").count - 1 <= 1, "\(service): \(texts)")
         #expect(all.components(separatedBy: "open task").count - 1 == 1, "\(service): \(texts)")
     }
+
+    /// A digest's title ends with its summary (`datebook morning digest: 4 events this week, …`):
+    /// the card and the blocks, and Slack's notification text, do not say the counts again.
+    @Test(arguments: ["slack", "teams"])
+    func aDigestSaysItsCountsOnce(service: String) throws {
+        let message = try DigestLayoutTests.digest()
+        let summary = try #require(message.outline?.summary)
+        #expect(message.displayTitle.hasSuffix(summary))
+        let builder = try #require(allBuilders.first { $0.name == service })
+        let body = try #require(builder.build(message).first?.body)
+        // Slack's fallback `text` (what a notification shows instead of the blocks) is counted on its own.
+        let shown = try ServiceRendering.texts(service: service, body: body)
+        let texts = shown.filter { $0.path != "text" }.map(\.text)
+        for fallback in shown where fallback.path == "text" {
+            #expect(fallback.text.components(separatedBy: summary).count - 1 == 1, "\(fallback.text)")
+        }
+        #expect(texts.joined(separator: "\n").components(separatedBy: summary).count - 1 == 1, "\(service): \(texts.prefix(3))")
+    }
 }

@@ -150,6 +150,13 @@ enum PayloadText {
         return kept.count == lines.count ? body : kept.joined(separator: "\n")
     }
 
+    /// A digest's summary line (`4 events this week, 11 open tasks`) where the title does not
+    /// already end with it (the built-in title does: `datebook morning digest: 4 events …`);
+    /// empty when it does, so the counts are said once.
+    static func summaryBesideTitle(_ message: OutgoingMessage, _ outline: DigestOutline) -> String {
+        message.displayTitle.hasSuffix(outline.summary) ? "" : outline.summary
+    }
+
     /// Where the body already has the event's place (an alert's `📍` line), a Where field would
     /// say it again: it is shown only when the body does not.
     static func showsLocation(_ message: OutgoingMessage) -> Bool {

@@ -57,11 +57,12 @@ public enum SlackPayload {
         // Slack takes 50 blocks a message: a longer message goes as several, in order, each of
         // them its own step for the ledger (a retry sends only the ones not yet accepted).
         let parts = stride(from: 0, to: max(sections.count, 1), by: maxSections).map { Array(sections.dropFirst($0).prefix(maxSections)) }
-        let fallbackBody = message.outline.flatMap { $0.sections.isEmpty ? nil : $0.summary } ?? PayloadText.bodyText(message)
+        let fallbackBody = message.outline.flatMap { $0.sections.isEmpty ? nil : PayloadText.summaryBesideTitle(message, $0) }
+            ?? PayloadText.bodyText(message)
         return parts.enumerated().map { index, part in
             let blocks = (index == 0 ? [headerBlock] : []) + part + (index == parts.count - 1 ? closing : [])
             // The fallback is what a notification shows: the title and summary first, then which part.
-            let fallback = index == 0 ? PayloadText.truncate("\(title)\n\(fallbackBody)", limit: 3000)
+            let fallback = index == 0 ? PayloadText.truncate(fallbackBody.isEmpty ? title : "\(title)\n\(fallbackBody)", limit: 3000)
                 : PayloadText.truncate(title, limit: 2900) + " (\(index + 1)/\(parts.count))"
             let body: JSONValue = ["text": .string(ServiceMarkup.slack(fallback)), "mrkdwn": false, "blocks": .array(blocks)]
             return PayloadText.jsonRequest(url: options.url.value, body: body)

@@ -34,17 +34,16 @@ public enum TeamsPayload {
     static let truncatedNote = "… (truncated: too long for Teams)"
 
     /// A digest built from Adaptive Card elements, which have no Markdown headings, rules or
-    /// nested lists: the title and summary, then a Container per period with a bolder heading,
-    /// each event as a TextBlock with its details under it and each task as its own `☐`/`☑`
-    /// TextBlock. Sized as encoded: events are left out from the end until the card fits, with
+    /// nested lists: the title and summary (not again when the title ends with it), then a
+    /// Container per period with a bolder heading, each event as a TextBlock with its details
+    /// under it and each task as its own `☐`/`☑` TextBlock. Sized as encoded: events are left out from the end until the card fits, with
     /// a note, and the title and summary always stay.
     static func digestCard(_ message: OutgoingMessage, _ outline: DigestOutline) -> JSONValue {
         let total = outline.sections.reduce(0) { $0 + $1.events.count }
         func card(keeping kept: Int) -> JSONValue {
-            var items: [JSONValue] = [
-                textBlock(PayloadText.decoratedTitle(message), ["size": "Large", "weight": "Bolder"]),
-                textBlock(outline.summary, ["isSubtle": true, "spacing": "None"]),
-            ]
+            var items: [JSONValue] = [textBlock(PayloadText.decoratedTitle(message), ["size": "Large", "weight": "Bolder"])]
+            let summary = PayloadText.summaryBesideTitle(message, outline)
+            if !summary.isEmpty { items.append(textBlock(summary, ["isSubtle": true, "spacing": "None"])) }
             var left = kept
             for section in outline.sections where left > 0 {
                 var rows: [JSONValue] = [textBlock(section.heading, ["size": "Medium", "weight": "Bolder"])]
