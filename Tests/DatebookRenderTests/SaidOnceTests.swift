@@ -64,9 +64,10 @@ import Testing
         #expect(all.components(separatedBy: "open task").count - 1 == 1, "\(service): \(texts)")
     }
 
-    /// A digest's title ends with its summary (`datebook morning digest: 4 events this week, …`):
-    /// the card and the blocks, and Slack's notification text, do not say the counts again.
-    @Test(arguments: ["slack", "teams"])
+    /// A digest's title ends with its summary (`datebook morning digest: 4 events this week, …`),
+    /// and every chat service shows the title on its own: the card, the blocks, the embeds, the
+    /// post, the notification (and Slack's notification text) do not say the counts again.
+    @Test(arguments: ["slack", "teams", "discord", "mattermost", "ntfy"])
     func aDigestSaysItsCountsOnce(service: String) throws {
         let message = try DigestLayoutTests.digest()
         let summary = try #require(message.outline?.summary)
@@ -75,8 +76,11 @@ import Testing
         let body = try #require(builder.build(message).first?.body)
         // Slack's fallback `text` (what a notification shows instead of the blocks) is counted on its own.
         let shown = try ServiceRendering.texts(service: service, body: body)
-        let texts = shown.filter { $0.path != "text" }.map(\.text)
-        for fallback in shown where fallback.path == "text" {
+        var texts = shown.filter { $0.path != "text" || service != "slack" }.map(\.text)
+        if service == "ntfy", let title = (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["title"] as? String {
+            texts.append(title)
+        }
+        for fallback in shown where fallback.path == "text" && service == "slack" {
             #expect(fallback.text.components(separatedBy: summary).count - 1 == 1, "\(fallback.text)")
         }
         #expect(texts.joined(separator: "\n").components(separatedBy: summary).count - 1 == 1, "\(service): \(texts.prefix(3))")
