@@ -65,6 +65,7 @@ test_python_packages=(
   recurring-ical-events   # the peer check's occurrence expansion
   radicale                # the CalDAV tests' server (Tests/DatebookTestSupport/Radicale.swift)
   slack-sdk               # Block Kit validation of the Slack payloads (DatebookRenderTests/SlackValidationTests)
+  jsonschema              # the Teams payloads against the Adaptive Card schema (DatebookRenderTests/TeamsValidationTests)
 )
 if [ "${1:-}" = "--test" ]; then
   venv="$(cd "$(dirname "$0")/.." && pwd)/.build/venv"

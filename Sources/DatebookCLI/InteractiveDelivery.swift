@@ -62,9 +62,11 @@ struct InteractiveDelivery {
         var attempt = 1
         while !steps.isEmpty {
             var retries: [(index: Int, step: DeliveryStep, at: Date)] = []
+            var progress: [Int: DeliveryProgress] = [:]
             let batch = steps
             deliverer.deliver(batch.map(\.step)) { position, outcome in
                 let index = batch[position].index
+                if case .progressed(let done) = outcome { return progress[position] = done }
                 switch policy.decide(attempt: attempt, outcome: outcome, firstAttempt: firstAttempt, now: Date(),
                                      random: { Double.random(in: 0..<1) }) {
                 case .delivered: results[index] = .sent(attempts: attempt)
@@ -72,7 +74,8 @@ struct InteractiveDelivery {
                 case .failed(let reason):
                     results[index] = RetryPolicy.isTransient(outcome) ? .gaveUp(Self.describe(outcome)) : .failed(reason)
                 case .retry(let at):
-                    retries.append((index, batch[position].step, at))
+                    // A retry sends only what was not accepted (later parts, refused recipients).
+                    retries.append((index, batch[position].step.remaining(after: progress[position] ?? DeliveryProgress()), at))
                     results[index] = .gaveUp(Self.describe(outcome))
                 }
             }
@@ -91,6 +94,7 @@ struct InteractiveDelivery {
         case .transport(let error): error.description
         case .command(let result): result.timedOut ? "command timed out" : "command exited with \(result.termination)"
         case .accepted: "accepted"
+        case .progressed(let progress): progress.summary
         }
     }
 

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookDelivery
 import DatebookScheduler
 import DatebookStore
 import Foundation
@@ -103,8 +104,10 @@ enum StatusCommand: Command {
         if let colon = error.range(of: " failed: ") { error = String(error[colon.upperBound...]) }
         if error.hasSuffix("; retrying") { error = String(error.dropLast("; retrying".count)) }
         let deadline = (entry.firstAttemptAt ?? entry.dueAt).addingTimeInterval(context.config.alerts.lateness)
+        let done = DeliveryProgress(text: entry.progress)
         return "due " + time(entry.dueAt) + "  " + scheduler.describe(entry) + " to " + entry.channel
             + ": next attempt " + time(entry.nextAttemptAt) + " (\(entry.attempts) failed, last: \(error)); gives up after " + time(deadline)
+            + (done.isEmpty ? "" : "; " + done.summary + ", the retry sends only the rest")
     }
 
     /// The last clock jump a pass met, said as such.

@@ -10,6 +10,10 @@ public enum DeliveryOutcome: Sendable, Equatable {
     case command(CommandResult)
     /// A non-HTTP channel accepted the item (SMTP 250, file written).
     case accepted
+    /// Not an end: this much of the step was accepted (parts of a split message, email
+    /// recipients), reported before the rest is sent or its outcome follows. The step's own
+    /// outcome always comes after it.
+    case progressed(DeliveryProgress)
 }
 
 /// The policy's verdict after an attempt.
@@ -93,6 +97,7 @@ public struct RetryPolicy: Sendable, Equatable {
     static func classify(_ outcome: DeliveryOutcome) -> Verdict {
         switch outcome {
         case .accepted: return .delivered
+        case .progressed(let progress): return .transient("only partly sent (\(progress.summary))", serverDelay: nil)
         case .http(let response): return classify(response)
         case .transport(let error):
             switch error.kind {

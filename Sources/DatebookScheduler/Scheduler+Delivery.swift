@@ -15,7 +15,8 @@ extension Scheduler {
         var settled: [Outcome] = []
         for (entry, prepared) in zip(claimed, prepared) {
             switch prepared {
-            case .ready(_, let step): sendable.append((entry, step))
+            // A retry sends only what the channel has not accepted yet (later parts, other recipients).
+            case .ready(_, let step): sendable.append((entry, step.remaining(after: DeliveryProgress(text: entry.progress))))
             case .unavailable(_, let reason): settled.append((entry, .failed, reason, nil))
             case .obsolete(let reason): settled.append((entry, .cancelled, reason, nil))
             }
@@ -25,8 +26,19 @@ extension Scheduler {
         try store.withDeferredSync {
             deliverer.deliver(sendable.map(\.step)) { group in
                 do {
-                    try recordPatiently(group.map { decide(sendable[$0.index].entry, $0.outcome, now: now) }, now: now,
-                                        report: &report)
+                    var progress: [DeliveryProgressRecord] = []
+                    var ended: [Outcome] = []
+                    for (index, outcome) in group {
+                        let entry = sendable[index].entry
+                        if case .progressed(let done) = outcome {
+                            // Reported relative to this attempt's step: after what earlier attempts sent.
+                            let total = DeliveryProgress(text: entry.progress).followed(by: done)
+                            progress.append(DeliveryProgressRecord(key: entry.key, progress: total.text ?? ""))
+                        } else {
+                            ended.append(decide(entry, outcome, now: now))
+                        }
+                    }
+                    try recordPatiently(ended, progress: progress, now: now, report: &report)
                 } catch { failure = failure ?? error }
             }
         }
@@ -39,15 +51,19 @@ extension Scheduler {
     /// deliverer starts no transfer until this returns), so nothing is sent while an outcome is
     /// unrecorded: a process that ends here leaves unrecorded at most what it had in flight. The
     /// first failure is logged, then one line every `options.recordPatience`.
-    func recordPatiently(_ outcomes: [Outcome], now: Date, report: inout TickReport) throws {
+    func recordPatiently(_ outcomes: [Outcome], progress: [DeliveryProgressRecord] = [], now: Date,
+                         report: inout TickReport) throws {
         var delay = 0.05
         var nextLog = ContinuousClock.now
         while true {
             do {
+                // Progress first: what it records was accepted, whatever the settlement says.
+                try store.recordProgress(progress, claimant: claimant)
                 return try record(outcomes, now: now, report: &report)
             } catch let error as StoreError {
                 if ContinuousClock.now >= nextLog {
-                    log("cannot record \(outcomes.count) delivery \(outcomes.count == 1 ? "outcome" : "outcomes"): \(error); "
+                    let count = outcomes.count + progress.count
+                    log("cannot record \(count) delivery \(count == 1 ? "outcome" : "outcomes"): \(error); "
                         + "no further transfer starts until they are recorded (trying again, at least every 5 s)")
                     nextLog = ContinuousClock.now + .seconds(options.recordPatience)
                 }
@@ -103,6 +119,7 @@ extension Scheduler {
         case .transport(let error): error.description
         case .command(let result): result.timedOut ? "command timed out" : "command \(result.termination)"
         case .accepted: "accepted"
+        case .progressed(let progress): progress.summary
         }
     }
 }

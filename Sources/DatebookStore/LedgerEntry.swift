@@ -41,11 +41,15 @@ public struct LedgerEntry: Sendable, Equatable {
     public var updatedAt: Date
     /// The scheduler (`host:pid`) that recorded the last outcome: who sent it, or failed to.
     public var settledBy: String?
+    /// What the channel already accepted (the parts of a split message, email recipients), as
+    /// `DeliveryProgress` writes it; nil when nothing yet. A retry sends only the rest.
+    public var progress: String?
 
     public init(key: String, kind: Kind, eventID: String? = nil, occurrenceStart: Date? = nil, lead: String? = nil,
                 digest: String? = nil, digestDate: String? = nil, channel: String, dueAt: Date, state: State = .pending,
                 reason: String? = nil, attempts: Int = 0, nextAttemptAt: Date? = nil, firstAttemptAt: Date? = nil,
-                claimedUntil: Date? = nil, claimedBy: String? = nil, updatedAt: Date? = nil, settledBy: String? = nil) {
+                claimedUntil: Date? = nil, claimedBy: String? = nil, updatedAt: Date? = nil, settledBy: String? = nil,
+                progress: String? = nil) {
         self.key = key
         self.kind = kind
         self.eventID = eventID
@@ -64,6 +68,18 @@ public struct LedgerEntry: Sendable, Equatable {
         self.claimedBy = claimedBy
         self.updatedAt = updatedAt ?? dueAt
         self.settledBy = settledBy
+        self.progress = progress
+    }
+}
+
+/// What a channel accepted so far of one claimed delivery (`DeliveryProgress`'s text), for `recordProgress`.
+public struct DeliveryProgressRecord: Sendable, Equatable {
+    public var key: String
+    public var progress: String
+
+    public init(key: String, progress: String) {
+        self.key = key
+        self.progress = progress
     }
 }
 

@@ -108,6 +108,8 @@ public protocol PlannerStore: AnyObject {
     func settle(key: String, claimant: String, as state: LedgerEntry.State, reason: String?, nextAttempt: Date?, now: Date) throws
     /// `settle` for several outcomes of one claimant, all or none.
     func settle(_ outcomes: [Settlement], claimant: String, now: Date) throws
+    /// Records what channels accepted of claimed deliveries so far; only rows still claimed by `claimant` change.
+    func recordProgress(_ progress: [DeliveryProgressRecord], claimant: String) throws
     func finish(key: String, as state: LedgerEntry.State, reason: String, now: Date) throws
     /// Changes made by other connections since this one opened show up as a new value.
     func dataVersion() throws -> Int

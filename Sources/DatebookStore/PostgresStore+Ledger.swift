@@ -9,7 +9,7 @@ import Foundation
 extension PostgresStore {
     static let ledgerColumns = """
         key, kind, event_id, occurrence_start, lead, digest, digest_date, channel, due_at, state, reason,
-        attempts, next_attempt_at, first_attempt_at, lease_until, claimed_by, updated_at, settled_by
+        attempts, next_attempt_at, first_attempt_at, lease_until, claimed_by, updated_at, settled_by, progress
         """
 
     static func millis(_ date: Date) -> String { String(Store.millis(date)) }
@@ -161,6 +161,17 @@ extension PostgresStore {
             """, [Self.arrayLiteral(outcomes.map(\.key)), Self.arrayLiteral(outcomes.map(\.state.rawValue)),
                   Self.arrayLiteral(outcomes.map(\.reason)), Self.arrayLiteral(outcomes.map { $0.nextAttempt.map(Self.millis) }),
                   Self.millis(now), claimant])
+    }
+
+    /// Records what the channels already accepted of claimed deliveries, in one statement; only
+    /// rows still claimed by `claimant` change (see `Store.recordProgress`).
+    public func recordProgress(_ progress: [DeliveryProgressRecord], claimant: String) throws {
+        guard !progress.isEmpty else { return }
+        try query("""
+            UPDATE deliveries d SET progress = p.progress
+            FROM unnest($1::text[], $2::text[]) AS p(key, progress)
+            WHERE d.key = p.key AND d.state = 'sending' AND d.claimed_by = $3
+            """, [Self.arrayLiteral(progress.map(\.key)), Self.arrayLiteral(progress.map(\.progress)), claimant])
     }
 
     public func finish(key: String, as state: LedgerEntry.State, reason: String, now: Date) throws {

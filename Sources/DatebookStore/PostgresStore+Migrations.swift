@@ -230,5 +230,10 @@ extension PostgresStore {
             END LOOP;
         END $$;
         """,
+        // Version 11. What a channel accepted of a delivery sent in parts or to several recipients
+        // (issue 28); see Store+Ledger.swift.
+        """
+        ALTER TABLE deliveries ADD COLUMN progress TEXT;
+        """,
     ]
 }

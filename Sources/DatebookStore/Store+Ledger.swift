@@ -15,7 +15,7 @@ extension Store {
 
     static let ledgerColumns = """
         key, kind, event_id, occurrence_start, lead, digest, digest_date, channel, due_at, state, reason,
-        attempts, next_attempt_at, first_attempt_at, claimed_until, claimed_by, updated_at, settled_by
+        attempts, next_attempt_at, first_attempt_at, claimed_until, claimed_by, updated_at, settled_by, progress
         """
 
     /// Rounded down: a last pass at 46.9996 s must not be stored as 47.000 and hide an item due at 47 s.
@@ -142,7 +142,7 @@ extension Store {
             channel: row.text(7), dueAt: date(millis: row.int64(8)), state: LedgerEntry.State(rawValue: row.text(9)) ?? .failed,
             reason: row.optionalText(10), attempts: row.int(11), nextAttemptAt: date(millis: row.int64(12)),
             firstAttemptAt: time(13), claimedUntil: time(14), claimedBy: row.optionalText(15), updatedAt: date(millis: row.int64(16)),
-            settledBy: row.optionalText(17))
+            settledBy: row.optionalText(17), progress: row.optionalText(18))
     }
 
     /// Puts in-flight deliveries whose lease ran out, or whose claimant `isGone`, back to pending.
@@ -213,6 +213,22 @@ extension Store {
                 """).bind(.text(state.rawValue), .optional(reason), nextAttempt.map { .integer(Self.millis($0)) } ?? .null,
                           .integer(Self.millis(now)), .text(key), .text(claimant)).run()
         }
+    }
+
+    /// Records what the channels already accepted of claimed deliveries (`LedgerEntry.progress`),
+    /// each before its next part is sent; only rows still claimed by `claimant` change. Separate
+    /// from `settle`, and safe before it: what is recorded was accepted, whatever happens next.
+    public func recordProgress(_ progress: [DeliveryProgressRecord], claimant: String) throws {
+        func apply() throws {
+            for record in progress {
+                try wrap {
+                    try statement("UPDATE deliveries SET progress = ? WHERE key = ? AND state = 'sending' AND claimed_by = ?")
+                        .bind(.text(record.progress), .text(record.key), .text(claimant)).run()
+                }
+            }
+        }
+        guard !progress.isEmpty else { return }
+        try inTransaction ? apply() : transaction(apply)
     }
 
     /// Ends a pending delivery (cancelled or failed before sending) with a reason.

@@ -291,6 +291,11 @@ extension Store {
         ALTER TABLE caldav_accounts ADD COLUMN login_refused INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE caldav_accounts ADD COLUMN fingerprint TEXT;
         """,
+        // Version 18. What a channel accepted of a delivery sent in parts or to several recipients
+        // (issue 28); see Store+Ledger.swift.
+        """
+        ALTER TABLE deliveries ADD COLUMN progress TEXT;
+        """,
     ]
 
     /// Work a migration's SQL cannot do, run right after it (keyed by the version it reaches).

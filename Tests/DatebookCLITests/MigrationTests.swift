@@ -29,6 +29,7 @@ struct MigrationTests {
         "69ea8aa3f7f88c4d2578bae7c0631eef3af819a4d008a2d3ab5f3ca6212d14c3",  // 15
         "bcd28efffda2b8b96d5e172f461fbdba1bf6eaef22032f3d35b8a277bdb9cfc9",  // 16
         "d29fed06c9114170463522b6de764f648473c1cf9ad0da1e3c0dd00e150cce2b",  // 17
+        "64d0fdc3a2a0ef759ae1c914b6fbfaf86ddd770fe052506a9334fc98fbd4edb0",  // 18
     ]
 
     /// The same for PostgreSQL (`PostgresStore.migrations`).
@@ -43,6 +44,7 @@ struct MigrationTests {
         "48b6bfd81ffe98a43d56ad6781e8296d0e2710b342d84f43c388502ea604c93b",  // 8
         "bad424388c7c1043326f628ea534b5314cdbc0edb669ed87ffdbb8491962672a",  // 9
         "677cd42862d77f847a8d6ff809da9387ef408f9128812418bd060eb3754af6bf",  // 10
+        "64d0fdc3a2a0ef759ae1c914b6fbfaf86ddd770fe052506a9334fc98fbd4edb0",  // 11
     ]
 
     /// Rows for every table a version may have, each written with the columns the table had when it

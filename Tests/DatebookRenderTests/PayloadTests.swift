@@ -139,6 +139,30 @@ let allBuilders: [(name: String, build: @Sendable (OutgoingMessage) -> [HTTPRequ
         #expect(embed["color"] as? Int == 0xFF3B30)
     }
 
+    /// Slack takes 50 blocks a message: a longer one goes as several, in order, nothing lost; the
+    /// header opens the first, the facts and the link close the last.
+    @Test func slackSplitsAMessageOverFiftyBlocksIntoOrderedMessages() throws {
+        var long = Fixtures.alert
+        long.text = (1...9000).map { "line \($0) of a long body & more" }.joined(separator: "\n")
+        let requests = SlackPayload.requests(for: long, options: slack)
+        #expect(requests.count == 3)
+        var sections = ""
+        for (index, request) in requests.enumerated() {
+            let json = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+            let blocks = try #require(json["blocks"] as? [[String: Any]])
+            #expect(blocks.count <= 50)
+            #expect(blocks.contains { $0["type"] as? String == "header" } == (index == 0))
+            #expect(blocks.contains { $0["type"] as? String == "context" } == (index == requests.count - 1))
+            #expect((json["text"] as? String)?.isEmpty == false)
+            if index > 0 { #expect((json["text"] as? String)?.hasSuffix("(\(index + 1)/3)") == true) }
+            for block in blocks where block["type"] as? String == "section" {
+                let text = block["text"] as? [String: Any]
+                if text?["type"] as? String == "plain_text" { sections += text?["text"] as? String ?? "" }
+            }
+        }
+        #expect(sections == ServiceMarkup.slack(long.text))
+    }
+
     @Test func discordSplitsLongDigestIntoOrderedMessagesWithinLimits() throws {
         let requests = DiscordPayload.requests(for: Fixtures.longDigest, options: discord)
         #expect(requests.count > 1)

@@ -45,6 +45,9 @@ public struct EmailAddress: Sendable, Equatable {
 public struct EmailMessage: Sendable, Equatable {
     public var from: EmailAddress
     public var to: [EmailAddress]
+    /// Whom the server is asked to deliver to (RCPT TO) when not everyone in `to`: a retry's
+    /// recipients that have not accepted the message yet.
+    public var envelope: [EmailAddress]?
     public var subject: String
     public var text: String
     /// HTML part; when nil the text is escaped into `<pre>`.
@@ -97,6 +100,9 @@ public struct EmailMessage: Sendable, Equatable {
         guard !idempotencyKey.isEmpty else { return "<\(UUID().uuidString.lowercased())@\(domain)>" }
         return "<\(SHA256.hash(Data(idempotencyKey.utf8)).hexString.prefix(32))@\(domain)>"
     }
+
+    /// The envelope's recipients: `envelope`, or everyone in `to`.
+    public var recipients: [EmailAddress] { envelope ?? to }
 
     /// The complete message as sent in SMTP DATA.
     public func render() -> Data {

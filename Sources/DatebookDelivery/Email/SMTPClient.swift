@@ -56,31 +56,41 @@ public struct SMTPClient: Sendable {
 
     /// Sends `message`; on success returns the server's final reply code (250).
     public func send(_ message: EmailMessage) -> Result<Int, TransportError> {
+        submit(message).result
+    }
+
+    /// Sends `message` to its envelope's recipients. When the server refused some of them and took
+    /// the message for the others, `result` is the refusal and `accepted` names those others (the
+    /// progress a retry starts from); otherwise `accepted` is empty.
+    public func submit(_ message: EmailMessage) -> (result: Result<Int, TransportError>, accepted: [String]) {
         let config = configuration
         let lower = config.url.lowercased()
         guard lower.hasPrefix("smtp://") || lower.hasPrefix("smtps://") else {
-            return .failure(TransportError(
-                kind: .protocolRefused, destination: redactURL(config.url), detail: "email needs an smtp:// or smtps:// URL"))
+            return (.failure(TransportError(
+                kind: .protocolRefused, destination: redactURL(config.url), detail: "email needs an smtp:// or smtps:// URL")), [])
         }
-        guard !message.to.isEmpty else {
-            return .failure(TransportError(kind: .setupFailed, destination: redactURL(config.url), detail: "no recipients"))
+        guard !message.recipients.isEmpty else {
+            // A retry whose recipients all accepted before (the outcome was not recorded): done.
+            guard message.envelope == nil else { return (.success(250), []) }
+            return (.failure(TransportError(kind: .setupFailed, destination: redactURL(config.url), detail: "no recipients")), [])
         }
         let data = message.render()
         if let kept = connections.checkOut(config) {
-            let result = send(data, of: message, on: kept)
+            let sent = send(data, of: message, on: kept)
             // A kept session the server has since closed fails before the message is accepted:
             // try once more on a fresh connection.
-            guard case .failure(let error) = result, error.kind == .connectionFailed, !error.detail.contains("SMTP ")
-            else { return result }
+            guard case .failure(let error) = sent.result, error.kind == .connectionFailed, !error.detail.contains("SMTP ")
+            else { return sent }
         }
         guard let easy = CurlEasy() else {
-            return .failure(TransportError(kind: .setupFailed, destination: redactURL(config.url), detail: CurlGlobal.problem))
+            return (.failure(TransportError(kind: .setupFailed, destination: redactURL(config.url), detail: CurlGlobal.problem)), [])
         }
         let secrets = [config.password?.value].compactMap { $0 }
         return send(data, of: message, on: CurlTransfer(easy: easy, url: config.url, redactions: secrets, maxResponseBytes: 1 << 16))
     }
 
-    private func send(_ data: Data, of message: EmailMessage, on transfer: CurlTransfer) -> Result<Int, TransportError> {
+    private func send(_ data: Data, of message: EmailMessage, on transfer: CurlTransfer)
+        -> (result: Result<Int, TransportError>, accepted: [String]) {
         let config = configuration
         let easy = transfer.easy
         easy.reset()
@@ -96,7 +106,7 @@ public struct SMTPClient: Sendable {
         if let username = config.username { easy.set(CURLOPT_USERNAME, username) }
         if let password = config.password { easy.set(CURLOPT_PASSWORD, password.value) }
         easy.set(CURLOPT_MAIL_FROM, "<\(message.from.cleanAddress)>")
-        let recipients = message.to.map(\.cleanAddress)
+        let recipients = message.recipients.map(\.cleanAddress)
         easy.set(CURLOPT_MAIL_RCPT, list: recipients.map { "<\($0)>" })
         // CURLOPT_MAIL_RCPT_ALLOWFAILS (290; spelt ALLLOWFAILS before libcurl 8.2): a refused
         // recipient does not stop the message going to the others.
@@ -132,16 +142,16 @@ public struct SMTPClient: Sendable {
             } else if reply > 0 {
                 error.detail += "; SMTP \(reply)"
             }
-            return .failure(error)
+            return (.failure(error), [])
         }
         transfer.upload = Data()
         connections.checkIn(transfer, for: config)
         if let perRecipient, !perRecipient.refused.isEmpty {
             // Delivered to those accepted; the refused ones are reported, by address.
-            return .failure(TransportError(kind: perRecipient.anyTemporary ? .deferred : .rejected,
-                                           destination: transfer.destination, detail: perRecipient.summary))
+            return (.failure(TransportError(kind: perRecipient.anyTemporary ? .deferred : .rejected,
+                                            destination: transfer.destination, detail: perRecipient.summary)), perRecipient.accepted)
         }
-        return .success(reply)
+        return (.success(reply), [])
     }
 }
 

@@ -22,8 +22,8 @@ public enum DiscordPayload {
             if PayloadText.showsStart(message) {
                 fields.append((message.labels.starts, PayloadText.escaped(event.start, limit: fieldLimit, by: ServiceMarkup.discord)))
             }
-            if event.openTasks > 0 { fields.append((message.labels.openTasks, String(event.openTasks))) }
-            if !event.location.isEmpty {
+            // No "Open tasks" field: the description counts them once, in the line above them.
+            if PayloadText.showsLocation(message) {
                 fields.append((message.labels.location, PayloadText.escaped(event.location, limit: fieldLimit, by: ServiceMarkup.discord)))
             }
         }

@@ -11,7 +11,7 @@ public enum MattermostPayload {
     static let textLimit = 16_000
 
     public static func requests(for message: OutgoingMessage, options: Options) -> [HTTPRequest] {
-        var text = "#### \(ServiceMarkup.mattermost(PayloadText.decoratedTitle(message)))\n\n\(PayloadText.bodyMarkdown(message))"
+        var text = "#### \(ServiceMarkup.mattermost(PayloadText.decoratedTitle(message)))\n\n\(PayloadText.withoutLinkLine(PayloadText.bodyMarkdown(message), message))"
         if let url = message.url, url.lowercased().hasPrefix("http") { text += "\n\n[\(ServiceMarkup.mattermost(PayloadText.linkLabel(url)))](\(PayloadText.markdownURL(url)))" }
         let links = PayloadText.markdownLinks(message)
         if !links.isEmpty { text += "\n\n" + links }

@@ -106,17 +106,34 @@ enum PayloadText {
     /// services that show the title on its own (Slack's header, Discord's embed title, Teams'
     /// title block, Mattermost's heading, ntfy's title): the title is said once.
     static func bodyText(_ message: OutgoingMessage) -> String {
-        withoutTitleLine(message.text, message) { $0.trimmingCharacters(in: .whitespaces) == titleLine(message) }
+        withoutSummaryLine(withoutTitleLine(message.text, message) { $0.trimmingCharacters(in: .whitespaces) == titleLine(message) }, message)
     }
 
     /// `bodyText` for the Markdown body, whose title line is `**🎭 Pagliacci**` and a hard break.
     static func bodyMarkdown(_ message: OutgoingMessage) -> String {
-        withoutTitleLine(message.markdown, message) { line in
+        withoutSummaryLine(withoutTitleLine(message.markdown, message) { line in
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             return trimmed.hasPrefix("**") && trimmed.hasSuffix("**") && trimmed.count > 4
                 && String(trimmed.dropFirst(2).dropLast(2)).trimmingCharacters(in: .whitespaces)
                     == (message.event.map { $0.symbol.isEmpty ? Markdown.escape($0.title) : $0.symbol + " " + Markdown.escape($0.title) } ?? "")
+        }, message)
+    }
+
+    /// A digest's body without its summary line (`4 events this week, 11 open tasks`) when the
+    /// title, which these services show on its own, already ends with it.
+    private static func withoutSummaryLine(_ body: String, _ message: OutgoingMessage) -> String {
+        guard message.kind == .digest, let outline = message.outline, !outline.summary.isEmpty,
+              summaryBesideTitle(message, outline).isEmpty else { return body }
+        var lines = body.components(separatedBy: "\n")
+        let forms = [outline.summary, Markdown.escape(outline.summary)]
+        guard let index = lines.firstIndex(where: { forms.contains($0.trimmingCharacters(in: .whitespaces)) }) else { return body }
+        lines.remove(at: index)
+        // The blank line the summary stood before goes with it.
+        if index < lines.count, lines[index].trimmingCharacters(in: .whitespaces).isEmpty, index > 0,
+           lines[index - 1].trimmingCharacters(in: .whitespaces).isEmpty {
+            lines.remove(at: index)
         }
+        return lines.joined(separator: "\n")
     }
 
     private static func titleLine(_ message: OutgoingMessage) -> String {
@@ -135,6 +152,33 @@ enum PayloadText {
     static func showsStart(_ message: OutgoingMessage) -> Bool {
         guard let event = message.event else { return false }
         return event.when.isEmpty || !message.text.contains(event.when)
+    }
+
+    /// The body without its `🔗 URL` line, for the services that show the event's http(s) link
+    /// themselves, labelled by its host (Slack's link section, Teams' action, Mattermost's link
+    /// line): the link is given once.
+    static func withoutLinkLine(_ body: String, _ message: OutgoingMessage) -> String {
+        guard let url = message.url, url.lowercased().hasPrefix("http") else { return body }
+        let lines = body.components(separatedBy: "\n")
+        let kept = lines.filter { line in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            return trimmed != "🔗 " + url && trimmed != "🔗 <" + url + ">"
+        }
+        return kept.count == lines.count ? body : kept.joined(separator: "\n")
+    }
+
+    /// A digest's summary line (`4 events this week, 11 open tasks`) where the title does not
+    /// already end with it (the built-in title does: `datebook morning digest: 4 events …`);
+    /// empty when it does, so the counts are said once.
+    static func summaryBesideTitle(_ message: OutgoingMessage, _ outline: DigestOutline) -> String {
+        message.displayTitle.hasSuffix(outline.summary) ? "" : outline.summary
+    }
+
+    /// Where the body already has the event's place (an alert's `📍` line), a Where field would
+    /// say it again: it is shown only when the body does not.
+    static func showsLocation(_ message: OutgoingMessage) -> Bool {
+        guard let event = message.event, !event.location.isEmpty else { return false }
+        return !message.text.contains("📍 " + event.location)
     }
 
     /// The label of the event's own link (its `url`): the host it leads to (`example.org`), or

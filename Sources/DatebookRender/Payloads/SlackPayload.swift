@@ -14,7 +14,11 @@ public enum SlackPayload {
 
     static let headerLimit = 150
     static let sectionLimit = 3000
+    /// Sections in one message: with the header and the closing blocks (facts, link, buttons,
+    /// at most 4) within Slack's 50 blocks.
     static let maxSections = 45
+    /// Messages one delivery is split into at most; the rest is cut with a note.
+    static let maxMessages = 10
 
     public static func requests(for message: OutgoingMessage, options: Options) -> [HTTPRequest] {
         let title = PayloadText.decoratedTitle(message)
@@ -22,39 +26,47 @@ public enum SlackPayload {
         let titleAtoms = ServiceMarkup.slackAtoms(title)
         var header = PayloadText.split(atoms: titleAtoms, limit: headerLimit - 1).first ?? ""
         if header.utf16.count < titleAtoms.joined().utf16.count { header += "…" }
-        var blocks: [JSONValue] = [
-            ["type": "header", "text": ["type": "plain_text", "text": .string(header), "emoji": true]]
-        ]
-        var sections = PayloadText.split(atoms: ServiceMarkup.slackAtoms(PayloadText.bodyText(message)), limit: sectionLimit)
+        let headerBlock: JSONValue = ["type": "header", "text": ["type": "plain_text", "text": .string(header), "emoji": true]]
+        let shownBody = PayloadText.withoutLinkLine(PayloadText.bodyText(message), message)
+        var sections = PayloadText.split(atoms: ServiceMarkup.slackAtoms(shownBody), limit: sectionLimit)
             .filter { !$0.isEmpty }.map { JSONValue.object(["type": "section", "text": ["type": "plain_text", "text": .string($0), "emoji": true]]) }
         // An empty digest keeps its body: the outline has no sections to say "Nothing planned".
         if let outline = message.outline, !outline.sections.isEmpty { sections = digestSections(outline) }
-        blocks += sections.prefix(maxSections)
-        if sections.count > maxSections {
-            blocks.append(["type": "context", "elements": [["type": "mrkdwn", "text": .string("_" + ServiceMarkup.slack(message.labels.truncated) + "_")]]])
+        // What follows the sections, in the last message.
+        var closing: [JSONValue] = []
+        if sections.count > maxSections * maxMessages {
+            sections = Array(sections.prefix(maxSections * maxMessages))
+            closing.append(["type": "context", "elements": [["type": "mrkdwn", "text": .string("_" + ServiceMarkup.slack(message.labels.truncated) + "_")]]])
         }
         if let event = message.event {
             var facts = PayloadText.showsStart(message) ? ["\(message.labels.starts) \(event.start)"] : []
-            if !event.location.isEmpty { facts.append("\(message.labels.location): \(event.location)") }
-            if event.openTasks > 0 {
-                facts.append(message.labels.openTaskCount.isEmpty ? "\(event.openTasks) open task\(event.openTasks == 1 ? "" : "s")" : message.labels.openTaskCount)
-            }
+            // The open tasks are counted once, in the body's line above them (`2 open tasks:`).
+            if PayloadText.showsLocation(message) { facts.append("\(message.labels.location): \(event.location)") }
             if !facts.isEmpty {
-                blocks.append(["type": "context", "elements": [["type": "plain_text", "text": .string(ServiceMarkup.slack(facts.joined(separator: " · "))), "emoji": true]]])
+                closing.append(["type": "context", "elements": [["type": "plain_text", "text": .string(ServiceMarkup.slack(facts.joined(separator: " · "))), "emoji": true]]])
             }
         }
         if let url = message.url, let link = slackLink(url) {
-            blocks.append(["type": "section", "text": ["type": "mrkdwn", "text": .string("<\(link)|\(ServiceMarkup.slack(PayloadText.linkLabel(url)))>")]])
+            closing.append(["type": "section", "text": ["type": "mrkdwn", "text": .string("<\(link)|\(ServiceMarkup.slack(PayloadText.linkLabel(url)))>")]])
         }
         let buttons: [JSONValue] = message.actions.filter { slackLink($0.url) != nil }.map { action in
             ["type": "button", "action_id": .string(action.name), "url": .string(action.url),
              "text": ["type": "plain_text", "text": .string(action.label)]]
         }
-        if !buttons.isEmpty { blocks.append(["type": "actions", "elements": .array(buttons)]) }
-        let fallbackBody = message.outline.flatMap { $0.sections.isEmpty ? nil : $0.summary } ?? PayloadText.bodyText(message)
-        let fallback = ServiceMarkup.slack(PayloadText.truncate("\(title)\n\(fallbackBody)", limit: 3000))
-        let body: JSONValue = ["text": .string(fallback), "mrkdwn": false, "blocks": .array(blocks)]
-        return [PayloadText.jsonRequest(url: options.url.value, body: body)]
+        if !buttons.isEmpty { closing.append(["type": "actions", "elements": .array(buttons)]) }
+        // Slack takes 50 blocks a message: a longer message goes as several, in order, each of
+        // them its own step for the ledger (a retry sends only the ones not yet accepted).
+        let parts = stride(from: 0, to: max(sections.count, 1), by: maxSections).map { Array(sections.dropFirst($0).prefix(maxSections)) }
+        let fallbackBody = message.outline.flatMap { $0.sections.isEmpty ? nil : PayloadText.summaryBesideTitle(message, $0) }
+            ?? PayloadText.bodyText(message)
+        return parts.enumerated().map { index, part in
+            let blocks = (index == 0 ? [headerBlock] : []) + part + (index == parts.count - 1 ? closing : [])
+            // The fallback is what a notification shows: the title and summary first, then which part.
+            let fallback = index == 0 ? PayloadText.truncate(fallbackBody.isEmpty ? title : "\(title)\n\(fallbackBody)", limit: 3000)
+                : PayloadText.truncate(title, limit: 2900) + " (\(index + 1)/\(parts.count))"
+            let body: JSONValue = ["text": .string(ServiceMarkup.slack(fallback)), "mrkdwn": false, "blocks": .array(blocks)]
+            return PayloadText.jsonRequest(url: options.url.value, body: body)
+        }
     }
 
     /// A digest as Slack shows it well in its proportional font: per period a bold heading

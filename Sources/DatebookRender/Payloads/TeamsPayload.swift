@@ -17,7 +17,7 @@ public enum TeamsPayload {
             return [PayloadText.jsonRequest(url: options.url.value, body: digestCard(message, outline))]
         }
         // Measured as sent: the cut is made on the encoded card, never on the text before escaping.
-        let text = PayloadText.longestFitting(PayloadText.bodyMarkdown(message), note: "\n\n… (truncated: too long for Teams)") {
+        let text = PayloadText.longestFitting(PayloadText.withoutLinkLine(PayloadText.bodyMarkdown(message), message), note: "\n\n… (truncated: too long for Teams)") {
             card(message, text: $0).data.count <= byteLimit
         }
         return [PayloadText.jsonRequest(url: options.url.value, body: card(message, text: text))]
@@ -34,17 +34,16 @@ public enum TeamsPayload {
     static let truncatedNote = "… (truncated: too long for Teams)"
 
     /// A digest built from Adaptive Card elements, which have no Markdown headings, rules or
-    /// nested lists: the title and summary, then a Container per period with a bolder heading,
-    /// each event as a TextBlock with its details under it and each task as its own `☐`/`☑`
-    /// TextBlock. Sized as encoded: events are left out from the end until the card fits, with
+    /// nested lists: the title and summary (not again when the title ends with it), then a
+    /// Container per period with a bolder heading, each event as a TextBlock with its details
+    /// under it and each task as its own `☐`/`☑` TextBlock. Sized as encoded: events are left out from the end until the card fits, with
     /// a note, and the title and summary always stay.
     static func digestCard(_ message: OutgoingMessage, _ outline: DigestOutline) -> JSONValue {
         let total = outline.sections.reduce(0) { $0 + $1.events.count }
         func card(keeping kept: Int) -> JSONValue {
-            var items: [JSONValue] = [
-                textBlock(PayloadText.decoratedTitle(message), ["size": "Large", "weight": "Bolder"]),
-                textBlock(outline.summary, ["isSubtle": true, "spacing": "None"]),
-            ]
+            var items: [JSONValue] = [textBlock(PayloadText.decoratedTitle(message), ["size": "Large", "weight": "Bolder"])]
+            let summary = PayloadText.summaryBesideTitle(message, outline)
+            if !summary.isEmpty { items.append(textBlock(summary, ["isSubtle": true, "spacing": "None"])) }
             var left = kept
             for section in outline.sections where left > 0 {
                 var rows: [JSONValue] = [textBlock(section.heading, ["size": "Medium", "weight": "Bolder"])]
@@ -83,8 +82,8 @@ public enum TeamsPayload {
                 facts.append(["title": .string(message.labels.starts), "value": .string(ServiceMarkup.teams(event.start))])
             }
             if let end = event.end, PayloadText.showsStart(message) { facts.append(["title": .string(message.labels.ends), "value": .string(ServiceMarkup.teams(end))]) }
-            if !event.location.isEmpty { facts.append(["title": .string(message.labels.location), "value": .string(ServiceMarkup.teams(event.location))]) }
-            if event.openTasks > 0 { facts.append(["title": .string(message.labels.openTasks), "value": .string(String(event.openTasks))]) }
+            if PayloadText.showsLocation(message) { facts.append(["title": .string(message.labels.location), "value": .string(ServiceMarkup.teams(event.location))]) }
+            // No "Open tasks" fact: the body counts them once, in the line above them.
             if !facts.isEmpty { items.append(["type": "FactSet", "facts": .array(facts)]) }
         }
         var content: [String: JSONValue] = [

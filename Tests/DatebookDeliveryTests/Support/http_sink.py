@@ -27,6 +27,8 @@ Paths:
                                   207 whose Content-Length promises XML, but the connection closes after
                                   half of it; once PATH exists (the first cut answer creates it), the whole XML
   /endless                        200 text/calendar that never ends (size caps)
+  /fail-nth/<n>[/…]               the n-th request to this path answers 500, every other one 204
+                                  (a message sent in parts whose part n fails once)
   anything else[?delay=S]         204 No Content (after S seconds)
 """
 import base64
@@ -39,6 +41,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
 LOCK = threading.Lock()
+SEEN = {}  # requests per path, for /fail-nth
 RECORD = open(sys.argv[1], "a", buffering=1)
 
 
@@ -73,6 +76,11 @@ class Handler(BaseHTTPRequestHandler):
                 "body": base64.b64encode(body).decode(),
             }) + "\n")
         path = url.path
+        if path.startswith("/fail-nth/"):
+            with LOCK:
+                SEEN[path] = SEEN.get(path, 0) + 1
+                seen = SEEN[path]
+            return self.answer(500 if seen == int(path.split("/")[2]) else 204)
         if path == "/feed":
             try:
                 with open(query["file"][0] + ".mode") as mode:

@@ -5,7 +5,7 @@ Usage: smtp_sink.py RECORD_FILE [--mode plain|starttls|smtps] [--cert PEM --key 
                     [--auth USER:PASS]
 Binds 127.0.0.1 on a free port, prints the port on the first stdout line, and appends
 one JSON line per accepted message (a recipient starting with "reject" is refused with 550,
-"later" with 451; a message to a recipient starting with "spam" is refused at its end with 554): envelope, raw bytes (base64), and the message as
+"later" with 451, "once" with 451 the first time only; a message to a recipient starting with "spam" is refused at its end with 554): envelope, raw bytes (base64), and the message as
 parsed by Python's `email` package (decoded headers and parts).
 A recipient slowN@… makes the server record the message, then wait N seconds before its
 250 to the message's end (a server that accepts after the client gave up).
@@ -40,12 +40,16 @@ def main():
     parser.add_argument("--auth")
     args = parser.parse_args()
     record = open(args.record, "a", buffering=1)
+    refused_once = set()
 
     class Handler:
         async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
             if address.startswith("reject"):
                 return "550 5.1.1 no such user"
             if address.startswith("later"):
+                return "451 4.3.0 try again later"
+            if address.startswith("once") and address not in refused_once:
+                refused_once.add(address)
                 return "451 4.3.0 try again later"
             envelope.rcpt_tos.append(address)
             return "250 OK"
