@@ -76,6 +76,7 @@ let package = Package(
                 .embedInCode("web-task.html.mustache"),
                 .embedInCode("web-calendar.html.mustache"),
                 .embedInCode("web-event.html.mustache"),
+                .embedInCode("web-edit.html.mustache"),
                 .embedInCode("web-action.html.mustache"),
                 .embedInCode("web.css.mustache"),
                 .embedInCode("locales/en.json"),
@@ -88,7 +89,7 @@ let package = Package(
         .target(name: "DatebookRender", dependencies: ["DatebookCore", "DatebookDelivery", "CCmark", "DatebookTemplates"]),
         .target(name: "DatebookDelivery", dependencies: ["DatebookCore", "CCurl"]),
         .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite", "CPostgres"]),
-        .target(name: "DatebookServer", dependencies: ["CMicroHTTPD", "DatebookCore", "DatebookStore", "DatebookRender", "DatebookScheduler"]),
+        .target(name: "DatebookServer", dependencies: ["CMicroHTTPD", "DatebookCore", "DatebookICal", "DatebookStore", "DatebookRender", "DatebookScheduler"]),
         .target(name: "DatebookSync", dependencies: ["CXML2", "DatebookCore", "DatebookICal", "DatebookStore", "DatebookDelivery"]),
         .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookRender"]),
         .target(

@@ -77,6 +77,12 @@ public struct PlannerSite: Sendable {
         routes.add("GET", "/events/{id}", auth.page(eventPage))
         routes.add("POST", "/events/{id}/task", auth.form(setTaskStatus))
         routes.add("POST", "/events/{id}/tasks", auth.form(addTask))
+        routes.add("GET", "/events/{id}/edit", auth.page(editEventPage))
+        routes.add("POST", "/events", auth.form(createEvent))
+        routes.add("POST", "/events/{id}", auth.form(updateEvent))
+        routes.add("POST", "/events/{id}/delete", auth.form(deleteEvent))
+        // After /events/{id}: a later route wins, so `new` is never taken for an id.
+        routes.add("GET", "/events/new", auth.page(newEventPage))
         routes.add("GET", "/calendar.ics") { [self] request, parameters in
             if let given = request.query["token"] {
                 return try feedByToken(given, request, parameters) { try auth.api(calendarFeed)(request, parameters) }
@@ -89,6 +95,9 @@ public struct PlannerSite: Sendable {
         routes.add("GET", "/api/v1/agenda", auth.api(apiAgenda))
         routes.add("GET", "/api/v1/events/{id}", auth.api(apiEvent))
         routes.add("PATCH", "/api/v1/events/{id}/tasks/{n}", auth.api(apiSetTask))
+        routes.add("POST", "/api/v1/events", auth.api(apiCreateEvent))
+        routes.add("PATCH", "/api/v1/events/{id}", auth.api(apiUpdateEvent))
+        routes.add("DELETE", "/api/v1/events/{id}", auth.api(apiDeleteEvent))
         return routes
     }
 
