@@ -77,6 +77,7 @@ let package = Package(
                 .embedInCode("web-calendar.html.mustache"),
                 .embedInCode("web-event.html.mustache"),
                 .embedInCode("web-edit.html.mustache"),
+                .embedInCode("web-list.html.mustache"),
                 .embedInCode("web-action.html.mustache"),
                 .embedInCode("web.css.mustache"),
                 .embedInCode("locales/en.json"),
