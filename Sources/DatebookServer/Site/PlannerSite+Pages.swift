@@ -95,7 +95,10 @@ extension PlannerSite {
         if let end = event.end {
             let length = end.resolved(in: settings.calendar).timeIntervalSince(event.start.resolved(in: settings.calendar))
             let last = start.addingTimeInterval(allDay ? max(0, length - 86_400) : length)
-            if !allDay || length > 86_400 { when += " – " + locale.when(last, allDay: allDay, now: now, words: words).display }
+            let ends = locale.when(last, allDay: allDay, now: now, words: words)
+            // An end on the start's day shows its time only: `Mon, Dec 7 7:00 PM – 9:00 PM`.
+            let sameDay = ends.date == locale.when(start, allDay: allDay, now: now, words: words).date
+            if !allDay { when += " – " + (sameDay ? ends.time : ends.display) } else if length > 86_400 { when += " – " + ends.display }
         }
         let path = Self.eventPath(event.id)
         let tasks: [MustacheValue] = event.tasks.enumerated().map { n, task in
