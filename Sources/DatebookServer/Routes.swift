@@ -58,7 +58,9 @@ public struct Routes: Sendable {
 
     public func match(method: String, path: String) -> Match {
         let parts = Self.split(path)
-        guard path.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
+        // A segment with an encoded `/` (an id `a/b`) is one segment, but never one that would read
+        // as `.` or `..` were it split.
+        guard path.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == "." || $0 == ".." } }),
               !path.contains("//") || path == "/" else { return .notFound }
         var allowed: [String] = []
         for route in routes.reversed() {
@@ -108,9 +110,17 @@ public struct Routes: Sendable {
         return path
     }
 
+    /// The path's segments, each decoded. The server leaves `%2F` and `%25` encoded in the path it
+    /// is given (the rest is decoded), so `/events/a%2Fb` is one segment, `a/b`.
     static func split(_ path: String) -> [String] {
         guard path != "/" else { return [] }
-        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map { decodingKept(String($0)) }
+    }
+
+    /// `text` with the escapes the server keeps (`%2F`, `%25`) decoded.
+    public static func decodingKept(_ text: String) -> String {
+        guard text.contains("%") else { return text }
+        return text.replacingOccurrences(of: "%2F", with: "/").replacingOccurrences(of: "%2f", with: "/").replacingOccurrences(of: "%25", with: "%")
     }
 
     static func captures(_ segments: [Segment], _ parts: [String]) -> RouteParameters? {

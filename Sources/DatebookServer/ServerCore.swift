@@ -214,7 +214,7 @@ final class ServerCore: Sendable {
         cmhd_values(connection, query ? 1 : 0, { context, _, key, value in
             guard let context, let key else { return cmhd_yes() }
             let collected = Unmanaged<Collected>.fromOpaque(context).takeUnretainedValue()
-            collected.values.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+            collected.values.append((String(cString: key), value.map { Routes.decodingKept(String(cString: $0)) } ?? ""))
             return cmhd_yes()
         }, Unmanaged.passUnretained(collected).toOpaque())
         return collected.values

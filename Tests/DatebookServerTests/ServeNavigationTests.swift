@@ -71,3 +71,33 @@ import Testing
         #expect(login.status == 401 && login.text.contains("<nav class=\"bar\">") && login.text.contains("name=\"token\""))
     }
 }
+
+/// An id from an imported planner may hold `/`, `?`, `#` and `%`: every link to it is percent-encoded
+/// and leads to it (the server keeps `%2F` and `%25` encoded until a path is split into segments).
+@Suite(.serialized) struct ServeOddIDTests {
+    @Test func anIDWithSlashQuestionHashAndPercentGivesWorkingLinks() throws {
+        let sandbox = try ServeSandbox()
+        let planner = sandbox.directory + "/odd.json"
+        try #"""
+            {"datebook": 1, "events": [{"id": "odd/id?x#y%z%2F", "title": "Odd one", "start": "2026-12-02T09:00:00Z", "allDay": false,
+             "end": null, "timeZone": "Europe/Berlin", "symbol": "clock.fill", "color": "primary", "notes": "", "alerts": [],
+             "recurrence": null, "tasks": [{"id": "0f3448e5", "text": "One", "status": "todo"}]}]}
+            """#.write(toFile: planner, atomically: true, encoding: .utf8)
+        try #require(sandbox.run(["import", planner]).status == 0)
+        try sandbox.start()
+        let encoded = "odd%2Fid%3Fx%23y%25z%252F"
+        let agenda = try sandbox.get("/").text
+        #expect(agenda.contains("href=\"/events/\(encoded)?at=2026-12-02T09:00:00Z\">Odd one<"), "the agenda's link is percent-encoded")
+        #expect(agenda.contains("action=\"/events/\(encoded)/task\""))
+        let page = try sandbox.get("/events/\(encoded)")
+        #expect(page.status == 200 && page.text.contains("Odd one"))
+        #expect(page.text.contains("href=\"/events/\(encoded)/edit\""))
+        #expect(try sandbox.get("/events/\(encoded)/edit").status == 200)
+        let csrf = try #require(firstMatch(#"name="csrf" value="([0-9a-f]+)""#, in: page.text))
+        let task = try sandbox.post("/events/\(encoded)/task", form: ["csrf": csrf, "task": "0f3448e5", "status": "done", "next": "/events/\(encoded)"])
+        #expect(task.status == 303 && task.header("Location") == "/events/\(encoded)")
+        #expect(try sandbox.run(["show", "odd/id?x#y%z%2F"]).out.contains("[x] One"))
+        #expect(try sandbox.get("/api/v1/events/\(encoded)").text.contains("\"id\": \"odd/id?x#y%z%2F\""))
+        #expect(try sandbox.get("/events/odd/id").status == 404)
+    }
+}
