@@ -58,7 +58,7 @@ extension EventChanges {
         }
         if let count {
             guard let number = Int(count), number >= 1 else {
-                throw EventFieldError(.count) { "\($0(.count)) expects a whole number of at least 1, got '\(count)'" }
+                throw EventFieldError(.count, check: ("checkCount", ["value": count])) { "\($0(.count)) expects a whole number of at least 1, got '\(count)'" }
             }
             parts.append("COUNT=\(number)")
         }

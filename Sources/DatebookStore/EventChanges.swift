@@ -11,10 +11,15 @@ public enum EventField: String, Sendable, CaseIterable {
 /// the field names of the surface that shows it (`--at` on the command line, "Start" on a page).
 public struct EventFieldError: Error, Sendable {
     public let field: EventField
+    /// The message's key and values in a message catalogue (`checkEmpty`, `{"value": …}`), for a
+    /// surface that speaks the reader's language; nil for messages only the command line's words say.
+    public let check: (key: String, values: [String: String])?
     private let text: @Sendable (_ name: (EventField) -> String) -> String
 
-    public init(_ field: EventField, _ text: @escaping @Sendable (_ name: (EventField) -> String) -> String) {
+    public init(_ field: EventField, check: (key: String, values: [String: String])? = nil,
+                _ text: @escaping @Sendable (_ name: (EventField) -> String) -> String) {
         self.field = field
+        self.check = check
         self.text = text
     }
 
@@ -57,7 +62,7 @@ public struct EventChanges: Sendable {
     public func apply(to event: inout Event, parser: WhenParser, newTaskID: () -> String) throws {
         let zone = parser.calendar.timeZone
         if let title {
-            guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw EventFieldError(.title) { "\($0(.title)) is empty" } }
+            guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw EventFieldError(.title, check: ("checkEmpty", [:])) { "\($0(.title)) is empty" } }
             event.title = title
         }
         if clearEnd { event.end = nil }
@@ -79,7 +84,9 @@ public struct EventChanges: Sendable {
                 event.end = .floating(FloatingTime(date, in: zone))
             }
             if event.end.map({ $0.resolved(in: parser.calendar) < event.start.resolved(in: parser.calendar) }) ?? false {
-                throw EventFieldError(.end) { "\($0(.end)) '\(end)' is before the start; give an end after \($0(.start))" }
+                throw EventFieldError(.end, check: ("checkEndBeforeStart", ["value": end])) {
+                    "\($0(.end)) '\(end)' is before the start; give an end after \($0(.start))"
+                }
             }
             // An end equal to the start is no end: one day for an all-day event, no length otherwise.
             if event.end == event.start { event.end = nil }
@@ -120,14 +127,14 @@ public struct EventChanges: Sendable {
             let names = EventColor.allCases.map(\.rawValue)
             let hint = Suggestion.hint(for: name, in: names)
             let expected = names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
-            throw EventFieldError(.color) { _ in "unknown color '\(name)'" + hint + "; expected " + expected }
+            throw EventFieldError(.color, check: ("checkColor", ["value": name, "expected": expected])) { _ in "unknown color '\(name)'" + hint + "; expected " + expected }
         }
         return color
     }
 
     public static func lead(_ text: String) throws -> LeadTime {
         guard let lead = LeadTime(text) else {
-            throw EventFieldError(.alerts) { _ in "cannot read alert lead time '\(text)': expected a duration like 1d, 1h, 10m or 1h30m" }
+            throw EventFieldError(.alerts, check: ("checkLead", ["value": text])) { _ in "cannot read alert lead time '\(text)': expected a duration like 1d, 1h, 10m or 1h30m" }
         }
         return lead
     }

@@ -72,8 +72,10 @@ import Testing
         let (sandbox, csrf) = try Self.sandbox(config: "{ locale: \"de_DE\" }")
         let response = try sandbox.post("/events", form: Self.newEvent.merging(["csrf": csrf, "end": "2026-12-01 09:00"]) { $1 })
         #expect(response.status == 400)
+        let zone = try sandbox.post("/events", form: Self.newEvent.merging(["csrf": csrf, "timeZone": "Mars/Olympus"]) { $1 })
+        #expect(zone.text.contains("unbekannte Zeitzone 'Mars/Olympus'"), "the zone's message in German")
         for text in ["<html lang=\"de-DE\">", ">Beginn</label>", ">Ende</label>", "Nicht gespeichert", ">Speichern</button>",
-                     "Ende '2026-12-01 09:00' is before the start; give an end after Beginn"] {
+                     "Ende '2026-12-01 09:00' liegt vor dem Beginn; geben Sie ein Ende nach Beginn an"] {
             #expect(response.text.contains(text), "no \(text)")
         }
     }

@@ -83,7 +83,7 @@ struct EventForm: Sendable, Equatable {
         guard !timeZone.isEmpty else { return fallback }
         guard let zone = TimeZone(identifier: timeZone) else {
             let name = timeZone
-            throw EventFieldError(.timeZone) { _ in "unknown time zone '\(name)'; use an IANA name like Europe/Berlin" }
+            throw EventFieldError(.timeZone, check: ("checkZone", ["value": name])) { _ in "unknown time zone '\(name)'; use an IANA name like Europe/Berlin" }
         }
         return zone
     }

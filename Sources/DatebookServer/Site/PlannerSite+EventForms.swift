@@ -28,10 +28,10 @@ extension PlannerSite {
     /// title and a random colour unless given.
     func makeEvent(_ changes: EventChanges, zone: TimeZone) throws -> Event {
         guard let start = changes.start, !start.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw EventFieldError(.start) { "\($0(.start)) is needed: a date or time like tomorrow 9am or 2026-12-24" }
+            throw EventFieldError(.start, check: ("checkStartNeeded", [:])) { "\($0(.start)) is needed: a date or time like tomorrow 9am or 2026-12-24" }
         }
         let title = changes.title ?? ""
-        guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw EventFieldError(.title) { "\($0(.title)) is empty" } }
+        guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw EventFieldError(.title, check: ("checkEmpty", [:])) { "\($0(.title)) is empty" } }
         var generator = SystemRandomNumberGenerator()
         var event = Event(id: EventID.random(using: &generator), title: title, start: .instant(settings.now()), timeZone: zone.identifier,
                           symbol: Symbol.suggested(forTitle: title),
@@ -136,6 +136,15 @@ extension PlannerSite {
         return "/events/" + (id.addingPercentEncoding(withAllowedCharacters: allowed) ?? id)
     }
 
+    /// A refused field's message in the reader's words where the catalogue has them (`checkEmpty`
+    /// …, with `{field}` and `{start}` the page's field names), else the command line's in English
+    /// with the page's field names.
+    func message(_ error: EventFieldError) -> String {
+        let label = { (field: EventField) in words.text("webField." + field.rawValue) }
+        guard let check = error.check else { return error.message(naming: label) }
+        return words.text(check.key, check.values.merging(["field": label(error.field), "start": label(.start)]) { $1 })
+    }
+
     /// The form page: every input with its label in the reader's language, the refused one marked
     /// and its message beside it (status 400 then).
     func eventFormPage(_ request: WebRequest, _ form: EventForm, action: String, heading: String, event: Event? = nil,
@@ -143,7 +152,7 @@ extension PlannerSite {
         let label = { (field: EventField) in words.text("webField." + field.rawValue) }
         var fields: [String: MustacheValue] = [:]
         for field in EventField.allCases {
-            fields[field.rawValue] = ["label": .string(label(field)), "error": error?.field == field ? .string(error?.message(naming: label) ?? "") : .null]
+            fields[field.rawValue] = ["label": .string(label(field)), "error": error?.field == field ? .string(error.map(message) ?? "") : .null]
         }
         let colors: [MustacheValue] = EventColor.allCases.map { color in
             ["name": .string(color.rawValue), "selected": .bool(color.rawValue == form.color)]
