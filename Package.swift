@@ -59,6 +59,8 @@ let package = Package(
                 .embedInCode("web-task.html.mustache"),
                 .embedInCode("web-calendar.html.mustache"),
                 .embedInCode("web-event.html.mustache"),
+                .embedInCode("web-edit.html.mustache"),
+                .embedInCode("web-list.html.mustache"),
                 .embedInCode("web-action.html.mustache"),
                 .embedInCode("web.css.mustache"),
                 .embedInCode("locales/en.json"),
@@ -71,7 +73,7 @@ let package = Package(
         .target(name: "DatebookRender", dependencies: ["DatebookCore", "DatebookDelivery", "CCmark", "DatebookTemplates"]),
         .target(name: "DatebookDelivery", dependencies: ["DatebookCore", "CLoader"]),
         .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite", "CLoader"]),
-        .target(name: "DatebookServer", dependencies: ["CLoader", "DatebookCore", "DatebookStore", "DatebookRender", "DatebookScheduler"]),
+        .target(name: "DatebookServer", dependencies: ["CLoader", "DatebookCore", "DatebookICal", "DatebookStore", "DatebookRender", "DatebookScheduler"]),
         .target(name: "DatebookSync", dependencies: ["CLoader", "DatebookCore", "DatebookICal", "DatebookStore", "DatebookDelivery"]),
         .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookRender"]),
         .target(

@@ -15,6 +15,8 @@ public enum BuiltInTemplates {
         ("web-task.html.mustache", String(decoding: PackageResources.web_task_html_mustache, as: UTF8.self)),
         ("web-calendar.html.mustache", String(decoding: PackageResources.web_calendar_html_mustache, as: UTF8.self)),
         ("web-event.html.mustache", String(decoding: PackageResources.web_event_html_mustache, as: UTF8.self)),
+        ("web-edit.html.mustache", String(decoding: PackageResources.web_edit_html_mustache, as: UTF8.self)),
+        ("web-list.html.mustache", String(decoding: PackageResources.web_list_html_mustache, as: UTF8.self)),
         ("web-action.html.mustache", String(decoding: PackageResources.web_action_html_mustache, as: UTF8.self)),
         ("web.css.mustache", String(decoding: PackageResources.web_css_mustache, as: UTF8.self)),
     ]

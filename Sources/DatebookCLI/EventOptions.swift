@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookStore
 import Foundation
 
 /// The options `add` and `edit` share, and how they change an event.
@@ -17,85 +18,85 @@ enum EventOptions {
         .value("--notes", "TEXT", "free-form notes"),
         .value("--location", "TEXT", "where it happens, one line (empty: none)"),
         .value("--url", "URL", "a link for it: http, https, mailto or tel (empty: none)"),
-    ] + RecurrenceOptions.specs
+        .value("--repeat", "RULE", "daily, weekly, monthly, yearly, an RRULE (FREQ=WEEKLY;BYDAY=MO,WE) or none"),
+        .value("--until", "WHEN", "last day of the repetition (with --repeat)"),
+        .value("--count", "N", "number of occurrences (with --repeat)"),
+    ]
 
-    static func symbol(_ name: String) throws -> Symbol {
-        guard let symbol = Symbol(rawValue: name) ?? Symbol(rawValue: name + ".fill") else {
-            throw CLIError.usage("unknown symbol '\(name)'" + Suggestion.hint(for: name, in: Symbol.allCases.map(\.rawValue))
-                                 + "; see 'datebook add --help'")
+    /// The option that sets each field, for messages (`TITLE` or `--title` for the title).
+    static func optionName(_ field: EventField, title: String = "TITLE", task: String = "--task") -> String {
+        switch field {
+        case .title: title
+        case .start: "--at"
+        case .end: "--end"
+        case .allDay: "--all-day"
+        case .timeZone: "--tz"
+        case .symbol: "--symbol"
+        case .color: eventColor
+        case .location: "--location"
+        case .url: "--url"
+        case .notes: "--notes"
+        case .recurrence: "--repeat"
+        case .until: "--until"
+        case .count: "--count"
+        case .alerts: "--alert"
+        case .tasks: task
         }
-        return symbol
     }
 
-    static func color(_ name: String) throws -> EventColor {
-        guard let color = EventColor(rawValue: name.lowercased()) else {
-            throw CLIError.usage("unknown color '\(name)'" + Suggestion.hint(for: name, in: EventColor.allCases.map(\.rawValue))
-                                 + "; expected " + JSONReader.orList(EventColor.allCases.map(\.rawValue)))
+    /// Runs `body`, turning a refused field into a usage error in the command line's words.
+    static func named<T>(title: String = "TITLE", task: String = "--task", _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as EventFieldError {
+            var message = error.message { optionName($0, title: title, task: task) }
+            if error.field == .symbol { message += "; see 'datebook add --help'" }
+            throw CLIError.usage(message)
         }
-        return color
     }
 
     static func lead(_ text: String) throws -> LeadTime {
-        guard let lead = LeadTime(text) else {
-            throw CLIError.usage("cannot read alert lead time '\(text)': expected a duration like 1d, 1h, 10m or 1h30m")
-        }
-        return lead
+        try named { try EventChanges.lead(text) }
     }
 
     static func start(_ text: String, allDay: Bool, _ context: Context) throws -> EventStart {
-        let when = try context.whenParser.parse(text)
-        if allDay, case .instant(let date) = when { return .allDay(CalendarDate(date, in: context.timeZone)) }
-        return when.eventStart
+        try named { try EventChanges.start(text, allDay: allDay, context.whenParser, field: .start) }
+    }
+
+    /// The changes the options ask for (`EventChanges` reads and checks them for every surface).
+    static func changes(_ arguments: ParsedArguments, _ context: Context) -> EventChanges {
+        var changes = EventChanges()
+        changes.start = arguments.value("--at")
+        changes.end = arguments.value("--end")
+        changes.allDay = arguments.has("--all-day")
+        changes.symbol = arguments.value("--symbol")
+        changes.color = arguments.value(eventColor)
+        if changes.color == nil, let name = ColorMode.legacyEventColor(arguments) {
+            changes.color = name
+            if EventColor(rawValue: name.lowercased()) != nil {
+                context.err.write("datebook: --color NAME for the event colour is deprecated; use --event-color \(name)\n")
+            }
+        }
+        changes.notes = arguments.value("--notes")
+        changes.location = arguments.value("--location")
+        changes.url = arguments.value("--url")
+        changes.alerts = arguments.all("--alert")
+        changes.recurrence = arguments.value("--repeat")
+        changes.until = arguments.value("--until")
+        changes.count = arguments.value("--count")
+        changes.tasks = arguments.all("--task")
+        return changes
     }
 
     /// Applies the shared options to `event` (used by both `add` and `edit`).
     static func apply(_ arguments: ParsedArguments, to event: inout Event, _ context: Context, newTaskID: () -> String) throws {
-        let allDay = arguments.has("--all-day")
-        if let at = arguments.value("--at") {
-            event.start = try start(at, allDay: allDay, context)
-            event.timeZone = context.timeZone.identifier
-        } else if allDay, case .instant(let date) = event.start {
-            event.start = .allDay(CalendarDate(date, in: context.timeZone))
-        }
-        if let end = arguments.value("--end") {
-            event.end = try start(end, allDay: event.start.isAllDay, context)
-            // A floating event's end is a wall-clock time too: the one given, as read in --tz.
-            if event.start.isFloating, case .instant(let date) = event.end {
-                event.end = .floating(FloatingTime(date, in: context.timeZone))
-            }
-            if event.end.map({ $0.resolved(in: context.calendar) < event.start.resolved(in: context.calendar) }) ?? false {
-                throw CLIError.usage("--end '\(end)' is before the start; give an end after --at")
-            }
-            // An end equal to the start is no end: one day for an all-day event, no length otherwise.
-            if event.end == event.start { event.end = nil }
-        }
-        if let name = arguments.value("--symbol") { event.symbol = try symbol(name) }
-        if let name = arguments.value(eventColor) {
-            event.color = try color(name)
-        } else if let name = ColorMode.legacyEventColor(arguments) {
-            event.color = try color(name)
-            context.err.write("datebook: --color NAME for the event colour is deprecated; use --event-color \(name)\n")
-        }
-        if let notes = arguments.value("--notes") { event.notes = notes }
-        if let location = arguments.value("--location") { event.location = EventURL.cleanLocation(location) }
-        if let url = arguments.value("--url") { event.url = url.trimmingCharacters(in: .whitespaces) }
-        let alerts = try arguments.all("--alert").map(lead)
-        if !alerts.isEmpty { event.alerts = alerts }
-        try RecurrenceOptions.apply(arguments, to: &event, context)
-        try RecurrenceOptions.requireAnOccurrence(event, context)
-        for text in arguments.all("--task") {
-            guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("--task needs some text") }
-            event.tasks.append(EventTask(id: newTaskID(), text: text))
-        }
+        let changes = changes(arguments, context)
+        try named { try changes.apply(to: &event, parser: context.whenParser, newTaskID: newTaskID) }
     }
 
     /// Holds `event` to the planner's rules (the ones imports apply); the first problem is a usage
     /// error naming the option that set the field.
     static func validate(_ event: Event, title: String = "TITLE", task: String = "--task") throws {
-        guard let problem = EventValidation.planner.problems(event).first else { return }
-        let options = ["title": title, "start": "--at", "end": "--end", "notes": "--notes", "location": "--location",
-                       "url": "--url", "recurrence": "--repeat"]
-        let name = options[problem.field] ?? (problem.field.hasPrefix("tasks") ? task : problem.field)
-        throw CLIError.usage("\(name): \(problem.message)")
+        try named(title: title, task: task) { try EventChanges.validate(event) }
     }
 }

@@ -53,14 +53,7 @@ enum OccurrenceOptions {
     /// override that stood for it, if any). Returns what to print.
     static func cancel(_ event: Event, _ when: String, in store: any PlannerStore, _ context: Context) throws -> String {
         let instance = try instance(when, of: event, in: store, context)
-        let sources = try store.sourceUIDs()
-        let key = RecurrenceText.format(OccurrenceChange.instanceValue(instance))
-        try store.transaction {
-            for replaced in OccurrenceChange.overrides(of: event, sources: sources) where replaced.instance == key {
-                try store.delete(id: replaced.id)
-            }
-            try store.saveInTransaction(OccurrenceChange.cancelling(instance, of: event))
-        }
+        try EventChanges.cancel(instance, of: event, in: store)
         return "cancelled " + event.shortID + "  " + TextWidth.clean(event.title) + " on " + Rows.when(instance, context) + "\n"
     }
 
@@ -73,26 +66,11 @@ enum OccurrenceOptions {
                                  + "this and every later occurrence")
         }
         let instance = try instance(when, of: event, in: store, context)
-        let sources = try store.sourceUIDs()
-        let uid = OccurrenceChange.uid(of: event, sources: sources)
-        let source = OccurrenceChange.overrideSource(uid: uid, instance: instance)
-        var made = OccurrenceChange.override(of: event, at: instance, id: EventID.stable(source), newTaskID: EventTask.newID)
-        if let title = arguments.value("--title") {
-            guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("--title is empty") }
-            made.title = title
-        }
-        if arguments.has("--clear-end") { made.end = nil }
-        if arguments.has("--clear-alerts") { made.alerts = [] }
-        let zone = made.timeZone
-        try EventOptions.apply(arguments, to: &made, context, newTaskID: EventTask.newID)
-        // Moved without a new end: the end moves alike (the occurrence keeps its length).
-        if arguments.value("--end") == nil { made.end = made.end.map { OccurrenceChange.shifted($0, from: instance, to: made.start) } }
-        // The occurrence keeps its series' zone unless it moves to a time read in another.
-        if arguments.value("--at") == nil { made.timeZone = zone }
-        try EventOptions.validate(made, title: "--title")
-        let series = OccurrenceChange.cancelling(instance, of: event)
-        try store.saveImport(.saving([series, made], uids: [made.id: source]), calendar: PlannerICS.importCalendar)
-        return made
+        var changes = EventOptions.changes(arguments, context)
+        changes.title = arguments.value("--title")
+        changes.clearEnd = arguments.has("--clear-end")
+        changes.clearAlerts = arguments.has("--clear-alerts")
+        return try EventOptions.named(title: "--title") { try changes.saveOverride(of: event, at: instance, in: store, parser: context.whenParser) }
     }
 
     /// `edit EVENT --from WHEN …`: the series ends before the occurrence WHEN names and a new series

@@ -72,9 +72,10 @@ enum ServerLauncher {
         do {
             var routes = site.routes()
             let pinnedNow = pinned ? context.now : nil
-            routes.merge(ActionLinkRoutes(storePath: context.storePath, calendar: context.calendar, renderer: site.renderer,
-                                          words: site.words, lang: site.lang,
-                                          clock: { pinnedNow ?? Date() }).routes)
+            var actionLinks = ActionLinkRoutes(storePath: context.storePath, calendar: context.calendar, renderer: site.renderer,
+                                               words: site.words, lang: site.lang, clock: { pinnedNow ?? Date() })
+            actionLinks.alertChannels = context.config.alerts.channels
+            routes.merge(actionLinks.routes)
             var serverSettings = ServerSettings(listen: listen)
             serverSettings.hostNames = baseURL.flatMap { URL(string: $0)?.host }.map { [$0] } ?? []
             serverSettings.accessLog = context.config.serve.accessLog

@@ -172,14 +172,7 @@ public struct DigestContext: Sendable {
 
         /// Date words in the user's zone and locale; the year only when it is not near.
         func when(_ occurrence: Occurrence) -> (date: String, time: String, display: String) {
-            let start = occurrence.start
-            let distance = abs(start.timeIntervalSince(input.now))
-            let date = distance < 300 * 86_400 ? locale.day(start) : locale.dayWithYear(start)
-            if occurrence.event.start.isAllDay {
-                return (date, "", date + " " + words.text("allDay"))
-            }
-            let time = locale.time(start)
-            return (date, time, date + " " + time)
+            locale.when(occurrence.start, allDay: occurrence.event.start.isAllDay, now: input.now, words: words)
         }
     }
 }

@@ -55,6 +55,16 @@ public struct DigestLocale: Sendable {
     public func longDay(_ instant: Date) -> String { formatters.longDay.string(from: instant) }
     /// `Dec 3, 2026` · `3. Dez. 2026` · `2026年12月3日` (for events more than a year away).
     public func dayWithYear(_ instant: Date) -> String { formatters.dayWithYear.string(from: instant) }
+    /// Date words of an occurrence's start, as every page and digest writes them: the day (with
+    /// the year only when it is not near `now`), the time unless all day, and both together.
+    public func when(_ start: Date, allDay: Bool, now: Date, words: MessageCatalog) -> (date: String, time: String, display: String) {
+        let distance = abs(start.timeIntervalSince(now))
+        let date = distance < 300 * 86_400 ? day(start) : dayWithYear(start)
+        if allDay { return (date, "", date + " " + words.text("allDay")) }
+        let time = time(start)
+        return (date, time, date + " " + time)
+    }
+
     /// `December 2026` · `Dezember 2026` · `2026年12月`.
     public func month(_ instant: Date) -> String { formatters.month.string(from: instant) }
     /// Two-column weekday labels from Sunday: `Su Mo …`, `So Mo …`, `日 月 …`.

@@ -25,6 +25,10 @@ public struct Routes: Sendable {
 
     private(set) var routes: [Route] = []
 
+    /// Draws the answer of a failure (404, 405, 413, 500) as a page: the site's, styled and in the
+    /// reader's language. Without one, and under `/api/`, the answer is the plain text.
+    public var errorPage: (@Sendable (_ status: Int, _ text: String) -> WebResponse)?
+
     public init() {}
 
     /// Adds a route; a later route with the same method and pattern wins over an earlier one.
@@ -36,8 +40,9 @@ public struct Routes: Sendable {
         routes.append(Route(method: method.uppercased(), segments: segments, handler: handler))
     }
 
-    /// The adds of `other` on top of these.
+    /// The adds of `other` on top of these (and its `errorPage`, when it has one).
     public mutating func merge(_ other: Routes) {
+        if let page = other.errorPage { errorPage = page }
         for route in other.routes {
             routes.removeAll { $0.method == route.method && $0.segments == route.segments }
             routes.append(route)
@@ -53,7 +58,9 @@ public struct Routes: Sendable {
 
     public func match(method: String, path: String) -> Match {
         let parts = Self.split(path)
-        guard path.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
+        // A segment with an encoded `/` (an id `a/b`) is one segment, but never one that would read
+        // as `.` or `..` were it split.
+        guard path.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == "." || $0 == ".." } }),
               !path.contains("//") || path == "/" else { return .notFound }
         var allowed: [String] = []
         for route in routes.reversed() {
@@ -73,15 +80,21 @@ public struct Routes: Sendable {
             do {
                 return (try handler(request, parameters), nil)
             } catch {
-                return (.text(500, "Internal error; the server log has the details.\n"), error)
+                return (failure(500, "Internal error; the server log has the details.\n", path: request.path), error)
             }
         case .wrongMethod(let allowed):
-            var response = WebResponse.text(405, "Method \(request.method) not allowed here; use \(allowed.joined(separator: " or ")).\n")
+            var response = failure(405, "Method \(request.method) not allowed here; use \(allowed.joined(separator: " or ")).\n", path: request.path)
             response.setHeader("Allow", allowed.joined(separator: ", "))
             return (response, nil)
         case .notFound:
-            return (.text(404, "Not found.\n"), nil)
+            return (failure(404, "Not found.\n", path: request.path), nil)
         }
+    }
+
+    /// The answer of a failure: `errorPage`'s, or `text` as plain text (always for the API).
+    public func failure(_ status: Int, _ text: String, path: String) -> WebResponse {
+        guard !path.hasPrefix("/api/"), let errorPage else { return .text(status, text) }
+        return errorPage(status, text)
     }
 
     /// The path as the access log shows it: a segment captured as `{token}` (a feed token, an
@@ -97,9 +110,17 @@ public struct Routes: Sendable {
         return path
     }
 
+    /// The path's segments, each decoded. The server leaves `%2F` and `%25` encoded in the path it
+    /// is given (the rest is decoded), so `/events/a%2Fb` is one segment, `a/b`.
     static func split(_ path: String) -> [String] {
         guard path != "/" else { return [] }
-        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map { decodingKept(String($0)) }
+    }
+
+    /// `text` with the escapes the server keeps (`%2F`, `%25`) decoded.
+    public static func decodingKept(_ text: String) -> String {
+        guard text.contains("%") else { return text }
+        return text.replacingOccurrences(of: "%2F", with: "/").replacingOccurrences(of: "%2f", with: "/").replacingOccurrences(of: "%25", with: "%")
     }
 
     static func captures(_ segments: [Segment], _ parts: [String]) -> RouteParameters? {

@@ -119,7 +119,7 @@ final class ServerCore: Sendable {
             let declared = exchange.headers["content-length"].flatMap { Int($0) } ?? 0
             if declared > settings.maxBody {
                 exchange.answered = true
-                return send(.text(413, "The request body is larger than \(settings.maxBody / 1024) KB.\n"),
+                return send(routes.failure(413, "The request body is larger than \(settings.maxBody / 1024) KB.\n", path: url.map { String(cString: $0) } ?? "/"),
                             connection, method: method, url: url, exchange: exchange)
             }
             return cmhd_yes()
@@ -140,7 +140,7 @@ final class ServerCore: Sendable {
         if exchange.answered { return cmhd_yes() }
         exchange.answered = true
         if exchange.tooLarge {
-            return send(.text(413, "The request body is larger than \(settings.maxBody / 1024) KB.\n"),
+            return send(routes.failure(413, "The request body is larger than \(settings.maxBody / 1024) KB.\n", path: url.map { String(cString: $0) } ?? "/"),
                         connection, method: method, url: url, exchange: exchange)
         }
         var client = [CChar](repeating: 0, count: 64)
@@ -214,7 +214,7 @@ final class ServerCore: Sendable {
         cmhd_values(connection, query ? 1 : 0, { context, _, key, value in
             guard let context, let key else { return cmhd_yes() }
             let collected = Unmanaged<Collected>.fromOpaque(context).takeUnretainedValue()
-            collected.values.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+            collected.values.append((String(cString: key), value.map { Routes.decodingKept(String(cString: $0)) } ?? ""))
             return cmhd_yes()
         }, Unmanaged.passUnretained(collected).toOpaque())
         return collected.values

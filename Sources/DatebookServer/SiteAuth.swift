@@ -230,8 +230,10 @@ public enum SitePage {
         <meta name="color-scheme" content="light dark">
         <title>\(escape(title)) · datebook</title>
         <link rel="stylesheet" href="/static/site.css">
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml">
         </head>
         <body>
+        <nav class="bar"><span class="links"><a href="/">datebook</a></span></nav>
         <main class="page narrow">
         \(body)
         </main>

@@ -19,7 +19,7 @@ final class ActionLinkFixture: Sendable {
     let tokens: [String: String]
     let running: RunningServer
 
-    init(serverTime: Date = ActionLinkFixture.now, locale: String = "en_US") throws {
+    init(serverTime: Date = ActionLinkFixture.now, locale: String = "en_US", alertChannels: [String]? = nil) throws {
         directory = makeScratchFolder("links")
         storePath = directory + "/store.sqlite3"
         let store = try Store(path: storePath)
@@ -37,8 +37,10 @@ final class ActionLinkFixture: Sendable {
         calendar.timeZone = TimeZone(identifier: "Europe/Berlin") ?? .gmt
         let renderer = try DigestRenderer(overrideDirectory: nil)
         let words = try DigestLocale(identifier: locale, timeZone: calendar.timeZone).words
-        running = try RunningServer(routes: ActionLinkRoutes(storePath: storePath, calendar: calendar, renderer: renderer, words: words,
-                                                             lang: locale.replacingOccurrences(of: "_", with: "-"), clock: { serverTime }).routes)
+        var routes = ActionLinkRoutes(storePath: storePath, calendar: calendar, renderer: renderer, words: words,
+                                      lang: locale.replacingOccurrences(of: "_", with: "-"), clock: { serverTime })
+        routes.alertChannels = alertChannels
+        running = try RunningServer(routes: routes.routes)
     }
 
     deinit { removeScratchFolder(directory) }
@@ -69,6 +71,25 @@ final class ActionLinkFixture: Sendable {
 }
 
 struct ActionLinkRoutesTests {
+    /// A Snooze link from a channel outside alerts.channels (`send alert --channel team`): the next
+    /// pass would cancel the snooze there, so the page says so, offers no button, and a POST
+    /// changes nothing; Done still works.
+    @Test func aSnoozeOnAChannelTheNextPassCancelsIsNotPromised() throws {
+        let fixture = try ActionLinkFixture(alertChannels: ["desktop"])
+        for name in ["snooze", "tomorrow"] {
+            let token = try fixture.token(name)
+            let page = try fixture.get(token)
+            #expect(page.status == 409 && page.text.contains("channel 'team'") && page.text.contains("alerts.channels"), "\(page.text)")
+            #expect(!page.text.contains("<form method=\"post\" action=\"/a/"), "no button")
+            let csrf = try ActionLinkRoutes.csrf(token: token, store: try Store(path: fixture.storePath))
+            #expect(try fixture.post(token, form: "csrf=" + csrf).status == 409)
+        }
+        #expect(try fixture.state().deliveries.isEmpty)
+        let done = try fixture.token("done")
+        #expect(try fixture.post(done, form: "csrf=" + (try fixture.csrf(done))).status == 200)
+        #expect(try fixture.state().open == 0)
+    }
+
     @Test func getOnlyShowsAConfirmationFormAndChangesNothing() throws {
         let fixture = try ActionLinkFixture()
         let done = try fixture.token("done")

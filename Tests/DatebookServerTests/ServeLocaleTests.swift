@@ -33,7 +33,7 @@ import Testing
         for word in Self.english { #expect(!page.text.contains(word), "English '\(word)' on the \(locale) agenda") }
         Self.snapshots.expect(try Self.stable(page.text, sandbox), named: "agenda-\(locale).html")
 
-        let id = try #require(firstMatch(#"href="/events/([0-9a-f]+)">Camping Trip<"#, in: page.text))
+        let id = try #require(firstMatch(#"href="/events/([0-9a-f]+)(?:\?at=[^"]*)?">Camping Trip<"#, in: page.text))
         let event = try sandbox.get("/events/\(id)")
         #expect(event.status == 200 && event.text.contains("<html lang=\"\(lang)\">"))
         for word in Self.english { #expect(!event.text.contains(word), "English '\(word)' on the \(locale) event page") }

@@ -45,6 +45,31 @@ typedef struct cmhd_settings {
    same port then starts silently and the kernel splits the connections between the two. The default
    (SO_REUSEADDR only) lets a restart bind at once and a second listener fail with EADDRINUSE. */
 
+static inline int cmhd_hex(char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/// Percent-decodes a URL or a query value in place as libmicrohttpd's own unescaping does, except
+/// `%2F` and `%25`, which stay encoded: a path segment may then hold `/` or `%` (an event id from
+/// a feed), and the server decodes them per segment (`Routes`) and in query values.
+static size_t cmhd_unescape_keeping_slash(void *context, struct MHD_Connection *connection, char *text) {
+    (void)context;
+    (void)connection;
+    char *read = text, *write = text;
+    while (*read) {
+        int high = read[0] == '%' ? cmhd_hex(read[1]) : -1;
+        int low = high >= 0 ? cmhd_hex(read[2]) : -1;
+        if (high >= 0 && low >= 0 && high * 16 + low != '/' && high * 16 + low != '%') {
+            *write++ = (char)(high * 16 + low);
+            read += 3;
+        } else {
+            *write++ = *read++;
+        }
+    }
+    *write = 0;
+    return (size_t)(write - text);
+}
+
 /// Starts a daemon polling with epoll on its own pool of threads.
 static inline struct MHD_Daemon *cmhd_start(const cmhd_settings *settings,
                                             MHD_AccessHandlerCallback handler, void *handler_context,
@@ -62,6 +87,7 @@ static inline struct MHD_Daemon *cmhd_start(const cmhd_settings *settings,
                              MHD_OPTION_PER_IP_CONNECTION_LIMIT, settings->per_client_connection_limit,
                              /* 1: an HTTP/1.1 request without Host, or a space in the URL or a header name, is refused */
                              MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
+                             MHD_OPTION_UNESCAPE_CALLBACK, cmhd_unescape_keeping_slash, (void *)NULL,
                              MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
                              MHD_OPTION_NOTIFY_CONNECTION, connection, connection_context,
                              MHD_OPTION_END);

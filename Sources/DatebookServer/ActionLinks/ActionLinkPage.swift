@@ -26,7 +26,7 @@ struct ActionLinkPage {
         }
         let label = words.text(checked.link.action.name)  // the alert's button: done, snooze, tomorrow
         return ActionLinkPage(status: 200, heading: label, message: message,
-                              form: ("/a/" + token, csrf, label), eventURL: "/events/" + checked.event.id)
+                              form: ("/a/" + token, csrf, label), eventURL: PlannerSite.eventPath(checked.event.id))
     }
 
     static func result(_ outcome: ActionLinks.Outcome, event: Event, calendar: Calendar, words: MessageCatalog) -> ActionLinkPage {
@@ -34,12 +34,12 @@ struct ActionLinkPage {
         switch outcome {
         case .done(let count):
             let message = count == 0 ? words.text("actionHadNoOpenTasks", title) : words.count("actionDoneResult", count, title)
-            return ActionLinkPage(status: 200, heading: words.text("done"), message: message, eventURL: "/events/" + event.id)
+            return ActionLinkPage(status: 200, heading: words.text("done"), message: message, eventURL: PlannerSite.eventPath(event.id))
         case .snoozed(let until, let channel):
             let when = LocalTime(until, in: calendar.timeZone).listFormat + " (" + calendar.timeZone.identifier + ")"
             return ActionLinkPage(status: 200, heading: words.text("actionSnoozed"),
                                   message: words.text("actionSnoozedResult", title.merging(["when": when, "channel": channel]) { $1 }),
-                                  eventURL: "/events/" + event.id)
+                                  eventURL: PlannerSite.eventPath(event.id))
         }
     }
 

@@ -21,6 +21,10 @@ public struct ActionLinkRoutes: Sendable {
     /// The pages' words (the config's `locale`) and their `lang` (`de-DE`).
     public var words: MessageCatalog
     public var lang: String
+    /// `alerts.channels`: a snooze is a new alert delivery, which the next pass cancels on any
+    /// other channel, so a Snooze or Tomorrow link from another channel (`send alert --channel`)
+    /// is answered with why it cannot work, and changes nothing. Nil: not checked.
+    public var alertChannels: [String]?
 
     public init(storePath: String, calendar: Calendar, renderer: DigestRenderer, words: MessageCatalog = .english, lang: String = "en-US",
                 clock: @escaping @Sendable () -> Date = { Date() }) {
@@ -45,6 +49,7 @@ public struct ActionLinkRoutes: Sendable {
         let page: ActionLinkPage
         do {
             let checked = try ActionLinks(store: store, calendar: calendar).check(token, now: clock())
+            if let refused = undeliverable(checked.link) { return try refused.response(renderer, timeZone: calendar.timeZone, words: words, lang: lang) }
             page = .confirmation(checked, token: token, csrf: try Self.csrf(token: token, store: store), words: words)
         } catch let refusal as ActionLink.Refusal {
             page = .refused(refusal, words: words)
@@ -68,11 +73,20 @@ public struct ActionLinkRoutes: Sendable {
         }
         let links = ActionLinks(store: store, calendar: calendar)
         do {
-            let event = try links.check(token, now: clock()).event
+            let checked = try links.check(token, now: clock())
+            if let refused = undeliverable(checked.link) { return refused }
+            let event = checked.event
             return .result(try links.perform(token, now: clock()), event: event, calendar: calendar, words: words)
         } catch let refusal as ActionLink.Refusal {
             return .refused(refusal, words: words)
         }
+    }
+
+    /// The page that refuses a snooze on a channel the next pass would cancel it on; nil otherwise.
+    func undeliverable(_ link: ActionLink) -> ActionLinkPage? {
+        guard link.action != .done, let alertChannels, !alertChannels.contains(link.channel) else { return nil }
+        return ActionLinkPage(status: 409, heading: words.text("actionNothingChanged"),
+                              message: words.text("actionSnoozeNoChannel", ["channel": link.channel]))
     }
 
     /// The form's CSRF value: an HMAC of the link under the store's key, so a POST must carry what

@@ -73,10 +73,25 @@ public struct PlannerSite: Sendable {
         routes.add("GET", "/static/site.css") { [stylesheet] _, _ in
             WebResponse(status: 200, headers: [("Content-Type", "text/css; charset=utf-8"), ("Cache-Control", "max-age=300")], body: stylesheet)
         }
+        for path in ["/favicon.svg", "/favicon.ico"] {
+            routes.add("GET", path) { _, _ in
+                WebResponse(status: 200, headers: [("Content-Type", "image/svg+xml"), ("Cache-Control", "max-age=86400")], body: Self.favicon)
+            }
+        }
+        routes.errorPage = { [self] status, text in errorPage(status, text) }
         routes.add("GET", "/", auth.page(agendaPage))
         routes.add("GET", "/events/{id}", auth.page(eventPage))
         routes.add("POST", "/events/{id}/task", auth.form(setTaskStatus))
         routes.add("POST", "/events/{id}/tasks", auth.form(addTask))
+        routes.add("GET", "/events/{id}/edit", auth.page(editEventPage))
+        routes.add("POST", "/events", auth.form(createEvent))
+        routes.add("POST", "/events/{id}", auth.form(updateEvent))
+        routes.add("POST", "/events/{id}/delete", auth.form(deleteEvent))
+        // After /events/{id}: a later route wins, so `new` is never taken for an id.
+        routes.add("GET", "/events/new", auth.page(newEventPage))
+        routes.add("GET", "/month/{month}", auth.page(monthPage))
+        routes.add("GET", "/day/{day}", auth.page(dayPage))
+        routes.add("GET", "/period/{period}", auth.page(periodPage))
         routes.add("GET", "/calendar.ics") { [self] request, parameters in
             if let given = request.query["token"] {
                 return try feedByToken(given, request, parameters) { try auth.api(calendarFeed)(request, parameters) }
@@ -89,6 +104,9 @@ public struct PlannerSite: Sendable {
         routes.add("GET", "/api/v1/agenda", auth.api(apiAgenda))
         routes.add("GET", "/api/v1/events/{id}", auth.api(apiEvent))
         routes.add("PATCH", "/api/v1/events/{id}/tasks/{n}", auth.api(apiSetTask))
+        routes.add("POST", "/api/v1/events", auth.api(apiCreateEvent))
+        routes.add("PATCH", "/api/v1/events/{id}", auth.api(apiUpdateEvent))
+        routes.add("DELETE", "/api/v1/events/{id}", auth.api(apiDeleteEvent))
         return routes
     }
 
@@ -122,6 +140,21 @@ public struct PlannerSite: Sendable {
     func messagePage(_ status: Int, _ titleKey: String, _ text: String) -> WebResponse {
         .html(status, SitePage.message(title: words.text(titleKey), text: text, words: words))
     }
+
+    /// A failure as a page in the reader's words (`webError404` …); the English `text` is the
+    /// fallback for a status the catalogue has no words for.
+    func errorPage(_ status: Int, _ text: String) -> WebResponse {
+        let key = "webError\(status)"
+        let title = words.text(key)
+        guard title != key else { return .text(status, text) }
+        return .html(status, SitePage.message(title: title, text: words.text(key + "Text"), words: words))
+    }
+
+    /// The site's icon: a calendar page, drawn (no file to ship).
+    static let favicon = Array("""
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="3" y="5" width="26" height="24" rx="4" fill="#ffffff" stroke="#0a58ca" stroke-width="2"/><rect x="3" y="5" width="26" height="8" rx="3" fill="#0a58ca"/><rect x="9" y="2" width="3" height="7" rx="1" fill="#1c1c1e"/><rect x="20" y="2" width="3" height="7" rx="1" fill="#1c1c1e"/><path d="M10 20l4 4 8-8" fill="none" stroke="#1e7d34" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/></svg>
+
+        """.utf8)
 
     /// `page` of every template's context: the CSRF token, this page's path and the feed links.
     /// Links are built from `serve.baseURL`, else the address the server listens at: never from the
