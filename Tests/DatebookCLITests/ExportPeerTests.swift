@@ -221,6 +221,35 @@ struct ExportPeerTests {
         #expect(try Self.listed(sandbox, storePath: restored) == ours)
     }
 
+    /// An edit keeps the event's own zone: a weekly Berlin meeting moved in March is written on
+    /// Berlin's wall clock, so other programs keep it at 10:00 after the DST change (written in
+    /// UTC it was an hour off there); one moved occurrence and the part from `--from` on alike.
+    @Test(.enabled(if: peerReady)) func anEditedSeriesKeepsItsZoneAcrossTheDSTChange() throws {
+        let sandbox = Sandbox()
+        defer { try? FileManager.default.removeItem(atPath: sandbox.home) }
+        #expect(sandbox.run(["add", "Planning", "--at", "2027-03-01 09:00", "--end", "2027-03-01 09:30", "--repeat", "weekly"]).code == 0)
+        for arguments in [["edit", "Planning", "--at", "2027-03-08 10:00", "--end", "2027-03-08 10:30"],
+                          ["edit", "Planning", "--occurrence", "2027-03-15", "--at", "2027-03-16 11:00", "--title", "Planning (moved)"],
+                          ["edit", "Planning", "--from", "2027-04-12", "--at", "2027-04-12 12:00"]] {
+            let run = sandbox.run(arguments)
+            #expect(run.code == 0, "\(arguments): \(run.err)")
+        }
+        let exported = try Self.export(sandbox)
+        let text = try String(contentsOfFile: exported, encoding: .utf8)
+        #expect(text.contains("DTSTART;TZID=Europe/Berlin:20270308T100000\r\n"), "\(text)")
+        #expect(!text.contains("DTSTART:2027"), "a start written in UTC: \(text)")
+        let theirs = try Self.peer(exported, from: "2027-03-01T00:00:00Z", to: "2027-04-27T00:00:00Z")
+            .map { $0.split(separator: "\t").prefix(2).joined(separator: "\t") }
+        // Berlin is UTC+1 until Sun 2027-03-28, UTC+2 after.
+        let instant = { (day: String, hour: Int, offset: Int) -> String in
+            let date = ISO8601DateFormatter().date(from: day + "T00:00:00Z") ?? Date()
+            return (hour == 11 ? "Planning (moved)" : "Planning") + "\tT:\(Int(date.timeIntervalSince1970) + (hour - offset) * 3600)"
+        }
+        #expect(theirs == [instant("2027-03-08", 10, 1), instant("2027-03-16", 11, 1), instant("2027-03-22", 10, 1),
+                           instant("2027-03-29", 10, 2), instant("2027-04-05", 10, 2), instant("2027-04-12", 12, 2),
+                           instant("2027-04-19", 12, 2), instant("2027-04-26", 12, 2)].sorted(), "\(theirs)")
+    }
+
     /// A zone that matches no IANA name (a file's own VTIMEZONE of +01:30, of -03:45) is kept as that
     /// offset and exported with a VTIMEZONE of it (RFC 5545 §3.2.19): another reader sees every
     /// occurrence at the instant the original file means, in any viewer's zone.
