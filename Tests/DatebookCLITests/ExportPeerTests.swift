@@ -170,35 +170,57 @@ struct ExportPeerTests {
         return rows.sorted()
     }
 
+    /// A weekly review moved to Tuesdays from Dec 21 on by a RANGE=THISANDFUTURE override.
+    static let splitReview = """
+        BEGIN:VCALENDAR\r
+        VERSION:2.0\r
+        PRODID:-//test//test//EN\r
+        BEGIN:VEVENT\r
+        UID:review-1\r
+        DTSTAMP:20261101T000000Z\r
+        DTSTART;TZID=Europe/Berlin:20261207T100000\r
+        DTEND;TZID=Europe/Berlin:20261207T110000\r
+        RRULE:FREQ=WEEKLY;UNTIL=20270301T090000Z\r
+        SUMMARY:Review\r
+        END:VEVENT\r
+        BEGIN:VEVENT\r
+        UID:review-1\r
+        DTSTAMP:20261101T000000Z\r
+        RECURRENCE-ID;RANGE=THISANDFUTURE;TZID=Europe/Berlin:20261221T100000\r
+        DTSTART;TZID=Europe/Berlin:20261222T110000\r
+        DTEND;TZID=Europe/Berlin:20261222T120000\r
+        SUMMARY:Review (Tuesdays)\r
+        END:VEVENT\r
+        END:VCALENDAR\r
+
+        """
+
+    /// A part whose rule is not the master's (`edit --from … --repeat daily`) cannot be written as a
+    /// RANGE=THISANDFUTURE override: the parts of that series go out as series of their own UIDs,
+    /// which another reader reads as `list` shows them.
+    @Test(.enabled(if: peerReady)) func aPartNoOneRuleCarriesIsWrittenAsASeriesOfItsOwn() throws {
+        var sandbox = Sandbox()
+        defer { try? FileManager.default.removeItem(atPath: sandbox.home) }
+        #expect(sandbox.run(["import", try Self.write(Self.splitReview, "review.ics", in: sandbox)]).code == 0)
+        let edit = sandbox.run(["edit", "Review (Tuesdays)", "--from", "2027-01-12", "--repeat", "daily", "--title", "Review (daily)"])
+        #expect(edit.code == 0, "\(edit.err)")
+        let exported = try Self.export(sandbox)
+        #expect(!(try String(contentsOfFile: exported, encoding: .utf8)).contains("RANGE=THISANDFUTURE"))
+        sandbox.now = "2027-01-04 08:00"
+        let ours = try Self.listed(sandbox)
+        let theirs = try Self.peer(exported, from: "2027-01-04T07:00:00Z", to: "2027-02-03T07:00:00Z")
+            .map { $0.split(separator: "\t").prefix(2).joined(separator: "\t") }
+        #expect(ours.count == 1 + 22, "\(ours)")
+        #expect(theirs.sorted() == ours, "only ours: \(Set(ours).subtracting(theirs).sorted()); only theirs: \(Set(theirs).subtracting(ours).sorted())")
+    }
+
     /// `edit --from` on a series whose source splits series with RANGE=THISANDFUTURE: the new part is
     /// one more such override of the original series (its RECURRENCE-ID the original instance, not
     /// where the earlier part moved it), and another reader sees what `list` shows.
     @Test(.enabled(if: peerReady)) func editFromWritesAThisAndFutureOverrideWhereTheSourceHadThem() throws {
         var sandbox = Sandbox()
         defer { try? FileManager.default.removeItem(atPath: sandbox.home) }
-        let source = try Self.write("""
-            BEGIN:VCALENDAR\r
-            VERSION:2.0\r
-            PRODID:-//test//test//EN\r
-            BEGIN:VEVENT\r
-            UID:review-1\r
-            DTSTAMP:20261101T000000Z\r
-            DTSTART;TZID=Europe/Berlin:20261207T100000\r
-            DTEND;TZID=Europe/Berlin:20261207T110000\r
-            RRULE:FREQ=WEEKLY;UNTIL=20270301T090000Z\r
-            SUMMARY:Review\r
-            END:VEVENT\r
-            BEGIN:VEVENT\r
-            UID:review-1\r
-            DTSTAMP:20261101T000000Z\r
-            RECURRENCE-ID;RANGE=THISANDFUTURE;TZID=Europe/Berlin:20261221T100000\r
-            DTSTART;TZID=Europe/Berlin:20261222T110000\r
-            DTEND;TZID=Europe/Berlin:20261222T120000\r
-            SUMMARY:Review (Tuesdays)\r
-            END:VEVENT\r
-            END:VCALENDAR\r
-
-            """, "review.ics", in: sandbox)
+        let source = try Self.write(Self.splitReview, "review.ics", in: sandbox)
         #expect(sandbox.run(["import", source]).code == 0)
         let edit = sandbox.run(["edit", "Review (Tuesdays)", "--from", "2027-01-12", "--at", "2027-01-12 09:00",
                                 "--title", "Review (Tuesday mornings)"])
