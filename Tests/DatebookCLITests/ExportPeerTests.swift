@@ -208,10 +208,16 @@ struct ExportPeerTests {
         #expect(!(try String(contentsOfFile: exported, encoding: .utf8)).contains("RANGE=THISANDFUTURE"))
         sandbox.now = "2027-01-04 08:00"
         let ours = try Self.listed(sandbox)
-        let theirs = try Self.peer(exported, from: "2027-01-04T07:00:00Z", to: "2027-02-03T07:00:00Z")
-            .map { $0.split(separator: "\t").prefix(2).joined(separator: "\t") }
         #expect(ours.count == 1 + 22, "\(ours)")
-        #expect(theirs.sorted() == ours, "only ours: \(Set(ours).subtracting(theirs).sorted()); only theirs: \(Set(theirs).subtracting(ours).sorted())")
+        try Self.expectPeerSees(ours, in: exported, from: "2027-01-04T07:00:00Z", to: "2027-02-03T07:00:00Z")
+    }
+
+    /// Expects the peer to read exactly `ours` ("SUMMARY\tSTART", sorted; `listed`) from `file` in `[from, to)`.
+    static func expectPeerSees(_ ours: [String], in file: String, from: String, to: String,
+                               sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let theirs = try peer(file, from: from, to: to).map { $0.split(separator: "\t").prefix(2).joined(separator: "\t") }.sorted()
+        #expect(theirs == ours, "only ours: \(Set(ours).subtracting(theirs).sorted()); only theirs: \(Set(theirs).subtracting(ours).sorted())",
+                sourceLocation: sourceLocation)
     }
 
     /// `edit --from` on a series whose source splits series with RANGE=THISANDFUTURE: the new part is
@@ -234,9 +240,7 @@ struct ExportPeerTests {
         let ours = try Self.listed(sandbox)
         // Until Thu 2027-02-04 08:00 Berlin: Jan 5 (11:00), then Tuesdays at 9:00 from Jan 12 to Feb 2.
         #expect(ours.count == 5 && ours.filter { $0.hasPrefix("Review (Tuesday mornings)\t") }.count == 4, "\(ours)")
-        let theirs = try Self.peer(exported, from: "2027-01-04T07:00:00Z", to: "2027-02-03T07:00:00Z")
-            .map { $0.split(separator: "\t").prefix(2).joined(separator: "\t") }
-        #expect(theirs.sorted() == ours, "only ours: \(Set(ours).subtracting(theirs).sorted()); only theirs: \(Set(theirs).subtracting(ours).sorted())")
+        try Self.expectPeerSees(ours, in: exported, from: "2027-01-04T07:00:00Z", to: "2027-02-03T07:00:00Z")
         // Read back by datebook: the same occurrences.
         let restored = sandbox.home + "/restored.sqlite3"
         #expect(sandbox.run(["import", exported], storePath: restored).code == 0)
