@@ -3,10 +3,11 @@ import DatebookICal
 import Foundation
 
 extension PlannerICS {
-    /// The planner as iCalendar (see `ICSExport`) in one string, for a few events.
+    /// The planner as iCalendar (see `ICSExport`) in one string, for a few events. A series split by
+    /// RANGE=THISANDFUTURE is written as one (`SeriesTails`) when its master and parts are all among `events`.
     public static func encode(_ events: [Event], uids: [String: String], dtstamp: Date) -> String {
         var export = ICSExport(zones: events.filter { if case .instant = $0.start { true } else { false } }.map(\.timeZone),
-                               uids: uids, dtstamp: dtstamp)
+                               uids: uids, dtstamp: dtstamp, series: events)
         events.forEach { export.add($0) }
         export.end()
         return String(decoding: export.take(), as: UTF8.self)
