@@ -102,7 +102,18 @@ enum OccurrenceOptions {
         try EventOptions.apply(arguments, to: &after, context, newTaskID: EventTask.newID)
         if arguments.value("--end") == nil { after.end = after.end.map { OccurrenceChange.shifted($0, from: instance, to: after.start) } }
         if arguments.value("--at") == nil { after.timeZone = zone }
+        // Moved: the rule's UNTIL and the part's EXDATEs move alike, where the rule can say so.
+        if after.start != instance, after.recurrence == parts.after,
+           let moved = OccurrenceChange.split(event, at: instance, movedTo: after.start, zone: context.timeZone) {
+            after.recurrence = moved.after
+        }
         try EventOptions.validate(after, title: "--title")
+        // From a calendar that splits series with RANGE=THISANDFUTURE: the part is held as such an override.
+        if let source = try OccurrenceChange.thisAndFutureSource(of: event, at: instance, sources: try store.sourceUIDs(), in: store) {
+            after.id = EventID.stable(source)
+            try store.saveImport(.saving([before, after], uids: [after.id: source]), calendar: PlannerICS.importCalendar)
+            return (before, after)
+        }
         try store.transaction {
             try store.saveInTransaction(before)
             try store.saveInTransaction(after)

@@ -61,11 +61,7 @@ enum Rows {
 
     /// `repeats weekly`, or `repeats FREQ=MONTHLY;BYDAY=1MO` for a rule with more parts: what a
     /// Future or earlier Past row that stands for its whole series says.
-    static func repeats(_ rule: String) -> String {
-        let first = RecurrenceText(rule).rule ?? "on extra dates"
-        let named = ["FREQ=DAILY": "daily", "FREQ=WEEKLY": "weekly", "FREQ=MONTHLY": "monthly", "FREQ=YEARLY": "yearly"]
-        return "repeats " + (named[first.uppercased()] ?? first)
-    }
+    static func repeats(_ rule: String) -> String { SeriesRule.english(rule) }
 
     static func checkbox(_ status: TaskStatus) -> String {
         switch status {

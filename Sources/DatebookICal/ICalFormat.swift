@@ -40,12 +40,15 @@ public enum ICalFormat {
     }
 }
 
-/// VTIMEZONE components from libical's built-in zone data, relabelled with the plain IANA name.
+/// VTIMEZONE components from libical's built-in zone data, relabelled with the plain IANA name;
+/// a zone without one there (a fixed offset such as `GMT+0130`, kept from an imported file whose
+/// VTIMEZONE matched no IANA zone) gets a VTIMEZONE of that one offset: RFC 5545 §3.2.19 wants a
+/// VTIMEZONE for every TZID, and a reader without it would take the time as floating or UTC.
 enum ICalTimeZoneExport {
     static func vtimezone(_ tzid: String) -> [String] {
         guard let zone = icaltimezone_get_builtin_timezone(tzid),
               let component = icaltimezone_get_component(zone),
-              let copy = icalcomponent_new_clone(component) else { return [] }
+              let copy = icalcomponent_new_clone(component) else { return fixedOffset(tzid) }
         defer { icalcomponent_free(copy) }
         if let property = icalcomponent_get_first_property(copy, ICAL_TZID_PROPERTY) {
             icalproperty_set_tzid(property, tzid)
@@ -56,5 +59,17 @@ enum ICalTimeZoneExport {
         let text = String(cString: raw).replacingOccurrences(of: "\r\n ", with: "").replacingOccurrences(of: "\n ", with: "")
         return text.split(whereSeparator: { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }).map(String.init)
             .filter { !$0.isEmpty }
+    }
+
+    /// A VTIMEZONE with one STANDARD observance for a zone that keeps one UTC offset (Foundation's
+    /// `GMT+0130`); none for an unknown name or a zone with transitions.
+    static func fixedOffset(_ tzid: String) -> [String] {
+        guard let zone = TimeZone(identifier: tzid), zone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: 0)) == nil
+        else { return [] }
+        let seconds = zone.secondsFromGMT(for: Date(timeIntervalSince1970: 0))
+        let offset = (seconds < 0 ? "-" : "+") + ICalFormat.pad(abs(seconds) / 3600, 2) + ICalFormat.pad(abs(seconds) % 3600 / 60, 2)
+            + (abs(seconds) % 60 == 0 ? "" : ICalFormat.pad(abs(seconds) % 60, 2))
+        return ["BEGIN:VTIMEZONE", "TZID:" + ICalWriter.escape(tzid), "BEGIN:STANDARD", "DTSTART:16010101T000000",
+                "TZOFFSETFROM:" + offset, "TZOFFSETTO:" + offset, "TZNAME:" + ICalWriter.escape(tzid), "END:STANDARD", "END:VTIMEZONE"]
     }
 }

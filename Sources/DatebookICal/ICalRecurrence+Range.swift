@@ -5,6 +5,12 @@ public struct ICalSeriesPart: Sendable, Equatable {
     public var rrule: String?
     public var rdates: [ICalDateValue]
     public var exdates: [ICalDateValue]
+
+    public init(rrule: String?, rdates: [ICalDateValue], exdates: [ICalDateValue]) {
+        self.rrule = rrule
+        self.rdates = rdates
+        self.exdates = exdates
+    }
 }
 
 extension ICalRecurrence {
@@ -54,6 +60,81 @@ extension ICalRecurrence {
         let before = beforeRule == nil && kept(rdates).isEmpty ? nil
             : ICalSeriesPart(rrule: beforeRule, rdates: kept(rdates), exdates: kept(exdates))
         return (before, ICalSeriesPart(rrule: afterRule.without([]), rdates: moved(rdates), exdates: moved(exdates)))
+    }
+
+    /// A part of a series that a RANGE=THISANDFUTURE override split off: the original instance it
+    /// took over from, its own start (where that instance moved to) and its instances.
+    public struct Tail: Sendable {
+        public var from: Date
+        public var start: ICalDateValue
+        public var part: ICalSeriesPart
+
+        public init(from: Date, start: ICalDateValue, part: ICalSeriesPart) {
+            self.from = from
+            self.start = start
+            self.part = part
+        }
+    }
+
+    /// The inverse of `split`: the one series whose instances are the master's (`master` from
+    /// `start`) and each tail's moved back to where its override took it from, so the tails can be
+    /// written as RANGE=THISANDFUTURE overrides without rules of their own, as other programs
+    /// (recurring-ical-events) read them: they move the master's later instances, they add none.
+    /// Nil when no one rule gives exactly those instances (checked by expanding both ways, up to
+    /// 800 days past the last tail or 5,000 instances).
+    public static func join(master: ICalSeriesPart, start: ICalDateValue, tails: [Tail], timeZone: TimeZone) -> ICalSeriesPart? {
+        guard let masterRule = master.rrule, let last = tails.max(by: { $0.from < $1.from }) else { return nil }
+        let rule = ICalRuleText(masterRule)
+        let bounds: Set<String> = ["COUNT", "UNTIL"]
+        let shape = rule.without(bounds)
+        guard rule.refusal == nil, tails.allSatisfy({ $0.part.rrule.map { ICalRuleText($0).without(bounds) } == shape }),
+              let lastRule = last.part.rrule.map(ICalRuleText.init) else { return nil }
+        let startInstant = start.resolve(in: timeZone)
+        func shift(_ tail: Tail) -> TimeInterval { wallClock(tail.start.resolve(in: timeZone), timeZone) - wallClock(tail.from, timeZone) }
+        let joined: String
+        if lastRule["COUNT"] != nil {
+            let counts = ([rule] + tails.compactMap { $0.part.rrule.map(ICalRuleText.init) }).map { $0["COUNT"].flatMap { Int($0) } }
+            guard counts.allSatisfy({ $0 != nil }) else { return nil }
+            joined = rule.replacing("COUNT", with: String(counts.reduce(0) { $0 + ($1 ?? 0) }))
+        } else if let until = lastRule.until {
+            let back = movedBack(until.resolve(in: timeZone), by: shift(last), timeZone)
+            joined = ICalRuleText(shape).replacing("UNTIL", with: ICalFormat.utc(back))
+        } else {
+            joined = shape
+        }
+        func back(_ values: [ICalDateValue], _ tail: Tail) -> [ICalDateValue] {
+            values.map { value in
+                switch value {
+                case let .zoned(instant, tzid): return .zoned(movedBack(instant, by: shift(tail), timeZone), tzid: tzid)
+                case let .utc(instant): return .utc(movedBack(instant, by: shift(tail), timeZone))
+                case .date, .floating: return shifted(value, by: -shift(tail))
+                }
+            }
+        }
+        let result = ICalSeriesPart(rrule: joined, rdates: master.rdates + tails.flatMap { back($0.part.rdates, $0) },
+                                    exdates: master.exdates + tails.flatMap { back($0.part.exdates, $0) })
+        let window = DateInterval(start: startInstant, end: max(last.from, startInstant).addingTimeInterval(800 * 86_400))
+        func starts(_ part: ICalSeriesPart, from start: ICalDateValue) -> [Date]? {
+            (try? occurrences(rrule: part.rrule, rdates: part.rdates, exdates: part.exdates, start: start, duration: 0,
+                              timeZone: timeZone, window: window, cap: 5_000))?.starts
+        }
+        guard let whole = starts(result, from: start), var pieces = starts(master, from: start) else { return nil }
+        for tail in tails {
+            guard let moved = starts(tail.part, from: tail.start) else { return nil }
+            pieces += moved.map { movedBack($0, by: shift(tail), timeZone) }
+        }
+        return Set(whole) == Set(pieces) && whole.count == pieces.count ? result : nil
+    }
+
+    /// An instant's wall-clock time in `zone`, read as UTC seconds.
+    private static func wallClock(_ instant: Date, _ zone: TimeZone) -> TimeInterval {
+        ICalLocalDateTime.of(instant, in: zone).instant(in: ICalCalendars.utc).timeIntervalSince1970
+    }
+
+    /// `instant` moved back by `shift` wall-clock seconds in `zone` (as RANGE=THISANDFUTURE moves instances).
+    private static func movedBack(_ instant: Date, by shift: TimeInterval, _ zone: TimeZone) -> Date {
+        let wall = Date(timeIntervalSince1970: wallClock(instant, zone) - shift)
+        return ICalLocalDateTime.of(wall, in: ICalCalendars.utc).instant(in: zone)
     }
 
     private static func shifted(_ value: ICalDateValue, by shift: TimeInterval) -> ICalDateValue {

@@ -125,6 +125,7 @@ public struct DigestContext: Sendable {
             let open = event.tasks.filter { $0.status == .doing } + event.tasks.filter { $0.status == .todo }
             let done = event.tasks.filter { $0.status == .done }
             let location = Self.displayText(event.location)
+            let repeats = occurrence.series.map(self.repeats) ?? ""
             return [
                 "id": .string(event.id),
                 "shortID": .string(event.shortID),
@@ -144,13 +145,23 @@ public struct DigestContext: Sendable {
                 "hasTasks": .bool(!event.tasks.isEmpty),
                 "location": .string(location),
                 "hasLocation": .bool(!location.isEmpty),
+                // A row standing for its whole series (Future: each series once, at its next occurrence).
+                "repeats": .string(repeats),
+                "hasRepeats": .bool(!repeats.isEmpty),
                 // A stored link passed `EventURL.problem`: an allowed scheme and URI characters only.
                 "url": .string(event.url),
                 "hasURL": .bool(!event.url.isEmpty),
                 "text": .array(TextLayout.eventLines(emoji: event.symbol.emoji, title: title, when: when.display,
-                                                     badge: badge, location: location, url: event.url,
+                                                     badge: badge, repeats: repeats, location: location, url: event.url,
                                                      open: open, done: done).map { .string($0) }),
             ]
+        }
+
+        /// `repeats weekly` in the digest's language, for a row that stands for its whole series.
+        func repeats(_ series: String) -> String {
+            if let frequency = SeriesRule.frequency(series) { return words.text("repeats" + frequency.prefix(1).uppercased() + frequency.dropFirst()) }
+            guard let rule = SeriesRule.rule(series) else { return words.text("repeatsDates") }
+            return words.text("repeatsRule", ["rule": rule])
         }
 
         func task(_ task: EventTask) -> MustacheValue {

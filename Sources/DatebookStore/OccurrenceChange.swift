@@ -114,12 +114,37 @@ public enum OccurrenceChange {
     }
 
     /// The recurrence texts of `series` split at `instance`: the instances before it, and the rule
-    /// for it and every later one from `instance` on (COUNT lowered, UNTIL kept, RDATE/EXDATE shared
-    /// out); nil when the rule cannot be written as two (BYxxx parts that DTSTART does not carry).
-    public static func split(_ series: Event, at instance: EventStart, zone: TimeZone) -> (before: String, after: String)? {
-        guard let parts = PlannerICS.seriesSplit(series, at: instanceValue(instance), movedTo: instance, zone: zone),
+    /// for it and every later one from `instance` on, moved to `movedTo` (COUNT lowered, UNTIL moved
+    /// alike, RDATE/EXDATE shared out); nil when the rule cannot be written as two (BYxxx parts
+    /// that DTSTART does not carry, when the start moves).
+    public static func split(_ series: Event, at instance: EventStart, movedTo: EventStart? = nil,
+                             zone: TimeZone) -> (before: String, after: String)? {
+        guard let parts = PlannerICS.seriesSplit(series, at: instanceValue(instance), movedTo: movedTo ?? instance, zone: zone),
               let after = parts.after else { return nil }
         return (parts.before, after)
+    }
+
+    /// The source `edit --from` gives the part of `series` from `instance` on when the series came
+    /// from a calendar that splits series with RANGE=THISANDFUTURE overrides (`series` is such a
+    /// part, or another event of its UID is): `UID#RECURRENCE-ID` of the original instance, so that
+    /// an export writes the part back that way (`SeriesTails`). Nil otherwise: the part is a series
+    /// of its own.
+    public static func thisAndFutureSource(of series: Event, at instance: EventStart, sources: [String: String],
+                                           in store: any PlannerStore) throws -> String? {
+        guard let stored = sources[series.id] else { return nil }
+        let source = PlannerICS.source(stored)
+        let utc = TimeZone(identifier: "UTC") ?? .current
+        if let recurrenceID = source.recurrenceID {
+            // A part: its instances sit where its override moved them; the RECURRENCE-ID names the original one.
+            let shift = PlannerICS.wallClock(instanceValue(series.start), of: series, fallback: utc)
+                .timeIntervalSince(PlannerICS.wallClock(recurrenceID, of: series, fallback: utc))
+            let wall = PlannerICS.wallClock(instanceValue(instance), of: series, fallback: utc).addingTimeInterval(-shift)
+            return source.uid + "#" + RecurrenceText.format(PlannerICS.instance(atWallClock: wall, of: series, fallback: utc))
+        }
+        let siblings = sources.filter { $0.key != series.id && PlannerICS.source($0.value).uid == source.uid
+            && PlannerICS.source($0.value).recurrenceID != nil }.map(\.key)
+        guard !siblings.isEmpty, try store.events(ids: siblings).values.contains(where: { $0.recurrence != nil }) else { return nil }
+        return overrideSource(uid: source.uid, instance: instance)
     }
 
     /// An instance value as an event start.

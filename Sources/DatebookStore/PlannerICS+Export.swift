@@ -3,10 +3,11 @@ import DatebookICal
 import Foundation
 
 extension PlannerICS {
-    /// The planner as iCalendar (see `ICSExport`) in one string, for a few events.
+    /// The planner as iCalendar (see `ICSExport`) in one string, for a few events. A series split by
+    /// RANGE=THISANDFUTURE is written as one (`SeriesTails`) when its master and parts are all among `events`.
     public static func encode(_ events: [Event], uids: [String: String], dtstamp: Date) -> String {
         var export = ICSExport(zones: events.filter { if case .instant = $0.start { true } else { false } }.map(\.timeZone),
-                               uids: uids, dtstamp: dtstamp)
+                               uids: uids, dtstamp: dtstamp, series: events)
         events.forEach { export.add($0) }
         export.end()
         return String(decoding: export.take(), as: UTF8.self)
@@ -44,10 +45,14 @@ public struct ICSExport {
     private var zones: [String: TimeZone] = [:]
     /// UID → the RECURRENCE-IDs of its overrides held as events of their own (`UID#RECURRENCE-ID`).
     private let overrides: [String: [ICalDateValue]]
+    /// How the parts of series split by RANGE=THISANDFUTURE are written.
+    private let seriesTails: SeriesTails
 
     /// `zones`: the zones of the timed events to come (in any order, repeats allowed); each gets
-    /// a VTIMEZONE.
-    public init(zones: some Sequence<String>, uids: [String: String], dtstamp: Date) {
+    /// a VTIMEZONE. `series`: the series split by RANGE=THISANDFUTURE overrides, their parts and
+    /// masters (`seriesWithTails`).
+    public init(zones: some Sequence<String>, uids: [String: String], dtstamp: Date, series: [Event] = []) {
+        seriesTails = SeriesTails(series: series, uids: uids)
         for name in zones where name != "UTC" { self.zones[name] = TimeZone(identifier: name) }
         self.uids = uids
         var overrides: [String: [ICalDateValue]] = [:]
@@ -60,9 +65,13 @@ public struct ICSExport {
     }
 
     public mutating func add(_ event: Event) {
-        let source = uids[event.id].map(PlannerICS.source)
+        var source = uids[event.id].map(PlannerICS.source)
+        // A part of a split series: a RANGE=THISANDFUTURE override without a rule when its master is
+        // written with the joined rule, else a series of its own (see `SeriesTails`).
+        let tail = seriesTails.tails.contains(event.id)
+        if source?.recurrenceID != nil, event.recurrence != nil, !tail { source = nil }
         let uid = source?.uid ?? event.id + PlannerICS.uidSuffix
-        let text = event.recurrence.map(RecurrenceText.init)
+        let text = tail ? nil : (seriesTails.joined[event.id] ?? event.recurrence).map(RecurrenceText.init)
         let instance = source?.recurrenceID.map { instanceID(of: event, $0) }
         var item = ICalEvent(
             uid: uid, summary: event.title, description: event.notes.isEmpty ? nil : event.notes,
@@ -72,8 +81,7 @@ public struct ICSExport {
             exrules: text?.exrules ?? [], recurrenceID: instance, alarms: event.alerts.map { $0.days * 86_400 + $0.seconds },
             color: event.color.cssName, symbol: event.symbol.rawValue,
             timeZoneName: zoneGoesApart(event) ? event.timeZone : nil)
-        // An instance that recurs took over the rest of its series (RANGE=THISANDFUTURE on import).
-        item.thisAndFuture = source?.recurrenceID != nil && event.recurrence != nil
+        item.thisAndFuture = tail
         writer.event(item)
         for task in event.tasks {
             writer.todo(ICalTodo(uid: task.id + "." + event.id + PlannerICS.uidSuffix, summary: task.text,

@@ -16,8 +16,9 @@ extension PlannerStore {
         // Events come in start order, their tasks by id from all over the tasks table: with the
         // default 2 MB page cache a 100k-event planner (42 MB) read its pages 198k times over.
         try limitPageCache(kibibytes: 32_768)
+        let uids = format == .ics ? try sourceUIDs() : [:]
         var document: any ExportDocument = switch format {
-        case .ics: ICSExport(zones: try timedEventZones(), uids: try sourceUIDs(), dtstamp: dtstamp)
+        case .ics: ICSExport(zones: try timedEventZones(), uids: uids, dtstamp: dtstamp, series: try seriesWithTails(uids))
         case .json: JSONExport()
         }
         var count = 0

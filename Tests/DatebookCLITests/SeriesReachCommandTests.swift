@@ -66,6 +66,24 @@ struct SeriesReachCommandTests {
         #expect(Self.lines(digest.out, "Decade review").count == 1, "\(digest.out)")
     }
 
+    /// Future's row for a series says "repeats …" in every digest format and language (golden
+    /// files); rows of single occurrences of the same series do not.
+    @Test(arguments: [("text", "en_US", "digest-series-en_US.txt"), ("markdown", "en_US", "digest-series-en_US.md"),
+                      ("html", "en_US", "digest-series-en_US.html"), ("text", "de_DE", "digest-series-de_DE.txt")])
+    func theDigestSaysRepeatsOnTheFutureRowOfASeries(_ format: String, _ locale: String, _ snapshot: String) {
+        let sandbox = Sandbox()  // now: Mon 2026-11-30 09:00 Berlin
+        defer { try? FileManager.default.removeItem(atPath: sandbox.home) }
+        // Colours fixed: an event added without one gets one at random.
+        #expect(sandbox.run(["add", "Standup", "--at", "2026-12-01 09:30", "--repeat", "weekly", "--event-color", "indigo"]).code == 0)
+        #expect(sandbox.run(["add", "Jubilee", "--at", "2036-12-01", "--repeat", "yearly", "--event-color", "green"]).code == 0)
+        #expect(sandbox.run(["add", "Board", "--at", "2027-02-01 15:00", "--repeat", "FREQ=MONTHLY;BYDAY=1MO",
+                             "--event-color", "red"]).code == 0)
+        let run = sandbox.run(["digest", "--format", format, "--locale", locale])
+        #expect(run.code == 0, "\(run.err)")
+        #expect(run.out.contains(locale == "de_DE" ? "wiederholt sich wöchentlich" : "repeats weekly"), "\(run.out)")
+        snapshots.expect(run.out, named: snapshot)
+    }
+
     @Test(arguments: ["2028-11-30 12:00", "2036-11-30 12:00", "2126-11-30 12:00"])
     func previewShowsTheAlertOfAYearlyEventYearsAfterItWasAdded(_ later: String) throws {
         var sandbox = Sandbox()

@@ -35,6 +35,7 @@ import Testing
         ("allday-timed-recurrence-id.ics", "UTC"), ("allday-timed-recurrence-id.ics", "America/New_York"), ("floating.ics", "Europe/Berlin"), ("floating.ics", "Asia/Tokyo"),
         // Python icalendar reads a nested VCALENDAR's events too; datebook reads them with a warning.
         ("nested-vcalendar.ics", "UTC"),
+        ("offset-zones.ics", "UTC"), ("offset-zones.ics", "America/New_York"),
     ]
 
     @Test(.enabled(if: available, "Python peer skipped: the test Python lacks icalendar/recurring-ical-events; run: scripts/setup.sh --test"),

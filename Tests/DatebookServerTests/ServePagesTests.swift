@@ -30,6 +30,18 @@ import Testing
         #expect(css.status == 200 && css.text.contains("prefers-color-scheme: dark") && css.text.contains(".c-yellow { border-left-color: #FFCC00; }"))
     }
 
+    /// Future shows each series once, at its next occurrence, and that row says so (issue 26), as `list`
+    /// and the digest do; the rows of single occurrences do not.
+    @Test func theAgendaSaysRepeatsOnTheFutureRowOfASeries() throws {
+        let sandbox = try ServeSandbox()
+        try #require(sandbox.run(["add", "Standup", "--at", "2026-12-01 09:30", "--repeat", "weekly"]).status == 0)
+        try sandbox.start()
+        let page = try sandbox.get("/").text
+        #expect(page.components(separatedBy: "🔁").count == 2, "\(page)")
+        let future = try #require(page.components(separatedBy: "id=\"future\"").last)
+        #expect(future.contains("🔁") && future.contains("Standup"), "\(future)")
+    }
+
     @Test func aFormPostMarksATaskDoneAndListShowsTheNewBadge() throws {
         let sandbox = try Self.demo()
         #expect(try sandbox.run(["list", "--period", "next7"]).out.contains("2 left"))
