@@ -63,6 +63,7 @@ test_python_packages=(
   icalendar               # the iCalendar peer check (DatebookICalTests/PeerCheckTests), the feed check (ServeAPITests)
   recurring-ical-events   # the peer check's occurrence expansion
   radicale                # the CalDAV tests' server (Tests/DatebookTestSupport/Radicale.swift)
+  caldav                  # the CalDAV tests' other device: reads back what the sync pushed (DatebookSyncTests)
   slack-sdk               # Block Kit validation of the Slack payloads (DatebookRenderTests/SlackValidationTests)
 )
 if [ "${1:-}" = "--test" ]; then

@@ -76,7 +76,11 @@ enum OccurrenceOptions {
         let sources = try store.sourceUIDs()
         let uid = OccurrenceChange.uid(of: event, sources: sources)
         let source = OccurrenceChange.overrideSource(uid: uid, instance: instance)
-        var made = OccurrenceChange.override(of: event, at: instance, id: EventID.stable(source), newTaskID: EventTask.newID)
+        // In a synced CalDAV calendar the override is recorded under it, with the id the pull gives the
+        // server's copy, so the next sync sends it as a RECURRENCE-ID of the series' resource.
+        let calDAV = try (store as? any CalDAVStore)?.calDAVCalendar(holding: event.id)
+        let id = calDAV.map { PlannerICS.eventID(uid: source, calendar: $0.sourceCalendar) } ?? EventID.stable(source)
+        var made = OccurrenceChange.override(of: event, at: instance, id: id, newTaskID: EventTask.newID)
         if let title = arguments.value("--title") {
             guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("--title is empty") }
             made.title = title
@@ -91,7 +95,7 @@ enum OccurrenceOptions {
         if arguments.value("--at") == nil { made.timeZone = zone }
         try EventOptions.validate(made, title: "--title")
         let series = OccurrenceChange.cancelling(instance, of: event)
-        try store.saveImport(.saving([series, made], uids: [made.id: source]), calendar: PlannerICS.importCalendar)
+        try store.saveImport(.saving([series, made], uids: [made.id: source]), calendar: calDAV?.sourceCalendar ?? PlannerICS.importCalendar)
         return made
     }
 

@@ -44,6 +44,8 @@ public struct ICSExport {
     private var zones: [String: TimeZone] = [:]
     /// UID → the RECURRENCE-IDs of its overrides held as events of their own (`UID#RECURRENCE-ID`).
     private let overrides: [String: [ICalDateValue]]
+    /// The UIDs of the series and single events written so far: one UID names one of them.
+    private var written: Set<String> = []
 
     /// `zones`: the zones of the timed events to come (in any order, repeats allowed); each gets
     /// a VTIMEZONE.
@@ -61,7 +63,13 @@ public struct ICSExport {
 
     public mutating func add(_ event: Event) {
         let source = uids[event.id].map(PlannerICS.source)
-        let uid = source?.uid ?? event.id + PlannerICS.uidSuffix
+        var uid = source?.uid ?? event.id + PlannerICS.uidSuffix
+        // A UID held by two events (each synced calendar's "Tasks" event, one event in two calendars): the
+        // second goes out under its own id's UID, which an import maps back to it, so no UID names two.
+        if source?.recurrenceID == nil, !written.insert(uid).inserted {
+            uid = event.id + PlannerICS.uidSuffix
+            written.insert(uid)
+        }
         let text = event.recurrence.map(RecurrenceText.init)
         let instance = source?.recurrenceID.map { instanceID(of: event, $0) }
         var item = ICalEvent(
