@@ -129,6 +129,16 @@ enum OccurrenceOptions {
         if arguments.value("--end") == nil { after.end = after.end.map { OccurrenceChange.shifted($0, from: instance, to: after.start) } }
         if arguments.value("--at") == nil { after.timeZone = zone }
         try EventOptions.validate(after, title: "--title")
+        if let calDAV = store as? any CalDAVStore, let calendar = try calDAV.calDAVCalendar(holding: event.id) {
+            // In a synced CalDAV calendar the new series is an event of that calendar (a new resource the next
+            // sync sends, as 'add --calendar' makes one), saved before the old one is cut short: a stop between
+            // the two leaves occurrences twice, never none.
+            let uid = EventID.random(using: &generator) + PlannerICS.uidSuffix
+            after.id = PlannerICS.eventID(uid: uid, calendar: calendar.sourceCalendar)
+            try calDAV.save(after, into: calendar, uid: uid)
+            try store.save(before)
+            return (before, after)
+        }
         try store.transaction {
             try store.saveInTransaction(before)
             try store.saveInTransaction(after)

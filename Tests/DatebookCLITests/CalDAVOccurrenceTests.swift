@@ -105,4 +105,20 @@ struct CalDAVOccurrenceTests {
         #expect(read == (1...10).map { Self.day($0, "09:30") }, "\(read)")
         #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
     }
+
+    /// `edit --from` splits a synced series: the part from then on is a new series of the same calendar
+    /// (a new resource), the old one's rule ends before it; the other device reads every occurrence once.
+    @Test(.enabled(if: peerReady)) func aSeriesSplitHereIsTwoSeriesOnTheServer() throws {
+        let (sandbox, server, environment) = try CalDAVCommandTests().added()
+        try server.put("personal", "standup.ics", Self.standup)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        let split = sandbox.run(["edit", "Standup", "--from", "2026-12-06", "--at", "2026-12-06 10:00", "--end", "2026-12-06 10:15"])
+        #expect(split.code == 0, "\(split.err)")
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.out.hasPrefix("caldav 'home' Personal: 2 sent, 0 removed on the server\n") && run.err.isEmpty, "\(run.out)\(run.err)")
+        let read = try Self.peer(server)
+        #expect(read == (1...10).map { $0 < 6 ? Self.day($0) : Self.day($0, "10:00") }, "\(read)")
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
+        #expect(sandbox.run(["list"]).out.components(separatedBy: "Standup").count - 1 == 10)
+    }
 }
