@@ -43,6 +43,11 @@ enum CalDAVScheduling {
                 var failure: (message: String, kind: CalDAVBackoff.Failure)?
                 do {
                     try followConfig(account, store, config: config, environment: environment)
+                    if isDue(account, now: now), firstOfItsDay(account, now: now) {
+                        for found in try discoverNew(account, store, config: config, environment: environment) {
+                            log("caldav '\(account.name)': found calendar '\(found.displayName)' on the server; syncing it")
+                        }
+                    }
                     let sync = CalDAVSync(store: store, client: try CalDAVCommand.client(for: account, config: config, environment: environment),
                                           timeZone: timeZone)
                     for calendar in try store.calDAVCalendars(account: account.name) where calendar.selected {
@@ -114,6 +119,27 @@ enum CalDAVScheduling {
         guard !entry.calendars.isEmpty || calendars.isEmpty else { return }
         guard calendars.isEmpty || Set(calendars.filter(\.selected).map(\.displayName)) != Set(entry.calendars) else { return }
         _ = try CalDAVCommand.refreshed(account, chosen: entry.calendars, store, config: config, environment: environment)
+    }
+
+    /// Whether a sync at `now` is the account's first of the (UTC) day: the scheduler looks for new
+    /// calendars then, once a day, so a sync with nothing changed stays one request the rest of the day.
+    static func firstOfItsDay(_ account: CalDAVAccount, now: Date) -> Bool {
+        guard let last = account.lastSync else { return false }
+        return (last.timeIntervalSince1970 / 86_400).rounded(.down) != (now.timeIntervalSince1970 / 86_400).rounded(.down)
+    }
+
+    /// The calendars made on the server since, for an account that syncs all of them (each one it
+    /// holds synced; from the config, one without `calendars`): added and synced. Returns them.
+    static func discoverNew(_ account: CalDAVAccount, _ store: any CalDAVStore, config: Config,
+                            environment: [String: String]) throws -> [CalDAVCalendar] {
+        if account.passwordSource == "config", config.caldav.first(where: { $0.name == account.name })?.calendars.isEmpty == false { return [] }
+        let held = try store.calDAVCalendars(account: account.name)
+        guard !held.isEmpty, held.allSatisfy(\.selected) else { return [] }
+        let known = Set(held.map(\.url))
+        let new = try CalDAVCommand.discover(account, chosen: [], config: config, environment: environment, verb: "synced")
+            .filter { !known.contains($0.url) }
+        if !new.isEmpty { try store.updateCalDAVCalendars(new) }
+        return new
     }
 
     /// The message and kind of a failed sync: a refused login (401/403) or anything else.

@@ -135,4 +135,21 @@ struct CalDAVCalendarsTests {
         try server.put("personal", "orphan.ics", orphan("Pack bags"))
         #expect(sandbox.run(["caldav", "sync"], environment: environment).err.contains("UID orphan-1: "))
     }
+
+    /// An account that syncs all its calendars has a calendar made on the server found by the scheduler's
+    /// first sync of a day (not at each sync: one request when nothing changed the rest of the day).
+    @Test func theSchedulerFindsACalendarMadeOnTheServerOnceADay() throws {
+        let (sandbox, server, environment) = try twoCalendars()
+        try server.makeCalendar("chores", displayName: "Chores")
+        try server.put("chores", "bins.ics", Self.meeting.replacingOccurrences(of: "meeting-1", with: "bins-1")
+            .replacingOccurrences(of: "SUMMARY:Meeting", with: "SUMMARY:Bins"))
+        var later = sandbox
+        later.now = "2026-11-30 09:20"
+        #expect(later.run(["tick"], environment: environment).code == 0)
+        #expect(!sandbox.run(["list"]).out.contains("Bins"), "not looked for again the same day")
+        later.now = "2026-12-01 08:00"
+        let tick = later.run(["tick"], environment: environment)
+        #expect(tick.code == 0 && tick.err.contains("caldav 'home': found calendar 'Chores' on the server; syncing it"), "\(tick.err)")
+        #expect(later.run(["list"]).out.contains("Bins"))
+    }
 }
