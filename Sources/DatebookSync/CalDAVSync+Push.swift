@@ -120,7 +120,8 @@ extension CalDAVSync {
                     writes.append(Write(resource: resource, component: "VTODO", changes: nil))
                 }
             }
-            guard let current else { continue }
+            // An override's tasks stay in datebook: a VTODO's RELATED-TO names a series, never one occurrence of it.
+            guard let current, base.uids[event.id]?.contains("#") != true else { continue }
             for task in current.tasks where baseTasks[task.id] == nil {
                 writes.append(Self.newTask(task, of: event.id, relatedTo: base.uids[event.id].flatMap { byUID[$0] == nil ? nil : $0 },
                                            calendar, now: now))

@@ -52,6 +52,9 @@ struct CalDAVOccurrenceTests {
         let (sandbox, server, environment) = try CalDAVCommandTests().added()
         try server.put("personal", "standup.ics", Self.standup)
         #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        // A task of the series (a VTODO related to it); the override gets a copy, which stays in datebook.
+        #expect(sandbox.run(["task", "add", "Standup", "Prepare notes"]).code == 0)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out.hasPrefix("caldav 'home' Personal: 1 sent"))
         #expect(sandbox.run(["edit", "Standup", "--occurrence", "2026-12-03", "--at", "2026-12-03 11:00", "--title", "Standup (late)"]).code == 0)
         #expect(sandbox.run(["rm", "Standup", "--occurrence", "2026-12-05"]).code == 0)
         let run = sandbox.run(["caldav", "sync"], environment: environment)
@@ -69,6 +72,7 @@ struct CalDAVOccurrenceTests {
         #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
         let list = sandbox.run(["list"]).out
         #expect(list.contains("Standup (late)") && list.components(separatedBy: "Standup").count - 1 == 9, "\(list)")
+        #expect(sandbox.run(["show", "Standup (late)"]).out.contains("[ ] Prepare notes"))
 
         // The override edited here again: only its own VEVENT changes.
         #expect(sandbox.run(["edit", "Standup (late)", "--title", "Standup (later)"]).code == 0)
