@@ -152,4 +152,28 @@ struct CalDAVCalendarsTests {
         #expect(tick.code == 0 && tick.err.contains("caldav 'home': found calendar 'Chores' on the server; syncing it"), "\(tick.err)")
         #expect(later.run(["list"]).out.contains("Bins"))
     }
+
+    /// A calendar deleted on either test server (Radicale, Xandikos) is reported and the other synced.
+    @Test(.enabled(if: TestPython.imports(["xandikos"])), arguments: ["radicale", "xandikos"])
+    func aDeletedCalendarIsReportedOnEachServer(_ kind: String) throws {
+        let server: any CalDAVTestServer = kind == "xandikos" ? try Xandikos() : try Radicale()
+        try server.makeCalendar(named: "personal", displayName: "Personal")
+        try server.store("personal", "dentist.ics", CalDAVCommandTests.dentist)
+        try server.makeCalendar(named: "work", displayName: "Work")
+        try server.store("work", "meeting.ics", Self.meeting)
+        let sandbox = Sandbox()
+        let environment = ["DAV_PASSWORD": server.password]
+        let add = sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", server.username, "--password-env", "DAV_PASSWORD",
+                               "--calendar", "Personal", "--calendar", "Work"], environment: environment)
+        #expect(add.code == 0, "\(add.err)")
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        #expect(try server.send("DELETE", server.calendarPath("work"), body: "", headers: []).isSuccess)
+        try server.store("personal", "dentist.ics", CalDAVCommandTests.dentist.replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (moved)"))
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.code == 0 && run.out.contains("caldav 'home' Personal: 1 received"), "\(run.out)\(run.err)")
+        #expect(run.err.contains("caldav 'home' Work: the calendar is gone from the server ("), "\(run.err)")
+        #expect(sandbox.run(["list"]).out.contains("Meeting"))
+        let again = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(again.code == 0 && again.err.isEmpty, "\(again.err)")
+    }
 }
