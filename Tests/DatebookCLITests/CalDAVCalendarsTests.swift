@@ -176,4 +176,29 @@ struct CalDAVCalendarsTests {
         let again = sandbox.run(["caldav", "sync"], environment: environment)
         #expect(again.code == 0 && again.err.isEmpty, "\(again.err)")
     }
+
+    /// A config account whose first registration fails (the server answers 503) is held without
+    /// calendars and backs off: the next pass within the wait asks the server nothing.
+    @Test func aConfigAccountWhoseRegistrationFailsBacksOff() throws {
+        let sink = try TestServer(script: "http_sink.py")
+        defer { withExtendedLifetime(sink) {} }
+        let sandbox = Sandbox()
+        try FileManager.default.createDirectory(atPath: sandbox.home + "/config/datebook", withIntermediateDirectories: true)
+        try """
+            { caldav: [ { name: "home", url: "\(sink.baseURL)/status/503/", username: "ann", password: { env: "DAV_PASSWORD" } } ] }
+            """.write(toFile: sandbox.home + "/config/datebook/config.json5", atomically: true, encoding: .utf8)
+        let environment = ["DAV_PASSWORD": "secret"]
+        let first = sandbox.run(["tick"], environment: environment)
+        #expect(first.err.contains("caldav 'home' (config): "), "\(first.err)")
+        let count = try sink.records().count
+        #expect(count > 0)
+        var later = sandbox
+        later.now = "2026-11-30 09:05"
+        _ = later.run(["tick"], environment: environment)
+        #expect(try sink.records().count == count, "no request within the backoff")
+        #expect(later.run(["caldav", "status"]).out.contains("backing off after 1 failed sync: next attempt"))
+        later.now = "2026-11-30 09:30"
+        _ = later.run(["tick"], environment: environment)
+        #expect(try sink.records().count > count, "tried again after its wait")
+    }
 }
