@@ -27,7 +27,10 @@ enum CalDAVCommand: Command {
         never stored: only where to read it. VEVENTs become events, VTODOs tasks (of the event named
         by RELATED-TO, else of the calendar's "Tasks" event). --ca-file (the config's caFile) names a
         PEM file of certificates to trust for the account's server, kept with the account and used
-        by its every request; without one, DATEBOOK_CA_FILE.
+        by its every request; without one, DATEBOOK_CA_FILE. 'caldav edit NAME' (or 'caldav add'
+        again with the same URL and username) discovers the calendars again: new ones are added,
+        --calendar picks which are synced (all without it). A calendar deleted on the server is
+        reported and no longer synced; its events stay in datebook.
         """
     )
 
