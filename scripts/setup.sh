@@ -64,6 +64,8 @@ test_python_packages=(
   icalendar               # the iCalendar peer check (DatebookICalTests/PeerCheckTests), the feed check (ServeAPITests)
   recurring-ical-events   # the peer check's occurrence expansion
   radicale                # the CalDAV tests' server (Tests/DatebookTestSupport/Radicale.swift)
+  caldav                  # the CalDAV tests' other device: reads back what the sync pushed (CalDAVOccurrenceTests)
+  xandikos                # the second CalDAV server of the tests, beside Radicale (Tests/DatebookTestSupport/Xandikos.swift)
   slack-sdk               # Block Kit validation of the Slack payloads (DatebookRenderTests/SlackValidationTests)
   jsonschema              # the Teams payloads against the Adaptive Card schema (DatebookRenderTests/TeamsValidationTests)
 )

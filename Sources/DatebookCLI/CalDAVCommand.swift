@@ -7,11 +7,11 @@ import Foundation
 
 /// `datebook caldav add|list|sync|rm`: CalDAV accounts (issue 18; this build pulls, see docs/caldav.md).
 enum CalDAVCommand: Command {
-    static let actions = ["add", "list", "sync", "status", "rm"]
+    static let actions = ["add", "edit", "list", "sync", "status", "rm"]
 
     static let spec = CommandSpec(
         name: "caldav", summary: "sync calendars and to-do lists from CalDAV servers",
-        usage: "add NAME URL --username USER (--password-env VAR | --password-file PATH) [--calendar NAME]… [--ca-file PATH] | list | sync [NAME] | status [NAME] | rm NAME",
+        usage: "add NAME URL --username USER (--password-env VAR | --password-file PATH) [--calendar NAME]… [--ca-file PATH] | edit NAME [--calendar NAME]… | list | sync [NAME] | status [NAME] | rm NAME",
         options: [.value("--username", "USER", "the account's login"),
                   .value("--password-env", "VAR", "read the password from this environment variable at every sync"),
                   .value("--password-file", "PATH", "read the password from this file at every sync"),
@@ -27,17 +27,24 @@ enum CalDAVCommand: Command {
         never stored: only where to read it. VEVENTs become events, VTODOs tasks (of the event named
         by RELATED-TO, else of the calendar's "Tasks" event). --ca-file (the config's caFile) names a
         PEM file of certificates to trust for the account's server, kept with the account and used
-        by its every request; without one, DATEBOOK_CA_FILE.
+        by its every request; without one, DATEBOOK_CA_FILE. 'caldav edit NAME' (or 'caldav add'
+        again with the same URL and username) discovers the calendars again: new ones are added,
+        --calendar picks which are synced (all without it). A calendar deleted on the server is
+        reported and no longer synced; its events stay in datebook.
         """
     )
 
     static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
         let words = arguments.positionals
-        let action = try Subcommands.action(words, command: "caldav", counts: [("add", 3...3), ("list", 0...1), ("sync", 1...2), ("status", 1...2), ("rm", 2...2)],
+        let action = try Subcommands.action(words, command: "caldav", counts: [("add", 3...3), ("edit", 2...2), ("list", 0...1), ("sync", 1...2),
+                                                                              ("status", 1...2), ("rm", 2...2)],
                                             usage: spec.usage)
         let store = try CalDAVScheduling.calDAVStore(try context.openStore())
         switch action {
         case "add": return try add(name: words[1], url: words[2], arguments, store, context)
+        case "edit":
+            guard let account = try store.calDAVAccounts().first(where: { $0.name == words[1] }) else { throw try noSuchAccount(words[1], store) }
+            return try refresh(account, chosen: arguments.all("--calendar"), store, context)
         case "rm":
             guard try store.removeCalDAVAccount(named: words[1]) else { throw try noSuchAccount(words[1], store) }
             context.out.write("removed caldav account '\(words[1])' and its events\n")
@@ -74,8 +81,13 @@ enum CalDAVCommand: Command {
             return file
         }
         let account = CalDAVAccount(name: name, url: url, username: username, passwordSource: source, every: every, caFile: caFile)
-        guard try store.calDAVAccounts().allSatisfy({ $0.name != name }) else {
-            throw CLIError.usage("a caldav account named '\(name)' exists already; 'datebook caldav rm \(name)' first to replace it")
+        if let existing = try store.calDAVAccounts().first(where: { $0.name == name }) {
+            // Added again: its calendars are discovered again (new ones added, --calendar choosing which are synced).
+            guard existing.url == url, existing.username == username else {
+                throw CLIError.usage("a caldav account named '\(name)' exists already with another URL or username; "
+                                     + "'datebook caldav rm \(name)' first to replace it")
+            }
+            return try refresh(existing, chosen: arguments.all("--calendar"), store, context)
         }
         try register(account, chosen: arguments.all("--calendar"), store, context)
         context.out.write("'datebook caldav sync \(name)' fetches them\n")
@@ -99,19 +111,50 @@ enum CalDAVCommand: Command {
     /// Discovers the account's calendars and stores the account with them; returns them.
     static func register(_ account: CalDAVAccount, chosen: [String], _ store: any CalDAVStore, config: Config,
                          environment: [String: String]) throws -> [CalDAVCalendar] {
+        let calendars = try discover(account, chosen: chosen, config: config, environment: environment, verb: "added")
+        try store.addCalDAVAccount(account, calendars: calendars)
+        return calendars
+    }
+
+    /// The account's calendars as the server lists them now, those `chosen` names (all when empty)
+    /// selected; a name the server has no calendar of is refused (exit 65).
+    static func discover(_ account: CalDAVAccount, chosen: [String], config: Config, environment: [String: String],
+                         verb: String) throws -> [CalDAVCalendar] {
         let found = try unavailableOnFailure { try client(for: account, config: config, environment: environment).discover(account.url) }
         for wanted in chosen where !found.contains(where: { $0.displayName == wanted }) {
-            throw CLIError.data("caldav account '\(account.name)' not added: no calendar named '\(wanted)'"
+            throw CLIError.data("caldav account '\(account.name)' not \(verb): no calendar named '\(wanted)'"
                                 + Suggestion.hint(for: wanted, in: found.map(\.displayName)))
         }
-        let calendars = found.map {
+        return found.map {
             var calendar = $0
             calendar.account = account.name
             calendar.selected = chosen.isEmpty || chosen.contains(calendar.displayName)
             return calendar
         }
-        try store.addCalDAVAccount(account, calendars: calendars)
-        return calendars
+    }
+
+    /// `caldav edit NAME [--calendar NAME]…` and `caldav add` of an account held already: its calendars
+    /// discovered again, the new ones added, those `chosen` names synced (all when none), the others
+    /// kept with their events but no longer synced; prints them.
+    static func refresh(_ account: CalDAVAccount, chosen: [String], _ store: any CalDAVStore, _ context: Context) throws -> Int32 {
+        let (calendars, stopped) = try refreshed(account, chosen: chosen, store, config: context.config, environment: context.environment)
+        context.out.write("updated caldav account '\(account.name)' (\(CalDAVClient.shown(account.url))): \(calendars.count) calendar"
+                          + (calendars.count == 1 ? "" : "s") + " on the server:\n")
+        for calendar in calendars { context.out.write(describe(calendar)) }
+        for calendar in stopped { context.out.write(String(describe(calendar).dropLast()) + " (gone from the server; its events stay)\n") }
+        return ExitCode.ok
+    }
+
+    /// What `refresh` does, without printing: returns the calendars found and those held that the
+    /// server no longer lists (no longer synced).
+    static func refreshed(_ account: CalDAVAccount, chosen: [String], _ store: any CalDAVStore, config: Config,
+                          environment: [String: String]) throws -> (found: [CalDAVCalendar], stopped: [CalDAVCalendar]) {
+        let calendars = try discover(account, chosen: chosen, config: config, environment: environment, verb: "changed")
+        let found = Set(calendars.map(\.url))
+        var stopped = try store.calDAVCalendars(account: account.name).filter { !found.contains($0.url) && $0.selected }
+        for index in stopped.indices { stopped[index].selected = false }
+        try store.updateCalDAVCalendars(calendars + stopped)
+        return (calendars, stopped)
     }
 
     /// `  Personal  VEVENT, VTODO  #1E90FF  https://…` (`(not synced)` when not chosen).
@@ -136,7 +179,7 @@ enum CalDAVCommand: Command {
                 failures.append(CLIError(message: "caldav '\(entry.name)' (config): " + error.message, code: error.code))
             }
         }
-        var accounts = try store.calDAVAccounts()
+        var accounts = try store.calDAVAccounts().map { CalDAVScheduling.configured($0, context.config) }
         if let name {
             accounts = accounts.filter { $0.name == name }
             guard !accounts.isEmpty else { throw try noSuchAccount(name, store) }
@@ -169,12 +212,22 @@ enum CalDAVCommand: Command {
     /// Each selected calendar of one account: local changes up, then the server's down; one line
     /// each on stdout, conflicts and warnings on stderr. Returns the writes the server refused.
     static func sync(_ account: CalDAVAccount, _ store: any CalDAVStore, _ context: Context) throws -> [String] {
+        try CalDAVScheduling.followConfig(account, store, config: context.config, environment: context.environment)
         let client = try client(for: account, context)
         let sync = CalDAVSync(store: store, client: client, timeZone: context.timeZone)
         var refused: [String] = []
         for calendar in try store.calDAVCalendars(account: account.name) where calendar.selected {
             let prefix = "caldav '\(account.name)' \(TextWidth.clean(calendar.displayName))"
-            let (sent, outcome) = try sync.sync(calendar, now: context.now)  // a CalDAVError is met by the caller (backoff)
+            let result: (pushed: CalDAVSync.PushOutcome, pulled: CalDAVSync.PullOutcome)
+            do {
+                result = try sync.sync(calendar, now: context.now)
+            } catch {
+                // A CalDAVError is met by the caller (backoff), unless the calendar is gone from the server.
+                guard let gone = try CalDAVScheduling.gone(error, calendar, store, now: context.now) else { throw error }
+                context.err.write("datebook: warning: \(prefix): \(gone)\n")
+                continue
+            }
+            let (sent, outcome) = result
             for conflict in sent.conflicts { context.err.write("datebook: warning: \(prefix): conflict: \(conflict)\n") }
             for refusal in sent.refused { context.err.write("datebook: \(prefix): not sent: \(refusal)\n") }
             refused += sent.refused.map { "\(calendar.displayName): not sent: \($0)" }
@@ -242,7 +295,7 @@ enum CalDAVCommand: Command {
             context.out.write("No caldav accounts. Add one with 'datebook caldav add NAME URL --username USER --password-env VAR'.\n")
             return ExitCode.ok
         }
-        for account in accounts {
+        for account in accounts.map({ CalDAVScheduling.configured($0, context.config) }) {
             let synced = account.lastSync.map { Rows.when(.instant($0), context) } ?? "never"
             var line = "\(account.name)  \(CalDAVClient.shown(account.url))  \(account.username)  every \(LeadTime(seconds: account.every))  synced \(synced)"
             if let caFile = account.caFile { line += "  ca-file " + TextWidth.clean(caFile) }
@@ -267,8 +320,12 @@ enum CalDAVCommand: Command {
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw CLIError.data("cannot read \(caFile) (the CA file of caldav account '\(account.name)')")
         }
-        return CalDAVClient(http: HTTPClient(), username: account.username, password: password,
-                            caInfo: caFile ?? environment["DATEBOOK_CA_FILE"])
+        var client = CalDAVClient(http: HTTPClient(), username: account.username, password: password,
+                                  caInfo: caFile ?? environment["DATEBOOK_CA_FILE"])
+        if account.passwordSource == "config", let entry = config.caldav.first(where: { $0.name == account.name }) {
+            client.timeout = Int(entry.timeout)
+        }
+        return client
     }
 
     /// The account's password, read now from where the account says (the config, a variable, a file).

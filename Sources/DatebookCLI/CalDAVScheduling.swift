@@ -27,10 +27,14 @@ enum CalDAVScheduling {
                     let calendars = try CalDAVCommand.register(account, chosen: entry.calendars, store, config: config, environment: environment)
                     log("caldav '\(entry.name)': added from the config with \(calendars.count) calendar(s)")
                 } catch {
+                    // Held without calendars, the failure recorded: it backs off like any failing account, and
+                    // its next attempt discovers the calendars (`followConfig`), instead of one at every pass.
                     log("caldav '\(entry.name)' (config): \(ErrorTranslator.translate(error).message)")
+                    try store.addCalDAVAccount(account, calendars: [])
+                    try record(account, failure: failure(error), store, config: config, environment: environment, now: now)
                 }
             }
-            for account in try store.calDAVAccounts() {
+            for account in try store.calDAVAccounts().map({ configured($0, config) }) {
                 // A failing account waits for its backoff (issue 31), whatever changed here; new settings end it at once.
                 let fingerprint = account.backoff.isFailing ? Self.fingerprint(account, config: config, environment: environment) : ""
                 guard account.backoff.allowsAttempt(at: now, fingerprint: fingerprint) else { continue }
@@ -38,10 +42,23 @@ enum CalDAVScheduling {
                 guard try settingsChanged || isDue(account, now: now) || localChanges && changedHere(account, store) else { continue }
                 var failure: (message: String, kind: CalDAVBackoff.Failure)?
                 do {
+                    try followConfig(account, store, config: config, environment: environment)
+                    if isDue(account, now: now), firstOfItsDay(account, now: now) {
+                        for found in try discoverNew(account, store, config: config, environment: environment) {
+                            log("caldav '\(account.name)': found calendar '\(found.displayName)' on the server; syncing it")
+                        }
+                    }
                     let sync = CalDAVSync(store: store, client: try CalDAVCommand.client(for: account, config: config, environment: environment),
                                           timeZone: timeZone)
                     for calendar in try store.calDAVCalendars(account: account.name) where calendar.selected {
-                        let (pushed, _) = try sync.sync(calendar, now: now)
+                        let pushed: CalDAVSync.PushOutcome
+                        do {
+                            pushed = try sync.sync(calendar, now: now).pushed
+                        } catch {
+                            guard let gone = try gone(error, calendar, store, now: now) else { throw error }
+                            log("caldav '\(account.name)' \(calendar.displayName): \(gone)")
+                            continue
+                        }
                         for line in pushed.conflicts { log("caldav '\(account.name)' \(calendar.displayName): conflict: \(line)") }
                         for line in pushed.refused { log("caldav '\(account.name)' \(calendar.displayName): not sent: \(line)") }
                         if let last = pushed.refused.last { failure = ("not sent: " + last, .other) }
@@ -55,6 +72,74 @@ enum CalDAVScheduling {
         } catch {
             log("caldav accounts not synced: \(ErrorTranslator.translate(error).message)")
         }
+    }
+
+    /// The account with the `every` of its config entry, for an account the config registered: the
+    /// config stays its source, so a changed `every` applies without registering it again.
+    static func configured(_ account: CalDAVAccount, _ config: Config) -> CalDAVAccount {
+        guard account.passwordSource == "config", let entry = config.caldav.first(where: { $0.name == account.name }) else { return account }
+        var account = account
+        account.every = Int(entry.every)
+        return account
+    }
+
+    /// A calendar deleted on the server (its own URL answers 404 or 410) no longer blocks its
+    /// account: it is no longer synced (`caldav list` shows it `(not synced)`), its events and any
+    /// change made here that was not sent stay in datebook, and what happened is recorded
+    /// (`caldav status`). The copy of the server's texts and the sync token are dropped: should the
+    /// calendar be synced again (`caldav edit`, `caldav add` again), its events go up as made here.
+    /// Returns the message; nil for any other error.
+    static func gone(_ error: Error, _ calendar: CalDAVCalendar, _ store: any CalDAVStore, now: Date) throws -> String? {
+        guard case let .status(url, method, code)? = error as? CalDAVError, code == 404 || code == 410,
+              url == CalDAVClient.shown(calendar.url) else { return nil }
+        var stopped = calendar
+        stopped.selected = false
+        try store.updateCalDAVCalendars([stopped])
+        try store.applyCalDAVChanges(to: calendar, changed: [], removed: Array(try store.calDAVResources(of: calendar).keys), events: nil,
+                                     syncToken: nil, ctag: nil)
+        try store.recordCalDAVSyncedChanges(nil, of: calendar)
+        let events = try store.calDAVEventUIDs(of: calendar).values.filter { !$0.contains("#") && $0 != "tasks" }.count
+        let message = "the calendar is gone from the server (\(method) answered HTTP \(code)); its \(events) event"
+            + (events == 1 ? " stays" : "s stay") + " in datebook, no longer synced"
+            + (calendar.changedHere ? ", with the changes made here that were not sent" : "")
+            + "; 'datebook caldav edit \(calendar.account)' syncs it again once the server has it again"
+        try store.recordCalDAVConflicts([message], in: calendar, now: now)
+        return message
+    }
+
+    /// The config's `calendars` of an account it registered, honoured when they change: the
+    /// calendars are discovered again and those it names synced, the others kept but no longer
+    /// synced (a name the server has no calendar of fails the sync, exit 65, saying so). Nothing
+    /// is asked of the server while the synced calendars are the ones the config names. An
+    /// account whose registration failed (held without calendars) has them discovered here.
+    static func followConfig(_ account: CalDAVAccount, _ store: any CalDAVStore, config: Config, environment: [String: String]) throws {
+        guard account.passwordSource == "config", let entry = config.caldav.first(where: { $0.name == account.name }) else { return }
+        let calendars = try store.calDAVCalendars(account: account.name)
+        // None held: its registration failed (the server down, say); discovered now.
+        guard !entry.calendars.isEmpty || calendars.isEmpty else { return }
+        guard calendars.isEmpty || Set(calendars.filter(\.selected).map(\.displayName)) != Set(entry.calendars) else { return }
+        _ = try CalDAVCommand.refreshed(account, chosen: entry.calendars, store, config: config, environment: environment)
+    }
+
+    /// Whether a sync at `now` is the account's first of the (UTC) day: the scheduler looks for new
+    /// calendars then, once a day, so a sync with nothing changed stays one request the rest of the day.
+    static func firstOfItsDay(_ account: CalDAVAccount, now: Date) -> Bool {
+        guard let last = account.lastSync else { return false }
+        return (last.timeIntervalSince1970 / 86_400).rounded(.down) != (now.timeIntervalSince1970 / 86_400).rounded(.down)
+    }
+
+    /// The calendars made on the server since, for an account that syncs all of them (each one it
+    /// holds synced; from the config, one without `calendars`): added and synced. Returns them.
+    static func discoverNew(_ account: CalDAVAccount, _ store: any CalDAVStore, config: Config,
+                            environment: [String: String]) throws -> [CalDAVCalendar] {
+        if account.passwordSource == "config", config.caldav.first(where: { $0.name == account.name })?.calendars.isEmpty == false { return [] }
+        let held = try store.calDAVCalendars(account: account.name)
+        guard !held.isEmpty, held.allSatisfy(\.selected) else { return [] }
+        let known = Set(held.map(\.url))
+        let new = try CalDAVCommand.discover(account, chosen: [], config: config, environment: environment, verb: "synced")
+            .filter { !known.contains($0.url) }
+        if !new.isEmpty { try store.updateCalDAVCalendars(new) }
+        return new
     }
 
     /// The message and kind of a failed sync: a refused login (401/403) or anything else.

@@ -108,6 +108,16 @@ enum OccurrenceOptions {
             after.recurrence = moved.after
         }
         try EventOptions.validate(after, title: "--title")
+        if let calDAV = store as? any CalDAVStore, let calendar = try calDAV.calDAVCalendar(holding: event.id) {
+            // In a synced CalDAV calendar the new series is an event of that calendar (a new resource the next
+            // sync sends, as 'add --calendar' makes one), saved before the old one is cut short: a stop between
+            // the two leaves occurrences twice, never none.
+            let uid = EventID.random(using: &generator) + PlannerICS.uidSuffix
+            after.id = PlannerICS.eventID(uid: uid, calendar: calendar.sourceCalendar)
+            try calDAV.save(after, into: calendar, uid: uid)
+            try store.save(before)
+            return (before, after)
+        }
         // From a calendar that splits series with RANGE=THISANDFUTURE: the part is held as such an override.
         if let source = try OccurrenceChange.thisAndFutureSource(of: event, at: instance, sources: try store.sourceUIDs(), in: store) {
             after.id = EventID.stable(source)

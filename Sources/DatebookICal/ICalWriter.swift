@@ -70,6 +70,16 @@ public enum ICalWriter {
         out.line("END:VTODO")
     }
 
+    /// `NAME;params:value` for a date value, as the writer puts it in a VEVENT (a zoned time as
+    /// `TZID=…` and its wall clock, in UTC in the hour a DST change repeats): for patching a text.
+    public static func dateProperty(_ name: String, _ value: ICalDateValue) -> String {
+        var zones: [String: TimeZone] = [:]
+        return property(name, value, zones: &zones)
+    }
+
+    /// The VTIMEZONE lines the writer puts in for `tzid` (an IANA name; none when libical has no such zone).
+    public static func vtimezone(_ tzid: String) -> [String] { ICalTimeZoneExport.vtimezone(tzid) }
+
     /// `NAME;params:value` for a date value; `zones` keeps the zones already looked up.
     static func property(_ name: String, _ value: ICalDateValue, zones: inout [String: TimeZone]) -> String {
         switch value {

@@ -9,7 +9,7 @@ extension Config {
     public static let alertKeys = ["before", "channels", "quietHours", "lateness", "cancelWhenDone", "clockJump"]
     public static let feedKeys = ["name", "url", "every"]
     public static let serveKeys = ["listen", "baseURL", "token", "feedToken", "accessLog"]
-    public static let caldavKeys = ["name", "url", "username", "password", "calendars", "every", "caFile"]
+    public static let caldavKeys = ["name", "url", "username", "password", "calendars", "every", "caFile", "timeout"]
     public static let commonChannelKeys = ["type", "insecure", "caFile", "timeout"]
     public static let channelKeys: [String: [String]] = [
         "slack": ["url"], "teams": ["url"], "discord": ["url", "username"], "mattermost": ["url", "username"],
@@ -116,6 +116,11 @@ extension Config {
         let calendars = try item["calendars"].map { node in
             try reader.array(node, path + ".calendars").enumerated().map { try reader.string($1, "\(path).calendars[\($0)]") }
         } ?? []
+        var timeout = CalDAVAccountConfig.defaultTimeout
+        if let node = item["timeout"] {
+            timeout = try duration(node, path + ".timeout", reader: reader)
+            guard timeout >= 1 else { throw reader.fail(node, path + ".timeout", "expected a duration of at least 1s, like 30s or 5m") }
+        }
         var caFile: String?
         if let node = item["caFile"] {
             let file = expandHome(try reader.string(node, path + ".caFile"), environment)
@@ -127,7 +132,7 @@ extension Config {
         return CalDAVAccountConfig(name: try reader.string(nameNode, path + ".name"), url: url,
                                    username: try reader.string(userNode, path + ".username"),
                                    password: try secret(passwordNode, path + ".password", reader: reader, environment: environment),
-                                   calendars: calendars, every: every, caFile: caFile)
+                                   calendars: calendars, every: every, caFile: caFile, timeout: timeout)
     }
 
     static func channel(_ name: String, _ node: JSONNode, reader: JSONReader, environment: [String: String]) throws -> Channel {

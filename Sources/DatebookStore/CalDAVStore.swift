@@ -9,6 +9,10 @@ public protocol CalDAVStore: PlannerStore {
     @discardableResult func addCalDAVAccount(_ account: CalDAVAccount, calendars: [CalDAVCalendar]) throws -> Bool
     func calDAVAccounts() throws -> [CalDAVAccount]
     func calDAVCalendars(account: String) throws -> [CalDAVCalendar]
+    /// Adds the calendars an account has not held yet and sets the display name, colour,
+    /// components and whether it is synced of those it holds (`caldav add` again, a calendar gone
+    /// from the server); sync tokens, held texts and events stay.
+    func updateCalDAVCalendars(_ calendars: [CalDAVCalendar]) throws
     /// The resources held for one calendar, by URL.
     func calDAVResources(of calendar: CalDAVCalendar) throws -> [String: CalDAVResource]
     /// Removes an account, its calendars, resources and events; false when there is none.
@@ -68,6 +72,12 @@ public protocol CalDAVStore: PlannerStore {
 }
 
 extension CalDAVStore {
+    /// The upsert of `updateCalDAVCalendars` after its `VALUES (…)` (the same text on both stores).
+    static var calendarUpsert: String {
+        "ON CONFLICT (account, url) DO UPDATE SET display_name = excluded.display_name, color = excluded.color, "
+            + "components = excluded.components, selected = excluded.selected"
+    }
+
     /// Applies a pull's changes without a push before it (records nothing of the local changes).
     public func applyCalDAVChanges(to calendar: CalDAVCalendar, changed: [CalDAVResource], removed: [String],
                                    events: ICSImport?, syncToken: String?, ctag: String?) throws {

@@ -11,7 +11,11 @@ extension EventChanges {
         let sources = try store.sourceUIDs()
         let uid = OccurrenceChange.uid(of: event, sources: sources)
         let source = OccurrenceChange.overrideSource(uid: uid, instance: instance)
-        var made = OccurrenceChange.override(of: event, at: instance, id: EventID.stable(source), newTaskID: EventTask.newID)
+        // In a synced CalDAV calendar the override is recorded under it, with the id the pull gives the
+        // server's copy, so the next sync sends it as a RECURRENCE-ID of the series' resource.
+        let calDAV = try (store as? any CalDAVStore)?.calDAVCalendar(holding: event.id)
+        let id = calDAV.map { PlannerICS.eventID(uid: source, calendar: $0.sourceCalendar) } ?? EventID.stable(source)
+        var made = OccurrenceChange.override(of: event, at: instance, id: id, newTaskID: EventTask.newID)
         let zone = made.timeZone
         try apply(to: &made, parser: parser, newTaskID: EventTask.newID)
         // Moved without a new end: the end moves alike (the occurrence keeps its length).
@@ -20,7 +24,7 @@ extension EventChanges {
         if start == nil { made.timeZone = zone }
         try Self.validate(made)
         let series = OccurrenceChange.cancelling(instance, of: event)
-        try store.saveImport(.saving([series, made], uids: [made.id: source]), calendar: PlannerICS.importCalendar)
+        try store.saveImport(.saving([series, made], uids: [made.id: source]), calendar: calDAV?.sourceCalendar ?? PlannerICS.importCalendar)
         return made
     }
 

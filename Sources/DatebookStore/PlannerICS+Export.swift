@@ -47,6 +47,8 @@ public struct ICSExport {
     private let overrides: [String: [ICalDateValue]]
     /// How the parts of series split by RANGE=THISANDFUTURE are written.
     private let seriesTails: SeriesTails
+    /// The UIDs of the series and single events written so far: one UID names one of them.
+    private var written: Set<String> = []
 
     /// `zones`: the zones of the timed events to come (in any order, repeats allowed); each gets
     /// a VTIMEZONE. `series`: the series split by RANGE=THISANDFUTURE overrides, their parts and
@@ -70,7 +72,13 @@ public struct ICSExport {
         // written with the joined rule, else a series of its own (see `SeriesTails`).
         let tail = seriesTails.tails.contains(event.id)
         if source?.recurrenceID != nil, event.recurrence != nil, !tail { source = nil }
-        let uid = source?.uid ?? event.id + PlannerICS.uidSuffix
+        var uid = source?.uid ?? event.id + PlannerICS.uidSuffix
+        // A UID held by two events (each synced calendar's "Tasks" event, one event in two calendars): the
+        // second goes out under its own id's UID, which an import maps back to it, so no UID names two.
+        if source?.recurrenceID == nil, !written.insert(uid).inserted {
+            uid = event.id + PlannerICS.uidSuffix
+            written.insert(uid)
+        }
         let text = tail ? nil : (seriesTails.joined[event.id] ?? event.recurrence).map(RecurrenceText.init)
         let instance = source?.recurrenceID.map { instanceID(of: event, $0) }
         var item = ICalEvent(

@@ -24,6 +24,18 @@ extension PostgresStore: CalDAVStore {
         }
     }
 
+    public func updateCalDAVCalendars(_ calendars: [CalDAVCalendar]) throws {
+        try transaction {
+            for calendar in calendars {
+                try query("""
+                    INSERT INTO caldav_calendars (account, url, display_name, color, components, selected, ctag)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7) \(Self.calendarUpsert)
+                    """, [calendar.account, calendar.url, calendar.displayName, calendar.color, calendar.components.joined(separator: ","),
+                          calendar.selected ? "1" : "0", calendar.ctag])
+            }
+        }
+    }
+
     public func calDAVAccounts() throws -> [CalDAVAccount] {
         try query("""
             SELECT name, url, username, password_source, every, last_sync, last_error, ca_file, \(Self.calDAVBackoffColumns)

@@ -29,6 +29,21 @@ extension Store {
         }
     }
 
+    public func updateCalDAVCalendars(_ calendars: [CalDAVCalendar]) throws {
+        try transaction {
+            for calendar in calendars {
+                try wrap {
+                    try statement("""
+                        INSERT INTO caldav_calendars (account, url, display_name, color, components, selected, ctag)
+                        VALUES (?, ?, ?, ?, ?, ?, ?) \(Self.calendarUpsert)
+                        """).bind(.text(calendar.account), .text(calendar.url), .text(calendar.displayName), .optional(calendar.color),
+                                  .text(calendar.components.joined(separator: ",")), .int(calendar.selected ? 1 : 0),
+                                  .optional(calendar.ctag)).run()
+                }
+            }
+        }
+    }
+
     public func calDAVAccounts() throws -> [CalDAVAccount] {
         var result: [CalDAVAccount] = []
         try wrap {

@@ -50,6 +50,8 @@ extension CalDAVSync {
         var component: String
         /// nil: delete the resource.
         var changes: [ICalPatch.Change]?
+        /// The series' overrides (RECURRENCE-ID VEVENTs) to add, change or remove in the same PUT.
+        var overrides: [OverrideEdit] = []
         var isNew = false
         /// The event of the held copy the write is about (its own resource or a task's), if any.
         var before: Event?
@@ -94,10 +96,14 @@ extension CalDAVSync {
                 ICalPatch.target(in: ICalPatch.logicalLines(resource.text, separator: "\r\n"), component: "VEVENT") != nil
             {
                 if let current {
-                    let changes = Self.eventChanges(from: event, to: current, uid: uid, text: resource.text, now: now) {
+                    let overrides = try overrideEdits(of: current, uid: uid, base: base, here: here, now: now, read: &read)
+                    let changes = Self.eventChanges(from: event, to: current, uid: uid, now: now, overrides: overrides.sources,
+                                                    overridesChanged: overrides.changed) {
                         (try? foreignAlerts(resource, calendar, now: now)) ?? []
                     }
-                    if !changes.isEmpty { writes.append(Write(resource: resource, component: "VEVENT", changes: changes)) }
+                    if Self.changesText(resource.text, changes, overrides.edits, component: "VEVENT") {
+                        writes.append(Write(resource: resource, component: "VEVENT", changes: changes, overrides: overrides.edits))
+                    }
                 } else {
                     writes.append(Write(resource: resource, component: "VEVENT", changes: nil))
                 }
@@ -107,12 +113,15 @@ extension CalDAVSync {
                 guard let resource = resources.first(where: { PlannerICS.taskID($0.uid) == task.id }) else { continue }
                 if let local = currentTasks[task.id] {
                     let changes = Self.taskChanges(from: task, to: local, text: resource.text, at: now)
-                    if !changes.isEmpty { writes.append(Write(resource: resource, component: "VTODO", changes: changes)) }
+                    if Self.changesText(resource.text, changes, [], component: "VTODO") {
+                        writes.append(Write(resource: resource, component: "VTODO", changes: changes))
+                    }
                 } else {
                     writes.append(Write(resource: resource, component: "VTODO", changes: nil))
                 }
             }
-            guard let current else { continue }
+            // An override's tasks stay in datebook: a VTODO's RELATED-TO names a series, never one occurrence of it.
+            guard let current, base.uids[event.id]?.contains("#") != true else { continue }
             for task in current.tasks where baseTasks[task.id] == nil {
                 writes.append(Self.newTask(task, of: event.id, relatedTo: base.uids[event.id].flatMap { byUID[$0] == nil ? nil : $0 },
                                            calendar, now: now))
@@ -176,18 +185,23 @@ extension CalDAVSync {
         return made.events.first { made.uids[$0.id] == resource.uid }?.alerts ?? []
     }
 
-    /// The property lines to change so that the server's event (`text`, its master VEVENT) reads as
-    /// `current`. A changed recurrence writes RRULE, RDATE, EXDATE and EXRULE as `export` does,
-    /// without the EXDATEs of the text's own RECURRENCE-ID overrides; changed alerts replace
+    /// The property lines to change so that the server's event (a master VEVENT, or an override)
+    /// reads as `current`. Times go in the event's own zone (`TZID`, its VTIMEZONE added by `send`).
+    /// A changed recurrence (or set of overrides) writes RRULE, RDATE, EXDATE and EXRULE as `export`
+    /// does, without the EXDATEs of the instances the series' overrides replace (`overrides`: their
+    /// event ids → `UID#RECURRENCE-ID`, as the resource will hold them); changed alerts replace
     /// datebook's own VALARMs only (`foreignAlerts`: what the others give).
-    static func eventChanges(from base: Event, to current: Event, uid: String, text: String, now: Date,
-                             foreignAlerts: () -> [LeadTime]) -> [ICalPatch.Change] {
+    static func eventChanges(from base: Event, to current: Event, uid: String, now: Date, overrides: [String: String] = [:],
+                             overridesChanged: Bool = false, foreignAlerts: () -> [LeadTime]) -> [ICalPatch.Change] {
         var changes: [ICalPatch.Change] = []
         if current.title != base.title { changes.append(.init("SUMMARY", ICalPatch.textLine("SUMMARY", current.title))) }
-        if current.start != base.start { changes.append(.init("DTSTART", ICalPatch.dateLine("DTSTART", current.start))) }
-        if current.exclusiveEnd != base.exclusiveEnd {
+        let rezoned = current.timeZone != base.timeZone && current.start.isInstant
+        if current.start != base.start || rezoned {
+            changes.append(.init("DTSTART", ICalPatch.dateLine("DTSTART", current.start, zone: current.timeZone)))
+        }
+        if current.exclusiveEnd != base.exclusiveEnd || rezoned && current.exclusiveEnd != nil {
             // iCalendar's DTEND is exclusive: an all-day event's last day is written as the day after.
-            changes.append(.init("DTEND", current.exclusiveEnd.map { ICalPatch.dateLine("DTEND", $0) }))
+            changes.append(.init("DTEND", current.exclusiveEnd.map { ICalPatch.dateLine("DTEND", $0, zone: current.timeZone) }))
             changes.append(.init("DURATION", nil))
         }
         if current.notes != base.notes {
@@ -197,16 +211,14 @@ extension CalDAVSync {
             changes.append(.init("LOCATION", current.location.isEmpty ? nil : ICalPatch.textLine("LOCATION", current.location)))
         }
         if current.url != base.url { changes.append(.init("URL", current.url.isEmpty ? nil : "URL:" + current.url)) }
-        if current.recurrence != base.recurrence {
+        if current.recurrence != base.recurrence || overridesChanged {
             var bare = current
             bare.tasks = []
             bare.alerts = []
-            let written = PlannerICS.encode([bare], uids: [current.id: uid], dtstamp: now)
-            let overrides = Set(ICalResources.lines(text).filter { ICalPatch.propertyName(String($0)) == "RECURRENCE-ID" }
-                .map { $0.split(separator: ":").last.map(String.init) ?? "" })
+            // The overrides' sources beside the series' own: the export leaves their instances' EXDATEs out.
+            let written = PlannerICS.encode([bare], uids: overrides.merging([current.id: uid]) { _, own in own }, dtstamp: now)
             for name in ["RRULE", "RDATE", "EXDATE", "EXRULE"] {
-                let lines = ICalPatch.value(name, in: written, component: "VEVENT")?.split(separator: "\n").map(String.init) ?? []
-                changes.append(.init(name, lines: lines.filter { name != "EXDATE" || !overrides.contains(String($0.split(separator: ":").last ?? "")) }))
+                changes.append(.init(name, lines: ICalPatch.value(name, in: written, component: "VEVENT")?.split(separator: "\n").map(String.init) ?? []))
             }
         }
         if current.symbol != base.symbol {
@@ -278,7 +290,7 @@ extension CalDAVSync {
             return
         }
         let original = resource.text
-        resource.text = write.isNew ? original : ICalPatch.apply(changes, to: original, component: write.component)
+        resource.text = write.isNew ? original : Self.patched(original, changes, write.overrides, component: write.component)
         var response = try client.put(resource.url, text: resource.text, ifMatch: write.isNew ? nil : resource.etag)
         if response.status == 412, write.isNew, let server = try client.get(resource.url) {
             // Already there: a sync killed after this PUT was accepted, before recording it.
@@ -289,12 +301,22 @@ extension CalDAVSync {
             return
         }
         var lost: [String]?
-        if response.status == 412, !write.isNew, let server = try client.get(resource.url) {
-            let merged = Self.merge(changes, base: original, server: server.text, component: write.component, now: now)
-            outcome.merged += 1
-            lost = merged.lost.map { "UID \(resource.uid): \($0)" }
-            resource.text = ICalPatch.apply(merged.changes, to: server.text, component: write.component)
-            response = try client.put(resource.url, text: resource.text, ifMatch: server.etag)
+        if response.status == 412 || response.status == 404, !write.isNew {
+            if let server = try client.get(resource.url) {
+                let merged = Self.merge(changes, base: original, server: server.text, component: write.component, now: now)
+                outcome.merged += 1
+                lost = merged.lost.map { "UID \(resource.uid): \($0)" }
+                resource.text = Self.patched(server.text, merged.changes, write.overrides, component: write.component)
+                response = try client.put(resource.url, text: resource.text, ifMatch: server.etag)
+            } else {
+                // Removed on the server, changed here: the change wins, and the resource is put back as the
+                // server last had it with datebook's changes (its unknown properties kept), as a new one.
+                response = try client.put(resource.url, text: resource.text, ifMatch: nil)
+                if response.isSuccess {
+                    outcome.conflicts.append("UID \(resource.uid): removed on the server but changed here; put back with datebook's changes")
+                    outcome.unrecorded.append(outcome.conflicts[outcome.conflicts.count - 1])
+                }
+            }
         }
         guard response.isSuccess else {
             outcome.conflicts += lost ?? []

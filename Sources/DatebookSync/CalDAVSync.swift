@@ -158,7 +158,21 @@ public struct CalDAVSync {
                                            whenChangedHere: keeping(result, after: push, calendar, lost: lost))
         else { return nil }
         return PullOutcome(calendar: calendar.displayName, received: received.count, removed: removed.count,
-                           events: result.events.count, warnings: result.warnings, conflicts: lost.messages)
+                           events: result.events.count, warnings: Self.fresh(result.warnings, received: received, held: all),
+                           conflicts: lost.messages)
+    }
+
+    /// The warnings about resources received now: one about a resource held unchanged (a RELATED-TO
+    /// naming no event, say) was given when it came, and is not repeated at each rebuild until it changes.
+    static func fresh(_ warnings: [String], received: [CalDAVResource], held: [String: CalDAVResource]) -> [String] {
+        let new = Set(received.map(\.uid))
+        let old = Set(held.values.map(\.uid)).subtracting(new)
+        return warnings.filter { warning in
+            guard let mark = warning.range(of: ": UID ") else { return true }
+            let rest = warning[mark.upperBound...]
+            let uid = rest.range(of: ": ").map { String(rest[..<$0.lowerBound]) } ?? String(rest)
+            return !old.contains(uid)
+        }
     }
 
     /// The events (id, UID) recorded under the calendar that the server has never had: made here

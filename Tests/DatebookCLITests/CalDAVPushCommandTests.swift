@@ -47,7 +47,8 @@ struct CalDAVPushCommandTests {
         #expect(sandbox.run(["caldav", "sync"], environment: environment).out.hasPrefix("caldav 'home' Personal: 1 sent, 0 removed on the server\n"))
         let after = try #require(try server.get("personal", "dentist.ics"))
         #expect(after.contains("\r\nSUMMARY:Dentist\\, Dr. Who\r\n"))
-        #expect(after.contains("\r\nDTSTART:20261204T090000Z\r\n"))
+        // In the zone it was given in (--tz Europe/Berlin), with the VTIMEZONE a TZID needs.
+        #expect(after.contains("\r\nDTSTART;TZID=Europe/Berlin:20261204T100000\r\n") && after.contains("\r\nTZID:Europe/Berlin\r\n"), "\(after)")
         keepsEveryOtherLine(before, after, changed: ["SUMMARY", "DTSTART", "DTEND", "DTSTAMP", "LAST-MODIFIED"])
         #expect(after.contains("X-PHONE-THING:keep me") && after.contains("ATTENDEE;CN=Bob:mailto:bob@example.org"))
         #expect(after.contains("DESCRIPTION:phone alarm"))
@@ -329,5 +330,38 @@ struct CalDAVPushCommandTests {
         #expect(sandbox.run(["caldav", "sync"], environment: environment, storePath: store).out == "caldav 'home' Personal: unchanged\n")
         #expect(sandbox.run(["caldav", "rm", "home"], storePath: store).code == 0)
         #expect(!sandbox.run(["list"], storePath: store).out.contains("Dentist"))
+    }
+
+    /// Changed here, removed on the server (issue 31): datebook's change wins; the resource is put back
+    /// from the held text with the change (what datebook does not model kept), said in one line.
+    @Test func anEventChangedHereAndRemovedOnTheServerIsPutBackWithTheChange() throws {
+        let (sandbox, server, environment) = try synced()
+        #expect(sandbox.run(["edit", "Dentist", "--title", "Dentist (moved)"]).code == 0)
+        try server.delete("personal", "dentist.ics")
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.code == 0, "\(run.err)")
+        #expect(run.err == "datebook: warning: caldav 'home' Personal: conflict: UID dentist-1: removed on the server but changed here; "
+                + "put back with datebook's changes\n")
+        let text = try #require(try server.get("personal", "dentist.ics"))
+        #expect(text.contains("\r\nSUMMARY:Dentist (moved)\r\n") && text.contains("X-PHONE-THING:keep me"), "\(text)")
+        #expect(sandbox.run(["caldav", "status"]).out.contains("removed on the server but changed here"))
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
+    }
+
+    /// One PUT per real change: a new rule, or alerts cleared where the server's own VALARM gives one,
+    /// is not sent again at every later sync.
+    @Test func aRepeatOrAlertEditIsSentOnceNotAtEverySync() throws {
+        let (sandbox, server, environment) = try synced()
+        #expect(sandbox.run(["edit", "Dentist", "--repeat", "weekly", "--count", "4"]).code == 0)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out.hasPrefix("caldav 'home' Personal: 1 sent, 0 removed on the server\n"))
+        #expect(try server.get("personal", "dentist.ics")?.contains("RRULE:FREQ=WEEKLY;COUNT=4") == true)
+        #expect(sandbox.run(["edit", "Dentist", "--clear-alerts"]).code == 0)
+        let puts = { server.requests().filter { $0.hasPrefix("PUT ") }.count }
+        let before = puts()
+        for _ in 0..<3 {
+            let run = sandbox.run(["caldav", "sync"], environment: environment)
+            #expect(run.code == 0 && !run.out.contains("sent"), "\(run.out)")
+        }
+        #expect(puts() == before, "\(server.requests().suffix(6))")
     }
 }

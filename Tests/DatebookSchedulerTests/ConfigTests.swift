@@ -56,6 +56,13 @@ struct ConfigTests {
         #expect(hosts.allSatisfy { $0 == "example.org" || $0.hasSuffix(".example.org") }, "\(hosts)")
     }
 
+    /// A CalDAV account's `timeout` (issue 31): how long a request may wait for a byte; 2 minutes by default.
+    @Test func aCalDAVAccountsTimeoutIsReadWithATwoMinuteDefault() throws {
+        let account = "name: \"a\", url: \"https://dav.example.org/\", username: \"u\", password: { env: \"P\" }"
+        let config = try parse("{ caldav: [ { \(account), timeout: \"5m\" }, { \(account) } ] }")
+        #expect(config.caldav.map(\.timeout) == [300, 120])
+    }
+
     @Test(arguments: [
         ("{ digests: [ { name: \"m\", at: \"7am\", channels: [] } ] }",
          "config.json5:1: digests[0].at: expected HH:MM, got \"7am\""),

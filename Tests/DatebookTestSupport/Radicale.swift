@@ -34,27 +34,14 @@ public final class Radicale: @unchecked Sendable {  // owns a child process
             "--auth-htpasswd-encryption=plain", "--auth-delay=0", "--logging-level=info",
         ] + (pair.map { ["--server-ssl=True", "--server-certificate=" + $0.cert, "--server-key=" + $0.key] } ?? [])
         log = directory.appendingPathComponent("radicale.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: Data())
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardOutput = handle
-        process.standardError = handle
         // Its own HOME: Radicale reads ~/.config/radicale/config, which must be no user's.
-        process.environment = ["HOME": directory.path, "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path,
-                               "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
-        try process.run()
-        Reaper.watch(process)
-        // Up to 60 s: the machine may be busy building.
-        for _ in 0..<600 {
-            if !process.isRunning { break }
-            if case .success = client.perform(HTTPRequest(method: "GET", url: baseURL + "/.well-known/caldav", timeout: 2,
-                                                          caInfo: certificate)) {
-                return
-            }
-            usleep(100_000)
+        let answered = try startServer(process, log: log, home: directory, client: client,
+                                       probe: HTTPRequest(method: "GET", url: baseURL + "/.well-known/caldav", timeout: 2, caInfo: certificate))
+        guard answered else {
+            let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            stop()
+            throw RadicaleError.didNotStart(String(output.suffix(2000)))
         }
-        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        stop()
-        throw RadicaleError.didNotStart(String(output.suffix(2000)))
     }
 
     public var baseURL: String { (certificate == nil ? "http" : "https") + "://127.0.0.1:\(port)" }

@@ -130,5 +130,6 @@ enum ConfigManual {
         "caldav[].calendars": "a list of calendar display names to sync (default: all)",
         "caldav[].every": "a DURATION between syncs by the daemon (default 15m)",
         "caldav[].caFile": "a PEM file of certificates to trust for this server (a private CA, a self-signed one); must be readable",
+        "caldav[].timeout": "a DURATION a request may go without a byte from the server before it is given up (default 2m)",
     ]
 }

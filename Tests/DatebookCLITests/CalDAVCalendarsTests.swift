@@ -1,0 +1,204 @@
+@testable import DatebookCLI
+import DatebookTestSupport
+import Foundation
+import Testing
+
+/// Calendars come and go on the server (issue 31): a deleted one no longer blocks its account, a
+/// new one is found by `caldav add` again or `caldav edit`, the config's `calendars` is followed.
+struct CalDAVCalendarsTests {
+    static let meeting = CalDAVCommandTests.dentist.replacingOccurrences(of: "dentist-1", with: "meeting-1")
+        .replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Meeting")
+
+    /// A Radicale with calendars 'Personal' (the dentist) and 'Work' (a meeting), both synced by account 'home'.
+    func twoCalendars() throws -> (Sandbox, Radicale, [String: String]) {
+        let server = try Radicale()
+        try server.makeCalendar("personal", displayName: "Personal")
+        try server.put("personal", "dentist.ics", CalDAVCommandTests.dentist)
+        try server.makeCalendar("work", displayName: "Work")
+        try server.put("work", "meeting.ics", Self.meeting)
+        let sandbox = Sandbox()
+        let environment = ["DAV_PASSWORD": server.password]
+        let add = sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", server.username, "--password-env", "DAV_PASSWORD"],
+                              environment: environment)
+        #expect(add.code == 0 && add.out.contains("with 2 calendars:"), "\(add.err)")
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        return (sandbox, server, environment)
+    }
+
+    @Test func aCalendarDeletedOnTheServerIsReportedItsEventsStayAndTheOthersKeepSyncing() throws {
+        let (sandbox, server, environment) = try twoCalendars()
+        #expect(sandbox.run(["edit", "Meeting", "--title", "Meeting (moved)"]).code == 0)
+        #expect(try server.request("DELETE", "/ann/work/").isSuccess)
+        try server.put("personal", "dentist.ics", CalDAVCommandTests.dentist.replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (moved)"))
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.code == 0, "\(run.err)")
+        #expect(run.out.contains("caldav 'home' Personal: 1 received, 0 removed, 1 event\n"), "\(run.out)")
+        #expect(run.err.hasPrefix("datebook: warning: caldav 'home' Work: the calendar is gone from the server (")
+                && run.err.contains("answered HTTP 404); its 1 event stays in datebook, no longer synced, with the changes made here that were not sent;"),
+                "\(run.err)")
+        let list = sandbox.run(["list"]).out
+        #expect(list.contains("Meeting (moved)") && list.contains("Dentist (moved)"), "\(list)")
+        #expect(sandbox.run(["caldav", "list"]).out.contains("/ann/work/  (not synced)\n"), "still listed, not synced")
+        #expect(sandbox.run(["caldav", "status"]).out.contains("Work  the calendar is gone from the server"))
+        // Once reported, the account syncs as before: one request, no warning, no failure.
+        let count = server.requests().count
+        let again = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(again.code == 0 && again.out == "caldav 'home' Personal: unchanged\n" && again.err.isEmpty, "\(again.err)")
+        #expect(server.requests().count == count + 1)
+
+        // The calendar made again on the server and chosen again: datebook's copy goes up, the server's new event comes down.
+        try server.makeCalendar("work", displayName: "Work")
+        try server.put("work", "review.ics", Self.meeting.replacingOccurrences(of: "meeting-1", with: "review-1")
+            .replacingOccurrences(of: "SUMMARY:Meeting", with: "SUMMARY:Review"))
+        let edit = sandbox.run(["caldav", "edit", "home"], environment: environment)
+        #expect(edit.code == 0 && edit.out.contains("2 calendars on the server:"), "\(edit.err)")
+        let back = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(back.code == 0 && back.out.contains("caldav 'home' Work: 1 sent, 0 removed on the server\n"), "\(back.out)\(back.err)")
+        #expect(try server.get("work", "meeting-1.ics")?.contains("SUMMARY:Meeting (moved)") == true)
+        #expect(sandbox.run(["list"]).out.contains("Review"))
+    }
+
+    @Test func aCalendarMadeOnTheServerLaterIsSyncedAfterCaldavAddAgainOrEdit() throws {
+        let (sandbox, server, environment) = try twoCalendars()
+        try server.makeCalendar("chores", displayName: "Chores")
+        try server.put("chores", "bins.ics", Self.meeting.replacingOccurrences(of: "meeting-1", with: "bins-1")
+            .replacingOccurrences(of: "SUMMARY:Meeting", with: "SUMMARY:Bins"))
+        // Added again with the same URL and login: the account stays, its calendars are found again.
+        let again = sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", server.username, "--password-env", "DAV_PASSWORD",
+                                 "--calendar", "Chores", "--calendar", "Personal"], environment: environment)
+        #expect(again.code == 0 && again.out.contains("3 calendars on the server:"), "\(again.err)")
+        #expect(again.out.contains("/ann/work/  (not synced)\n"), "\(again.out)")
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.out.contains("caldav 'home' Chores: 1 received, 0 removed, 1 event\n") && !run.out.contains("Work"), "\(run.out)")
+        #expect(sandbox.run(["list"]).out.contains("Bins"))
+        // Another URL under the same name is refused; an unknown calendar name too.
+        #expect(sandbox.run(["caldav", "add", "home", server.baseURL + "/other/", "--username", server.username, "--password-env", "DAV_PASSWORD"],
+                            environment: environment).code == 64)
+        let unknown = sandbox.run(["caldav", "edit", "home", "--calendar", "Chors"], environment: environment)
+        #expect(unknown.code == 65 && unknown.err.contains("no calendar named 'Chors'"), "\(unknown.err)")
+        #expect(sandbox.run(["caldav", "edit", "home"], environment: environment).code == 0)
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out.contains("caldav 'home' Work: unchanged\n"))
+    }
+
+    @Test func aCalendarNamedInTheConfigOfARegisteredAccountIsSynced() throws {
+        let (sandbox, server, environment) = try twoCalendars()
+        func config(_ calendars: String) throws {
+            try """
+                { caldav: [ { name: "office", url: "\(server.baseURL)/", username: "ann", password: { env: "DAV_PASSWORD" },
+                              calendars: [\(calendars)], every: "30m" } ] }
+                """.write(toFile: sandbox.home + "/config/datebook/config.json5", atomically: true, encoding: .utf8)
+        }
+        try FileManager.default.createDirectory(atPath: sandbox.home + "/config/datebook", withIntermediateDirectories: true)
+        try config("\"Personal\"")
+        let first = sandbox.run(["caldav", "sync", "office"], environment: environment)
+        #expect(first.code == 0 && !first.out.contains("office' Work"), "\(first.out)\(first.err)")
+        try config("\"Personal\", \"Work\"")
+        let second = sandbox.run(["caldav", "sync", "office"], environment: environment)
+        #expect(second.code == 0 && second.out.contains("caldav 'office' Work: 1 received"), "\(second.out)\(second.err)")
+        // The config's every is the account's.
+        #expect(sandbox.run(["caldav", "list"]).out.contains("office  \(server.baseURL)/  ann  every 30m"))
+    }
+
+    /// Each synced calendar with a to-do of its own has a "Tasks" event: the export names each with a UID of its own.
+    @Test func anExportOfTwoCalendarsWithToDosHasOneUIDPerEvent() throws {
+        let (sandbox, server, environment) = try twoCalendars()
+        try server.put("personal", "milk.ics", CalDAVCommandTests.milk)
+        try server.put("work", "report.ics", CalDAVCommandTests.milk.replacingOccurrences(of: "milk-1", with: "report-1")
+            .replacingOccurrences(of: "Buy milk", with: "Write report"))
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        let path = sandbox.home + "/export.ics"
+        #expect(sandbox.run(["export", "--format", "ics", "-o", path]).code == 0)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\r\n")
+        let uids = lines.indices.filter { lines[$0] == "BEGIN:VEVENT" }.compactMap { start in
+            lines[start...].first { $0.hasPrefix("UID:") }
+        }
+        #expect(uids.count == 4 && Set(uids).count == 4, "\(uids)")
+        // Read back, the same four events (the renamed "Tasks" event maps back to itself).
+        let again = Sandbox()
+        #expect(again.run(["import", path]).code == 0)
+        #expect(again.run(["list", "--period", "all"]).out.components(separatedBy: "Tasks").count - 1 == 2)
+    }
+
+    /// A to-do whose RELATED-TO names no event is warned about when it comes, not at every later rebuild.
+    @Test func aWarningAboutAResourceIsGivenOnceUntilItChanges() throws {
+        let (sandbox, server, environment) = try CalDAVCommandTests().added()
+        let orphan = { (title: String) in
+            CalDAVCommandTests.milk.replacingOccurrences(of: "milk-1", with: "orphan-1").replacingOccurrences(of: "Buy milk", with: title)
+                .replacingOccurrences(of: "END:VTODO", with: "RELATED-TO:nothing-1\r\nEND:VTODO")
+        }
+        try server.put("personal", "orphan.ics", orphan("Pack"))
+        let first = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(first.code == 0 && first.err.contains("UID orphan-1: ") && first.err.contains("nothing-1"), "\(first.err)")
+        try server.put("personal", "dentist.ics", CalDAVCommandTests.dentist.replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (moved)"))
+        let second = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(second.out.contains("1 received") && second.err.isEmpty, "\(second.err)")
+        try server.put("personal", "orphan.ics", orphan("Pack bags"))
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).err.contains("UID orphan-1: "))
+    }
+
+    /// An account that syncs all its calendars has a calendar made on the server found by the scheduler's
+    /// first sync of a day (not at each sync: one request when nothing changed the rest of the day).
+    @Test func theSchedulerFindsACalendarMadeOnTheServerOnceADay() throws {
+        let (sandbox, server, environment) = try twoCalendars()
+        try server.makeCalendar("chores", displayName: "Chores")
+        try server.put("chores", "bins.ics", Self.meeting.replacingOccurrences(of: "meeting-1", with: "bins-1")
+            .replacingOccurrences(of: "SUMMARY:Meeting", with: "SUMMARY:Bins"))
+        var later = sandbox
+        later.now = "2026-11-30 09:20"
+        #expect(later.run(["tick"], environment: environment).code == 0)
+        #expect(!sandbox.run(["list"]).out.contains("Bins"), "not looked for again the same day")
+        later.now = "2026-12-01 08:00"
+        let tick = later.run(["tick"], environment: environment)
+        #expect(tick.code == 0 && tick.err.contains("caldav 'home': found calendar 'Chores' on the server; syncing it"), "\(tick.err)")
+        #expect(later.run(["list"]).out.contains("Bins"))
+    }
+
+    /// A calendar deleted on either test server (Radicale, Xandikos) is reported and the other synced.
+    @Test(.enabled(if: TestPython.imports(["xandikos"])), arguments: ["radicale", "xandikos"])
+    func aDeletedCalendarIsReportedOnEachServer(_ kind: String) throws {
+        let server: any CalDAVTestServer = kind == "xandikos" ? try Xandikos() : try Radicale()
+        try server.makeCalendar(named: "personal", displayName: "Personal")
+        try server.store("personal", "dentist.ics", CalDAVCommandTests.dentist)
+        try server.makeCalendar(named: "work", displayName: "Work")
+        try server.store("work", "meeting.ics", Self.meeting)
+        let sandbox = Sandbox()
+        let environment = ["DAV_PASSWORD": server.password]
+        let add = sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", server.username, "--password-env", "DAV_PASSWORD",
+                               "--calendar", "Personal", "--calendar", "Work"], environment: environment)
+        #expect(add.code == 0, "\(add.err)")
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
+        #expect(try server.send("DELETE", server.calendarPath("work"), body: "", headers: []).isSuccess)
+        try server.store("personal", "dentist.ics", CalDAVCommandTests.dentist.replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (moved)"))
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.code == 0 && run.out.contains("caldav 'home' Personal: 1 received"), "\(run.out)\(run.err)")
+        #expect(run.err.contains("caldav 'home' Work: the calendar is gone from the server ("), "\(run.err)")
+        #expect(sandbox.run(["list"]).out.contains("Meeting"))
+        let again = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(again.code == 0 && again.err.isEmpty, "\(again.err)")
+    }
+
+    /// A config account whose first registration fails (the server answers 503) is held without
+    /// calendars and backs off: the next pass within the wait asks the server nothing.
+    @Test func aConfigAccountWhoseRegistrationFailsBacksOff() throws {
+        let sink = try TestServer(script: "http_sink.py")
+        defer { withExtendedLifetime(sink) {} }
+        let sandbox = Sandbox()
+        try FileManager.default.createDirectory(atPath: sandbox.home + "/config/datebook", withIntermediateDirectories: true)
+        try """
+            { caldav: [ { name: "home", url: "\(sink.baseURL)/status/503/", username: "ann", password: { env: "DAV_PASSWORD" } } ] }
+            """.write(toFile: sandbox.home + "/config/datebook/config.json5", atomically: true, encoding: .utf8)
+        let environment = ["DAV_PASSWORD": "secret"]
+        let first = sandbox.run(["tick"], environment: environment)
+        #expect(first.err.contains("caldav 'home' (config): "), "\(first.err)")
+        let count = try sink.records().count
+        #expect(count > 0)
+        var later = sandbox
+        later.now = "2026-11-30 09:05"
+        _ = later.run(["tick"], environment: environment)
+        #expect(try sink.records().count == count, "no request within the backoff")
+        #expect(later.run(["caldav", "status"]).out.contains("backing off after 1 failed sync: next attempt"))
+        later.now = "2026-11-30 09:30"
+        _ = later.run(["tick"], environment: environment)
+        #expect(try sink.records().count > count, "tried again after its wait")
+    }
+}
