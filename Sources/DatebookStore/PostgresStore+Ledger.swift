@@ -47,6 +47,12 @@ extension PostgresStore {
                   [Self.millis(now), Self.millis(dueAfter)]).count
     }
 
+    public func replanWrittenAhead(now: Date, writtenAfter: Date, reason: String) throws -> (resent: Int, retries: Int) {
+        let resent = try query(Store.resendSentEarlySQL + " RETURNING key", [Self.millis(now), reason, Self.millis(writtenAfter)]).count
+        let retries = try query(Store.restartRetriesAheadSQL + " RETURNING key", [Self.millis(now), Self.millis(writtenAfter)]).count
+        return (resent, retries)
+    }
+
     public func distinctEventAlerts() throws -> [String] {
         try query("SELECT DISTINCT alerts FROM events WHERE alerts <> ''").all.map { $0.text(0) }
     }
@@ -139,6 +145,14 @@ extension PostgresStore {
                 .joined(separator: ", "))
             """, [Self.millis(now.addingTimeInterval(lease)), claimant, Self.millis(now), String(limit)])
             .all.map(Store.entry(from:)).sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    }
+
+    /// The fence before a transfer starts (`Store.startSending`), for all of `keys` in one statement.
+    public func startSending(keys: [String], claimant: String, now: Date, lease: TimeInterval) throws -> Set<String> {
+        guard !keys.isEmpty else { return [] }
+        let rows = try query(Store.startSendingSQL(leaseColumn: "lease_until", keys: "key = ANY($2::text[])") + " RETURNING key",
+                             [Self.millis(now.addingTimeInterval(lease)), Self.arrayLiteral(keys), claimant, Self.millis(now)])
+        return Set((0..<rows.count).map { rows.text($0, 0) })
     }
 
     /// Applies one outcome; only a row still claimed by `claimant` changes.

@@ -104,6 +104,29 @@ extension Store {
         WHERE state = 'skipped' AND reason LIKE 'late:%' AND due_at > $2
         """
 
+    public func replanWrittenAhead(now: Date, writtenAfter: Date, reason: String) throws -> (resent: Int, retries: Int) {
+        try wrap {
+            try statement(Self.resendSentEarlySQL).bind(.integer(Self.millis(now)), .text(reason), .integer(Self.millis(writtenAfter))).run()
+            let resent = db.changes
+            try statement(Self.restartRetriesAheadSQL).bind(.integer(Self.millis(now)), .integer(Self.millis(writtenAfter))).run()
+            return (resent, db.changes)
+        }
+    }
+
+    /// `replanWrittenAhead`'s deliveries sent before their due time, for both backends (`$1` now,
+    /// `$2` the reason, `$3` the instant after which only a pass at a wrong time wrote).
+    public static let resendSentEarlySQL = """
+        UPDATE deliveries SET updated_at = $1, state = 'pending', reason = $2, attempts = 0, next_attempt_at = due_at,
+            first_attempt_at = NULL, settled_by = NULL
+        WHERE state IN ('sent', 'sent-late') AND due_at > $1 AND updated_at > $3
+        """
+
+    /// `replanWrittenAhead`'s retries: they start over from their due time (`$1` now, `$2` as `$3` above).
+    public static let restartRetriesAheadSQL = """
+        UPDATE deliveries SET updated_at = $1, attempts = 0, next_attempt_at = due_at, first_attempt_at = NULL
+        WHERE state = 'pending' AND attempts > 0 AND updated_at > $2
+        """
+
     /// The per-event alert lead lists (`"1d 1h"`) in use (and possibly some no longer used).
     public func distinctEventAlerts() throws -> [String] {
         var found: [String] = []
@@ -218,6 +241,36 @@ extension Store {
             sqlite3_reset(query.handle)
             return claimed
         }
+    }
+
+    /// The fence before a transfer starts: of `keys`, those still claimed by `claimant` with a lease
+    /// that has not run out at `now` get a fresh lease (`now + lease`), in the same statement that
+    /// checks the claim; only those may be sent. A process held up past its lease (SIGSTOP, a full
+    /// disk, a paused VM) finds its claims gone once another process took them over, and sends none.
+    public func startSending(keys: [String], claimant: String, now: Date, lease: TimeInterval) throws -> Set<String> {
+        guard !keys.isEmpty else { return [] }
+        var started: Set<String> = []
+        func fence() throws {
+            try wrap {
+                let update = try statement(Self.startSendingSQL(leaseColumn: "claimed_until"))
+                for key in keys {
+                    try update.bind(.integer(Self.millis(now.addingTimeInterval(lease))), .text(key), .text(claimant),
+                                    .integer(Self.millis(now))).run()
+                    if db.changes > 0 { started.insert(key) }
+                }
+            }
+        }
+        try inTransaction ? fence() : transaction(fence)
+        return started
+    }
+
+    /// `startSending` for one key, for either backend's name of the lease column (`$1` the new lease
+    /// end, `$2` the key, `$3` the claimant, `$4` now).
+    static func startSendingSQL(leaseColumn: String, keys: String = "key = $2") -> String {
+        """
+        UPDATE deliveries SET \(leaseColumn) = $1
+        WHERE \(keys) AND state = 'sending' AND claimed_by = $3 AND \(leaseColumn) > $4
+        """
     }
 
     /// Applies several outcomes in one transaction (or in the caller's).
