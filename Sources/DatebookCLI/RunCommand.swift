@@ -17,7 +17,10 @@ enum RunCommand: Command {
         Sleeps until the next alert, digest or retry (re-checking the wall clock at least once a minute, so
         a suspend or a clock step is handled like a missed tick). A store file that is deleted, or that
         another file is moved over, is noticed at the next wake-up (device and inode): the old file is
-        no longer used and the new one is opened (a deleted one: no pass until one is there again). Store changes made by other datebook
+        no longer used and the new one is opened (a deleted one: no pass until one is there again). A file
+        copied over the live store (unsafe: use 'datebook store restore') is noticed when the file is written:
+        the old content's connection is closed without writing into the new one, which is opened and checked.
+        Idle, the store file is whole (each pass folds the write-ahead log in when it ends). Store changes made by other datebook
         commands wake it at once (on PostgreSQL through LISTEN/NOTIFY, from any machine); one noticed while
         passes run gets its pass when they end, or once they have recorded nothing for 1 s. A pass that
         cannot reach the store is logged and tried again after 0.5 s, doubling up to 30 s. SIGHUP reloads
