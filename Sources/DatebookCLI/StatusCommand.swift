@@ -20,8 +20,9 @@ enum StatusCommand: Command {
         Uncertain: deliveries whose whole message went out but whose server never answered (email
         DATA unanswered within 10 minutes): not sent again, check that they arrived.
         Clock jump: the last time a pass found the clock far ahead of (alerts.clockJump) or behind
-        the last pass, in those days. Sent again: deliveries a pass at a wrong, later clock sent before
-        their due time, sent again at it once the clock was back (listed among the next deliveries until then).
+        the last pass, in those days. Sent again: deliveries a pass at a wrong, later clock sent more than
+        alerts.lateness before their due time, sent again at it once the clock was back (listed among the next
+        deliveries until then).
         CalDAV accounts: each one's last sync and its 10 newest conflicts (what lost), as 'caldav status'.
         Retrying: each delivery whose last attempt failed and that is tried again, with its due time, the
         next attempt, the last error and when it is given up.

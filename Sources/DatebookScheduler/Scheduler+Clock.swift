@@ -24,8 +24,10 @@ extension Scheduler {
         let gap = now.timeIntervalSince(last)
         if -gap > options.clockTolerance {
             let replanned = try store.replanSkippedAsLate(dueAfter: now.addingTimeInterval(-config.alerts.lateness), now: now)
+            // Sent more than the lateness early: as worthless as one more than the lateness late.
             let ahead = try store.replanWrittenAhead(now: now, writtenAfter: now.addingTimeInterval(options.clockTolerance),
-                                                     reason: Self.sentEarlyReason)
+                                                     dueAfter: now.addingTimeInterval(config.alerts.lateness),
+                                                     leaseEnd: now.addingTimeInterval(options.lease), reason: Self.sentEarlyReason)
             try store.setSchedulerMark(ClockMark.from, last)
             try store.setSchedulerMark(ClockMark.at, now)
             func deliveries(_ n: Int) -> String { "\(n) \(n == 1 ? "delivery" : "deliveries")" }
@@ -51,7 +53,8 @@ extension Scheduler {
     /// How the reason of a delivery starts that a pass at a wrong, later time sent before its due
     /// time and that is sent again at it (`status` lists them).
     public static let sentEarlyPrefix = "clock jump: "
-    static let sentEarlyReason = sentEarlyPrefix + "sent early by a pass at a wrong, later time; sent again at its due time"
+    static let sentEarlyReason = sentEarlyPrefix + "sent more than the lateness early by a pass at a wrong, later time; "
+        + "sent again at its due time"
 }
 
 /// The last clock jump a pass met, for `status`.

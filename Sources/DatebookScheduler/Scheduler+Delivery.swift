@@ -30,9 +30,9 @@ extension Scheduler {
         try store.withDeferredSync {
             deliverer.deliver(sendable.map(\.step), starting: { indices in
                 do {
-                    let keys = indices.map { sendable[$0].entry.key }
-                    let started = try patiently("start \(keys.count) \(keys.count == 1 ? "delivery" : "deliveries")") {
-                        try store.startSending(keys: keys, claimant: claimant, now: passTime(), lease: options.lease)
+                    let claims = indices.map { sendable[$0].entry }
+                    let started = try patiently("start \(claims.count) \(claims.count == 1 ? "delivery" : "deliveries")") {
+                        try store.startSending(claims, claimant: claimant, now: passTime(), lease: options.lease)
                     }
                     for index in indices where !started.contains(sendable[index].entry.key) {
                         log("not sent: \(describe(sendable[index].entry)) to \(sendable[index].entry.channel) — " + Self.claimLost)

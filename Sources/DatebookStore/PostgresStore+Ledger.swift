@@ -47,9 +47,12 @@ extension PostgresStore {
                   [Self.millis(now), Self.millis(dueAfter)]).count
     }
 
-    public func replanWrittenAhead(now: Date, writtenAfter: Date, reason: String) throws -> (resent: Int, retries: Int) {
-        let resent = try query(Store.resendSentEarlySQL + " RETURNING key", [Self.millis(now), reason, Self.millis(writtenAfter)]).count
+    public func replanWrittenAhead(now: Date, writtenAfter: Date, dueAfter: Date, leaseEnd: Date,
+                                   reason: String) throws -> (resent: Int, retries: Int) {
+        let resent = try query(Store.resendSentEarlySQL + " RETURNING key",
+                               [Self.millis(now), reason, Self.millis(writtenAfter), Self.millis(dueAfter)]).count
         let retries = try query(Store.restartRetriesAheadSQL + " RETURNING key", [Self.millis(now), Self.millis(writtenAfter)]).count
+        try query("UPDATE deliveries SET lease_until = $1 WHERE state = 'sending' AND lease_until > $1", [Self.millis(leaseEnd)])
         return (resent, retries)
     }
 
@@ -148,10 +151,15 @@ extension PostgresStore {
     }
 
     /// The fence before a transfer starts (`Store.startSending`), for all of `keys` in one statement.
-    public func startSending(keys: [String], claimant: String, now: Date, lease: TimeInterval) throws -> Set<String> {
-        guard !keys.isEmpty else { return [] }
-        let rows = try query(Store.startSendingSQL(leaseColumn: "lease_until", keys: "key = ANY($2::text[])") + " RETURNING key",
-                             [Self.millis(now.addingTimeInterval(lease)), Self.arrayLiteral(keys), claimant, Self.millis(now)])
+    public func startSending(_ claims: [LedgerEntry], claimant: String, now: Date, lease: TimeInterval) throws -> Set<String> {
+        guard !claims.isEmpty else { return [] }
+        let rows = try query("""
+            UPDATE deliveries d SET lease_until = $1
+            FROM unnest($2::text[], $5::bigint[]) AS c(key, lease_until)
+            WHERE d.key = c.key AND d.state = 'sending' AND d.claimed_by = $3 AND d.lease_until > $4 AND d.lease_until = c.lease_until
+            RETURNING d.key
+            """, [Self.millis(now.addingTimeInterval(lease)), Self.arrayLiteral(claims.map(\.key)), claimant, Self.millis(now),
+                  Self.arrayLiteral(claims.map { $0.claimedUntil.map(Self.millis) })])
         return Set((0..<rows.count).map { rows.text($0, 0) })
     }
 

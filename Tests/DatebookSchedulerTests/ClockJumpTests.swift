@@ -70,6 +70,27 @@ struct ClockJumpTests {
         #expect(try h.state(key)?.state == .sent)
     }
 
+    /// A live process elsewhere (pid 1 never goes away) claimed an alert at a wrong time 9 days ahead:
+    /// once the clock is back, that claim ends a lease later, so the alert goes out at its due time.
+    @Test func aClaimTakenAtAWrongTimeEndsALeaseAfterTheClockCameBack() throws {
+        let h = try Harness(zone: "Europe/Berlin")
+        let dentist = try h.add("Dentist", at: .instant(utc("2026-12-10T10:00:00Z")))
+        let key = h.alertKey(dentist, "1h")
+        try h.tick(utc("2026-12-01T08:00:00Z"))
+        let wrong = utc("2026-12-10T09:00:00Z")
+        try h.store.transaction {
+            _ = try h.store.plan(LedgerEntry(key: key, kind: .alert, eventID: dentist.id, occurrenceStart: utc("2026-12-10T10:00:00Z"),
+                                             lead: "1h", channel: "hook", dueAt: wrong), now: wrong)
+            #expect(try h.store.claimDue(now: wrong, lease: 300, claimant: Scheduler.hostName + ":1", limit: 10).count == 1)
+            try h.store.setLastPass(wrong)
+        }
+        try h.tick(utc("2026-12-01T08:05:00Z"))
+        #expect(try h.state(key)?.claimedUntil == utc("2026-12-01T08:10:00Z"))
+        try h.tick(utc("2026-12-10T09:00:00Z"))
+        #expect(h.fake.times(key) == [utc("2026-12-10T09:00:00Z")])
+        #expect(try h.state(key)?.state == .sent)
+    }
+
     @Test func aPassFarAfterTheLastWarnsBeforeItSkipsAndOneWithinTheJumpDoesNot() throws {
         let h = try Harness(zone: "Europe/Berlin")
         h.config.alerts.clockJump = 2 * 86_400
