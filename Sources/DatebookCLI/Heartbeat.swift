@@ -10,6 +10,8 @@ struct Heartbeat {
 
     private var instance: SchedulerInstance
     private var last: Date?
+    /// The row as last written, or nil before a beat was written.
+    private(set) var written: SchedulerInstance?
 
     init(started: Date) {
         instance = SchedulerInstance(host: Scheduler.hostName, pid: Int(getpid()), version: Datebook.version,
@@ -28,11 +30,26 @@ struct Heartbeat {
     /// so a store that is down never makes the daemon spin.
     mutating func beat(_ store: any PlannerStore, now: Date) {
         instance.lastSeen = now
-        try? store.recordScheduler(instance)
+        if (try? store.recordScheduler(instance)) != nil { written = instance }
         last = now
     }
 
-    func remove(from store: any PlannerStore) {
+    mutating func remove(from store: any PlannerStore) {
         try? store.removeScheduler(host: instance.host, pid: instance.pid)
+        written = nil
+    }
+
+    /// The store's content was replaced: what was written is not in it.
+    mutating func forgetWritten() { written = nil }
+
+    /// True when the SQLite file at `path` no longer holds the last beat written: its content was
+    /// replaced under the daemon (a file copied over it, `store restore`), though the path still
+    /// names the same file. Read through a connection of its own, once the file has held still for a
+    /// moment (a copy in progress is not judged half done); a file that cannot be read then counts
+    /// as replaced too. False before a beat was written.
+    func isLost(inFile path: String) -> Bool {
+        guard let written else { return false }
+        StoreFile.waitUntilQuiet(path, quiet: 0.2)
+        return (try? Store.holds(written, inFile: path)) != true
     }
 }

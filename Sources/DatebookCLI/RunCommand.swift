@@ -17,7 +17,10 @@ enum RunCommand: Command {
         Sleeps until the next alert, digest or retry (re-checking the wall clock at least once a minute, so
         a suspend or a clock step is handled like a missed tick). A store file that is deleted, or that
         another file is moved over, is noticed at the next wake-up (device and inode): the old file is
-        no longer used and the new one is opened (a deleted one: no pass until one is there again). Store changes made by other datebook
+        no longer used and the new one is opened (a deleted one: no pass until one is there again). A file
+        copied over the live store (unsafe: use 'datebook store restore') is noticed when the file is written:
+        the old content's connection is closed without writing into the new one, which is opened and checked.
+        Idle, the store file is whole (each pass folds the write-ahead log in when it ends). Store changes made by other datebook
         commands wake it at once (on PostgreSQL through LISTEN/NOTIFY, from any machine); one noticed while
         passes run gets its pass when they end, or once they have recorded nothing for 1 s. A pass that
         cannot reach the store is logged and tried again after 0.5 s, doubling up to 30 s. SIGHUP reloads
@@ -62,6 +65,12 @@ enum RunCommand: Command {
                       + "hid it; give it in PGPASSFILE (~/.pgpass) or the config's store: { file: \"…\" } instead")
         }
         var due = true
+        // The store file itself was written (a checkpoint, or a file copied over it): whether this
+        // daemon's row is still in it is looked at (through a connection of its own, whose log
+        // writes wake the daemon again: not at every wake-up). Without inotify, at every wake-up.
+        var lookAtContent = false
+        // This thread wrote, or a pass ended, since the log was last folded into the file.
+        var tidy = false
         // A store change not yet given a pass: noticed while passes ran, it most likely came from
         // their own writes (a plan, outcomes), so it waits for them to end, or to fall quiet.
         var changed = false
@@ -83,15 +92,30 @@ enum RunCommand: Command {
                     changed = false
                 }
             }
-            if checksFile, case let current = StoreFile.identity(context.storePath), current != identity {
+            // The same file with other content (copied over it, or restored): this daemon's own row is
+            // not in it as last written. Read through a connection of its own, before this one is used.
+            // (The file named the same before and after the look: a deletion meanwhile is not taken for one.)
+            let contentReplaced = checksFile && lookAtContent && identity != nil && StoreFile.identity(context.storePath) == identity
+                && heartbeat.isLost(inFile: context.storePath) && StoreFile.identity(context.storePath) == identity
+            lookAtContent = !wakeups.watchesStore
+            let current = checksFile ? StoreFile.identity(context.storePath) : nil
+            if checksFile, current != identity || contentReplaced {
                 // Passes in flight finish on the file they opened; none starts on a missing one.
                 runner.waitForAll()
-                heartbeat.remove(from: store)
-                // The old connection is closed before the new file is opened: its write-ahead log and
-                // index are at the path's `-wal` and `-shm` names, where a connection to the new file
-                // would read them as its own (SQLite leaves a moved file's log behind on close).
-                do { try (store as? Store)?.emptyLog() } catch {
-                    log.write("could not empty the old store's write-ahead log: \(ErrorTranslator.translate(error).message)")
+                if contentReplaced {
+                    // This connection's cache and log belong to the old content: closed without writing
+                    // anything (its row, its log) into the new one. Opened again once the copy is done.
+                    (store as? Store)?.keepLogOnClose()
+                    heartbeat.forgetWritten()
+                    StoreFile.waitUntilQuiet(context.storePath)
+                } else {
+                    heartbeat.remove(from: store)
+                    // The old connection is closed before the new file is opened: its write-ahead log and
+                    // index are at the path's `-wal` and `-shm` names, where a connection to the new file
+                    // would read them as its own (SQLite leaves a moved file's log behind on close).
+                    do { try (store as? Store)?.emptyLog() } catch {
+                        log.write("could not empty the old store's write-ahead log: \(ErrorTranslator.translate(error).message)")
+                    }
                 }
                 store = try Store.standIn()
                 planner = SchedulerFactory.make(context, store: store, config: settings.config)
@@ -112,8 +136,18 @@ enum RunCommand: Command {
                               ? "store \(context.storePath) is gone (deleted or moved away): the old file is no longer used; "
                                 + "no pass runs until a store is there again"
                               : identity == nil ? "store \(context.storePath) is there again: opened it"
+                              : contentReplaced
+                              ? "store \(context.storePath) has other content (a file copied over it, or restored): the old "
+                                + "content's connection was closed without writing into it, opened the new content"
+                                + " (copying over a live store is unsafe: use 'datebook store restore')"
                               : "store \(context.storePath) now names another file (replaced or moved over): the old one "
                                 + "is no longer used, opened the new one")
+                }
+                // A copy that met a write-ahead log of the old content (changes being written) may have
+                // taken some of its pages: checked once (rare, and the user should know).
+                if contentReplaced, opened != nil, case let check = (try? store.integrityCheck()) ?? "unreadable", check != "ok" {
+                    log.write("store \(context.storePath) is damaged (\(check.split(separator: "\n").prefix(3).joined(separator: "; "))): "
+                              + "it was copied over while changes were being written; restore it from a backup with 'datebook store restore'")
                 }
                 // Nil (no file, or not opened): looked at again at each wake-up.
                 identity = opened
@@ -125,7 +159,16 @@ enum RunCommand: Command {
             if changed, runner.untilQuiet <= .zero { due = true }
             if due, storeThere, runner.start(settings) { changed = false }
             let now = Date()
-            if due || heartbeat.isDue(now: now) { heartbeat.beat(store, now: now) }
+            if due || heartbeat.isDue(now: now) {
+                heartbeat.beat(store, now: now)
+                tidy = true
+            }
+            // Idle, the store file is whole: its log folded in (a pass does this when it ends, but
+            // this thread's own writes may come after). Once per beat or pass end, never waiting.
+            if tidy, !runner.isBusy {
+                (store as? Store)?.emptyLogIfIdle()
+                tidy = false
+            }
             var sleep = min(maxSleep, heartbeat.nextBeat(now: now))
             if storeThere, !changed || !runner.isBusy { next = try? planner.nextWake(after: now) }
             if let next {
@@ -154,6 +197,8 @@ enum RunCommand: Command {
                 reasons = wakeups.wait(seconds: sleep - Self.seconds(ContinuousClock.now - started))
             }
             if reasons.contains(.stop) { break }
+            if reasons.contains(.storeFileWritten) { lookAtContent = true }
+            if reasons.contains(.passFinished) { tidy = true }
             due = (reasons.isEmpty && sleep >= timer) || ContinuousClock.now - started >= .seconds(timer)
             if reasons.contains(.reload) {
                 do {
@@ -210,5 +255,23 @@ struct StoreFile: Equatable {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return StoreFile(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    /// Waits until the file's size and modification time have held still for `quiet` seconds (a
+    /// copy over it is done), at most `limit` seconds.
+    static func waitUntilQuiet(_ path: String, quiet: TimeInterval = 0.5, limit: TimeInterval = 30) {
+        func look() -> [Int] {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return [] }
+            return [Int(info.st_size), info.st_mtim.tv_sec, info.st_mtim.tv_nsec]
+        }
+        let deadline = ContinuousClock.now + .seconds(limit)
+        var last = look()
+        var since = ContinuousClock.now
+        while ContinuousClock.now < deadline, ContinuousClock.now - since < .seconds(quiet) {
+            Thread.sleep(forTimeInterval: 0.05)
+            let now = look()
+            if now != last { (last, since) = (now, ContinuousClock.now) }
+        }
     }
 }

@@ -21,7 +21,9 @@ enum StatusCommand: Command {
         Uncertain: deliveries whose whole message went out but whose server never answered (email
         DATA unanswered within 10 minutes): not sent again, check that they arrived.
         Clock jump: the last time a pass found the clock far ahead of (alerts.clockJump) or behind
-        the last pass, in those days.
+        the last pass, in those days. Sent again: deliveries a pass at a wrong, later clock sent more than
+        alerts.lateness before their due time, sent again at it once the clock was back (listed among the next
+        deliveries until then).
         CalDAV accounts: each one's last sync and its 10 newest conflicts (what lost), as 'caldav status'.
         Retrying: each delivery whose last attempt failed and that is tried again, with its due time, the
         next attempt, the last error and when it is given up.
@@ -44,6 +46,9 @@ enum StatusCommand: Command {
             var line = "  " + LocalTime(item.entry.nextAttemptAt, in: context.timeZone).listFormat + "  "
                 + item.summary + " to " + item.entry.channel
             if item.entry.state == .sending { line += " (sending)" }
+            if item.entry.attempts == 0, item.entry.reason?.hasPrefix(Scheduler.sentEarlyPrefix) == true {
+                line += " (again: sent early by a pass at a wrong clock)"
+            }
             if let outcome = item.outcome { line += " (\(outcome))" }
             if item.entry.attempts > 0, item.entry.state == .pending { line += " (retry after \(item.entry.attempts) attempts: \(item.entry.reason ?? ""))" }
             out += line + "\n"
@@ -72,6 +77,15 @@ enum StatusCommand: Command {
             for entry in uncertain {
                 out += "  " + LocalTime(entry.updatedAt, in: context.timeZone).listFormat + "  " + scheduler.describe(entry)
                     + " to " + entry.channel + ": " + (entry.reason ?? "").dropFirst(Scheduler.uncertainPrefix.count) + "\n"
+            }
+        }
+        let resent = try store.settledDeliveries(since: since, excluding: [.skipped, .cancelled, .failed])
+            .filter { $0.reason?.hasPrefix(Scheduler.sentEarlyPrefix) == true }
+        if !resent.isEmpty {
+            out += "\nSent again at their due time (a pass at a wrong, later clock had sent them early):\n"
+            for entry in resent {
+                out += "  " + LocalTime(entry.updatedAt, in: context.timeZone).listFormat + "  " + scheduler.describe(entry)
+                    + " to " + entry.channel + "\n"
             }
         }
         if let jump = try ClockJump.last(in: store), max(jump.from, jump.at) >= since {
@@ -117,7 +131,7 @@ enum StatusCommand: Command {
         let span = Scheduler.duration(abs(jump.at.timeIntervalSince(jump.from)))
         return jump.isBackward
             ? "the clock went back \(span): a pass at \(at) came after one at \(from); what the pass at the wrong time "
-                + "skipped as too late and is still due was planned again"
+                + "skipped as too late and is still due was planned again, and what it sent before its due time is sent again then"
             : "\(span) between the pass at \(from) and the next at \(at): the machine was off or its clock jumped ahead; "
                 + "what was skipped in between comes back if the clock returns"
     }

@@ -12,6 +12,8 @@ struct WakeReasons: OptionSet, Sendable {
     static let reload = WakeReasons(rawValue: 2)
     static let storeChanged = WakeReasons(rawValue: 4)
     static let passFinished = WakeReasons(rawValue: 8)
+    /// The store file itself was written (not its log): a checkpoint, or a file copied over it.
+    static let storeFileWritten = WakeReasons(rawValue: 16)
 }
 
 /// Signals (SIGTERM/SIGINT stop, SIGHUP reloads) and store changes (inotify on a SQLite store's
@@ -92,11 +94,15 @@ final class Wakeups: Sendable {
         source.setEventHandler {
             var buffer = [UInt8](repeating: 0, count: 8192)
             var relevant = false
+            var file = false
             while true {
                 let count = read(fd, &buffer, buffer.count)
                 guard count > 0 else { break }
-                relevant = relevant || Self.names(in: buffer.prefix(count)).contains { names.contains($0) }
+                let touched = Self.names(in: buffer.prefix(count))
+                relevant = relevant || touched.contains { names.contains($0) }
+                file = file || touched.contains(base)
             }
+            if file { inbox.post(.storeFileWritten) }
             if relevant { inbox.post(.storeChanged) }
         }
         source.resume()

@@ -43,11 +43,20 @@ public final class Deliverer: Sendable {
     /// returns. Each step ends with one outcome; a step accepted in part (a split message's parts,
     /// some of an email's recipients) reports `.progressed` before it, so the part is recorded
     /// before the next one goes.
+    public func deliver(_ steps: [DeliveryStep], onOutcomes: ([(index: Int, outcome: DeliveryOutcome)]) -> Void) {
+        deliver(steps, starting: { Set($0) }, onOutcomes: onOutcomes)
+    }
+
+    /// `deliver(_:onOutcomes:)`, asking first: `starting` runs on the calling thread with the steps
+    /// about to start their first transfer and returns those that may; a refused step is never
+    /// sent and gets no outcome (the scheduler re-checks its claims there, so a process held up
+    /// past its lease sends nothing another process has taken over).
     ///
     /// HTTP runs on the calling thread, so recording its outcomes costs no thread switch (with one
     /// per group, 10,000 alerts took about a quarter longer on the loaded test machine); the
     /// workers' outcomes join the next group, the HTTP loop woken for them.
-    public func deliver(_ steps: [DeliveryStep], onOutcomes: ([(index: Int, outcome: DeliveryOutcome)]) -> Void) {
+    public func deliver(_ steps: [DeliveryStep], starting: ([Int]) -> Set<Int>,
+                        onOutcomes: ([(index: Int, outcome: DeliveryOutcome)]) -> Void) {
         let http = http
         let mailbox = OutcomeMailbox(wake: { http.wakeUp() })
         let others = WorkList(steps.indices.filter { !steps[$0].isHTTP })
@@ -56,19 +65,23 @@ public final class Deliverer: Sendable {
         let smtp = smtp
         for _ in 0..<workers {
             DispatchQueue.global().async {
-                while let index = others.next() { mailbox.post(Self.run(steps[index], smtp: smtp).map { (index, $0) }) }
+                while let index = others.next() {
+                    guard mailbox.mayStart(index) else { continue }
+                    mailbox.post(Self.run(steps[index], smtp: smtp).map { (index, $0) })
+                }
                 mailbox.producerFinished()
             }
         }
         if steps.contains(where: \.isHTTP) {
-            deliverHTTP(steps) { finished in
+            deliverHTTP(steps, starting: starting) { finished in
+                mailbox.answerWaiting(starting)
                 let posted = mailbox.takeWaiting()
                 guard !finished.isEmpty || !posted.isEmpty else { return }
                 onOutcomes(finished + posted)
                 if !posted.isEmpty { mailbox.acknowledge() }
             }
         }
-        while let group = mailbox.take() {
+        while let group = mailbox.take(answering: starting) {
             onOutcomes(group)
             mailbox.acknowledge()
         }
@@ -76,7 +89,8 @@ public final class Deliverer: Sendable {
 
     /// Rounds: the k-th request of every HTTP step goes out together; a step stops at its first failure.
     /// `record` gets each group of outcomes (perhaps none) before freed connections take new transfers.
-    private func deliverHTTP(_ steps: [DeliveryStep], record: ([(index: Int, outcome: DeliveryOutcome)]) -> Void) {
+    private func deliverHTTP(_ steps: [DeliveryStep], starting: ([Int]) -> Set<Int>,
+                             record: ([(index: Int, outcome: DeliveryOutcome)]) -> Void) {
         var pending: [(index: Int, requests: [HTTPRequest])] = steps.enumerated().compactMap { index, step in
             if case .http(let requests) = step { return (index, requests) }
             return nil
@@ -90,6 +104,7 @@ public final class Deliverer: Sendable {
         while !pending.isEmpty {
             let batch = pending.filter { round < $0.requests.count }
             var next: [(index: Int, requests: [HTTPRequest])] = []
+            // A step is asked about before its first request only: one that started goes on.
             _ = http.perform(batch.map { $0.requests[round] }, onCompletion: { position, result in
                 let item = batch[position]
                 switch result {
@@ -101,7 +116,11 @@ public final class Deliverer: Sendable {
                 case .success(let response): finished.append((item.index, .http(response)))
                 case .failure(let error): finished.append((item.index, .transport(error)))
                 }
-            }, beforeNextTransfers: flush)
+            }, beforeNextTransfers: flush, mayStart: { positions in
+                guard round == 0 else { return Set(positions) }
+                let allowed = starting(positions.map { batch[$0].index })
+                return Set(positions.filter { allowed.contains(batch[$0].index) })
+            })
             for item in pending where round >= item.requests.count { finished.append((item.index, .accepted)) }
             flush()
             pending = next
@@ -156,6 +175,9 @@ private final class OutcomeMailbox: Sendable {
         var posted = 0
         var acknowledged = 0
         var taken = 0
+        /// Steps whose workers wait to hear whether they may start, and the answers.
+        var asking: [Int] = []
+        var answers: [Int: Bool] = [:]
 
         mutating func takeAll() -> Group {
             let group = waiting
@@ -186,15 +208,50 @@ private final class OutcomeMailbox: Sendable {
         state.wait { $0.acknowledged >= ticket }
     }
 
+    /// Asks the calling thread whether step `index` may start, and waits for the answer.
+    func mayStart(_ index: Int) -> Bool {
+        state.update { $0.asking.append(index) }
+        wake()
+        return state.wait(for: { $0.answers[index] != nil }) { $0.answers.removeValue(forKey: index) ?? false } ?? false
+    }
+
+    /// Answers the workers waiting to start, through `decide` (on the calling thread), without waiting.
+    func answerWaiting(_ decide: ([Int]) -> Set<Int>) {
+        let asked = state.withLock { state in
+            defer { state.asking = [] }
+            return state.asking
+        }
+        answer(asked, decide)
+    }
+
+    private func answer(_ asked: [Int], _ decide: ([Int]) -> Set<Int>) {
+        guard !asked.isEmpty else { return }
+        let allowed = decide(asked)
+        state.update { state in
+            for index in asked { state.answers[index] = allowed.contains(index) }
+        }
+    }
+
     func producerFinished() {
         state.update { $0.producers -= 1 }
     }
 
-    /// Everything posted so far, waiting for it when there is none; nil once every producer finished.
-    func take() -> Group? {
-        state.wait(for: { !$0.waiting.isEmpty || $0.producers <= 0 }) { state in
-            state.waiting.isEmpty ? nil : state.takeAll()
-        } ?? nil
+    /// Everything posted so far, waiting for it when there is none (answering the workers that ask
+    /// to start meanwhile, through `decide`); nil once every producer finished.
+    func take(answering decide: ([Int]) -> Set<Int>) -> Group? {
+        while true {
+            let ready: (State) -> Bool = { !$0.waiting.isEmpty || !$0.asking.isEmpty || $0.producers <= 0 }
+            let taken: (Group, [Int], Bool)? = state.wait(for: ready) { state in
+                let asked = state.asking
+                state.asking = []
+                let group: Group = state.waiting.isEmpty ? [] : state.takeAll()
+                return (group, asked, group.isEmpty && asked.isEmpty && state.producers <= 0)
+            }
+            let (group, asked, done) = taken ?? ([], [], true)
+            answer(asked, decide)
+            if !group.isEmpty { return group }
+            if done { return nil }
+        }
     }
 
     /// Everything posted so far, without waiting (perhaps nothing).

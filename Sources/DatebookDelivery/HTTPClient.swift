@@ -57,10 +57,15 @@ public final class HTTPClient: @unchecked Sendable {  // owns the curl multi han
     /// Only as many transfers as could hold a connection are handed to libcurl at a time (per
     /// host and in total); the rest wait here in order, one queue per host, so a slow host's
     /// backlog never takes the place of another host's requests.
+    ///
+    /// `mayStart` gets the indices of the requests about to take connections, each group once,
+    /// just before they start, and returns those that may; a refused request is never sent and
+    /// gets no `onCompletion` (the scheduler's fence: a claim lost while the process was held up).
     public func perform(
         _ requests: [HTTPRequest],
         onCompletion: (Int, Result<HTTPResponse, TransportError>) -> Void = { _, _ in },
-        beforeNextTransfers: () -> Void = {}
+        beforeNextTransfers: () -> Void = {},
+        mayStart: ([Int]) -> Set<Int> = { Set($0) }
     ) -> [Result<HTTPResponse, TransportError>] {
         lock.lock()
         defer { lock.unlock() }
@@ -80,18 +85,34 @@ public final class HTTPClient: @unchecked Sendable {  // owns the curl multi han
         var running: [OpaquePointer: (index: Int, transfer: CurlTransfer)] = [:]
         var runningPerHost: [Int: Int] = [:]
         func admit() {
-            while running.count < maxTotalConnections,
-                let index = waiting.next(where: { runningPerHost[$0, default: 0] < maxHostConnections })
-            {
-                guard let transfer = makeTransfer(for: requests[index]),
-                    datebook_curl_multi_add_handle(multi.handle, transfer.easy.handle) == CURLM_OK
-                else {
-                    results[index] = setupFailure(index)
-                    onCompletion(index, setupFailure(index))
-                    continue
+            while true {
+                // Those that would take the free connections, asked about together.
+                var candidates: [Int] = []
+                var taken = runningPerHost
+                while running.count + candidates.count < maxTotalConnections,
+                    let index = waiting.next(where: { taken[$0, default: 0] < maxHostConnections })
+                {
+                    candidates.append(index)
+                    taken[waiting.host(of: index), default: 0] += 1
                 }
-                running[transfer.easy.handle] = (index, transfer)
-                runningPerHost[waiting.host(of: index), default: 0] += 1
+                guard !candidates.isEmpty else { return }
+                let allowed = mayStart(candidates)
+                for index in candidates {
+                    guard allowed.contains(index) else {
+                        results[index] = setupFailure(index)
+                        continue
+                    }
+                    guard let transfer = makeTransfer(for: requests[index]),
+                        datebook_curl_multi_add_handle(multi.handle, transfer.easy.handle) == CURLM_OK
+                    else {
+                        results[index] = setupFailure(index)
+                        onCompletion(index, setupFailure(index))
+                        continue
+                    }
+                    running[transfer.easy.handle] = (index, transfer)
+                    runningPerHost[waiting.host(of: index), default: 0] += 1
+                }
+                // Refused or failed ones left connections free: the next turn fills them.
             }
         }
         admit()

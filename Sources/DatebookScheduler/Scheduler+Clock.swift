@@ -4,8 +4,9 @@ import Foundation
 
 /// A clock that was wrong (issue 27): a pass at a time far ahead of the real one (a `tick --now`
 /// in the future, a VM restored from a snapshot, a mistaken NTP step) skips as too late what falls
-/// between; once the clock is right again, those deliveries whose due time is still within reach
-/// are planned again. A pass far after the last one says so before it skips anything.
+/// between, and sends early what falls within its lateness; once the clock is right again, the
+/// skipped deliveries whose due time is still within reach are planned again, and the early ones
+/// are sent again at their due time. A pass far after the last one says so before it skips anything.
 extension Scheduler {
     /// The names of the marks a pass leaves when it meets a clock jump, read by `status`.
     public enum ClockMark {
@@ -23,12 +24,19 @@ extension Scheduler {
         let gap = now.timeIntervalSince(last)
         if -gap > options.clockTolerance {
             let replanned = try store.replanSkippedAsLate(dueAfter: now.addingTimeInterval(-config.alerts.lateness), now: now)
+            // Sent more than the lateness early: as worthless as one more than the lateness late.
+            let ahead = try store.replanWrittenAhead(now: now, writtenAfter: now.addingTimeInterval(options.clockTolerance),
+                                                     dueAfter: now.addingTimeInterval(config.alerts.lateness),
+                                                     leaseEnd: now.addingTimeInterval(options.lease), reason: Self.sentEarlyReason)
             try store.setSchedulerMark(ClockMark.from, last)
             try store.setSchedulerMark(ClockMark.at, now)
+            func deliveries(_ n: Int) -> String { "\(n) \(n == 1 ? "delivery" : "deliveries")" }
             return "warning: the clock went back \(Self.duration(-gap)): the last pass was at \(ISOInstant.format(last)), "
                 + "now is \(ISOInstant.format(now)); "
                 + (replanned == 0 ? "nothing it skipped needs planning again"
-                                  : "\(replanned) \(replanned == 1 ? "delivery" : "deliveries") it skipped as too late planned again")
+                                  : "\(deliveries(replanned)) it skipped as too late planned again")
+                + (ahead.resent == 0 ? "" : "; \(deliveries(ahead.resent)) it sent early sent again at \(ahead.resent == 1 ? "its" : "their") due time")
+                + (ahead.retries == 0 ? "" : "; the retries of \(deliveries(ahead.retries)) start over from \(ahead.retries == 1 ? "its" : "their") due time")
         }
         if gap > config.alerts.clockJump {
             try store.setSchedulerMark(ClockMark.from, last)
@@ -39,6 +47,14 @@ extension Scheduler {
         }
         return nil
     }
+}
+
+extension Scheduler {
+    /// How the reason of a delivery starts that a pass at a wrong, later time sent before its due
+    /// time and that is sent again at it (`status` lists them).
+    public static let sentEarlyPrefix = "clock jump: "
+    static let sentEarlyReason = sentEarlyPrefix + "sent more than the lateness early by a pass at a wrong, later time; "
+        + "sent again at its due time"
 }
 
 /// The last clock jump a pass met, for `status`.

@@ -10,7 +10,12 @@ extension Scheduler {
     ///
     /// Those commits skip the fsync (`Store.withDeferredSync`): a process crash loses none of them,
     /// a power failure at most the last 50 ms (a lost record means a duplicate, never a lost delivery).
-    func deliver(_ claimed: [LedgerEntry], _ prepared: [PreparedDelivery], now: Date, report: inout TickReport) throws {
+    ///
+    /// Before a delivery's first transfer its claim is fenced (`startSending`, at `passTime()`): one
+    /// whose lease ran out while this process was held up (SIGSTOP, a full disk, a paused VM), or
+    /// that another process took over, is not sent (its new claimant sends it).
+    func deliver(_ claimed: [LedgerEntry], _ prepared: [PreparedDelivery], now: Date, passTime: () -> Date,
+                 report: inout TickReport) throws {
         var sendable: [(entry: LedgerEntry, step: DeliveryStep)] = []
         var settled: [Outcome] = []
         for (entry, prepared) in zip(claimed, prepared) {
@@ -24,7 +29,21 @@ extension Scheduler {
         try record(settled, now: now, report: &report)
         var failure: Error?
         try store.withDeferredSync {
-            deliverer.deliver(sendable.map(\.step)) { group in
+            deliverer.deliver(sendable.map(\.step), starting: { indices in
+                do {
+                    let claims = indices.map { sendable[$0].entry }
+                    let started = try patiently("start \(claims.count) \(claims.count == 1 ? "delivery" : "deliveries")") {
+                        try store.startSending(claims, claimant: claimant, now: passTime(), lease: options.lease)
+                    }
+                    for index in indices where !started.contains(sendable[index].entry.key) {
+                        log("not sent: \(describe(sendable[index].entry)) to \(sendable[index].entry.channel) — " + Self.claimLost)
+                    }
+                    return Set(indices.filter { started.contains(sendable[$0].entry.key) })
+                } catch {
+                    failure = failure ?? error
+                    return []
+                }
+            }) { group in
                 do {
                     var progress: [DeliveryProgressRecord] = []
                     var ended: [Outcome] = []
@@ -53,18 +72,26 @@ extension Scheduler {
     /// first failure is logged, then one line every `options.recordPatience`.
     func recordPatiently(_ outcomes: [Outcome], progress: [DeliveryProgressRecord] = [], now: Date,
                          report: inout TickReport) throws {
+        let count = outcomes.count + progress.count
+        try patiently("record \(count) delivery \(count == 1 ? "outcome" : "outcomes")") {
+            // Progress first: what it records was accepted, whatever the settlement says.
+            try store.recordProgress(progress, claimant: claimant)
+            try record(outcomes, now: now, report: &report)
+        }
+    }
+
+    /// `body` (a ledger write the next transfers wait for), tried again on any store error with
+    /// backoff from 50 ms to 5 s for as long as the process lives; logged at once, then every
+    /// `options.recordPatience`, as "cannot `what`".
+    func patiently<T>(_ what: String, _ body: () throws -> T) throws -> T {
         var delay = 0.05
         var nextLog = ContinuousClock.now
         while true {
             do {
-                // Progress first: what it records was accepted, whatever the settlement says.
-                try store.recordProgress(progress, claimant: claimant)
-                return try record(outcomes, now: now, report: &report)
+                return try body()
             } catch let error as StoreError {
                 if ContinuousClock.now >= nextLog {
-                    let count = outcomes.count + progress.count
-                    log("cannot record \(count) delivery \(count == 1 ? "outcome" : "outcomes"): \(error); "
-                        + "no further transfer starts until they are recorded (trying again, at least every 5 s)")
+                    log("cannot \(what): \(error); no further transfer starts until this is written (trying again, at least every 5 s)")
                     nextLog = ContinuousClock.now + .seconds(options.recordPatience)
                 }
                 Thread.sleep(forTimeInterval: delay)
@@ -72,6 +99,10 @@ extension Scheduler {
             }
         }
     }
+
+    /// Why a claimed delivery was not sent: its claim was gone when its transfer was to start.
+    static let claimLost = "its claim was taken over by another process, or its lease ran out before its turn "
+        + "(this process was held up, or its channels are slow); not sent from here: the pass that claims it next sends it"
 
     /// The ledger state an attempt's outcome leads to, through the retry policy.
     func decide(_ entry: LedgerEntry, _ outcome: DeliveryOutcome, now: Date) -> Outcome {

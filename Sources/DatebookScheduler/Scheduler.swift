@@ -120,12 +120,16 @@ public final class Scheduler {
             return try store.claimDue(now: now, lease: options.lease, claimant: claimant, limit: options.claimBatch)
         }
         recorded.forEach(log)  // only once committed
-        while !claimed.isEmpty {
-            try deliver(claimed, try prepare(claimed, now: now), now: now, report: &report)
-            guard claimed.count == options.claimBatch else { break }
-            // Later batches: the injected time plus the real time this pass has taken, so leases stay true.
+        // Later claims and the fence before each transfer: the injected time plus the real time this
+        // pass has taken (a process held up meanwhile, by SIGSTOP say, finds its leases run out).
+        let passTime = { () -> Date in
             let elapsed = ContinuousClock.now - started
-            let later = now.addingTimeInterval(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+            return now.addingTimeInterval(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+        }
+        while !claimed.isEmpty {
+            try deliver(claimed, try prepare(claimed, now: now), now: now, passTime: passTime, report: &report)
+            guard claimed.count == options.claimBatch else { break }
+            let later = passTime()
             claimed = try store.transaction {
                 try store.claimDue(now: later, lease: options.lease, claimant: claimant, limit: options.claimBatch)
             }

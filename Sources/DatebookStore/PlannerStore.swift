@@ -92,6 +92,14 @@ public protocol PlannerStore: AnyObject {
     /// `dueAfter` (so a pass at a wrong, later time skipped them) go back to pending, to be sent at
     /// their due time; the number of them. Call inside the pass's transaction.
     func replanSkippedAsLate(dueAfter: Date, now: Date) throws -> Int
+    /// After the clock went back: what a pass at a wrong, later time wrote (`updated_at` after
+    /// `writtenAfter`) is judged again. Deliveries it sent long before their due time (due after
+    /// `dueAfter`: the scheduler gives now + lateness) go back to pending with `reason`, to be sent
+    /// again at their due time (an alert a month early is lost in practice); retries it scheduled
+    /// start over from their due time; claims whose lease ends after `leaseEnd` (given at the wrong
+    /// time) end then instead. The numbers of the first two.
+    func replanWrittenAhead(now: Date, writtenAfter: Date, dueAfter: Date, leaseEnd: Date,
+                            reason: String) throws -> (resent: Int, retries: Int)
     func distinctEventAlerts() throws -> [String]
     /// The events inserted, moved or given other lead times since the last pass took them (taking:
     /// emptying the queue, inside the pass's transaction); an empty queue is only read.
@@ -105,6 +113,12 @@ public protocol PlannerStore: AnyObject {
     func allDeliveries() throws -> [LedgerEntry]
     func releaseAbandoned(now: Date, isGone: (String) -> Bool) throws
     func claimDue(now: Date, lease: TimeInterval, claimant: String, limit: Int) throws -> [LedgerEntry]
+    /// The fence before transfers start: of the `claims` (rows as this pass claimed them), those still
+    /// claimed by `claimant` with the lease this pass gave them (another pass of the same process
+    /// that took one over gave it another), not run out at `now`, each given a fresh lease in the
+    /// statement that checks it; their keys. Only those may be sent; the others were taken over (or
+    /// are about to be) by another pass.
+    func startSending(_ claims: [LedgerEntry], claimant: String, now: Date, lease: TimeInterval) throws -> Set<String>
     func settle(key: String, claimant: String, as state: LedgerEntry.State, reason: String?, nextAttempt: Date?, now: Date) throws
     /// `settle` for several outcomes of one claimant, all or none.
     func settle(_ outcomes: [Settlement], claimant: String, now: Date) throws

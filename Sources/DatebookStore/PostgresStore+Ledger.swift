@@ -47,6 +47,15 @@ extension PostgresStore {
                   [Self.millis(now), Self.millis(dueAfter)]).count
     }
 
+    public func replanWrittenAhead(now: Date, writtenAfter: Date, dueAfter: Date, leaseEnd: Date,
+                                   reason: String) throws -> (resent: Int, retries: Int) {
+        let resent = try query(Store.resendSentEarlySQL + " RETURNING key",
+                               [Self.millis(now), reason, Self.millis(writtenAfter), Self.millis(dueAfter)]).count
+        let retries = try query(Store.restartRetriesAheadSQL + " RETURNING key", [Self.millis(now), Self.millis(writtenAfter)]).count
+        try query("UPDATE deliveries SET lease_until = $1 WHERE state = 'sending' AND lease_until > $1", [Self.millis(leaseEnd)])
+        return (resent, retries)
+    }
+
     public func distinctEventAlerts() throws -> [String] {
         try query("SELECT DISTINCT alerts FROM events WHERE alerts <> ''").all.map { $0.text(0) }
     }
@@ -139,6 +148,19 @@ extension PostgresStore {
                 .joined(separator: ", "))
             """, [Self.millis(now.addingTimeInterval(lease)), claimant, Self.millis(now), String(limit)])
             .all.map(Store.entry(from:)).sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    }
+
+    /// The fence before a transfer starts (`Store.startSending`), for all of `keys` in one statement.
+    public func startSending(_ claims: [LedgerEntry], claimant: String, now: Date, lease: TimeInterval) throws -> Set<String> {
+        guard !claims.isEmpty else { return [] }
+        let rows = try query("""
+            UPDATE deliveries d SET lease_until = $1
+            FROM unnest($2::text[], $5::bigint[]) AS c(key, lease_until)
+            WHERE d.key = c.key AND d.state = 'sending' AND d.claimed_by = $3 AND d.lease_until > $4 AND d.lease_until = c.lease_until
+            RETURNING d.key
+            """, [Self.millis(now.addingTimeInterval(lease)), Self.arrayLiteral(claims.map(\.key)), claimant, Self.millis(now),
+                  Self.arrayLiteral(claims.map { $0.claimedUntil.map(Self.millis) })])
+        return Set((0..<rows.count).map { rows.text($0, 0) })
     }
 
     /// Applies one outcome; only a row still claimed by `claimant` changes.

@@ -56,6 +56,34 @@ extension Store {
         try wrap { try db.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
+    /// `emptyLog` when no other connection is busy (a write or a read under way): never waits.
+    /// `datebook run` does this when a pass ends, so an idle daemon's store file is whole, with an
+    /// empty log: a file copied over it then meets no stale log (which SQLite would apply to it).
+    /// False when another connection was busy (the log stays; the next pass tries again).
+    @discardableResult
+    public func emptyLogIfIdle() -> Bool {
+        sqlite3_busy_timeout(db.handle, 0)
+        defer { sqlite3_busy_timeout(db.handle, SQLiteConnection.busyTimeoutMilliseconds) }
+        // One row: busy (1 when it could not finish), log frames, frames checkpointed.
+        return (try? db.integer("PRAGMA wal_checkpoint(TRUNCATE)")) == 0
+    }
+
+    /// From here on, closing this connection leaves its write-ahead log as it is: the file's content
+    /// was replaced under it (`cp` over a live store), and the log, which belongs to the old content,
+    /// must not be folded into the new one.
+    public func keepLogOnClose() {
+        _ = datebook_sqlite_no_checkpoint_on_close(db.handle)
+    }
+
+    /// True when the store file at `path`, read through a connection of its own (another connection's
+    /// cache may hold content the file no longer has), holds `instance` as last written.
+    public static func holds(_ instance: SchedulerInstance, inFile path: String) throws -> Bool {
+        let connection = try openForReading(path)
+        let query = try connection.prepare("SELECT count(*) FROM schedulers WHERE host = ? AND pid = ? AND last_seen = ?")
+        try query.bind(.text(instance.host), .int(instance.pid), .integer(millis(instance.lastSeen)))
+        return try query.step() && query.int(0) == 1
+    }
+
     /// An empty store in memory: what the daemon holds while its file is gone, so that nothing
     /// keeps the old file's connection open.
     public static func standIn() throws -> Store { try Store(path: "", readOnly: true) }

@@ -72,6 +72,34 @@ extension Store {
         WHERE state = 'skipped' AND reason LIKE 'late:%' AND due_at > $2
         """
 
+    public func replanWrittenAhead(now: Date, writtenAfter: Date, dueAfter: Date, leaseEnd: Date,
+                                   reason: String) throws -> (resent: Int, retries: Int) {
+        try wrap {
+            try statement(Self.resendSentEarlySQL).bind(.integer(Self.millis(now)), .text(reason), .integer(Self.millis(writtenAfter)),
+                                                        .integer(Self.millis(dueAfter))).run()
+            let resent = db.changes
+            try statement(Self.restartRetriesAheadSQL).bind(.integer(Self.millis(now)), .integer(Self.millis(writtenAfter))).run()
+            let retries = db.changes
+            try statement("UPDATE deliveries SET claimed_until = $1 WHERE state = 'sending' AND claimed_until > $1")
+                .bind(.integer(Self.millis(leaseEnd))).run()
+            return (resent, retries)
+        }
+    }
+
+    /// `replanWrittenAhead`'s deliveries sent long before their due time, for both backends (`$1` now,
+    /// `$2` the reason, `$3` the instant after which only a pass at a wrong time wrote, `$4` due after).
+    public static let resendSentEarlySQL = """
+        UPDATE deliveries SET updated_at = $1, state = 'pending', reason = $2, attempts = 0, next_attempt_at = due_at,
+            first_attempt_at = NULL, settled_by = NULL
+        WHERE state IN ('sent', 'sent-late') AND updated_at > $3 AND due_at > $4
+        """
+
+    /// `replanWrittenAhead`'s retries: they start over from their due time (`$1` now, `$2` as `$3` above).
+    public static let restartRetriesAheadSQL = """
+        UPDATE deliveries SET updated_at = $1, attempts = 0, next_attempt_at = due_at, first_attempt_at = NULL
+        WHERE state = 'pending' AND attempts > 0 AND updated_at > $2
+        """
+
     /// The per-event alert lead lists (`"1d 1h"`) in use (and possibly some no longer used).
     public func distinctEventAlerts() throws -> [String] {
         var found: [String] = []
@@ -187,6 +215,34 @@ extension Store {
             return claimed
         }
     }
+
+    /// The fence before a transfer starts: of `keys`, those still claimed by `claimant` with a lease
+    /// that has not run out at `now` get a fresh lease (`now + lease`), in the same statement that
+    /// checks the claim; only those may be sent. A process held up past its lease (SIGSTOP, a full
+    /// disk, a paused VM) finds its claims gone once another process took them over, and sends none.
+    public func startSending(_ claims: [LedgerEntry], claimant: String, now: Date, lease: TimeInterval) throws -> Set<String> {
+        guard !claims.isEmpty else { return [] }
+        var started: Set<String> = []
+        func fence() throws {
+            try wrap {
+                let update = try statement(Self.startSendingSQL)
+                for claim in claims {
+                    try update.bind(.integer(Self.millis(now.addingTimeInterval(lease))), .text(claim.key), .text(claimant),
+                                    .integer(Self.millis(now)), claim.claimedUntil.map { .integer(Self.millis($0)) } ?? .null).run()
+                    if db.changes > 0 { started.insert(claim.key) }
+                }
+            }
+        }
+        try inTransaction ? fence() : transaction(fence)
+        return started
+    }
+
+    /// `startSending` for one key (`$1` the new lease end, `$2` the key, `$3` the claimant, `$4` now,
+    /// `$5` the lease end this pass gave it: a fencing token).
+    static let startSendingSQL = """
+        UPDATE deliveries SET claimed_until = $1
+        WHERE key = $2 AND state = 'sending' AND claimed_by = $3 AND claimed_until > $4 AND claimed_until = $5
+        """
 
     /// Applies several outcomes in one transaction (or in the caller's).
     public func settle(_ outcomes: [Settlement], claimant: String, now: Date) throws {

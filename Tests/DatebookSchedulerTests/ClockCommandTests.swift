@@ -28,20 +28,30 @@ import Testing
     @Test func statusShowsAClockThatWentBackAndTheAlertItWouldHaveLostIsSent() throws {
         let sink = try Sink()
         let sandbox = try ProcessSandbox(sink: sink, channels: ["hook": "/hook"], lead: "1h")
-        try sandbox.save([event("Dentist", at: utc("2026-12-10T10:00:00Z"))])
+        // Dentist's alert is skipped by the wrong pass; Early's (due 12-31 07:30Z) is sent by it, a month early.
+        try sandbox.save([event("Dentist", at: utc("2026-12-10T10:00:00Z")), event("Early", at: utc("2026-12-31T08:30:00Z"))])
         #expect(try output(["--now", "2026-12-01T08:00:00Z", "tick"], environment: sandbox.environment).code == 0)
         let wrong = try output(["--now", "2026-12-31T08:00:00Z", "tick"], environment: sandbox.environment)
         #expect(wrong.err.contains("warning: 30d0h since the last pass"))
         #expect(wrong.err.contains("skipped alert 'Dentist' (1h before) to hook"))
         let back = try output(["--now", "2026-12-01T08:01:00Z", "tick"], environment: sandbox.environment)
         #expect(back.err.contains("warning: the clock went back 29d23h"))
-        #expect(back.err.contains("1 delivery it skipped as too late planned again"))
+        #expect(back.err.contains("1 delivery it skipped as too late planned again; 1 delivery it sent early sent again at its due time"))
         let status = try output(["--now", "2026-12-01T08:02:00Z", "status"], environment: sandbox.environment)
         #expect(status.out.contains("Clock jump:\n  the clock went back 29d23h: a pass at Tue 2026-12-01 09:01 came after one at Thu 2026-12-31 09:00"))
         #expect(status.out.contains("alert 'Dentist' (1h before) to hook"))
         #expect(try output(["--now", "2026-12-10T09:00:00Z", "tick"], environment: sandbox.environment).code == 0)
-        #expect(try sink.requests().count == 1)
-        #expect(try Store(path: sandbox.store).allDeliveries().map(\.state) == [.sent])
+        #expect(try sink.requests().count == 2)  // Early a month early, then Dentist on time
+        let waiting = try output(["--now", "2026-12-30T08:00:00Z", "status"], environment: sandbox.environment)
+        #expect(waiting.out.contains("Thu 2026-12-31 08:30  alert 'Early' (1h before) to hook (again: sent early by a pass at a wrong clock)"),
+                "\(waiting.out)")
+        #expect(try output(["--now", "2026-12-31T07:30:00Z", "tick"], environment: sandbox.environment).code == 0)
+        let early = "alert:\(EventID.stable("Early")):2026-12-31T08:30:00Z:1h:hook"
+        #expect(try sink.requests().filter { $0.key == early }.count == 2)
+        let after = try output(["--now", "2026-12-31T07:31:00Z", "status"], environment: sandbox.environment)
+        #expect(after.out.contains("Sent again at their due time (a pass at a wrong, later clock had sent them early):\n"
+                                   + "  Thu 2026-12-31 08:30  alert 'Early' (1h before) to hook"), "\(after.out)")
+        #expect(try Store(path: sandbox.store).allDeliveries().map(\.state) == [.sent, .sent])
     }
 }
 

@@ -2,6 +2,7 @@ import DatebookCore
 import DatebookDelivery
 @testable import DatebookScheduler
 import DatebookStore
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -103,6 +104,43 @@ struct LedgerTests {
         let locked = try #require(try h.state(h.alertKey(event, "1h", channel: "locked"))?.reason)
         #expect(locked == "channel unavailable: slack 'locked': environment variable DATEBOOK_TEST_UNSET_URL is not set")
         #expect(!h.log.joined().contains("s3cr3t"))
+    }
+
+    /// Two passes of one daemon share a claimant (`host:pid`): the lease a pass gave a claim is its
+    /// fencing token, so a pass whose claims another pass took over after their lease ran out (a
+    /// batch behind a slow channel) starts none of them, while the other pass is still sending.
+    @Test(arguments: [false, true])
+    func aPassStartsNothingAnotherPassOfTheSameProcessTookOverAfterItsLease(postgres: Bool) throws {
+        let harness = try Harness(zone: "UTC")
+        let store: any PlannerStore = postgres ? try StoreOpener.open(try TestPostgres.shared().makeDatabase()) : harness.store
+        let now = utc("2026-12-01T11:00:00Z")
+        let claimant = Scheduler.hostName + ":\(getpid())"
+        let keys = (0..<3).map { "digest:fence-\($0):2026-12-01:hook" }
+        let claims = try store.transaction { () -> [LedgerEntry] in
+            _ = try store.plan(keys.map { LedgerEntry(key: $0, kind: .digest, digest: "fence", digestDate: "2026-12-01", channel: "hook", dueAt: now) },
+                               now: now)
+            return try store.claimDue(now: now, lease: 300, claimant: claimant, limit: 10)
+        }
+        #expect(claims.count == 3)
+        // Within its lease the pass starts its own claims, and renews their leases.
+        let first = try store.startSending([claims[0]], claimant: claimant, now: now.addingTimeInterval(1), lease: 300)
+        #expect(first == [keys[0]])
+        #expect(try store.delivery(key: keys[0])?.claimedUntil == now.addingTimeInterval(301))
+        // Another pass of the same process takes the other two over once their leases ran out (the first's holds).
+        let later = now.addingTimeInterval(300.5)
+        let taken = try store.transaction { () -> [LedgerEntry] in
+            try store.releaseAbandoned(now: later) { _ in false }
+            return try store.claimDue(now: later, lease: 300, claimant: claimant, limit: 10)
+        }
+        #expect(Set(taken.map(\.key)) == Set(keys.dropFirst()))
+        // The first pass, held up, asks at a time its leases seem to hold: the tokens differ, nothing starts.
+        #expect(try store.startSending(Array(claims.dropFirst()), claimant: claimant, now: now.addingTimeInterval(2), lease: 300).isEmpty)
+        // The pass that holds them starts them; another claimant starts nothing.
+        #expect(try store.startSending(taken, claimant: "elsewhere:1", now: later, lease: 300).isEmpty)
+        #expect(try store.startSending(taken, claimant: claimant, now: later, lease: 300) == Set(keys.dropFirst()))
+        // A lease that ran out starts nothing, though nobody took the claim over yet.
+        let renewed = try #require(try store.delivery(key: keys[1]))
+        #expect(try store.startSending([renewed], claimant: claimant, now: later.addingTimeInterval(301), lease: 300).isEmpty)
     }
 
     @Test func aSecondProcessCannotClaimWhatTheFirstClaimedUntilItIsGoneOrItsLeaseEnds() throws {

@@ -52,6 +52,8 @@ struct ProcessSandbox {
     /// A SQLite file in `directory`, or the `postgresql://` URL given.
     let store: String
     var config: String { directory + "/config.json5" }
+    /// More variables for every spawned datebook (`DATEBOOK_LEASE`, say).
+    var extraEnvironment: [String: String] = [:]
 
     init(sink: Sink, channels: [String: String], lead: String, zone: String = "Europe/Berlin", store: String? = nil) throws {
         directory = sink.directory
@@ -70,6 +72,7 @@ struct ProcessSandbox {
     /// DATEBOOK_*, XDG_* and NO_COLOR never reach it.
     var environment: [String: String] {
         ["HOME": directory, "DATEBOOK_STORE": store, "DATEBOOK_CONFIG": config, "PATH": "/usr/bin:/bin", "DATEBOOK_TZ": "Europe/Berlin"]
+            .merging(extraEnvironment) { $1 }
     }
 
     /// Starts `datebook arguments…` with stderr collected in `log`.

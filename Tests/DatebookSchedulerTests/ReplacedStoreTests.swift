@@ -1,17 +1,20 @@
 import DatebookCore
+import DatebookScheduler
 import DatebookStore
 import Foundation
 import Testing
 
-/// The store file replaced, moved over or deleted under a live `run` (issue 27): the daemon stops
-/// using the old file at its next wake-up and opens the new one; an alert due a few seconds later
-/// in the new file is sent on time, and the new file stays intact.
+/// The store file replaced, moved over, copied over or deleted under a live `run` (issue 27): the
+/// daemon stops using the old file (or content) at its next wake-up and opens the new one; an alert
+/// due a few seconds later in the new file is sent on time, and the new file stays intact.
 @Suite(.serialized) struct ReplacedStoreTests {
     enum Fault: String, CaseIterable {
         /// `mv backup.sqlite3 datebook.sqlite3`
         case movedOver
         /// `rm datebook.sqlite3`, then a new store is made there (`datebook add`)
         case deleted
+        /// `cp backup.sqlite3 datebook.sqlite3`: the same file (device and inode), other content
+        case copiedOver
         /// `datebook store restore backup.sqlite3`, the safe way
         case restored
     }
@@ -23,6 +26,11 @@ import Testing
     }
 
     static func text(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+
+    /// The size of the store's write-ahead log, 0 when there is none.
+    static func logSize(_ store: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: store + "-wal"))?[.size] as? Int) ?? 0
+    }
 
     @Test(arguments: Fault.allCases)
     func anAlertInTheNewStoreIsSentOnTimeAndTheStoreStaysIntact(_ fault: Fault) throws {
@@ -51,6 +59,19 @@ import Testing
             #expect(StoreFaultTests.wait(seconds: 10) { Self.text(log).contains("is gone") }, "daemon log: \(Self.text(log)); files: \((try? FileManager.default.contentsOfDirectory(atPath: sandbox.directory)) ?? [])")
             try sandbox.save([newEvent])
             #expect(StoreFaultTests.wait(seconds: 10) { Self.text(log).contains("is there again") }, "daemon log: \(Self.text(log))")
+        case .copiedOver:
+            try Self.writeBackup(backup, (0..<50).map { event("Fresh \($0)", at: Date().addingTimeInterval(3 * 86_400 + Double($0) * 60)) }
+                                 + [newEvent])
+            // The daemon's pass for the later events folds its log into the file when it ends: an idle
+            // daemon's file is whole, so the copy meets no log of the old content.
+            #expect(StoreFaultTests.wait(seconds: 20) { Self.logSize(sandbox.store) == 0 }, "daemon log: \(Self.text(log))")
+            let copy = Process()
+            copy.executableURL = URL(fileURLWithPath: "/bin/cp")
+            copy.arguments = [backup, sandbox.store]
+            try copy.run()
+            copy.waitUntilExit()
+            #expect(copy.terminationStatus == 0)
+            #expect(StoreFaultTests.wait(seconds: 10) { Self.text(log).contains("has other content") }, "daemon log: \(Self.text(log))")
         case .restored:
             try Self.writeBackup(backup, [newEvent])
             let restore = try sandbox.start(["store", "restore", backup])
@@ -62,6 +83,14 @@ import Testing
         let sent = try #require(try sink.requests().first { $0.key == key })
         #expect(sent.time >= due.timeIntervalSince1970 - 0.05)
         #expect(sent.time - due.timeIntervalSince1970 < 5)
+        // status tells the truth: the daemon alive in the new content, the alert sent by it.
+        let status = try runDatebook(["status"], environment: sandbox.environment)
+        let claimant = Scheduler.hostName + ":\(daemon.processIdentifier)"
+        #expect(StoreFaultTests.wait(seconds: 10) {
+            (try? runDatebook(["status"], environment: sandbox.environment).out.contains("\n  \(claimant)  since ")) == true
+        }, "\(status.out)")
+        #expect(try runDatebook(["status"], environment: sandbox.environment).out.contains("alert 'In the new store' (10m before) to hook by \(claimant)"))
+        #expect(!Self.text(log).contains("damaged"), "\(Self.text(log))")
         kill(daemon.processIdentifier, SIGTERM)
         #expect(waitForExit(daemon, seconds: 10))
         #expect(daemon.terminationStatus == 0)
