@@ -67,6 +67,8 @@ enum EventOptions {
     static func changes(_ arguments: ParsedArguments, _ context: Context) -> EventChanges {
         var changes = EventChanges()
         changes.start = arguments.value("--at")
+        // `--tz` on the command line puts a moved event in that zone; else it keeps its own.
+        changes.zoneChosen = arguments.value("--tz") != nil
         changes.end = arguments.value("--end")
         changes.allDay = arguments.has("--all-day")
         changes.symbol = arguments.value("--symbol")

@@ -10,8 +10,10 @@ import Foundation
 final class ICalZoneResolver {
     private enum Resolution {
         case iana(TimeZone)
-        /// A file-defined zone; `label` is the IANA zone used for repeats, `exact` when X-LIC-LOCATION named it.
-        case shipped(OpaquePointer, label: TimeZone, exact: Bool)
+        /// A file-defined zone; `label` is the zone used for repeats, `exact` when X-LIC-LOCATION named it
+        /// (or the TZID is datebook's own `GMT±hhmm` for the zone's one offset), `alike` when `label` has
+        /// the zone's UTC offsets all year (else it has the zone's offset in January only).
+        case shipped(OpaquePointer, label: TimeZone, exact: Bool, alike: Bool = true)
         case unknown
     }
 
@@ -64,13 +66,15 @@ final class ICalZoneResolver {
         switch resolution(tzid, year: local.year) {
         case let .iana(zone):
             return (.zoned(local.instant(in: zone), tzid: zone.identifier), nil)
-        case let .shipped(zone, label, exact):
+        case let .shipped(zone, label, exact, alike):
             var time = Libical.floating(local, isDate: false)
             icaltimezone_convert_time(&time, zone, icaltimezone_get_utc_timezone())
             let instant = Libical.utcInstant(time)
             let warning = exact ? nil
                 : "TZID '\(tzid)' is not a known zone name; the time follows the file's VTIMEZONE, and repeats "
-                + "use \(label.identifier), which has the same UTC offsets; use an IANA name such as Europe/Berlin"
+                + "use \(label.identifier), " + (alike ? "which has the same UTC offsets" : "its offset in January: no known zone "
+                    + "changes offset as it does, so a repeat on the other side of its change is off by the difference")
+                + "; use an IANA name such as Europe/Berlin"
             return (.zoned(instant, tzid: label.identifier), warning)
         case .unknown:
             let instant = local.instant(in: defaultTimeZone)
@@ -117,10 +121,17 @@ final class ICalZoneResolver {
             result = .iana(zone)
         } else if let zone = shipped[tzid] {
             let location = Libical.text(icaltimezone_get_location(zone)).flatMap(Self.ianaZone(for:))
+            let offsets = self.offsets(of: zone, year: year)
             if let location {
                 result = .shipped(zone, label: location, exact: true)
+            } else if let fixed = Self.fixedOffset(tzid), offsets.allSatisfy({ $0.offset == fixed.secondsFromGMT() }) {
+                // A zone datebook exported itself: one offset, named by it.
+                result = .shipped(zone, label: fixed, exact: true)
+            } else if let alike = lookalike(offsets) {
+                result = .shipped(zone, label: alike, exact: false)
             } else {
-                result = .shipped(zone, label: lookalike(of: zone, year: year), exact: false)
+                let january = TimeZone(secondsFromGMT: offsets.first?.offset ?? 0) ?? defaultTimeZone
+                result = .shipped(zone, label: january, exact: false, alike: offsets.allSatisfy { $0.offset == offsets.first?.offset })
             }
         } else {
             result = .unknown
@@ -135,16 +146,30 @@ final class ICalZoneResolver {
         return Int(icaltimezone_get_utc_offset(zone, &time, &isDaylight))
     }
 
-    /// An IANA zone with the same UTC offsets as a file-defined zone on the 1st and 15th of every
-    /// month of `year` (the default zone first), else a fixed offset. Runs once per such TZID.
-    private func lookalike(of zone: OpaquePointer, year: Int) -> TimeZone {
-        let probes = (1...12).flatMap { month in
-            [1, 15].map { ICalLocalDateTime(year: year, month: month, day: $0, hour: 12) }
+    /// `GMT+hhmm` / `GMT-hhmm`, the names of the fixed-offset zones datebook exports (with a VTIMEZONE).
+    private static func fixedOffset(_ tzid: String) -> TimeZone? {
+        let bytes = Array(tzid.utf8)
+        guard bytes.count == 8, tzid.hasPrefix("GMT"), bytes[3] == UInt8(ascii: "+") || bytes[3] == UInt8(ascii: "-"),
+              bytes[4...].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return TimeZone(identifier: tzid)
+    }
+
+    /// A file-defined zone's UTC offset at noon on the 1st and 15th of every month of `year`.
+    private func offsets(of zone: OpaquePointer, year: Int) -> [(probe: ICalLocalDateTime, offset: Int)] {
+        (1...12).flatMap { month in
+            [1, 15].map { day in
+                let probe = ICalLocalDateTime(year: year, month: month, day: day, hour: 12)
+                return (probe, icalOffset(zone, at: probe))
+            }
         }
-        let expected = probes.map { icalOffset(zone, at: $0) }
+    }
+
+    /// An IANA zone with the same UTC offsets as a file-defined zone at each probe (`offsets`), the
+    /// default zone first; nil when none has them. Runs once per such TZID.
+    private func lookalike(_ offsets: [(probe: ICalLocalDateTime, offset: Int)]) -> TimeZone? {
         let utc = TimeZone(secondsFromGMT: 0) ?? defaultTimeZone
         func matches(_ candidate: TimeZone) -> Bool {
-            zip(probes, expected).allSatisfy { probe, offset in
+            offsets.allSatisfy { probe, offset in
                 candidate.secondsFromGMT(for: probe.instant(in: utc).addingTimeInterval(TimeInterval(-offset))) == offset
             }
         }
@@ -152,6 +177,6 @@ final class ICalZoneResolver {
         for identifier in TimeZone.knownTimeZoneIdentifiers where identifier.contains("/") && !identifier.hasPrefix("Etc/") {
             if let candidate = TimeZone(identifier: identifier), matches(candidate) { return candidate }
         }
-        return TimeZone(secondsFromGMT: expected.first ?? 0) ?? defaultTimeZone
+        return nil
     }
 }

@@ -32,8 +32,14 @@ public struct EventFieldError: Error, Sendable {
 /// every surface, so a WHEN, a colour or a rule is accepted or refused the same way everywhere.
 public struct EventChanges: Sendable {
     public var title: String?
-    /// A WHEN (`tomorrow 9am`, `2026-12-24`); read in `parser`'s zone, which becomes the event's.
+    /// A WHEN (`tomorrow 9am`, `2026-12-24`); read in `parser`'s zone, which becomes the event's
+    /// when `zoneChosen`.
     public var start: String?
+    /// Whether the zone times are read in was chosen for this change (the form's zone field,
+    /// `--tz` on the command line): a new start then puts the event in that zone. Otherwise the
+    /// event keeps its own zone (the instant is the one typed, read in the reader's zone), so its
+    /// later occurrences still follow its own zone's daylight-saving changes.
+    public var zoneChosen = true
     public var end: String?
     public var clearEnd = false
     /// A new start without a new end moves the end alike (the event keeps its length), as a moved
@@ -70,7 +76,7 @@ public struct EventChanges: Sendable {
         if let start {
             let old = event.start
             event.start = try Self.start(start, allDay: allDay, parser, field: .start)
-            event.timeZone = zone.identifier
+            if zoneChosen || TimeZone(identifier: event.timeZone) == nil { event.timeZone = zone.identifier }
             if keepLength, end == nil, old.isAllDay == event.start.isAllDay {
                 event.end = event.end.map { OccurrenceChange.shifted($0, from: old, to: event.start) }
             }

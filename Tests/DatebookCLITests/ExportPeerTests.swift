@@ -276,6 +276,34 @@ struct ExportPeerTests {
                            instant("2027-04-19", 12, 2), instant("2027-04-26", 12, 2)].sorted(), "\(theirs)")
     }
 
+    /// A time edit typed in the reader's zone moves the event to that instant and keeps the event's
+    /// own zone (its later occurrences follow New York's daylight-saving change, not Berlin's);
+    /// `--tz` on the same line moves the event into that zone.
+    @Test func aTimeEditTypedInAnotherZoneKeepsTheEventsOwnZone() throws {
+        var sandbox = Sandbox()
+        sandbox.tz = ""
+        let berlin = ["DATEBOOK_TZ": "Europe/Berlin"]
+        #expect(sandbox.run(["--tz", "America/New_York", "add", "Standup", "--at", "2027-03-01 09:00", "--repeat", "weekly"]).code == 0)
+        let moved = sandbox.run(["edit", "Standup", "--at", "2027-03-01 16:00"], environment: berlin)
+        #expect(moved.code == 0, "\(moved.err)")
+        let event = { () throws -> [String: Any] in
+            let json = try JSONSerialization.jsonObject(with: Data(sandbox.run(["export", "--format", "json"], environment: berlin).out.utf8))
+            return try #require(((json as? [String: Any])?["events"] as? [[String: Any]])?.first)
+        }
+        // 16:00 in Berlin (UTC+1) is 15:00 UTC, 10:00 in New York (UTC-5).
+        #expect(try event()["timeZone"] as? String == "America/New_York")
+        #expect(try event()["start"] as? String == "2027-03-01T15:00:00Z")
+        var later = sandbox
+        later.now = "2027-03-12 09:00"
+        let occurrences = later.run(["list", "--period", "next7", "--json"], environment: ["DATEBOOK_TZ": "America/New_York"]).out
+        // After New York's change (Sun 2027-03-14) the standup is still at 10:00 there.
+        #expect(occurrences.contains("\"start\": \"2027-03-15T10:00:00-04:00\""), "\(occurrences)")
+        let rezoned = sandbox.run(["--tz", "Asia/Tokyo", "edit", "Standup", "--at", "2027-03-02 09:00"], environment: berlin)
+        #expect(rezoned.code == 0, "\(rezoned.err)")
+        #expect(try event()["timeZone"] as? String == "Asia/Tokyo")
+        #expect(try event()["start"] as? String == "2027-03-02T00:00:00Z")
+    }
+
     /// A zone that matches no IANA name (a file's own VTIMEZONE of +01:30, of -03:45) is kept as that
     /// offset and exported with a VTIMEZONE of it (RFC 5545 §3.2.19): another reader sees every
     /// occurrence at the instant the original file means, in any viewer's zone.

@@ -17,6 +17,7 @@ struct Sandbox {
     var home: String { folder.path }
     var store: String { home + "/store.sqlite3" }
     var now = "2026-11-30 09:00"
+    /// Passed as `--tz`; empty passes none (the zone then comes from `DATEBOOK_TZ` in the environment).
     var tz = "Europe/Berlin"
 
     init() {}
@@ -29,7 +30,7 @@ struct Sandbox {
         var environment = ["HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data",
                            "XDG_DATA_DIRS": home + "/share"]
         environment.merge(extra) { $1 }
-        let code = Datebook.main(arguments: ["--store", storePath ?? store, "--now", now, "--tz", tz] + arguments,
+        let code = Datebook.main(arguments: ["--store", storePath ?? store, "--now", now] + (tz.isEmpty ? [] : ["--tz", tz]) + arguments,
                                  environment: environment, stdoutIsTerminal: terminal, out: out, err: err)
         return CLIRun(out: out.text, err: err.text, code: code)
     }

@@ -36,6 +36,8 @@ import Testing
         // Python icalendar reads a nested VCALENDAR's events too; datebook reads them with a warning.
         ("nested-vcalendar.ics", "UTC"),
         ("offset-zones.ics", "UTC"), ("offset-zones.ics", "America/New_York"),
+        // A zone with no IANA name whose offset changes once (after icalendar's issue 722 file).
+        ("zone-transition-ambiguity.ics", "UTC"), ("zone-transition-ambiguity.ics", "America/New_York"),
     ]
 
     @Test(.enabled(if: available, "Python peer skipped: the test Python lacks icalendar/recurring-ical-events; run: scripts/setup.sh --test"),
