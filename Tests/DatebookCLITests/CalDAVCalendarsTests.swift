@@ -14,8 +14,8 @@ struct CalDAVCalendarsTests {
         let server = try Radicale()
         try server.makeCalendar("personal", displayName: "Personal")
         try server.put("personal", "dentist.ics", CalDAVCommandTests.dentist)
-        try server.makeCalendar("work", displayName: "Work")
-        try server.put("work", "meeting.ics", Self.meeting)
+        try server.makeCalendar("job", displayName: "Work")
+        try server.put("job", "meeting.ics", Self.meeting)
         let sandbox = Sandbox()
         let environment = ["DAV_PASSWORD": server.password]
         let add = sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", server.username, "--password-env", "DAV_PASSWORD"],
@@ -28,7 +28,7 @@ struct CalDAVCalendarsTests {
     @Test func aCalendarDeletedOnTheServerIsReportedItsEventsStayAndTheOthersKeepSyncing() throws {
         let (sandbox, server, environment) = try twoCalendars()
         #expect(sandbox.run(["edit", "Meeting", "--title", "Meeting (moved)"]).code == 0)
-        #expect(try server.request("DELETE", "/ann/work/").isSuccess)
+        #expect(try server.request("DELETE", "/ann/job/").isSuccess)
         try server.put("personal", "dentist.ics", CalDAVCommandTests.dentist.replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (moved)"))
         let run = sandbox.run(["caldav", "sync"], environment: environment)
         #expect(run.code == 0, "\(run.err)")
@@ -38,7 +38,7 @@ struct CalDAVCalendarsTests {
                 "\(run.err)")
         let list = sandbox.run(["list"]).out
         #expect(list.contains("Meeting (moved)") && list.contains("Dentist (moved)"), "\(list)")
-        #expect(sandbox.run(["caldav", "list"]).out.contains("/ann/work/  (not synced)\n"), "still listed, not synced")
+        #expect(sandbox.run(["caldav", "list"]).out.contains("/ann/job/  (not synced)\n"), "still listed, not synced")
         #expect(sandbox.run(["caldav", "status"]).out.contains("Work  the calendar is gone from the server"))
         // Once reported, the account syncs as before: one request, no warning, no failure.
         let count = server.requests().count
@@ -47,14 +47,14 @@ struct CalDAVCalendarsTests {
         #expect(server.requests().count == count + 1)
 
         // The calendar made again on the server and chosen again: datebook's copy goes up, the server's new event comes down.
-        try server.makeCalendar("work", displayName: "Work")
-        try server.put("work", "review.ics", Self.meeting.replacingOccurrences(of: "meeting-1", with: "review-1")
+        try server.makeCalendar("job", displayName: "Work")
+        try server.put("job", "review.ics", Self.meeting.replacingOccurrences(of: "meeting-1", with: "review-1")
             .replacingOccurrences(of: "SUMMARY:Meeting", with: "SUMMARY:Review"))
         let edit = sandbox.run(["caldav", "edit", "home"], environment: environment)
         #expect(edit.code == 0 && edit.out.contains("2 calendars on the server:"), "\(edit.err)")
         let back = sandbox.run(["caldav", "sync"], environment: environment)
         #expect(back.code == 0 && back.out.contains("caldav 'home' Work: 1 sent, 0 removed on the server\n"), "\(back.out)\(back.err)")
-        #expect(try server.get("work", "meeting-1.ics")?.contains("SUMMARY:Meeting (moved)") == true)
+        #expect(try server.get("job", "meeting-1.ics")?.contains("SUMMARY:Meeting (moved)") == true)
         #expect(sandbox.run(["list"]).out.contains("Review"))
     }
 
@@ -67,7 +67,7 @@ struct CalDAVCalendarsTests {
         let again = sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", server.username, "--password-env", "DAV_PASSWORD",
                                  "--calendar", "Chores", "--calendar", "Personal"], environment: environment)
         #expect(again.code == 0 && again.out.contains("3 calendars on the server:"), "\(again.err)")
-        #expect(again.out.contains("/ann/work/  (not synced)\n"), "\(again.out)")
+        #expect(again.out.contains("/ann/job/  (not synced)\n"), "\(again.out)")
         let run = sandbox.run(["caldav", "sync"], environment: environment)
         #expect(run.out.contains("caldav 'home' Chores: 1 received, 0 removed, 1 event\n") && !run.out.contains("Work"), "\(run.out)")
         #expect(sandbox.run(["list"]).out.contains("Bins"))
@@ -103,7 +103,7 @@ struct CalDAVCalendarsTests {
     @Test func anExportOfTwoCalendarsWithToDosHasOneUIDPerEvent() throws {
         let (sandbox, server, environment) = try twoCalendars()
         try server.put("personal", "milk.ics", CalDAVCommandTests.milk)
-        try server.put("work", "report.ics", CalDAVCommandTests.milk.replacingOccurrences(of: "milk-1", with: "report-1")
+        try server.put("job", "report.ics", CalDAVCommandTests.milk.replacingOccurrences(of: "milk-1", with: "report-1")
             .replacingOccurrences(of: "Buy milk", with: "Write report"))
         #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
         let path = sandbox.home + "/export.ics"
@@ -159,15 +159,15 @@ struct CalDAVCalendarsTests {
         let server: any CalDAVTestServer = kind == "xandikos" ? try Xandikos() : try Radicale()
         try server.makeCalendar(named: "personal", displayName: "Personal")
         try server.store("personal", "dentist.ics", CalDAVCommandTests.dentist)
-        try server.makeCalendar(named: "work", displayName: "Work")
-        try server.store("work", "meeting.ics", Self.meeting)
+        try server.makeCalendar(named: "job", displayName: "Work")
+        try server.store("job", "meeting.ics", Self.meeting)
         let sandbox = Sandbox()
         let environment = ["DAV_PASSWORD": server.password]
         let add = sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", server.username, "--password-env", "DAV_PASSWORD",
                                "--calendar", "Personal", "--calendar", "Work"], environment: environment)
         #expect(add.code == 0, "\(add.err)")
         #expect(sandbox.run(["caldav", "sync"], environment: environment).code == 0)
-        #expect(try server.send("DELETE", server.calendarPath("work"), body: "", headers: []).isSuccess)
+        #expect(try server.send("DELETE", server.calendarPath("job"), body: "", headers: []).isSuccess)
         try server.store("personal", "dentist.ics", CalDAVCommandTests.dentist.replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (moved)"))
         let run = sandbox.run(["caldav", "sync"], environment: environment)
         #expect(run.code == 0 && run.out.contains("caldav 'home' Personal: 1 received"), "\(run.out)\(run.err)")
