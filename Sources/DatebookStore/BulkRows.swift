@@ -19,7 +19,7 @@ extension RowSink {
 
 /// The values of one row for `SQLiteStatement.bind` (the row-by-row path).
 struct ValueList: RowSink {
-    var values: [SQLiteValue] = []
+    var values: [SQLValue] = []
     mutating func text(_ value: borrowing String) { values.append(.text(copy value)) }
     mutating func integer(_ value: Int64) { values.append(.integer(value)) }
     mutating func null() { values.append(.null) }

@@ -173,17 +173,6 @@ extension Store {
 
     static let sourcesUpsert = "ON CONFLICT(event_id) DO UPDATE SET calendar = excluded.calendar, uid = excluded.uid"
 
-    /// Event id → iCalendar UID for every event that came from iCalendar.
-    public func sourceUIDs() throws -> [String: String] {
-        var result: [String: String] = [:]
-        try wrap {
-            let rows = try statement("SELECT event_id, uid FROM event_sources")
-            try rows.bind([])
-            while try rows.step() { result[rows.text(0)] = rows.text(1) }
-        }
-        return result
-    }
-
     /// Saves imported events and their UIDs in one transaction; `progress(done)` after each batch.
     public func saveImport(_ result: ICSImport, calendar: String = PlannerICS.importCalendar, progress: (Int) -> Void = { _ in }) throws {
         try bulkTransaction(count: result.events.count) {

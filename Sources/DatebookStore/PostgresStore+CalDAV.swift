@@ -107,7 +107,7 @@ extension PostgresStore: CalDAVStore {
     public func removeCalDAVAccount(named name: String) throws -> Bool {
         let calendars = try calDAVCalendars(account: name)
         return try transaction {
-            for calendar in calendars { try deleteEvents(calendar: calendar.sourceCalendar) }
+            for calendar in calendars { try deleteSourceEvents(calendar: calendar.sourceCalendar) }
             return try query("DELETE FROM caldav_accounts WHERE name = $1", [name]).changed > 0
         }
     }
@@ -135,7 +135,7 @@ extension PostgresStore: CalDAVStore {
             try query("UPDATE caldav_calendars SET sync_token = $1, ctag = $2 WHERE account = $3 AND url = $4",
                       [syncToken, ctag, calendar.account, calendar.url])
             if let events {
-                try deleteEvents(calendar: calendar.sourceCalendar)
+                try deleteSourceEvents(calendar: calendar.sourceCalendar)
                 try saveImport(events, calendar: calendar.sourceCalendar, progress: { _ in })
             }
             try recordCalDAVSyncedChanges(after: pushedFrom, rebuilt: events != nil, settled: settled && !keptHere, of: calendar)

@@ -106,6 +106,14 @@ extension PostgresStore {
         return result
     }
 
+    /// Saves imported events and the iCalendar UID each came from, in one transaction.
+    public func saveImport(_ result: ICSImport, calendar: String, progress: (Int) -> Void) throws {
+        try transaction {
+            try save(result.events, progress: progress)
+            try saveSources(of: result.events, uids: result.uids, calendar: calendar)
+        }
+    }
+
     /// Records the iCalendar UID each event came from (`uids` by event id), replacing older ones.
     func saveSources(of events: [Event], uids: [String: String], calendar: String) throws {
         let sourced = Self.lastOfEachID(events).filter { uids[$0.id] != nil }

@@ -203,3 +203,20 @@ public final class PostgresStore: PlannerStore {
         return rows.count > 0 ? rows.int(0, 0) : 0
     }
 }
+
+extension PostgresStore: SQLStore {
+    var dialect: SQLDialect { .postgres }
+
+    /// libpq's text format: each value is sent as text (NULL as nil) and typed by the server from
+    /// the statement, as the store's own queries always were.
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLValue], row: (PostgresRow) throws -> Void) throws -> Int {
+        let rows = try query(sql, values.map(\.text))
+        for n in 0..<rows.count { try row(PostgresRow(rows: rows, row: n)) }
+        return rows.changed
+    }
+
+    func writeSourceEvents(_ result: ICSImport, calendar: String) throws {
+        try saveImport(result, calendar: calendar, progress: { _ in })
+    }
+}

@@ -85,12 +85,12 @@ final class SQLiteStatement {
 
     /// Resets the statement and binds `values` to parameters 1…n.
     @discardableResult
-    func bind(_ values: SQLiteValue...) throws -> SQLiteStatement {
+    func bind(_ values: SQLValue...) throws -> SQLiteStatement {
         try bind(values)
     }
 
     @discardableResult
-    func bind(_ values: [SQLiteValue]) throws -> SQLiteStatement {
+    func bind(_ values: [SQLValue]) throws -> SQLiteStatement {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (n, value) in values.enumerated() {
@@ -166,13 +166,13 @@ final class SQLiteStatement {
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
 }
 
-enum SQLiteValue {
+enum SQLValue {
     case null
     case integer(Int64)
     case text(String)
 
-    static func int(_ v: Int) -> SQLiteValue { .integer(Int64(v)) }
-    static func optional(_ v: String?) -> SQLiteValue { v.map(SQLiteValue.text) ?? .null }
+    static func int(_ v: Int) -> SQLValue { .integer(Int64(v)) }
+    static func optional(_ v: String?) -> SQLValue { v.map(SQLValue.text) ?? .null }
 }
 
 extension UnsafeBufferPointer<UInt8> {

@@ -29,11 +29,11 @@ extension Store {
     /// `read`: `stream` or `streamSummaries` (escaping only so it may take a closure that calls `body`).
     private func forEach<Item: EventListing>(
         from: Date?, to: Date?, calendar: Calendar, recurring sorted: SortedOccurrences<Item>,
-        read: @escaping (String, [SQLiteValue], String, (Item) throws -> Void) throws -> Void,
+        read: @escaping (String, [SQLValue], String, (Item) throws -> Void) throws -> Void,
         _ body: (OccurrenceOf<Item>) throws -> Void
     ) throws {
         var conditions = ["e.recurrence IS NULL"]
-        var values: [SQLiteValue] = []
+        var values: [SQLValue] = []
         var recurring = RecurringMerge(sorted)
         func merged(_ occurrence: OccurrenceOf<Item>) throws {
             try recurring.drain(before: occurrence, body)
@@ -67,7 +67,7 @@ extension Store {
     public func forEachEvent(withTaskIn statuses: Set<TaskStatus>, _ body: (Event) throws -> Void) throws {
         guard !statuses.isEmpty else { return }
         let condition: String
-        var values: [SQLiteValue] = []
+        var values: [SQLValue] = []
         switch statuses {
         case Set(TaskStatus.allCases): condition = "e.task_count > 0"
         case [.todo, .doing]: condition = "e.open_count > 0"

@@ -148,7 +148,7 @@ extension Store {
     public func removeCalDAVAccount(named name: String) throws -> Bool {
         let calendars = try calDAVCalendars(account: name)
         return try transaction {
-            for calendar in calendars { try deleteFeedEvents(calendar: calendar.sourceCalendar) }
+            for calendar in calendars { try deleteSourceEvents(calendar: calendar.sourceCalendar) }
             try wrap { try statement("DELETE FROM caldav_accounts WHERE name = ?").bind(.text(name)).run() }
             return db.changes > 0
         }

@@ -46,9 +46,9 @@ extension Store {
 /// writes them all again, so the insert trigger queues every one. Their alert times are kept aside
 /// first (`remember`); afterwards (`forget`) the events written back with the same alert times,
 /// and not queued before, leave the queue: an unchanged event of a changed feed gets no look back.
-/// The same statements on both backends; `same` compares two columns, NULLs equal.
+/// The calendar is `$1` of the first statements.
 enum KeptAlertTimes {
-    static func remember(calendar parameter: String) -> [String] {
+    static let remember: [String] = {
         let columns = Store.alertTimeColumns
         return [
             "CREATE TEMP TABLE IF NOT EXISTS kept_alert_times (id TEXT PRIMARY KEY, start_key BIGINT, all_day INTEGER, "
@@ -56,16 +56,16 @@ enum KeptAlertTimes {
             "DELETE FROM kept_alert_times",
             "INSERT INTO kept_alert_times (id, \(columns.joined(separator: ", "))) SELECT e.id, "
                 + columns.map { "e." + $0 }.joined(separator: ", ")
-                + " FROM events e JOIN event_sources s ON s.event_id = e.id WHERE s.calendar = \(parameter)"
+                + " FROM events e JOIN event_sources s ON s.event_id = e.id WHERE s.calendar = $1"
                 + " AND NOT EXISTS (SELECT 1 FROM changed_events c WHERE c.event_id = e.id)",
         ]
-    }
+    }()
 
-    static func forget(same: (String, String) -> String) -> [String] {
-        let unchanged = Store.alertTimeColumns.map { same("e." + $0, "k." + $0) }.joined(separator: " AND ")
+    static let forget: [String] = {
+        let unchanged = Store.alertTimeColumns.map { "e.\($0) IS NOT DISTINCT FROM k.\($0)" }.joined(separator: " AND ")
         return [
             "DELETE FROM changed_events WHERE event_id IN (SELECT k.id FROM kept_alert_times k JOIN events e ON e.id = k.id WHERE \(unchanged))",
             "DELETE FROM kept_alert_times",
         ]
-    }
+    }()
 }

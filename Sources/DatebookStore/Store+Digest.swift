@@ -153,7 +153,7 @@ struct ExactWindow {
     let condition: String
     /// The values of `condition`'s placeholders, in order.
     let keys: [Int64]
-    var values: [SQLiteValue] { keys.map { .integer($0) } }
+    var values: [SQLValue] { keys.map { .integer($0) } }
 
     init(from: Date?, to: Date?, calendar: Calendar) {
         let timedFrom = from.map { Int64($0.timeIntervalSince1970.rounded(.up)) } ?? Int64.min

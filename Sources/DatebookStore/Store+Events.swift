@@ -31,7 +31,7 @@ extension Store {
     }
 
     /// The values of an events row, in `EventColumn` order.
-    static func eventRow(_ event: Event) -> [SQLiteValue] {
+    static func eventRow(_ event: Event) -> [SQLValue] {
         var row = ValueList()
         eventRow(event, into: &row)
         return row.values
@@ -62,7 +62,7 @@ extension Store {
     }
 
     /// The values of a tasks row, in `TaskColumn` order.
-    static func taskRow(_ eventID: String, _ position: Int, _ task: EventTask) -> [SQLiteValue] {
+    static func taskRow(_ eventID: String, _ position: Int, _ task: EventTask) -> [SQLValue] {
         var row = ValueList()
         taskRow(eventID, position, task, into: &row)
         return row.values
@@ -129,7 +129,7 @@ extension Store {
     ///
     /// `order` must start with columns that keep one event's rows together (it ends in `e.id`);
     /// tasks are put in position order here, which spares SQLite a sort of the joined rows.
-    func stream(where condition: String, _ values: [SQLiteValue], order: String, _ body: (Event) throws -> Void) throws {
+    func stream(where condition: String, _ values: [SQLValue], order: String, _ body: (Event) throws -> Void) throws {
         let query = try statement(Self.selectSQL(where: condition, order: order))
         try wrap { try query.bind(values) }
         var current: Event?
@@ -156,7 +156,7 @@ extension Store {
     }
 
     /// Like `stream` but reads only what a listing row shows, with task counts instead of tasks.
-    func streamSummaries(where condition: String, _ values: [SQLiteValue], order: String,
+    func streamSummaries(where condition: String, _ values: [SQLValue], order: String,
                          _ body: (EventSummary) throws -> Void) throws {
         let query = try statement("SELECT \(SummaryColumn.selectList) FROM events e WHERE \(condition) ORDER BY \(order)")
         try wrap { try query.bind(values) }

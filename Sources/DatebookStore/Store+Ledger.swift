@@ -152,7 +152,7 @@ extension Store {
         try entries(where: "1", [], order: "due_at, key")
     }
 
-    func entries(where condition: String, _ values: [SQLiteValue], order: String) throws -> [LedgerEntry] {
+    func entries(where condition: String, _ values: [SQLValue], order: String) throws -> [LedgerEntry] {
         try wrap {
             let query = try statement("SELECT \(Self.ledgerColumns) FROM deliveries WHERE \(condition) ORDER BY \(order)")
             try query.bind(values)

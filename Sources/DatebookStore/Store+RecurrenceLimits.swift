@@ -52,7 +52,7 @@ extension Store {
         return limits.sorted { ($0.title, $0.eventID) < ($1.title, $1.eventID) }
     }
 
-    private func truncated(where condition: String, _ values: [SQLiteValue]) throws -> [RecurrenceLimit] {
+    private func truncated(where condition: String, _ values: [SQLValue]) throws -> [RecurrenceLimit] {
         var found: [(id: String, last: Int64)] = []
         try wrap {
             let rows = try statement("""

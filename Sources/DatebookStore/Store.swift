@@ -154,7 +154,9 @@ public final class Store {
     var inTransaction: Bool { sqlite3_get_autocommit(db.handle) == 0 }
 
     /// Runs `body` in one write transaction (BEGIN IMMEDIATE): all of it or nothing.
+    /// A call inside another transaction joins it.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
+        if inTransaction { return try body() }
         try wrap { try db.execute("BEGIN IMMEDIATE") }
         occurrenceRows = nil
         do {
@@ -165,6 +167,52 @@ public final class Store {
             try? db.execute("ROLLBACK")
             throw error
         }
+    }
+}
+
+extension Store: SQLStore {
+    var dialect: SQLDialect { .sqlite }
+
+    /// The shared SQL's `$n` parameters become SQLite's `?n` (SQLite reads `$1` as a parameter
+    /// *named* `$1`, numbered in order of appearance, which would break `$2 … $1`).
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLValue], row: (SQLiteStatement) throws -> Void) throws -> Int {
+        try wrap {
+            let prepared: SQLiteStatement
+            if let cached = statements[sql] {
+                prepared = cached
+            } else {
+                prepared = try db.prepare(Self.numberedParameters(sql))
+                statements[sql] = prepared
+            }
+            try prepared.bind(values)
+            defer { sqlite3_reset(prepared.handle) }
+            while try prepared.step() { try row(prepared) }
+            return db.changes
+        }
+    }
+
+    /// `bulkThreshold` events or more in bulk (Store+BulkLoad.swift): a row trigger on each insert
+    /// had SQLite copy some 100k pages to statement journals for a calendar of 10,000 events.
+    func writeSourceEvents(_ result: ICSImport, calendar: String) throws {
+        try writeMany(result.events, sources: (calendar, { result.uids[result.events[$0].id] }), expansions: result.expansions)
+    }
+
+    /// `sql` with each `$` that starts a parameter number (outside quotes) written as `?`.
+    static func numberedParameters(_ sql: String) -> String {
+        var bytes = Array(sql.utf8)
+        var quote: UInt8?
+        for n in bytes.indices {
+            let byte = bytes[n]
+            if let open = quote {
+                if byte == open { quote = nil }
+            } else if byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") {
+                quote = byte
+            } else if byte == UInt8(ascii: "$"), n + 1 < bytes.count, (48...57).contains(bytes[n + 1]) {
+                bytes[n] = UInt8(ascii: "?")
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -179,7 +179,7 @@ public struct StoreCopy {
                 let sql = "INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
                 try store.wrap {
                     let insert = try store.db.prepare(sql)
-                    for row in snapshot.rows[table.name] ?? [] { try insert.bind(row.map(SQLiteValue.optional)).run() }
+                    for row in snapshot.rows[table.name] ?? [] { try insert.bind(row.map(SQLValue.optional)).run() }
                 }
             }
             try snapshot.lastPass.map(store.setLastPass)

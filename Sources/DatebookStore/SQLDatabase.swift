@@ -1,0 +1,103 @@
+import Foundation
+
+/// What differs between the two databases, answered in one place (STYLE.md: the dialect answers).
+///
+/// The store's SQL is written once, with `$1…$n` parameters, `ON CONFLICT … DO NOTHING`, `TRUE`
+/// and `IS NOT DISTINCT FROM`, which SQLite (3.40 on Debian 12) and PostgreSQL both read; what
+/// neither text can say for both is asked of the dialect.
+public struct SQLDialect: Sendable, Equatable {
+    public enum Kind: Sendable { case sqlite, postgres }
+
+    public let kind: Kind
+    /// Whether the store is a file on this machine: the daemon watches it, `store backup` copies it,
+    /// a replaced file is noticed by its inode. A server's changes arrive by `LISTEN`/`NOTIFY`.
+    public let hasFile: Bool
+    /// Appended to a `SELECT` that claims rows: PostgreSQL locks them and skips rows another
+    /// transaction holds; SQLite's write transaction holds the whole file, so nothing is needed.
+    let skipLocked: String
+    /// Makes `ORDER BY text` byte order: SQLite's default (BINARY) already is; PostgreSQL's
+    /// database collation is not, so it is asked for `COLLATE "C"`.
+    let byteOrder: String
+
+    public static let sqlite = SQLDialect(kind: .sqlite, hasFile: true, skipLocked: "", byteOrder: "")
+    public static let postgres = SQLDialect(kind: .postgres, hasFile: false, skipLocked: " FOR UPDATE SKIP LOCKED",
+                                            byteOrder: " COLLATE \"C\"")
+
+    /// The dialect of the store a location names: a `postgresql://` or `postgres://` URL, else a file.
+    public static func of(location: String) -> SQLDialect {
+        StoreLocation.isPostgres(location) ? .postgres : .sqlite
+    }
+}
+
+/// One connection as the store's shared code uses it: one statement at a time, `$1…$n` bound to
+/// `SQLValue`s, each result row read by position (`ColumnReader`), failures already mapped to
+/// `StoreError`s that name the store. `Store` (SQLite) and `PostgresStore` conform.
+protocol SQLDatabase: AnyObject {
+    /// A result row as the backend reads it in place.
+    associatedtype Row: ColumnReader
+
+    var dialect: SQLDialect { get }
+
+    /// Runs one statement with `values` bound to `$1…$n`, calling `row` for each result row in
+    /// order; the number of rows an INSERT, UPDATE or DELETE changed. Statements are prepared once
+    /// per connection and kept (by their text). `row` must not run the same SQL text again.
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLValue], row: (Row) throws -> Void) throws -> Int
+
+    /// Runs `body` in one transaction: all of it or nothing. A call inside another joins it.
+    func transaction<T>(_ body: () throws -> T) throws -> T
+}
+
+extension SQLDatabase {
+    /// Runs a statement that returns no rows; the number of rows it changed.
+    @discardableResult
+    func run(_ sql: String, _ values: SQLValue...) throws -> Int {
+        try run(sql, values, row: { _ in })
+    }
+
+    /// Each result row of `sql`, made into a value by `make`.
+    func rows<T>(_ sql: String, _ values: [SQLValue] = [], _ make: (Row) throws -> T) throws -> [T] {
+        var result: [T] = []
+        try run(sql, values) { result.append(try make($0)) }
+        return result
+    }
+
+    /// The first result row of `sql`, made into a value by `make`; nil when there is none.
+    func first<T>(_ sql: String, _ values: [SQLValue] = [], _ make: (Row) throws -> T) throws -> T? {
+        var result: T?
+        try run(sql, values) { if result == nil { result = try make($0) } }
+        return result
+    }
+}
+
+/// The store written once: the `PlannerStore` requirements that the two databases answer with the
+/// same SQL live in extensions of this protocol (files `SQLStore+*.swift`); each backend adds only
+/// how it connects, begins a transaction and maps its errors (`SQLDatabase`), and what its dialect
+/// says differs. A requirement implemented here must not be implemented again by a backend.
+protocol SQLStore: PlannerStore, SQLDatabase {
+    /// Writes `result`'s events and the UIDs they came from under `calendar` (in bulk where the
+    /// backend has a bulk path); the caller holds the transaction and deleted the old ones.
+    func writeSourceEvents(_ result: ICSImport, calendar: String) throws
+}
+
+extension SQLValue {
+    /// A date as the store keeps it: whole seconds since 1970.
+    static func seconds(_ date: Date) -> SQLValue { .integer(Int64(date.timeIntervalSince1970)) }
+    static func seconds(_ date: Date?) -> SQLValue { date.map(seconds) ?? .null }
+
+    /// The value as libpq's text format sends it (nil for NULL).
+    var text: String? {
+        switch self {
+        case .null: nil
+        case .integer(let value): String(value)
+        case .text(let value): value
+        }
+    }
+}
+
+extension ColumnReader {
+    /// A column of whole seconds since 1970 as a date; nil for NULL.
+    func date(_ column: Int32) -> Date? {
+        isNull(column) ? nil : Date(timeIntervalSince1970: TimeInterval(int64(column)))
+    }
+}
