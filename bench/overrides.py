@@ -5,7 +5,8 @@ A daily series with N RECURRENCE-ID overrides (each instance moved an hour later
 Google write them) is imported into an empty store, for N = 150, 600, 1,200 and 10,000 (budget:
 10,000 in at most 2 s); then each hostile fixture of Tests/DatebookICalTests/Fixtures (zones whose
 observances repeat every second or minute, rules that can never match, the files whose events
-used to be lost without a word) is imported on its own (budget: 1 s each). Median of BENCH_RUNS
+used to be lost without a word) and a generated file of 50,000 nested unknown components closed by
+50,000 stray ENDs are imported on their own (budget: 1 s each). Median of BENCH_RUNS
 runs, each into a new store; CPU time (user + system) beside wall time. Replaces its section of
 bench/results.md.
 
@@ -50,6 +51,13 @@ def overrides_calendar(count):
     return "\r\n".join(lines) + "\r\n"
 
 
+def deep_nesting_calendar(depth):
+    """One event, then `depth` unknown components opened and `depth` stray ENDs (a parser that
+    rescans its stack per line is quadratic here; Tests' HostileCalendarTests checks the result)."""
+    return ("BEGIN:VCALENDAR\nBEGIN:VEVENT\nUID:kept\nDTSTART:20261210T090000Z\nEND:VEVENT\n"
+            + "BEGIN:X\n" * depth + "END:Y\n" * depth + "END:VCALENDAR\n")
+
+
 def run_import(path, store):
     """Wall and CPU time (ms) of one import into a new store."""
     env = dict(os.environ, DATEBOOK_STORE=store, NO_COLOR="1")
@@ -86,6 +94,11 @@ def main():
                 out.write(overrides_calendar(count))
             wall, cpu = measure(path, work)
             rows.append((f"{count:,} overrides of one series", wall, cpu, "≤ 2000 ms" if count == 10_000 else ""))
+        path = os.path.join(work, "deep-nesting.ics")
+        with open(path, "w") as out:
+            out.write(deep_nesting_calendar(50_000))
+        wall, cpu = measure(path, work)
+        rows.append(("50,000 nested unknown components and 50,000 stray ENDs", wall, cpu, "≤ 1000 ms"))
         for name in HOSTILE:
             wall, cpu = measure(os.path.join(FIXTURES, name), work)
             rows.append((f"`{name}`", wall, cpu, "≤ 1000 ms"))

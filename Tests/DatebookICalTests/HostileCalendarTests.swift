@@ -79,13 +79,12 @@ struct HostileCalendarTests {
     }
 
     /// 50,000 components never closed and as many stray ENDs: each END searched the whole stack.
-    @Test func deepNestingAndStrayEndsScanInLinearTime() throws {
+    /// The time budget (≤ 1 s for the import, release build) is met in bench/overrides.py, not here:
+    /// on a loaded CI machine a debug build's timing says little. The limit only stops a hang.
+    @Test(.timeLimit(.minutes(1))) func deepNestingAndStrayEndsKeepTheEventAndNameTheStrayEnd() throws {
         let text = "BEGIN:VCALENDAR\nBEGIN:VEVENT\nUID:kept\nDTSTART:20261210T090000Z\nEND:VEVENT\n"
             + String(repeating: "BEGIN:X\n", count: 50_000) + String(repeating: "END:Y\n", count: 50_000) + "END:VCALENDAR\n"
-        let clock = ContinuousClock()
-        var document = ICalDocument()
-        let elapsed = try clock.measure { document = try TestSupport.parse(text: text) }
-        #expect(elapsed < .seconds(5), "\(elapsed)")
+        let document = try TestSupport.parse(text: text)
         #expect(document.events.map(\.uid) == ["kept"])
         #expect(document.warnings.contains { $0.line == 50_006 && $0.message == "END:Y inside X closes no BEGIN:Y; the line was ignored" })
     }
