@@ -15,16 +15,16 @@ struct RecurrenceStoreTests {
               color: .red, recurrence: rule)
     }
 
-    func occurrences(_ store: Store, _ from: Date?, _ to: Date?) throws -> [Occurrence] {
+    func occurrences(_ store: any PlannerStore, _ from: Date?, _ to: Date?) throws -> [Occurrence] {
         var seen: [Occurrence] = []
         try store.forEachOccurrence(from: from, to: to, calendar: berlin) { seen.append($0) }
         return seen
     }
 
     /// Materialised rows and on-the-fly expansion must agree, and merge with one-off events in order.
-    @Test(arguments: [true, false])
-    func recurringOccurrencesMergeChronologicallyInsideAndOutsideTheHorizon(insideHorizon: Bool) throws {
-        let store = try Store(path: temporaryDirectory() + "/r.sqlite3")
+    @Test(arguments: [true, false], Backend.allCases)
+    func recurringOccurrencesMergeChronologicallyInsideAndOutsideTheHorizon(insideHorizon: Bool, backend: Backend) throws {
+        let store = try backend.open()
         let now = berlinTime(20, 10, 9)
         store.recurrenceHorizon = DateInterval(start: now.addingTimeInterval(-7 * 86_400),
                                                end: now.addingTimeInterval(92 * 86_400))
@@ -100,8 +100,9 @@ struct RecurrenceStoreTests {
         #expect(window.count >= 4 && window.allSatisfy { $0.event.id.hasSuffix("1") })
     }
 
-    @Test func editingARecurringEventReplacesItsOccurrences() throws {
-        let store = try Store(path: temporaryDirectory() + "/e.sqlite3")
+    @Test(arguments: Backend.allCases)
+    func editingARecurringEventReplacesItsOccurrences(_ backend: Backend) throws {
+        let store = try backend.open()
         var meeting = weekly("cccc000000000001", from: berlinTime(5, 10, 9))
         try store.save(meeting)
         meeting.recurrence = "FREQ=WEEKLY;COUNT=2"
@@ -114,9 +115,9 @@ struct RecurrenceStoreTests {
         #expect(try occurrences(store, nil, nil).isEmpty)
     }
 
-    @Test(arguments: ["FREQ=SECONDLY", "FREQ=MINUTELY", "FREQ=DAILY;INTERVAL=0", "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30"])
-    func hostileRulesYieldOnlyTheFirstStartQuickly(rule: String) throws {
-        let store = try Store(path: temporaryDirectory() + "/h.sqlite3")
+    @Test(arguments: ["FREQ=SECONDLY", "FREQ=MINUTELY", "FREQ=DAILY;INTERVAL=0", "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30"], Backend.allCases)
+    func hostileRulesYieldOnlyTheFirstStartQuickly(rule: String, backend: Backend) throws {
+        let store = try backend.open()
         let started = Date()
         try store.save(weekly("dddd000000000001", from: berlinTime(5, 10, 9), rule: rule))
         let seen = try occurrences(store, nil, nil)
@@ -125,8 +126,9 @@ struct RecurrenceStoreTests {
         #expect(Date().timeIntervalSince(started) < 30)  // unbounded, these expand for minutes
     }
 
-    @Test func hourlyRuleIsCappedPerEventPerWindow() throws {
-        let store = try Store(path: temporaryDirectory() + "/c.sqlite3")
+    @Test(arguments: Backend.allCases)
+    func hourlyRuleIsCappedPerEventPerWindow(_ backend: Backend) throws {
+        let store = try backend.open()
         try store.save(weekly("eeee000000000001", from: berlinTime(5, 10, 9), rule: "FREQ=HOURLY"))
         let from = berlinTime(1, 1, 0).addingTimeInterval(400 * 86_400)
         let seen = try occurrences(store, from, from.addingTimeInterval(60 * 86_400))
