@@ -120,4 +120,24 @@ struct CalDAVStoreTests {
         let after = try #require(try store.calDAVCalendars(account: "home").first)
         #expect(after.syncToken == "t1" && after.ctag == "c1" && after.syncedChanges == nil)
     }
+
+    /// A pull rebuilds all of a calendar's events: only those whose alert times changed stay in the
+    /// queue of changed events: the pull writes them as a feed refresh does (`replaceSourceEvents`),
+    /// on both backends (PostgreSQL's own pull deleted and saved them without `KeptAlertTimes`).
+    @Test(arguments: Backend.allCases)
+    func aPullQueuesOnlyTheEventsWhoseAlertTimesItChanged(_ backend: Backend) throws {
+        let (store, work) = try Self.storeWithWork(backend)
+        let events = [Self.event("e1", "Tea"), Self.event("e2", "Lunch")]
+        let uids = ["e1": "u1", "e2": "u2"]
+        try store.applyCalDAVChanges(to: work, changed: [], removed: [], events: ICSImport(events: events, uids: uids, warnings: []),
+                                     syncToken: "t1", ctag: nil)
+        #expect(try store.changedEvents(taking: true) == ["e1", "e2"])
+        var moved = events
+        moved[1].start = .instant(Self.now.addingTimeInterval(7200))
+        moved[0].title = "Tea, renamed"
+        try store.applyCalDAVChanges(to: work, changed: [], removed: [], events: ICSImport(events: moved, uids: uids, warnings: []),
+                                     syncToken: "t2", ctag: nil)
+        #expect(try store.changedEvents(taking: true) == ["e2"])
+        #expect(try store.event(id: "e1")?.title == "Tea, renamed")
+    }
 }

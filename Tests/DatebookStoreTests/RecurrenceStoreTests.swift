@@ -49,6 +49,7 @@ struct RecurrenceStoreTests {
 
     /// Listings read recurring summaries in one pass over their covering index; they must list the same
     /// occurrences as the full path: inside the horizon, beyond it, and for an event with no span yet.
+    /// SQLite only: the spanless event is a row as schema 1 wrote it.
     @Test(arguments: [0, 40, 200, -30])
     func listingSummariesAgreeWithFullEvents(daysFromNow: Int) throws {
         let store = try Store(path: temporaryDirectory() + "/s.sqlite3")
@@ -85,6 +86,7 @@ struct RecurrenceStoreTests {
         #expect(full.contains { $0.hasPrefix("aaaa000000000003") && $0.hasSuffix(" 1") }, "badges come from the summary")
     }
 
+    /// SQLite only: its recurrence spans (`spanEnds`).
     @Test func movingTheHorizonReMaterialisesOnlyStaleEvents() throws {
         let store = try Store(path: temporaryDirectory() + "/m.sqlite3")
         let now = berlinTime(20, 10, 9)
@@ -139,7 +141,7 @@ struct RecurrenceStoreTests {
 
     /// A rule that reaches the cap keeps a span over the whole horizon: no later command expands it
     /// again (its span used to end at the last key, so every `add` and `tick` re-expanded it), and
-    /// the cut is read back for `show` and `status`.
+    /// the cut is read back for `show` and `status`. SQLite only: its recurrence spans (`spanEnds`).
     @Test func aCappedRuleIsMaterialisedOnceAndReportedAsTruncated() throws {
         let store = try Store(path: temporaryDirectory() + "/t.sqlite3")
         let now = berlinTime(20, 10, 9)

@@ -18,6 +18,7 @@ func event(_ id: String, _ start: EventStart, tasks: [TaskStatus] = []) -> Event
           tasks: tasks.enumerated().map { EventTask(id: "t\($0.offset)", text: "task \($0.offset)", status: $0.element) })
 }
 
+/// SQLite only: opening a file (its mode, kind, schema version, read-only bit and locks).
 struct StoreOpeningTests {
     @Test func createsFile0600InDirectories0700AndMigrates() throws {
         let dir = temporaryDirectory() + "/nested/datebook"
@@ -235,6 +236,7 @@ struct StoreQueryTests {
     }
 }
 
+/// SQLite only: files written by old schemas (PostgreSQL's upgrades: `MigrationTests`).
 struct StoreUpgradeTests {
     /// A store written by an older schema is upgraded even by a read-only command.
     @Test func readingAnOlderStoreUpgradesItInPlace() throws {
