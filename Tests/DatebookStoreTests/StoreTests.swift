@@ -161,11 +161,12 @@ struct StoreQueryTests {
     }
 
     /// Text is bound by its byte count: an empty note stays empty (not NULL) and a NUL inside a
-    /// title does not cut it short. SQLite only: PostgreSQL cannot hold a NUL in a text.
-    @Test func textRoundTripsExactly() throws {
-        let store = try Store(path: temporaryDirectory() + "/text.sqlite3")
+    /// title does not cut it short (SQLite only: PostgreSQL cannot hold a NUL in a text).
+    @Test(arguments: Backend.allCases)
+    func textRoundTripsExactly(_ backend: Backend) throws {
+        let store = try backend.open()
         var saved = event("nul", .instant(Date(timeIntervalSince1970: 1_800_000_000)))
-        saved.title = "before\u{0}after ünï ✈️"
+        saved.title = (backend == .sqlite ? "before\u{0}after" : "before after") + " ünï ✈️ 'quoted' \"double\" \\ $1 ?"
         saved.notes = ""
         try store.save(saved)
         let loaded = try #require(try store.event(id: "nul"))
