@@ -71,7 +71,7 @@ final class PassRunner: Sendable {
         DispatchQueue.global().async { [self] in
             do {
                 // A SQLite store deleted meanwhile is not made anew by a pass: the daemon waits for one.
-                guard StoreLocation.isPostgres(settings.storePath) || StoreFile.identity(settings.storePath) != nil else {
+                guard !SQLDialect.of(location: settings.storePath).hasFile || StoreFile.identity(settings.storePath) != nil else {
                     throw StoreError.cannotCreate(path: settings.storePath, reason: "it is gone; waiting for a store there")
                 }
                 let store = try StoreOpener.open(settings.storePath)

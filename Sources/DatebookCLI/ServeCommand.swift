@@ -27,7 +27,7 @@ enum ServeCommand: Command {
         let pinned = arguments.value("--now") != nil || context.environment["DATEBOOK_NOW"] != nil
         // SIGTERM is handled from here on: before the server answers, so a stop sent as soon as it
         // answers is never lost.
-        let wakeups = Wakeups(watchingStore: StoreLocation.isPostgres(context.storePath) ? nil : context.storePath)
+        let wakeups = Wakeups(watchingStore: SQLDialect.of(location: context.storePath).hasFile ? context.storePath : nil)
         let (server, site) = try ServerLauncher.start(context, listen: arguments.value("--listen"), pinned: pinned, log: log)
         while true {
             let reasons = wakeups.wait(seconds: 3600)

@@ -38,7 +38,7 @@ enum StoreCommand: Command {
                                             usage: spec.usage)
         switch action {
         case "backup", "restore":
-            guard !StoreLocation.isPostgres(context.storePath) else {
+            guard SQLDialect.of(location: context.storePath).hasFile else {
                 throw CLIError.usage("store \(action) works on a SQLite store; for PostgreSQL use "
                                      + "'datebook store copy URL FILE' (and back with 'store copy FILE URL' into an empty schema)")
             }
@@ -64,7 +64,7 @@ enum StoreCommand: Command {
 
     /// A URL as given; a path with `~` expanded.
     static func location(_ text: String, _ context: Context) -> String {
-        StoreLocation.isPostgres(text) ? text : XDGPaths.expand(text, context.environment)
+        SQLDialect.of(location: text).hasFile ? XDGPaths.expand(text, context.environment) : text
     }
 
     static func copy(from: String, to: String, _ context: Context) throws -> Int32 {

@@ -3,7 +3,7 @@ import Foundation
 
 /// What CalDAV sync (issue 18) keeps in a store: accounts, calendars with their sync tokens, the
 /// server's texts with their ETags, and the conflicts that lost something. Both stores hold it in
-/// the same tables: `Store+CalDAV.swift` (SQLite), `PostgresStore+CalDAV.swift` (PostgreSQL).
+/// the same tables, written once in `SQLStore+CalDAV.swift`.
 public protocol CalDAVStore: PlannerStore {
     /// Adds an account with the calendars discovery found; false when one with this name exists.
     @discardableResult func addCalDAVAccount(_ account: CalDAVAccount, calendars: [CalDAVCalendar]) throws -> Bool
@@ -72,12 +72,6 @@ public protocol CalDAVStore: PlannerStore {
 }
 
 extension CalDAVStore {
-    /// The upsert of `updateCalDAVCalendars` after its `VALUES (…)` (the same text on both stores).
-    static var calendarUpsert: String {
-        "ON CONFLICT (account, url) DO UPDATE SET display_name = excluded.display_name, color = excluded.color, "
-            + "components = excluded.components, selected = excluded.selected"
-    }
-
     /// Applies a pull's changes without a push before it (records nothing of the local changes).
     public func applyCalDAVChanges(to calendar: CalDAVCalendar, changed: [CalDAVResource], removed: [String],
                                    events: ICSImport?, syncToken: String?, ctag: String?) throws {
@@ -144,17 +138,4 @@ extension CalDAVStore {
         }
         return names
     }
-
-    /// The backoff columns as read by `calDAVAccounts` (after the eight columns before them).
-    static var calDAVBackoffColumns: String { "failures, next_attempt, login_refused, fingerprint" }
-
-    /// Stores one resource as received or sent (`$1`…`$6`: account, calendar URL, URL, ETag, UID, text).
-    static var calDAVResourceUpsert: String {
-        """
-        INSERT INTO caldav_resources (account, calendar_url, url, etag, uid, text) VALUES ($1, $2, $3, $4, $5, $6)
-        ON CONFLICT (account, calendar_url, url) DO UPDATE SET etag = excluded.etag, uid = excluded.uid, text = excluded.text
-        """
-    }
 }
-
-extension Store: CalDAVStore {}

@@ -198,18 +198,20 @@ extension Store: PlannerStore {
 public enum StoreOpener {
     public static func open(_ location: String, readOnly: Bool = false) throws -> any PlannerStore {
         try refuseKeywordForm(location)
-        if StoreLocation.isPostgres(location) { return try PostgresStore(url: location) }
-        return try Store(path: location, readOnly: readOnly)
+        switch SQLDialect.of(location: location).kind {
+        case .postgres: return try PostgresStore(url: location)
+        case .sqlite: return try Store(path: location, readOnly: readOnly)
+        }
     }
 
     /// The schema version recorded at `location` and the newest one this build knows for that kind
     /// of store, read without creating or changing anything; nil when nothing is recorded there yet.
     public static func schemaVersions(_ location: String) throws -> (found: Int, known: Int)? {
         try refuseKeywordForm(location)
-        if StoreLocation.isPostgres(location) {
-            return try PostgresStore.recordedSchemaVersion(url: location).map { ($0, PostgresStore.schemaVersion) }
+        switch SQLDialect.of(location: location).kind {
+        case .postgres: return try PostgresStore.recordedSchemaVersion(url: location).map { ($0, PostgresStore.schemaVersion) }
+        case .sqlite: return try Store.recordedSchemaVersion(at: location).map { ($0, Store.schemaVersion) }
         }
-        return try Store.recordedSchemaVersion(at: location).map { ($0, Store.schemaVersion) }
     }
 
     /// libpq's `host=… password=…` form would otherwise become a SQLite file of that name (its

@@ -1,3 +1,4 @@
+import DatebookCore
 import Foundation
 
 /// What differs between the two databases, answered in one place (STYLE.md: the dialect answers).
@@ -18,14 +19,28 @@ public struct SQLDialect: Sendable, Equatable {
     /// Makes `ORDER BY text` byte order: SQLite's default (BINARY) already is; PostgreSQL's
     /// database collation is not, so it is asked for `COLLATE "C"`.
     let byteOrder: String
+    /// Whether a transaction that reads rows and then writes what depends on them must lock them
+    /// first (`SELECT … FOR UPDATE`): PostgreSQL's transactions run side by side; SQLite's write
+    /// transaction (`BEGIN IMMEDIATE`) holds the whole store, so it locks nothing more.
+    let locksRows: Bool
+    /// The column that numbers a table's rows in the order they were inserted where the table has
+    /// no key of its own (`caldav_conflicts`): SQLite's implicit `rowid`; PostgreSQL's `id BIGSERIAL`.
+    let insertionOrder: String
+    /// Begins the read-only transaction that reads a whole store as of one moment (`store copy`):
+    /// SQLite's read transaction already is one; PostgreSQL's default (READ COMMITTED) is not.
+    let beginSnapshot: String
 
-    public static let sqlite = SQLDialect(kind: .sqlite, hasFile: true, skipLocked: "", byteOrder: "")
+    public static let sqlite = SQLDialect(kind: .sqlite, hasFile: true, skipLocked: "", byteOrder: "",
+                                          locksRows: false, insertionOrder: "rowid", beginSnapshot: "BEGIN")
     public static let postgres = SQLDialect(kind: .postgres, hasFile: false, skipLocked: " FOR UPDATE SKIP LOCKED",
-                                            byteOrder: " COLLATE \"C\"")
+                                            byteOrder: " COLLATE \"C\"",
+                                            locksRows: true, insertionOrder: "id",
+                                            beginSnapshot: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
 
     /// The dialect of the store a location names: a `postgresql://` or `postgres://` URL, else a file.
+    /// Code above the store asks this, not the location's spelling, what a store is (`hasFile`).
     public static func of(location: String) -> SQLDialect {
-        StoreLocation.isPostgres(location) ? .postgres : .sqlite
+        location.hasPrefix("postgresql:") || location.hasPrefix("postgres:") ? .postgres : .sqlite
     }
 }
 
@@ -74,10 +89,17 @@ extension SQLDatabase {
 /// same SQL live in extensions of this protocol (files `SQLStore+*.swift`); each backend adds only
 /// how it connects, begins a transaction and maps its errors (`SQLDatabase`), and what its dialect
 /// says differs. A requirement implemented here must not be implemented again by a backend.
-protocol SQLStore: PlannerStore, SQLDatabase {
+/// Both stores keep CalDAV sync too (`CalDAVStore`, SQLStore+CalDAV.swift).
+protocol SQLStore: CalDAVStore, SQLDatabase {
     /// Writes `result`'s events and the UIDs they came from under `calendar` (in bulk where the
     /// backend has a bulk path); the caller holds the transaction and deleted the old ones.
     func writeSourceEvents(_ result: ICSImport, calendar: String) throws
+    /// Writes a copy's events (with their tasks) and tables' rows into this store, which holds none
+    /// of them, then runs `finish`, all in one transaction (`store copy`): the backend's bulk path
+    /// (SQLite's `writeMany` and prepared inserts; PostgreSQL's COPY with its checks set aside).
+    func writeCopy(events: [Event], tables: [CopiedRows], then finish: () throws -> Void) throws
+    /// Replaces the queue of changed events with `ids` (a copy brings the source's queue along).
+    func replaceChangedEvents(with ids: Set<String>) throws
 }
 
 extension SQLValue {

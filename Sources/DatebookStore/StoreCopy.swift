@@ -25,8 +25,8 @@ public struct StoreCopy {
         var columns: [String]
         var sqliteColumns: [String]?
 
-        func columns(on store: any PlannerStore) -> [String] {
-            store is Store ? sqliteColumns ?? columns : columns
+        func columns(in dialect: SQLDialect) -> [String] {
+            dialect == .sqlite ? sqliteColumns ?? columns : columns
         }
     }
 
@@ -113,41 +113,26 @@ public struct StoreCopy {
     /// Everything of the source, read in one snapshot (SQLite: a read transaction; PostgreSQL:
     /// a repeatable-read one), so a scheduler writing meanwhile cannot tear it.
     func read() throws -> Snapshot {
+        let store = try Self.sql(source)
         var snapshot = Snapshot()
-        try inSnapshot(of: source) {
+        try store.run(store.dialect.beginSnapshot)
+        do {
             try source.forEachEvent { snapshot.events.append($0) }
-            for table in Self.tables { snapshot.rows[table.name] = try rows(of: table, in: source) }
+            for table in Self.tables { snapshot.rows[table.name] = try rows(of: table, in: store) }
             snapshot.lastPass = try source.lastPass()
             snapshot.changed = try source.changedEvents(taking: false)
+            try store.run("COMMIT")
+        } catch {
+            _ = try? store.run("ROLLBACK")
+            throw error
         }
         return snapshot
     }
 
-    private func inSnapshot(of store: any PlannerStore, _ body: () throws -> Void) throws {
-        let begin = store is PostgresStore ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN"
-        try execute(begin, on: store)
-        do {
-            try body()
-            try execute("COMMIT", on: store)
-        } catch {
-            try? execute("ROLLBACK", on: store)
-            throw error
-        }
-    }
-
-    private func rows(of table: Table, in store: any PlannerStore) throws -> [[String?]] {
-        let columns = table.columns(on: store)
-        let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table.name)"
-        if let store = store as? PostgresStore {
-            let result = try store.query(sql)
-            return (0..<result.count).map { row in columns.indices.map { result.optionalText(row, $0) } }
-        }
-        let store = try sqlite(store)
-        return try store.wrap {
-            let statement = try store.db.prepare(sql)
-            var found: [[String?]] = []
-            while try statement.step() { found.append(columns.indices.map { statement.optionalText(Int32($0)) }) }
-            return found
+    private func rows(of table: Table, in store: some SQLStore) throws -> [[String?]] {
+        let columns = table.columns(in: store.dialect)
+        return try store.rows("SELECT \(columns.joined(separator: ", ")) FROM \(table.name)") { row in
+            columns.indices.map { row.optionalText(Int32($0)) }
         }
     }
 
@@ -155,33 +140,11 @@ public struct StoreCopy {
 
     /// Writes `snapshot` and runs `verify` in one transaction on the target.
     private func write(_ snapshot: Snapshot, verify: () throws -> Void) throws {
-        if let store = target as? PostgresStore {
-            try store.transaction {
-                try store.withoutPlannerChecks {
-                    try store.copyRows(of: snapshot.events, events: "events", tasks: "tasks")
-                    for table in Self.tables {
-                        try store.wrap {
-                            try store.connection.copy(into: table.name, columns: table.columns, rows: snapshot.rows[table.name] ?? [])
-                        }
-                    }
-                }
-                try snapshot.lastPass.map(store.setLastPass)
-                try store.replaceChangedEvents(with: snapshot.changed)
-                try verify()
-            }
-            return
+        let store = try Self.sql(target)
+        let tables = Self.tables.map { table in
+            CopiedRows(table: table.name, columns: table.columns(in: store.dialect), rows: snapshot.rows[table.name] ?? [])
         }
-        let store = try sqlite(target)
-        try store.bulkTransaction(count: snapshot.events.count) {
-            try store.writeMany(snapshot.events)
-            for table in Self.tables {
-                let columns = table.columns(on: store)
-                let sql = "INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
-                try store.wrap {
-                    let insert = try store.db.prepare(sql)
-                    for row in snapshot.rows[table.name] ?? [] { try insert.bind(row.map(SQLValue.optional)).run() }
-                }
-            }
+        try store.writeCopy(events: snapshot.events, tables: tables) {
             try snapshot.lastPass.map(store.setLastPass)
             try store.replaceChangedEvents(with: snapshot.changed)
             try verify()
@@ -192,36 +155,62 @@ public struct StoreCopy {
 
     /// The rows of every counted table of `store`, in `countedTables` order.
     func counts(in store: any PlannerStore) throws -> [Count] {
+        let sql = try Self.sql(store)
         var counts: [Count] = []
         for table in Self.countedTables.dropLast() {
-            let sql = "SELECT count(*) FROM \(table)"
-            let rows: Int
-            if let store = store as? PostgresStore {
-                rows = try store.query(sql).int(0, 0)
-            } else {
-                let store = try sqlite(store)
-                rows = Int(try store.wrap { try store.db.integer(sql) })
-            }
-            counts.append(Count(table: table, rows: rows))
+            counts.append(Count(table: table, rows: try sql.first("SELECT count(*) FROM \(table)") { $0.int(0) } ?? 0))
         }
         counts.append(Count(table: "last pass", rows: try store.lastPass() == nil ? 0 : 1))
         return counts
     }
 
-    private func execute(_ sql: String, on store: any PlannerStore) throws {
-        if let store = store as? PostgresStore {
-            try store.wrap { try store.connection.execute(sql) }
-        } else {
-            let store = try sqlite(store)
-            try store.wrap { try store.db.execute(sql) }
-        }
-    }
-
-    private func sqlite(_ store: any PlannerStore) throws -> Store {
-        guard let store = store as? Store else {
+    /// The store as the shared SQL reads and writes it (every store `StoreOpener` opens is one).
+    private static func sql(_ store: any PlannerStore) throws -> any SQLStore {
+        guard let store = store as? any SQLStore else {
             throw StoreError.postgres(store: store.location, message: "store copy knows SQLite and PostgreSQL stores only")
         }
         return store
+    }
+}
+
+/// One table's rows as a copy writes them: text, NULL as nil, in `columns`' order.
+struct CopiedRows {
+    var table: String
+    var columns: [String]
+    var rows: [[String?]]
+}
+
+// MARK: Each backend's bulk path
+
+extension Store {
+    /// `writeMany` (with SQLite's checks off for a large load, `bulkTransaction`), then one
+    /// prepared insert per row.
+    func writeCopy(events: [Event], tables: [CopiedRows], then finish: () throws -> Void) throws {
+        try bulkTransaction(count: events.count) {
+            try writeMany(events)
+            for table in tables {
+                let values = table.columns.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
+                let sql = "INSERT INTO \(table.table) (\(table.columns.joined(separator: ", "))) VALUES (\(values))"
+                for row in table.rows { try run(sql, row.map(SQLValue.optional), row: { _ in }) }
+            }
+            try finish()
+        }
+    }
+}
+
+extension PostgresStore {
+    /// COPY for the events, their tasks and each table, with the foreign keys and indexes set
+    /// aside meanwhile (`withoutPlannerChecks`).
+    func writeCopy(events: [Event], tables: [CopiedRows], then finish: () throws -> Void) throws {
+        try transaction {
+            try withoutPlannerChecks {
+                try copyRows(of: events, events: "events", tasks: "tasks")
+                for table in tables {
+                    try wrap { try connection.copy(into: table.table, columns: table.columns, rows: table.rows) }
+                }
+            }
+            try finish()
+        }
     }
 }
 

@@ -28,7 +28,7 @@ public final class StoreDataVersion: Sendable {
     }
 
     private static func reader(_ location: String) throws -> () throws -> Int {
-        if StoreLocation.isPostgres(location) {
+        guard SQLDialect.of(location: location).hasFile else {
             let store = try StoreOpener.open(location, readOnly: true)
             return { try store.dataVersion() }
         }

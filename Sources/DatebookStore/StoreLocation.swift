@@ -1,4 +1,4 @@
-/// A store string's kind and its printable form.
+/// A store string's printable form (its kind: `SQLDialect.of(location:)`).
 ///
 /// A store string may hold a password (`postgresql://ann:secret@db/team`, `?password=…`, libpq's
 /// keyword form `host=db password=secret`), and it reaches messages when it is wrong: a password
@@ -6,11 +6,6 @@
 /// the grammar of each form, never by a URL parser that may fail (and then hand back the input):
 /// whatever could be a password becomes `****`, erring towards hiding too much.
 public enum StoreLocation {
-    /// Whether `text` names a PostgreSQL store (`postgresql://` or `postgres://`), not a file.
-    public static func isPostgres(_ text: String) -> Bool {
-        text.hasPrefix("postgresql:") || text.hasPrefix("postgres:")
-    }
-
     /// Whether `text` is libpq's keyword form (`host=db dbname=team …`), which datebook does not take
     /// as a store (it would otherwise become a SQLite file of that name).
     public static func isKeywordForm(_ text: String) -> Bool {
@@ -31,7 +26,7 @@ public enum StoreLocation {
 
     /// `text` with every password replaced by `****`: a file path comes back as it is.
     public static func redacted(_ text: String) -> String {
-        if isPostgres(text) { return redactedURL(text) }
+        if !SQLDialect.of(location: text).hasFile { return redactedURL(text) }
         // A file path has no password; one that says so anyway is read as keywords (or hidden whole).
         if isKeywordForm(text) || text.contains("password") { return redactedKeywords(text) }
         return text

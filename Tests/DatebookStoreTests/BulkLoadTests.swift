@@ -4,7 +4,8 @@ import Foundation
 import Testing
 
 /// Saves of at least `Store.bulkThreshold` events drop and rebuild the secondary indexes; the
-/// result must be exactly what row-by-row saves produce.
+/// result must be exactly what row-by-row saves produce. SQLite only: its bulk path (PostgreSQL's
+/// COPY: `PostgresBulkSaveTests`).
 struct BulkLoadTests {
     let calendar = utcCalendar("Europe/Berlin")
     let base = Date(timeIntervalSince1970: 1_790_000_000)

@@ -15,7 +15,7 @@ struct FeedRefresherTests {
         var requests: [FeedFetchRequest] = []
     }
 
-    func refresher(_ store: Store, _ answers: Answers) -> FeedRefresher {
+    func refresher(_ store: any PlannerStore, _ answers: Answers) -> FeedRefresher {
         FeedRefresher(store: store, timeZone: TimeZone(identifier: "UTC") ?? .current) { request in
             answers.requests.append(request)
             guard !answers.queue.isEmpty else { return .notModified }
@@ -23,8 +23,9 @@ struct FeedRefresherTests {
         }
     }
 
-    @Test func dueFeedsFollowEveryAndRefreshKeepsTheLastGoodCopy() throws {
-        let store = try Store(path: temporaryDirectory() + "/f.sqlite3")
+    @Test(arguments: Backend.allCases)
+    func dueFeedsFollowEveryAndRefreshKeepsTheLastGoodCopy(_ backend: Backend) throws {
+        let store = try backend.open()
         try store.addFeed(Feed(name: "work", source: "https://example.org/work.ics", every: 1800))
         let answers = Answers()
         let feeds = refresher(store, answers)

@@ -10,8 +10,8 @@ struct FloatingStoreTests {
 
     static func instant(_ text: String) -> Date { ISOInstant.parse(text) ?? .distantPast }
 
-    static func store() throws -> Store {
-        let store = try Store(path: temporaryDirectory() + "/floating.sqlite3")
+    static func store(_ backend: Backend) throws -> any PlannerStore {
+        let store = try backend.open()
         var weekly = event("weekly", .floating(FloatingTime(date: CalendarDate(year: 2026, month: 10, day: 19), hour: 8, minute: 0)))
         weekly.recurrence = "FREQ=WEEKLY;COUNT=4\nEXDATE:20261102T080000"
         try store.save([event("breakfast", .floating(breakfast), tasks: [.todo]), weekly,
@@ -19,17 +19,20 @@ struct FloatingStoreTests {
         return store
     }
 
-    @Test func aFloatingEventIsReadBackAsFloating() throws {
-        let store = try Self.store()
+    @Test(arguments: Backend.allCases)
+    func aFloatingEventIsReadBackAsFloating(_ backend: Backend) throws {
+        let store = try Self.store(backend)
         #expect(try store.event(id: "breakfast")?.start == .floating(Self.breakfast))
     }
 
     /// Every query path (agenda stream, listing summaries, digest window, totals, probe, recurring
     /// expansion) reads 09:30 in the zone it is given.
     @Test(arguments: [("Europe/Berlin", "2026-12-02T08:30:00Z"), ("Asia/Tokyo", "2026-12-02T00:30:00Z"),
-                      ("Pacific/Kiritimati", "2026-12-01T19:30:00Z"), ("Pacific/Pago_Pago", "2026-12-02T20:30:00Z")])
-    func everyQueryReadsTheWallClockTimeInTheCallersZone(zone: String, expected: String) throws {
-        let store = try Self.store()
+                      ("Pacific/Kiritimati", "2026-12-01T19:30:00Z"), ("Pacific/Pago_Pago", "2026-12-02T20:30:00Z")],
+          Backend.allCases)
+    func everyQueryReadsTheWallClockTimeInTheCallersZone(place: (String, String), backend: Backend) throws {
+        let (zone, expected) = place
+        let store = try Self.store(backend)
         let calendar = utcCalendar(zone)
         let at = Self.instant(expected)
         for summaries in [false, true] {
@@ -49,18 +52,19 @@ struct FloatingStoreTests {
             #expect(found == [at])
             #expect(!before.contains("breakfast"))
         }
-        let first = try store.firstOccurrences(from: at, to: at.addingTimeInterval(1), calendar: calendar, limit: 5)
+        let first = try store.firstOccurrences(from: at, to: at.addingTimeInterval(1), calendar: calendar, limit: 5,
+                                               onlyOpen: false, singleOnly: false, newest: false)
         #expect(first.map(\.event.id) == ["breakfast"])
-        #expect(try store.totals(from: at, to: at.addingTimeInterval(1), calendar: calendar).events == 1)
-        #expect(try store.totals(from: at.addingTimeInterval(1), to: at.addingTimeInterval(86_400), calendar: calendar).events
+        #expect(try store.totals(from: at, to: at.addingTimeInterval(1), calendar: calendar, singleOnly: false, cap: .max).events == 1)
+        #expect(try store.totals(from: at.addingTimeInterval(1), to: at.addingTimeInterval(86_400), calendar: calendar, singleOnly: false, cap: .max).events
                 == (zone == "Asia/Tokyo" || zone == "Pacific/Kiritimati" ? 1 : 0), "the zoned event at 08:00Z")
         #expect(try store.hasOccurrence(from: at.addingTimeInterval(-1), to: at.addingTimeInterval(1), calendar: calendar))
         #expect(try !store.hasOccurrence(from: at.addingTimeInterval(1), to: at.addingTimeInterval(3600), calendar: calendar))
     }
 
-    @Test(arguments: ["Europe/Berlin", "America/New_York", "Asia/Tokyo"])
-    func aRecurringFloatingEventStaysAtItsWallClockTimeAcrossDST(zone: String) throws {
-        let store = try Self.store()
+    @Test(arguments: ["Europe/Berlin", "America/New_York", "Asia/Tokyo"], Backend.allCases)
+    func aRecurringFloatingEventStaysAtItsWallClockTimeAcrossDST(zone: String, backend: Backend) throws {
+        let store = try Self.store(backend)
         let calendar = utcCalendar(zone)
         var starts: [String] = []
         try store.forEachOccurrenceSummary(from: Self.instant("2026-10-01T00:00:00Z"), to: Self.instant("2026-12-01T00:00:00Z"),

@@ -51,7 +51,8 @@ struct ImportFileTests {
     }
 
     /// `datebook import` and feed refreshes read iCalendar through the store's one call; bytes that
-    /// are not iCalendar are refused naming the file.
+    /// are not iCalendar are refused naming the file. (`decodeImport` is the SQLite store's: the
+    /// streaming import's area.)
     @Test func theStoreImportsAFileAndRefusesWhatIsNotICalendar() throws {
         let directory = makeScratchFolder("import")
         defer { removeScratchFolder(directory) }

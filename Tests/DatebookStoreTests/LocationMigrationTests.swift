@@ -4,7 +4,8 @@ import Foundation
 import Testing
 
 /// Schema 10 adds `location` and `url`; iCalendar imports before it kept LOCATION as a
-/// `Location: …` line of the notes, which the upgrade moves into the new column.
+/// `Location: …` line of the notes, which the upgrade moves into the new column. SQLite only: an
+/// old file.
 struct LocationMigrationTests {
     @Test func aSchemaNineStoreGetsItsLocationLinesMovedOutOfTheNotes() throws {
         let path = temporaryDirectory() + "/v9.sqlite3"

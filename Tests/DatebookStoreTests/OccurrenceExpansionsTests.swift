@@ -6,7 +6,7 @@ import Testing
 
 /// Recurring events are expanded on another thread, some of them while the import still joins
 /// (a later override or duplicate can change them); only the expansion of the very event written
-/// may be written.
+/// may be written. SQLite only: its bulk writer's expansion thread.
 struct OccurrenceExpansionsTests {
     let horizon = DateInterval(start: Date(timeIntervalSince1970: 1_767_225_600), duration: 92 * 86_400) // 2026-01-01
 

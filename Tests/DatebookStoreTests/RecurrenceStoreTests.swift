@@ -15,16 +15,16 @@ struct RecurrenceStoreTests {
               color: .red, recurrence: rule)
     }
 
-    func occurrences(_ store: Store, _ from: Date?, _ to: Date?) throws -> [Occurrence] {
+    func occurrences(_ store: any PlannerStore, _ from: Date?, _ to: Date?) throws -> [Occurrence] {
         var seen: [Occurrence] = []
         try store.forEachOccurrence(from: from, to: to, calendar: berlin) { seen.append($0) }
         return seen
     }
 
     /// Materialised rows and on-the-fly expansion must agree, and merge with one-off events in order.
-    @Test(arguments: [true, false])
-    func recurringOccurrencesMergeChronologicallyInsideAndOutsideTheHorizon(insideHorizon: Bool) throws {
-        let store = try Store(path: temporaryDirectory() + "/r.sqlite3")
+    @Test(arguments: [true, false], Backend.allCases)
+    func recurringOccurrencesMergeChronologicallyInsideAndOutsideTheHorizon(insideHorizon: Bool, backend: Backend) throws {
+        let store = try backend.open()
         let now = berlinTime(20, 10, 9)
         store.recurrenceHorizon = DateInterval(start: now.addingTimeInterval(-7 * 86_400),
                                                end: now.addingTimeInterval(92 * 86_400))
@@ -49,9 +49,10 @@ struct RecurrenceStoreTests {
 
     /// Listings read recurring summaries in one pass over their covering index; they must list the same
     /// occurrences as the full path: inside the horizon, beyond it, and for an event with no span yet.
-    @Test(arguments: [0, 40, 200, -30])
-    func listingSummariesAgreeWithFullEvents(daysFromNow: Int) throws {
-        let store = try Store(path: temporaryDirectory() + "/s.sqlite3")
+    /// (The spanless event, a row as SQLite's schema 1 wrote it, on SQLite only.)
+    @Test(arguments: [0, 40, 200, -30], Backend.allCases)
+    func listingSummariesAgreeWithFullEvents(daysFromNow: Int, backend: Backend) throws {
+        let store = try backend.open()
         let now = berlinTime(20, 10, 9)
         store.recurrenceHorizon = DateInterval(start: now.addingTimeInterval(-7 * 86_400),
                                                end: now.addingTimeInterval(92 * 86_400))
@@ -65,7 +66,7 @@ struct RecurrenceStoreTests {
             event("bbbb000000000001", .instant(berlinTime(27, 10, 12))),
         ])
         // A recurring event written before spans existed (schema 1): no occurrences, no span.
-        try store.db.execute("""
+        try (store as? Store)?.db.execute("""
             INSERT INTO events (id, title, start_key, all_day, time_zone, symbol, color, recurrence)
             VALUES ('cccc000000000001', 'Legacy weekly', \(Int64(berlinTime(8, 10, 10).timeIntervalSince1970)), 0,
                     'Europe/Berlin', 'star', 'red', 'FREQ=WEEKLY')
@@ -81,10 +82,11 @@ struct RecurrenceStoreTests {
             listed.append("\($0.event.id) \($0.start) \($0.event.badge)")
         }
         #expect(listed == full)
-        #expect(full.contains { $0.hasPrefix("cccc000000000001") }, "the spanless event is expanded on the fly")
+        #expect(full.contains { $0.hasPrefix("cccc000000000001") } == (backend == .sqlite), "the spanless event is expanded on the fly")
         #expect(full.contains { $0.hasPrefix("aaaa000000000003") && $0.hasSuffix(" 1") }, "badges come from the summary")
     }
 
+    /// SQLite only: its recurrence spans (`spanEnds`).
     @Test func movingTheHorizonReMaterialisesOnlyStaleEvents() throws {
         let store = try Store(path: temporaryDirectory() + "/m.sqlite3")
         let now = berlinTime(20, 10, 9)
@@ -100,8 +102,9 @@ struct RecurrenceStoreTests {
         #expect(window.count >= 4 && window.allSatisfy { $0.event.id.hasSuffix("1") })
     }
 
-    @Test func editingARecurringEventReplacesItsOccurrences() throws {
-        let store = try Store(path: temporaryDirectory() + "/e.sqlite3")
+    @Test(arguments: Backend.allCases)
+    func editingARecurringEventReplacesItsOccurrences(_ backend: Backend) throws {
+        let store = try backend.open()
         var meeting = weekly("cccc000000000001", from: berlinTime(5, 10, 9))
         try store.save(meeting)
         meeting.recurrence = "FREQ=WEEKLY;COUNT=2"
@@ -114,9 +117,9 @@ struct RecurrenceStoreTests {
         #expect(try occurrences(store, nil, nil).isEmpty)
     }
 
-    @Test(arguments: ["FREQ=SECONDLY", "FREQ=MINUTELY", "FREQ=DAILY;INTERVAL=0", "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30"])
-    func hostileRulesYieldOnlyTheFirstStartQuickly(rule: String) throws {
-        let store = try Store(path: temporaryDirectory() + "/h.sqlite3")
+    @Test(arguments: ["FREQ=SECONDLY", "FREQ=MINUTELY", "FREQ=DAILY;INTERVAL=0", "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30"], Backend.allCases)
+    func hostileRulesYieldOnlyTheFirstStartQuickly(rule: String, backend: Backend) throws {
+        let store = try backend.open()
         let started = Date()
         try store.save(weekly("dddd000000000001", from: berlinTime(5, 10, 9), rule: rule))
         let seen = try occurrences(store, nil, nil)
@@ -125,8 +128,9 @@ struct RecurrenceStoreTests {
         #expect(Date().timeIntervalSince(started) < 30)  // unbounded, these expand for minutes
     }
 
-    @Test func hourlyRuleIsCappedPerEventPerWindow() throws {
-        let store = try Store(path: temporaryDirectory() + "/c.sqlite3")
+    @Test(arguments: Backend.allCases)
+    func hourlyRuleIsCappedPerEventPerWindow(_ backend: Backend) throws {
+        let store = try backend.open()
         try store.save(weekly("eeee000000000001", from: berlinTime(5, 10, 9), rule: "FREQ=HOURLY"))
         let from = berlinTime(1, 1, 0).addingTimeInterval(400 * 86_400)
         let seen = try occurrences(store, from, from.addingTimeInterval(60 * 86_400))
@@ -137,7 +141,7 @@ struct RecurrenceStoreTests {
 
     /// A rule that reaches the cap keeps a span over the whole horizon: no later command expands it
     /// again (its span used to end at the last key, so every `add` and `tick` re-expanded it), and
-    /// the cut is read back for `show` and `status`.
+    /// the cut is read back for `show` and `status`. SQLite only: its recurrence spans (`spanEnds`).
     @Test func aCappedRuleIsMaterialisedOnceAndReportedAsTruncated() throws {
         let store = try Store(path: temporaryDirectory() + "/t.sqlite3")
         let now = berlinTime(20, 10, 9)

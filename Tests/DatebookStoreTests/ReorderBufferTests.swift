@@ -34,9 +34,9 @@ struct ReorderBufferTests {
         return events
     }
 
-    @Test(arguments: ["UTC", "Pacific/Kiritimati", "Pacific/Pago_Pago", "Europe/Berlin"])
-    func streamsInTheOrderOfAPlainSort(zone: String) throws {
-        let store = try Store(path: temporaryDirectory() + "/reorder.sqlite3")
+    @Test(arguments: ["UTC", "Pacific/Kiritimati", "Pacific/Pago_Pago", "Europe/Berlin"], Backend.allCases)
+    func streamsInTheOrderOfAPlainSort(zone: String, backend: Backend) throws {
+        let store = try backend.open()
         try store.save(Self.events())
         let calendar = utcCalendar(zone)
         let windows: [(Date?, Date?)] = [

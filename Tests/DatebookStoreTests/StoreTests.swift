@@ -18,6 +18,7 @@ func event(_ id: String, _ start: EventStart, tasks: [TaskStatus] = []) -> Event
           tasks: tasks.enumerated().map { EventTask(id: "t\($0.offset)", text: "task \($0.offset)", status: $0.element) })
 }
 
+/// SQLite only: opening a file (its mode, kind, schema version, read-only bit and locks).
 struct StoreOpeningTests {
     @Test func createsFile0600InDirectories0700AndMigrates() throws {
         let dir = temporaryDirectory() + "/nested/datebook"
@@ -139,8 +140,9 @@ struct StoreOpeningTests {
 }
 
 struct StoreQueryTests {
-    @Test func savesLoadsAndDeletesWithTasks() throws {
-        let store = try Store(path: temporaryDirectory() + "/s.sqlite3")
+    @Test(arguments: Backend.allCases)
+    func savesLoadsAndDeletesWithTasks(_ backend: Backend) throws {
+        let store = try backend.open()
         var e = event("abcd123400000000", .instant(Date(timeIntervalSince1970: 1_800_000_000)), tasks: [.todo, .doing, .done])
         e.alerts = [LeadTime("1d")!, LeadTime("1h")!]
         e.notes = "n"
@@ -155,15 +157,16 @@ struct StoreQueryTests {
         #expect(try store.event(id: e.id)?.tasks.count == 2)
         #expect(try store.delete(id: e.id))
         #expect(try store.event(id: e.id) == nil)
-        #expect(try store.db.integer("SELECT count(*) FROM tasks") == 0)
+        #expect(try rowCount("tasks", in: store) == 0)
     }
 
     /// Text is bound by its byte count: an empty note stays empty (not NULL) and a NUL inside a
-    /// title does not cut it short.
-    @Test func textRoundTripsExactly() throws {
-        let store = try Store(path: temporaryDirectory() + "/text.sqlite3")
+    /// title does not cut it short (SQLite only: PostgreSQL cannot hold a NUL in a text).
+    @Test(arguments: Backend.allCases)
+    func textRoundTripsExactly(_ backend: Backend) throws {
+        let store = try backend.open()
         var saved = event("nul", .instant(Date(timeIntervalSince1970: 1_800_000_000)))
-        saved.title = "before\u{0}after ünï ✈️"
+        saved.title = (backend == .sqlite ? "before\u{0}after" : "before after") + " ünï ✈️ 'quoted' \"double\" \\ $1 ?"
         saved.notes = ""
         try store.save(saved)
         let loaded = try #require(try store.event(id: "nul"))
@@ -171,6 +174,7 @@ struct StoreQueryTests {
         #expect(loaded.notes == "")
     }
 
+    /// SQLite only: its query plan.
     @Test func windowQueryUsesTheStartIndex() throws {
         let store = try Store(path: temporaryDirectory() + "/plan.sqlite3")
         let plan = try store.db.prepare("EXPLAIN QUERY PLAN " + Store.selectSQL(where: "e.start_key >= 1 AND e.start_key < 2", order: "e.start_key, e.id"))
@@ -183,10 +187,10 @@ struct StoreQueryTests {
 
     /// All-day events are keyed at midnight UTC but start at local midnight: the window must still be exact
     /// and the order chronological, even in zones 14 hours from UTC.
-    @Test(arguments: ["Pacific/Kiritimati", "Pacific/Pago_Pago", "UTC", "America/New_York"])
-    func windowIsExactAndChronologicalWithAllDayEvents(zone: String) throws {
+    @Test(arguments: ["Pacific/Kiritimati", "Pacific/Pago_Pago", "UTC", "America/New_York"], Backend.allCases)
+    func windowIsExactAndChronologicalWithAllDayEvents(zone: String, backend: Backend) throws {
         let cal = utcCalendar(zone)
-        let store = try Store(path: temporaryDirectory() + "/w.sqlite3")
+        let store = try backend.open()
         var events: [Event] = []
         for day in 1...20 {
             events.append(event(String(format: "d%02d", day), .allDay(CalendarDate(year: 2026, month: 12, day: day))))
@@ -208,8 +212,9 @@ struct StoreQueryTests {
 
     /// `datebook tasks` reads the events with a task of the statuses asked for, by start, once.
     /// Every set of statuses takes its own filter (task counts, or the tasks themselves).
-    @Test func eventsWithATaskOfTheStatusesComeByStartWithAllTheirTasks() throws {
-        let store = try Store(path: temporaryDirectory() + "/t.sqlite3")
+    @Test(arguments: Backend.allCases)
+    func eventsWithATaskOfTheStatusesComeByStartWithAllTheirTasks(_ backend: Backend) throws {
+        let store = try backend.open()
         try store.save([event("a", .instant(Date(timeIntervalSince1970: 100)), tasks: [.todo, .done, .todo]),
                         event("b", .instant(Date(timeIntervalSince1970: 50)), tasks: [.doing, .todo]),
                         event("c", .instant(Date(timeIntervalSince1970: 10)), tasks: []),
@@ -232,6 +237,7 @@ struct StoreQueryTests {
     }
 }
 
+/// SQLite only: files written by old schemas (PostgreSQL's upgrades: `MigrationTests`).
 struct StoreUpgradeTests {
     /// A store written by an older schema is upgraded even by a read-only command.
     @Test func readingAnOlderStoreUpgradesItInPlace() throws {
@@ -295,8 +301,9 @@ struct StoreUpgradeTests {
 
 struct StoreSummaryTests {
     /// The listing path (counts from the covering index) agrees with the full path (tasks loaded).
-    @Test func summariesCarryTheSameBadgesAndOrderAsFullEvents() throws {
-        let store = try Store(path: temporaryDirectory() + "/sum.sqlite3")
+    @Test(arguments: Backend.allCases)
+    func summariesCarryTheSameBadgesAndOrderAsFullEvents(_ backend: Backend) throws {
+        let store = try backend.open()
         let cal = utcCalendar("Europe/Berlin")
         var events: [Event] = []
         for n in 0..<50 {

@@ -7,16 +7,16 @@ import Foundation
 /// Nothing is written, not even a missing PostgreSQL schema.
 enum DoctorStore {
     static func check(_ context: Context, offline: Bool = false) -> [Finding] {
-        let isPostgres = StoreLocation.isPostgres(context.storePath)
+        let isServer = !SQLDialect.of(location: context.storePath).hasFile
         let location = StoreLocation.redacted(context.storePath)
-        if offline, isPostgres { return [.skip("store", "\(location) is a server (--offline)")] }
-        if isPostgres, let host = URLComponents(string: context.storePath)?.host?.lowercased(), ExampleHosts.isExample(host) {
+        if offline, isServer { return [.skip("store", "\(location) is a server (--offline)")] }
+        if isServer, let host = URLComponents(string: context.storePath)?.host?.lowercased(), ExampleHosts.isExample(host) {
             return [.skip("store", "example host \(host) (reserved by RFC 2606, never looked up); put your database server in the config")]
         }
         let store: any PlannerStore
         do {
             guard let version = try StoreOpener.schemaVersions(context.storePath) else {
-                return [.warn("store", (isPostgres ? "\(location) has no datebook schema yet" : "\(location) does not exist yet")
+                return [.warn("store", (isServer ? "\(location) has no datebook schema yet" : "\(location) does not exist yet")
                               + "; the first command that writes creates it (add, import, demo)")]
             }
             guard version.found == version.known else {
@@ -32,7 +32,7 @@ enum DoctorStore {
                 return [.fail("store", "\(location) fails SQLite's integrity check (\(first)); "
                               + "export what can be read (datebook export -o planner.json) and restore a backup")]
             }
-            let opened = isPostgres ? "connects" : "opens, integrity check ok"
+            let opened = isServer ? "connects" : "opens, integrity check ok"
             var findings: [Finding] = [.ok("store", "\(location) \(opened), schema \(version.known) (current)")]
             findings.append(lastPass(store, context))
             findings += feeds(store, context)

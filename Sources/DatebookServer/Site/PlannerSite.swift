@@ -254,7 +254,7 @@ final class StoreCache<Value: Sendable>: Sendable {
         // A PostgreSQL store has no file: its data version is the key. A SQLite store's files are
         // enough and cost two `stat` calls and a `pread` (reading the data version on every request, with the
         // request's own connection opened beside the kept one, changed it per request: 24k → 1.7k req/s).
-        guard StoreLocation.isPostgres(storePath) else { return files + [Self.walIndexHeader(storePath + "-shm")] }
+        guard !SQLDialect.of(location: storePath).hasFile else { return files + [Self.walIndexHeader(storePath + "-shm")] }
         return files + [dataVersion.current(storePath) ?? -1]
     }
 

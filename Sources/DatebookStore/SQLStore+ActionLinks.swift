@@ -1,12 +1,12 @@
-import CSQLite
 import DatebookCore
 import Foundation
 
-/// Keys made here and kept in the store, and the action links already used (issue 16).
-/// `secrets` holds each key as hex; `used_action_links` one row per used link until it expires.
-extension Store {
-    /// The name of the key that signs action links.
-    public static let actionLinkKeyName = "action-link-key"
+/// Keys made here and kept in the store, and the action links already used (issue 16), on both
+/// databases. `secrets` holds each key as hex; `used_action_links` one row per used link until it expires.
+extension SQLStore {
+    /// Saves `event` inside the caller's `transaction { … }` (an action link's change commits with
+    /// the record of its use): `save` joins the transaction it is called in, on both databases.
+    public func saveInTransaction(_ event: Event) throws { try save(event) }
 
     /// The 256-bit key named `name`, made from the system's random source (getrandom) the first
     /// time it is asked for. Runs inside the caller's transaction when there is one; two processes
@@ -15,48 +15,47 @@ extension Store {
         if let found = try storedSecret(named: name) { return found }
         var generator = SystemRandomNumberGenerator()
         let fresh = Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
-        try wrap {
-            try statement("INSERT INTO secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING")
-                .bind(.text(name), .text(fresh.hexString), .integer(Self.millis(now))).run()
-        }
+        try run("INSERT INTO secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING",
+                .text(name), .text(fresh.hexString), .integer(Store.millis(now)))
         guard let stored = try storedSecret(named: name) else {
-            throw StoreError.sqlite(path: path, message: "the key '\(name)' was written but cannot be read back")
+            throw failure("the key '\(name)' was written but cannot be read back")
         }
         return stored
     }
 
     /// The key named `name`, or nil when none was made yet (a read-only store never makes one).
     public func storedSecret(named name: String) throws -> Data? {
-        try wrap {
-            let query = try statement("SELECT value FROM secrets WHERE name = ?").bind(.text(name))
-            defer { sqlite3_reset(query.handle) }
-            guard try query.step() else { return nil }
-            return Self.bytes(hex: query.text(0))
-        }
+        try first("SELECT value FROM secrets WHERE name = $1", [.text(name)]) { Store.bytes(hex: $0.text(0)) } ?? nil
     }
 
     /// Records that the link `id` is used now; false when it was used before. Call inside the
     /// transaction that applies the action, so the action and its record commit together. Rows
     /// of links that have expired are dropped on the way: an expired link is refused anyway.
     public func useActionLink(id: String, action: String, eventID: String, expires: Date, now: Date) throws -> Bool {
-        try wrap {
-            try statement("DELETE FROM used_action_links WHERE expires_at <= ?").bind(.integer(Self.millis(now))).run()
-            try statement("""
-                INSERT INTO used_action_links (id, action, event_id, used_at, expires_at) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(id) DO NOTHING
-                """).bind(.text(id), .text(action), .text(eventID), .integer(Self.millis(now)), .integer(Self.millis(expires))).run()
-            return db.changes > 0
-        }
+        try run("DELETE FROM used_action_links WHERE expires_at <= $1", .integer(Store.millis(now)))
+        return try run("""
+            INSERT INTO used_action_links (id, action, event_id, used_at, expires_at) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (id) DO NOTHING
+            """, .text(id), .text(action), .text(eventID), .integer(Store.millis(now)), .integer(Store.millis(expires))) > 0
     }
 
     /// Whether the link `id` was used (and has not expired since).
     public func isActionLinkUsed(id: String) throws -> Bool {
-        try wrap {
-            let query = try statement("SELECT 1 FROM used_action_links WHERE id = ?").bind(.text(id))
-            defer { sqlite3_reset(query.handle) }
-            return try query.step()
+        try first("SELECT 1 FROM used_action_links WHERE id = $1", [.text(id)]) { _ in true } ?? false
+    }
+
+    /// An error of this store that no database reported (a state the store's own rules exclude).
+    func failure(_ message: String) -> StoreError {
+        switch dialect.kind {
+        case .sqlite: .sqlite(path: location, message: message)
+        case .postgres: .postgres(store: location, message: message)
         }
     }
+}
+
+extension Store {
+    /// The name of the key that signs action links.
+    public static let actionLinkKeyName = "action-link-key"
 
     static func bytes(hex: String) -> Data? {
         let digits = Array(hex.utf8)
