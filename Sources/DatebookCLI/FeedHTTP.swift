@@ -1,4 +1,5 @@
 import DatebookDelivery
+import DatebookInterchange
 import DatebookStore
 import Foundation
 
