@@ -78,9 +78,12 @@ let package = Package(
         .target(name: "DatebookServer", dependencies: ["CLoader", "DatebookCore", "DatebookICal", "DatebookStore", "DatebookInterchange", "DatebookRender", "DatebookScheduler"]),
         .target(name: "DatebookSync", dependencies: ["CLoader", "DatebookCore", "DatebookICal", "DatebookStore", "DatebookInterchange", "DatebookDelivery"]),
         .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookRender"]),
+        // The daemon loop beside the scheduler: wake-ups, passes, feed and CalDAV scheduling (DESIGN.md "Shape").
+        .target(name: "DatebookDaemon", dependencies: ["DatebookCore", "DatebookStore", "DatebookInterchange", "DatebookDelivery",
+                                                       "DatebookScheduler", "DatebookSync"]),
         .target(
             name: "DatebookCLI",
-            dependencies: ["CLoader", "DatebookCore", "DatebookStore", "DatebookInterchange", "DatebookRender", "DatebookDelivery", "DatebookScheduler", "DatebookServer", "DatebookSync"]
+            dependencies: ["CLoader", "DatebookCore", "DatebookStore", "DatebookInterchange", "DatebookDaemon", "DatebookRender", "DatebookDelivery", "DatebookScheduler", "DatebookServer", "DatebookSync"]
         ),
         .executableTarget(
             name: "datebook",
@@ -122,7 +125,7 @@ let package = Package(
         .testTarget(name: "DatebookServerTests", dependencies: ["DatebookServer", "DatebookCore", "DatebookStore", "DatebookRender", "DatebookScheduler", "DatebookTestSupport"], exclude: ["Snapshots"]),
         .testTarget(
             name: "DatebookCLITests",
-            dependencies: ["DatebookCLI", "DatebookStore", "DatebookInterchange", "DatebookTestSupport"],
+            dependencies: ["DatebookCLI", "DatebookStore", "DatebookInterchange", "DatebookDaemon", "DatebookTestSupport"],
             exclude: ["Snapshots", "Fixtures"]
         ),
     ],

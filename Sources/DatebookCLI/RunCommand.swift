@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookDaemon
 import DatebookScheduler
 import DatebookStore
 import Foundation
@@ -52,13 +53,14 @@ enum RunCommand: Command {
         let served = arguments.has("--serve") ? try ServerLauncher.start(context, listen: arguments.value("--listen"),
                                                                               pinned: context.environment["DATEBOOK_NOW"] != nil || arguments.value("--now") != nil, log: log) : nil
         let server = served?.0
-        let runner = PassRunner(log: log) { [wakeups] in wakeups.post(.passFinished) }
+        let runner = PassRunner(log: log.write) { [wakeups] in wakeups.post(.passFinished) }
         var planner = SchedulerFactory.make(context, store: store)
         var settings = PassRunner.Settings(storePath: context.storePath, config: context.config, calendar: context.calendar,
                                            environment: context.environment, options: planner.options,
-                                           digestRenderer: SchedulerFactory.digestRenderer(context, config: context.config))
+                                           digestRenderer: SchedulerFactory.digestRenderer(context, config: context.config),
+                                           accounts: CommandLineAccounts())
         var version = try store.dataVersion()
-        var heartbeat = Heartbeat(started: Date())
+        var heartbeat = Heartbeat(started: Date(), version: Datebook.version)
         log.write("started (pid \(getpid()), store \(store.location)\(wakeups.watchesStore ? "" : ", store changes noticed within a minute"))")
         if ArgumentScrub.hidPassword {
             log.write("warning: the store's password was on the command line, where other users could read it (ps) until datebook "
@@ -242,36 +244,5 @@ enum RunCommand: Command {
 
     static func seconds(_ duration: Duration) -> TimeInterval {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-    }
-}
-
-/// Which file a store path names, by device and inode: a path whose file was replaced (a backup
-/// moved over it) names another one, a deleted one none.
-struct StoreFile: Equatable {
-    let device: UInt64
-    let inode: UInt64
-
-    static func identity(_ path: String) -> StoreFile? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return StoreFile(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
-    }
-
-    /// Waits until the file's size and modification time have held still for `quiet` seconds (a
-    /// copy over it is done), at most `limit` seconds.
-    static func waitUntilQuiet(_ path: String, quiet: TimeInterval = 0.5, limit: TimeInterval = 30) {
-        func look() -> [Int] {
-            var info = stat()
-            guard stat(path, &info) == 0 else { return [] }
-            return [Int(info.st_size), info.st_mtim.tv_sec, info.st_mtim.tv_nsec]
-        }
-        let deadline = ContinuousClock.now + .seconds(limit)
-        var last = look()
-        var since = ContinuousClock.now
-        while ContinuousClock.now < deadline, ContinuousClock.now - since < .seconds(quiet) {
-            Thread.sleep(forTimeInterval: 0.05)
-            let now = look()
-            if now != last { (last, since) = (now, ContinuousClock.now) }
-        }
     }
 }

@@ -1,4 +1,5 @@
 @testable import DatebookCLI
+@testable import DatebookDaemon
 import Foundation
 import Testing
 
