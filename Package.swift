@@ -106,6 +106,8 @@ let package = Package(
             name: "DatebookSchedulerTests",
             dependencies: ["DatebookScheduler", "DatebookStore", "DatebookCore", "DatebookDelivery", "DatebookRender", "DatebookTestSupport"]
         ),
+        .testTarget(name: "DatebookDaemonTests", dependencies: ["DatebookDaemon", "DatebookScheduler", "DatebookStore", "DatebookSync",
+                                                                "DatebookTestSupport"]),
         .target(name: "DatebookTestSupport", dependencies: ["DatebookCore", "DatebookDelivery"], path: "Tests/DatebookTestSupport"),
         .testTarget(
             name: "DatebookICalTests",

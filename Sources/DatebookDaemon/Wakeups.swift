@@ -131,6 +131,8 @@ public final class Wakeups: Sendable {
     deinit {
         listener?.stop()
         for source in sources { source.cancel() }
+        // The signals act as usual again (a test that drove a daemon in its own process stays stoppable).
+        for number in [SIGTERM, SIGINT, SIGHUP] { signal(number, SIG_DFL) }
         if inotify >= 0 { close(inotify) }
     }
 
