@@ -100,12 +100,14 @@ let package = Package(
         ]),
         .executableTarget(name: "datebook-bench", dependencies: ["DatebookDelivery", "DatebookRender"], path: "bench/swift", linkerSettings: releaseLink),
         .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"], exclude: ["Fixtures"]),
-        .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore", "DatebookInterchange", "DatebookTestSupport"]),
+        .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore", "DatebookTestSupport"]),
         .testTarget(name: "DatebookSyncTests", dependencies: ["DatebookSync", "DatebookStore", "DatebookInterchange", "DatebookDelivery", "DatebookTestSupport"]),
         .testTarget(
             name: "DatebookSchedulerTests",
             dependencies: ["DatebookScheduler", "DatebookStore", "DatebookCore", "DatebookDelivery", "DatebookRender", "DatebookTestSupport"]
         ),
+        .testTarget(name: "DatebookInterchangeTests", dependencies: ["DatebookInterchange", "DatebookStore", "DatebookICal", "DatebookCore",
+                                                                     "DatebookTestSupport"]),
         .testTarget(name: "DatebookDaemonTests", dependencies: ["DatebookDaemon", "DatebookScheduler", "DatebookStore", "DatebookSync",
                                                                 "DatebookTestSupport"]),
         .target(name: "DatebookTestSupport", dependencies: ["DatebookCore", "DatebookDelivery"], path: "Tests/DatebookTestSupport"),

@@ -1,6 +1,7 @@
 import DatebookCore
-@testable import DatebookStore
 @testable import DatebookInterchange
+@testable import DatebookStore
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -25,7 +26,8 @@ struct FeedRefresherTests {
     }
 
     @Test func dueFeedsFollowEveryAndRefreshKeepsTheLastGoodCopy() throws {
-        let store = try Store(path: temporaryDirectory() + "/f.sqlite3")
+        let folder = ScratchFolder("feeds")
+        let store = try Store(path: folder.file("f.sqlite3"))
         try store.addFeed(Feed(name: "work", source: "https://example.org/work.ics", every: 1800))
         let answers = Answers()
         let feeds = refresher(store, answers)

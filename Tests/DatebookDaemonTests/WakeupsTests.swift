@@ -1,4 +1,3 @@
-@testable import DatebookCLI
 @testable import DatebookDaemon
 import Foundation
 import Testing
