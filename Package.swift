@@ -73,12 +73,17 @@ let package = Package(
         .target(name: "DatebookRender", dependencies: ["DatebookCore", "DatebookDelivery", "CCmark", "DatebookTemplates"]),
         .target(name: "DatebookDelivery", dependencies: ["DatebookCore", "CLoader"]),
         .target(name: "DatebookStore", dependencies: ["DatebookCore", "DatebookICal", "CSQLite", "CLoader"]),
-        .target(name: "DatebookServer", dependencies: ["CLoader", "DatebookCore", "DatebookICal", "DatebookStore", "DatebookRender", "DatebookScheduler"]),
-        .target(name: "DatebookSync", dependencies: ["CLoader", "DatebookCore", "DatebookICal", "DatebookStore", "DatebookDelivery"]),
+        // iCalendar and planner JSON to and from the planner, and feed refresh (DESIGN.md "Interchange").
+        .target(name: "DatebookInterchange", dependencies: ["DatebookCore", "DatebookICal", "DatebookStore"]),
+        .target(name: "DatebookServer", dependencies: ["CLoader", "DatebookCore", "DatebookICal", "DatebookStore", "DatebookInterchange", "DatebookRender", "DatebookScheduler"]),
+        .target(name: "DatebookSync", dependencies: ["CLoader", "DatebookCore", "DatebookICal", "DatebookStore", "DatebookInterchange", "DatebookDelivery"]),
         .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookRender"]),
+        // The daemon loop beside the scheduler: wake-ups, passes, feed and CalDAV scheduling (DESIGN.md "Shape").
+        .target(name: "DatebookDaemon", dependencies: ["DatebookCore", "DatebookStore", "DatebookInterchange", "DatebookDelivery",
+                                                       "DatebookScheduler", "DatebookSync"]),
         .target(
             name: "DatebookCLI",
-            dependencies: ["CLoader", "DatebookCore", "DatebookStore", "DatebookRender", "DatebookDelivery", "DatebookScheduler", "DatebookServer", "DatebookSync"]
+            dependencies: ["CLoader", "DatebookCore", "DatebookStore", "DatebookInterchange", "DatebookDaemon", "DatebookRender", "DatebookDelivery", "DatebookScheduler", "DatebookServer", "DatebookSync"]
         ),
         .executableTarget(
             name: "datebook",
@@ -96,11 +101,15 @@ let package = Package(
         .executableTarget(name: "datebook-bench", dependencies: ["DatebookDelivery", "DatebookRender"], path: "bench/swift", linkerSettings: releaseLink),
         .testTarget(name: "DatebookCoreTests", dependencies: ["DatebookCore"], exclude: ["Fixtures"]),
         .testTarget(name: "DatebookStoreTests", dependencies: ["DatebookStore", "DatebookTestSupport"]),
-        .testTarget(name: "DatebookSyncTests", dependencies: ["DatebookSync", "DatebookStore", "DatebookDelivery", "DatebookTestSupport"]),
+        .testTarget(name: "DatebookSyncTests", dependencies: ["DatebookSync", "DatebookStore", "DatebookInterchange", "DatebookDelivery", "DatebookTestSupport"]),
         .testTarget(
             name: "DatebookSchedulerTests",
             dependencies: ["DatebookScheduler", "DatebookStore", "DatebookCore", "DatebookDelivery", "DatebookRender", "DatebookTestSupport"]
         ),
+        .testTarget(name: "DatebookInterchangeTests", dependencies: ["DatebookInterchange", "DatebookStore", "DatebookICal", "DatebookCore",
+                                                                     "DatebookTestSupport"]),
+        .testTarget(name: "DatebookDaemonTests", dependencies: ["DatebookDaemon", "DatebookScheduler", "DatebookStore", "DatebookSync",
+                                                                "DatebookTestSupport"]),
         .target(name: "DatebookTestSupport", dependencies: ["DatebookCore", "DatebookDelivery"], path: "Tests/DatebookTestSupport"),
         .testTarget(
             name: "DatebookICalTests",
@@ -120,7 +129,7 @@ let package = Package(
         .testTarget(name: "DatebookServerTests", dependencies: ["DatebookServer", "DatebookCore", "DatebookStore", "DatebookRender", "DatebookScheduler", "DatebookTestSupport"], exclude: ["Snapshots"]),
         .testTarget(
             name: "DatebookCLITests",
-            dependencies: ["DatebookCLI", "DatebookStore", "DatebookTestSupport"],
+            dependencies: ["DatebookCLI", "DatebookStore", "DatebookInterchange", "DatebookDaemon", "DatebookTestSupport"],
             exclude: ["Snapshots", "Fixtures"]
         ),
     ],
@@ -138,7 +147,7 @@ for target in package.targets where target.type == .regular || target.type == .e
 if ProcessInfo.processInfo.environment["DATEBOOK_FUZZ"] == "1" {
     package.targets.append(.executableTarget(
         name: "datebook-fuzz",
-        dependencies: ["DatebookCore", "DatebookICal", "DatebookStore", "DatebookRender", "DatebookScheduler", "DatebookSync"],
+        dependencies: ["DatebookCore", "DatebookICal", "DatebookStore", "DatebookInterchange", "DatebookRender", "DatebookScheduler", "DatebookSync"],
         path: "fuzz/Sources/datebook-fuzz"
     ))
     package.products.append(.executable(name: "datebook-fuzz", targets: ["datebook-fuzz"]))

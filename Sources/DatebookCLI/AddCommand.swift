@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookDaemon
 import DatebookStore
 import Foundation
 

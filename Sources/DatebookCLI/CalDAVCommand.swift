@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookDaemon
 import DatebookDelivery
 import DatebookScheduler
 import DatebookStore
@@ -201,7 +202,7 @@ enum CalDAVCommand: Command {
                 failure = (error, .other)
             }
             try CalDAVScheduling.record(account, failure: failure.map { ($0.error.message, $0.kind) }, store, config: context.config,
-                                        environment: context.environment, now: context.now)
+                                        environment: context.environment, accounts: CommandLineAccounts(), now: context.now)
             if let failure { failures.append(CLIError(message: "caldav '\(account.name)': " + failure.error.message, code: failure.error.code)) }
         }
         guard let last = failures.last else { return ExitCode.ok }
@@ -212,7 +213,8 @@ enum CalDAVCommand: Command {
     /// Each selected calendar of one account: local changes up, then the server's down; one line
     /// each on stdout, conflicts and warnings on stderr. Returns the writes the server refused.
     static func sync(_ account: CalDAVAccount, _ store: any CalDAVStore, _ context: Context) throws -> [String] {
-        try CalDAVScheduling.followConfig(account, store, config: context.config, environment: context.environment)
+        try CalDAVScheduling.followConfig(account, store, config: context.config, environment: context.environment,
+                                          accounts: CommandLineAccounts())
         let client = try client(for: account, context)
         let sync = CalDAVSync(store: store, client: client, timeZone: context.timeZone)
         var refused: [String] = []

@@ -1,5 +1,7 @@
 import DatebookCore
+import DatebookDaemon
 import DatebookDelivery
+import DatebookInterchange
 import DatebookStore
 import Foundation
 

@@ -1,3 +1,4 @@
+import DatebookDaemon
 import DatebookDelivery
 import DatebookRender
 import DatebookScheduler

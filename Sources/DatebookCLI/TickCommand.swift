@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookDaemon
 import DatebookScheduler
 import DatebookStore
 import Foundation
@@ -46,9 +47,11 @@ enum TickCommand: Command {
             return ExitCode.ok
         }
         FeedSync.refreshDue(store: store, config: context.config, environment: context.environment,
-                            timeZone: context.timeZone, now: context.now, log: SchedulerFactory.logger(context))
+                            timeZone: context.timeZone, now: context.now, describe: { ErrorTranslator.translate($0).message },
+                            log: SchedulerFactory.logger(context))
         CalDAVScheduling.syncDue(store: store, config: context.config, environment: context.environment,
-                                 timeZone: context.timeZone, now: context.now, log: SchedulerFactory.logger(context))
+                                 timeZone: context.timeZone, now: context.now, accounts: CommandLineAccounts(),
+                                 log: SchedulerFactory.logger(context))
         let report = try scheduler.tick(now: context.now)
         if report.gaveUp > 0 { return ExitCode.unavailable }
         return report.retriesRemaining > 0 ? ExitCode.temporaryFailure : ExitCode.ok

@@ -90,7 +90,7 @@ public struct ImportFile: ~Copyable {
     /// Gives the whole pages inside `range` back to the system (`MADV_DONTNEED`): they read as
     /// zeros afterwards. Only for bytes that will never be read again. Pages partly outside
     /// `range` are kept, so neighbouring bytes and the allocator's own header stay.
-    static func release(_ range: Range<Int>, of base: UnsafeMutableRawPointer) {
+    public static func release(_ range: Range<Int>, of base: UnsafeMutableRawPointer) {
         let page = UInt(max(4_096, sysconf(Int32(_SC_PAGESIZE))))
         let start = (UInt(bitPattern: base + range.lowerBound) + page - 1) / page * page
         let end = UInt(bitPattern: base + range.upperBound) / page * page
@@ -99,7 +99,7 @@ public struct ImportFile: ~Copyable {
     }
 
     /// Where `release` may give pages back, as an address a `@Sendable` closure can carry.
-    var address: UInt { UInt(bitPattern: storage.baseAddress) }
+    public var address: UInt { UInt(bitPattern: storage.baseAddress) }
 
     /// Reads `fd` to its end into an allocation of its own: `sizeHint` bytes (the file's size) and
     /// one more, so the read that finds the end needs no larger buffer; a file that grew or reports

@@ -15,8 +15,8 @@ import Foundation
 /// writer asks about — same start, zone, rule and window — so a job made stale by a later override
 /// (an EXDATE added to the master) or a duplicate UID is expanded again by the caller instead of
 /// being written. A caller that gets to a job before the helper expands it itself.
-final class OccurrenceExpansions: Sendable {
-    struct Job: Sendable, Equatable {
+public final class OccurrenceExpansions: Sendable {
+    public struct Job: Sendable, Equatable {
         let start: EventStart
         let timeZone: String
         let recurrence: String
@@ -31,7 +31,7 @@ final class OccurrenceExpansions: Sendable {
 
         /// The expansion `event` needs in a store whose `recurrenceHorizon` is `horizon`; nil
         /// when it does not recur.
-        init?(_ event: borrowing Event, horizon: DateInterval?) {
+        public init?(_ event: borrowing Event, horizon: DateInterval?) {
             guard let recurrence = event.recurrence else { return nil }
             self.init(start: event.start, timeZone: event.timeZone, recurrence: recurrence,
                       window: Store.horizonKeys(for: event, horizon: horizon))
@@ -60,12 +60,12 @@ final class OccurrenceExpansions: Sendable {
 
     private let state = Monitor(State())
 
-    init() {
+    public init() {
         DispatchQueue.global(qos: .userInitiated).async { [self] in run() }
     }
 
     /// Queues the expansion of the event at `position` (replacing what was queued for it).
-    func submit(_ job: Job, at position: Int) {
+    public func submit(_ job: Job, at position: Int) {
         state.update { state in
             state.jobs[position] = .queued(job)
             state.queue.append(position)
@@ -73,7 +73,7 @@ final class OccurrenceExpansions: Sendable {
     }
 
     /// No more submissions: the helper stops once the queue is empty.
-    func close() {
+    public func close() {
         state.update { $0.closed = true }
     }
 

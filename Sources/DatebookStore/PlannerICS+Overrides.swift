@@ -8,7 +8,7 @@ extension PlannerICS {
     /// The recurrence texts of `master` split by a RANGE=THISANDFUTURE override of the instance
     /// `recurrenceID` that moved it to `movedTo` (nil: cancelled): the master keeps the instances
     /// before it, the override's event takes the rest, moved alike. Nil when that cannot be written.
-    static func seriesSplit(_ master: Event, at recurrenceID: ICalDateValue, movedTo: EventStart?, zone: TimeZone)
+    public static func seriesSplit(_ master: Event, at recurrenceID: ICalDateValue, movedTo: EventStart?, zone: TimeZone)
         -> (before: String, after: String?)? {
         guard let recurrence = master.recurrence else { return nil }
         let text = RecurrenceText(recurrence)
@@ -30,7 +30,7 @@ extension PlannerICS {
     /// wall clock, whatever the viewer's zone (Outlook's midnight in its Windows zone, a UTC or floating
     /// midnight; as recurring-ical-events reads them), except a UTC time that is midnight in the master's
     /// zone: older datebook exports and stores wrote an all-day instance so.
-    static func instanceDay(_ recurrenceID: ICalDateValue, of master: Event, fallback: TimeZone) -> ICalDateValue {
+    public static func instanceDay(_ recurrenceID: ICalDateValue, of master: Event, fallback: TimeZone) -> ICalDateValue {
         if case .utc(let instant) = recurrenceID, let zone = TimeZone(identifier: master.timeZone) {
             let local = ICalLocalDateTime.of(instant, in: zone)
             if local.hour == 0, local.minute == 0, local.second == 0 {
@@ -42,20 +42,20 @@ extension PlannerICS {
 
     /// The zone `RecurrenceExpander` expands `master` in: all-day events on UTC dates, floating
     /// ones on wall-clock times read as UTC, others in their own zone.
-    static func expansionZone(of master: Event, fallback: TimeZone) -> TimeZone {
+    public static func expansionZone(of master: Event, fallback: TimeZone) -> TimeZone {
         let utc = TimeZone(identifier: "UTC") ?? fallback
         guard case .instant = master.start else { return utc }
         return TimeZone(identifier: master.timeZone) ?? fallback
     }
 
     /// A floating time as iCalendar's floating DATE-TIME.
-    static func value(_ time: FloatingTime) -> ICalDateValue {
+    public static func value(_ time: FloatingTime) -> ICalDateValue {
         .floating(ICalLocalDateTime(year: time.date.year, month: time.date.month, day: time.date.day,
                                     hour: time.hour, minute: time.minute, second: time.second))
     }
 
     /// An event's start as an iCalendar value in the event's own zone (UTC when it is unknown).
-    static func value(_ start: EventStart, zone: String) -> ICalDateValue {
+    public static func value(_ start: EventStart, zone: String) -> ICalDateValue {
         switch start {
         case .floating(let time): return value(time)
         case .allDay(let day): return .date(year: day.year, month: day.month, day: day.day)
@@ -67,7 +67,7 @@ extension PlannerICS {
 
     /// Why an override (its `sequence`, of the instance `recurrenceID`) of `master` is stale — older and for an instance
     /// the master no longer gives — or nil when it applies.
-    static func staleness(sequence: Int, recurrenceID: ICalDateValue?, of master: Event, masterSequence: Int,
+    public static func staleness(sequence: Int, recurrenceID: ICalDateValue?, of master: Event, masterSequence: Int,
                           zone: TimeZone) -> String? {
         guard sequence < masterSequence, let recurrenceID else { return nil }
         // Keys as `RecurrenceExpander` makes them: all-day instances at midnight UTC, floating ones

@@ -36,7 +36,7 @@ extension Store {
     }
 
     /// The number a 16-digit lower-case hex id spells; nil for any other id.
-    static func hexKey(_ id: String) -> UInt64? {
+    public static func hexKey(_ id: String) -> UInt64? {
         let utf8 = id.utf8
         guard utf8.count == 16 else { return nil }
         return utf8.withContiguousStorageIfAvailable { bytes -> UInt64? in

@@ -1,6 +1,7 @@
 import DatebookCore
 @testable import DatebookRender
 @testable import DatebookStore
+@testable import DatebookInterchange
 import DatebookTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 @testable import DatebookCLI
+import DatebookInterchange
 import DatebookTestSupport
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 @testable import DatebookCLI
 import DatebookCore
+@testable import DatebookDaemon
 import DatebookScheduler
 import DatebookStore
 import DatebookTestSupport
@@ -49,7 +50,7 @@ struct StatusSchedulersTests {
         #expect(sandbox.run(["add", "Dentist", "--at", "2026-12-04 10:00"]).code == 0)
         let readOnly = try Store(path: sandbox.store, readOnly: true)
         let start = Date(timeIntervalSince1970: 1_796_025_600)
-        var heartbeat = Heartbeat(started: start)
+        var heartbeat = Heartbeat(started: start, version: Datebook.version)
         #expect(heartbeat.isDue(now: start))
         heartbeat.beat(readOnly, now: start)
         #expect(heartbeat.nextBeat(now: start.addingTimeInterval(1)) == 29)

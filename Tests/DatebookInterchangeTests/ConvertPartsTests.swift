@@ -1,6 +1,7 @@
 import DatebookCore
 import DatebookICal
 @testable import DatebookStore
+@testable import DatebookInterchange
 import Foundation
 import Testing
 

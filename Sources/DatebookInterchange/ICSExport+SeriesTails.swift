@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookICal
+import DatebookStore
 import Foundation
 
 /// How an export writes the parts of a series that RANGE=THISANDFUTURE overrides split off (an

@@ -1,6 +1,8 @@
 import DatebookCore
 import DatebookICal
 @testable import DatebookStore
+@testable import DatebookInterchange
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -63,7 +65,8 @@ struct OccurrenceExpansionsTests {
         let zone = TimeZone(identifier: "America/New_York")!
         var rows: [[String]] = []
         for early in [false, true] {
-            let store = try Store(path: temporaryDirectory() + "/early-\(early).sqlite3")
+            let folder = ScratchFolder("expansions")
+            let store = try Store(path: folder.file("early-\(early).sqlite3"))
             store.recurrenceHorizon = horizon
             let options = PlannerICS.Options(calendar: "import", timeZone: zone, today: CalendarDate(year: 2026, month: 1, day: 1),
                                              existing: { _ in nil }, store: early ? store : nil)

@@ -1,4 +1,5 @@
 import DatebookDelivery
+import DatebookInterchange
 import DatebookScheduler
 import DatebookStore
 import Foundation
@@ -6,9 +7,10 @@ import Foundation
 /// The scheduler's part of feeds: the config's `feeds` list is registered in the store, and every
 /// feed whose interval has passed is refreshed before a pass plans alerts (so alerts follow the
 /// refreshed data: a cancelled meeting's pending alert is cancelled by the ledger).
-enum FeedSync {
-    static func refreshDue(store: any PlannerStore, config: Config, environment: [String: String], timeZone: TimeZone,
-                           now: Date, log: (String) -> Void) {
+public enum FeedSync {
+    /// `describe` words a store error for the log (the command line's translator).
+    public static func refreshDue(store: any PlannerStore, config: Config, environment: [String: String], timeZone: TimeZone,
+                                  now: Date, describe: (any Error) -> String, log: (String) -> Void) {
         for subscription in config.feeds {
             do {
                 let source = try subscription.source.resolve(environment: environment).value
@@ -34,7 +36,7 @@ enum FeedSync {
                 }
             }
         } catch {
-            log("feeds not refreshed: \(ErrorTranslator.translate(error).message)")
+            log("feeds not refreshed: \(describe(error))")
         }
     }
 }

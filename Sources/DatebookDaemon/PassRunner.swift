@@ -8,17 +8,30 @@ import Synchronization
 /// and HTTP client, so a channel that hangs until its timeout holds up only its own pass: an item
 /// falling due meanwhile starts another pass. Claims in the ledger keep passes from sending the
 /// same delivery twice.
-final class PassRunner: Sendable {
+public final class PassRunner: Sendable {
     /// What a pass needs, as values that may cross threads.
-    struct Settings: Sendable {
-        var storePath: String
-        var config: Config
-        var calendar: Calendar
-        var environment: [String: String]
-        var options: Scheduler.Options
-        var digestRenderer: any DigestRendering
+    public struct Settings: Sendable {
+        public var storePath: String
+        public var config: Config
+        public var calendar: Calendar
+        public var environment: [String: String]
+        public var options: Scheduler.Options
+        public var digestRenderer: any DigestRendering
+        /// How a CalDAV account's server is reached, and how an error reads in the log.
+        public var accounts: any CalDAVAccountAccess
         /// Also sync the CalDAV accounts changed in datebook since their last sync (`CalDAVScheduling`).
-        var calDAVLocalChanges = false
+        public var calDAVLocalChanges = false
+
+        public init(storePath: String, config: Config, calendar: Calendar, environment: [String: String], options: Scheduler.Options,
+                    digestRenderer: any DigestRendering, accounts: any CalDAVAccountAccess) {
+            self.storePath = storePath
+            self.config = config
+            self.calendar = calendar
+            self.environment = environment
+            self.options = options
+            self.digestRenderer = digestRenderer
+            self.accounts = accounts
+        }
     }
 
     static let maxConcurrent = 4
@@ -34,23 +47,23 @@ final class PassRunner: Sendable {
     private let group = DispatchGroup()
     private let finished: @Sendable () -> Void
 
-    init(log: SerialLog, finished: @escaping @Sendable () -> Void) {
+    public init(log: @escaping @Sendable (String) -> Void, finished: @escaping @Sendable () -> Void) {
         progress = ProgressLog(log: log)
         self.finished = finished
         _ = HTTPClient()  // libcurl's global init on this thread, before any pass starts
     }
 
-    var isBusy: Bool { running.withLock { $0 > 0 } }
+    public var isBusy: Bool { running.withLock { $0 > 0 } }
 
     /// How long until the running passes have been quiet for `quietBeforeAnother`; zero or less when
     /// they have (all held up by slow channels, say) or none runs.
-    var untilQuiet: Duration {
+    public var untilQuiet: Duration {
         guard isBusy else { return .zero }
         return progress.last + Self.quietBeforeAnother - ContinuousClock.now
     }
 
     /// After a failed pass, how long to wait before the next (`ReconnectBackoff`); nil after one that worked.
-    var retryDelay: TimeInterval? {
+    public var retryDelay: TimeInterval? {
         let failed = failures.withLock { $0 }
         return failed > 0 ? ReconnectBackoff.delay(failures: failed) : nil
     }
@@ -58,7 +71,7 @@ final class PassRunner: Sendable {
     /// Starts a pass unless `maxConcurrent` are running (the end of one wakes the daemon again);
     /// false when it did not start.
     @discardableResult
-    func start(_ settings: Settings) -> Bool {
+    public func start(_ settings: Settings) -> Bool {
         let started = running.withLock { running in
             guard running < Self.maxConcurrent else { return false }
             running += 1
@@ -80,10 +93,10 @@ final class PassRunner: Sendable {
                 store.recurrenceHorizon = Store.standardHorizon(now: now)
                 try store.extendRecurrenceHorizon()
                 FeedSync.refreshDue(store: store, config: settings.config, environment: settings.environment,
-                                    timeZone: settings.calendar.timeZone, now: now, log: log.write)
+                                    timeZone: settings.calendar.timeZone, now: now, describe: settings.accounts.describe, log: log.write)
                 CalDAVScheduling.syncDue(store: store, config: settings.config, environment: settings.environment,
                                          timeZone: settings.calendar.timeZone, now: now, localChanges: settings.calDAVLocalChanges,
-                                         log: log.write)
+                                         accounts: settings.accounts, log: log.write)
                 let scheduler = Scheduler(store: store, config: settings.config, calendar: settings.calendar,
                                           environment: settings.environment, digestRenderer: settings.digestRenderer,
                                           options: settings.options,
@@ -98,7 +111,7 @@ final class PassRunner: Sendable {
                     failures += 1
                     return failures
                 }
-                log.write("pass failed: \(ErrorTranslator.translate(error).message); "
+                log.write("pass failed: \(settings.accounts.describe(error)); "
                           + "trying again in \(ReconnectBackoff.text(ReconnectBackoff.delay(failures: failed)))")
             }
             running.withLock { $0 -= 1 }
@@ -109,15 +122,15 @@ final class PassRunner: Sendable {
     }
 
     /// Waits for the passes in flight (each bounded by its channels' timeouts).
-    func waitForAll() { group.wait() }
+    public func waitForAll() { group.wait() }
 }
 
 /// The passes' log: each line also marks the passes as making progress.
 private final class ProgressLog: Sendable {
-    private let log: SerialLog
+    private let log: @Sendable (String) -> Void
     private let marked = Mutex(ContinuousClock.now)
 
-    init(log: SerialLog) { self.log = log }
+    init(log: @escaping @Sendable (String) -> Void) { self.log = log }
 
     /// When a pass last started or logged a line.
     var last: ContinuousClock.Instant { marked.withLock { $0 } }
@@ -126,21 +139,6 @@ private final class ProgressLog: Sendable {
 
     func write(_ line: String) {
         mark()
-        log.write(line)
-    }
-}
-
-/// Log lines from several threads to a file descriptor (stderr), one whole line at a time,
-/// flushed at once (journald reads lines).
-final class SerialLog: Sendable {
-    private let sink: Mutex<FileDescriptorSink>
-
-    init(fd: Int32) { sink = Mutex(FileDescriptorSink(fd: fd)) }
-
-    func write(_ line: String) {
-        sink.withLock { sink in
-            sink.write("datebook: " + line + "\n")
-            sink.flush()
-        }
+        log(line)
     }
 }

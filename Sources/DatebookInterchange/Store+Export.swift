@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookStore
 import Foundation
 
 /// The formats of `datebook export` (and of the feed `GET /calendar.ics`: `ics`).

@@ -1,4 +1,4 @@
-@testable import DatebookCLI
+@testable import DatebookDaemon
 import Foundation
 import Testing
 

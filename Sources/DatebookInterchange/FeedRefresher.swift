@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookICal
+import DatebookStore
 import Foundation
 
 /// What to ask the network for: the URL and the validators of the last good copy.

@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookICal
+import DatebookStore
 import Foundation
 
 extension PlannerICS {
@@ -11,22 +12,6 @@ extension PlannerICS {
         events.forEach { export.add($0) }
         export.end()
         return String(decoding: export.take(), as: UTF8.self)
-    }
-
-    /// A stored source (`UID`, or `UID#RECURRENCE-ID` for a moved instance) taken apart. Only a
-    /// suffix written by `RecurrenceText.format` counts: a UID may hold `#` itself (the one made
-    /// for a VEVENT without a UID does).
-    static func source(_ stored: String) -> (uid: String, recurrenceID: ICalDateValue?) {
-        guard let hash = stored.lastIndex(of: "#") else { return (stored, nil) }
-        let suffix = String(stored[stored.index(after: hash)...])
-        // `YYYYMMDD`, or `YYYYMMDDTHHMMSS` with or without `Z`.
-        let bytes = Array(suffix.utf8)
-        func digits(_ range: Range<Int>) -> Bool { bytes[range].allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
-        let date = bytes.count == 8 && digits(0..<8)
-        let time = (bytes.count == 15 || bytes.count == 16 && bytes[15] == UInt8(ascii: "Z"))
-            && digits(0..<8) && bytes[8] == UInt8(ascii: "T") && digits(9..<15)
-        guard date || time, let value = RecurrenceText.value(suffix) else { return (stored, nil) }
-        return (String(stored[..<hash]), value)
     }
 }
 
@@ -145,40 +130,5 @@ public struct ICSExport {
         case .allDay, .floating: return true
         case .instant(let date): return zones[event.timeZone].map { !ICalWriter.readsBack(date, in: $0) } ?? false
         }
-    }
-}
-
-extension Store {
-    /// The zones of timed events (what an iCalendar export needs VTIMEZONEs for).
-    public func timedEventZones() throws -> [String] {
-        var result: [String] = []
-        try wrap {
-            let rows = try statement("SELECT DISTINCT time_zone FROM events WHERE all_day = 0")
-            try rows.bind([])
-            while try rows.step() { result.append(rows.text(0)) }
-        }
-        return result
-    }
-}
-
-extension Store {
-    /// Records which iCalendar UID (and calendar) each event came from: `rows` of (event id, UID).
-    func saveSources(calendar: String, ids rows: some Sequence<(String, String)>) throws {
-        try wrap {
-            let insert = try statement(key: "sources.upsert", BulkRows.sql(BulkRows.Table.sources.head, columns: 3, rows: 1,
-                                                                         tail: Self.sourcesUpsert))
-            for (id, uid) in rows { try insert.bind(.text(id), .text(calendar), .text(uid)).run() }
-        }
-    }
-
-    static let sourcesUpsert = "ON CONFLICT(event_id) DO UPDATE SET calendar = excluded.calendar, uid = excluded.uid"
-
-    /// Saves imported events and their UIDs in one transaction; `progress(done)` after each batch.
-    public func saveImport(_ result: ICSImport, calendar: String = PlannerICS.importCalendar, progress: (Int) -> Void = { _ in }) throws {
-        try bulkTransaction(count: result.events.count) {
-            try writeMany(result.events, sources: (calendar, { result.uids[result.events[$0].id] }),
-                          expansions: result.expansions, progress: progress)
-        }
-        progress(result.events.count)
     }
 }

@@ -1,69 +1,108 @@
 import DatebookCore
+import DatebookDelivery
 import DatebookScheduler
 import DatebookStore
 import Foundation
 
-/// `datebook run`: the daemon. Sleeps until the next due moment, then runs a pass like `tick`.
-enum RunCommand: Command {
-    static let spec = CommandSpec(
-        name: "run", summary: "run as a daemon: deliver alerts and digests when they are due",
-        usage: "[--serve [--listen HOST:PORT]]",
-        options: [
-            .flag("--serve", "also run the web server of 'datebook serve' in this process"),
-            .value("--listen", "HOST:PORT", "with --serve: where to listen (default: serve.listen, else 127.0.0.1:8650)"),
-        ],
-        examples: ["datebook run", "datebook run --serve", "systemctl --user enable --now datebook.service"],
-        details: """
-        Sleeps until the next alert, digest or retry (re-checking the wall clock at least once a minute, so
-        a suspend or a clock step is handled like a missed tick). A store file that is deleted, or that
-        another file is moved over, is noticed at the next wake-up (device and inode): the old file is
-        no longer used and the new one is opened (a deleted one: no pass until one is there again). A file
-        copied over the live store (unsafe: use 'datebook store restore') is noticed when the file is written:
-        the old content's connection is closed without writing into the new one, which is opened and checked.
-        Idle, the store file is whole (each pass folds the write-ahead log in when it ends). Store changes made by other datebook
-        commands wake it at once (on PostgreSQL through LISTEN/NOTIFY, from any machine); one noticed while
-        passes run gets its pass when they end, or once they have recorded nothing for 1 s. A pass that
-        cannot reach the store is logged and tried again after 0.5 s, doubling up to 30 s. SIGHUP reloads
-        the config; SIGTERM or SIGINT let the deliveries in flight finish (each is bounded by its
-        channel's timeout) and exit 0. One line per delivery on stderr. While it runs, 'datebook status'
-        lists it among the schedulers alive.
-        With --serve the web server of 'datebook serve' runs in the same process (SIGTERM lets its requests
-        in flight finish too).
-        """
-    )
+/// `datebook run`'s loop: sleeps until the next due moment (an alert, a digest, a retry, a CalDAV
+/// account's backoff), a store change, a signal or the end of a pass, then starts a pass (`PassRunner`)
+/// like `tick`. Notices a store file replaced or deleted under it, reloads the config on SIGHUP,
+/// keeps its row in the store fresh (`Heartbeat`) and stops on SIGTERM or SIGINT once the
+/// deliveries in flight are done. `RunCommand` parses the options, starts the web server of
+/// `--serve` and hands over; a test drives it directly (`wakeups.post(.stop)` ends `run`).
+public final class Daemon {
+    /// What the daemon needs from the program that runs it: how to open the store and build a
+    /// scheduler, how to read the config again, and where its log lines go.
+    public struct Host {
+        public var storePath: String
+        public var configPath: String
+        public var config: Config
+        public var calendar: Calendar
+        public var environment: [String: String]
+        /// datebook's version, in the row `status` lists.
+        public var version: String
+        public var openStore: () throws -> any PlannerStore
+        /// The scheduler for a store and a config (its options and `nextWake` are read here).
+        public var scheduler: (any PlannerStore, Config) -> Scheduler
+        public var digestRenderer: (Config) -> any DigestRendering
+        /// The config read again (SIGHUP); a throw keeps the old one.
+        public var reloadConfig: () throws -> Config
+        public var accounts: any CalDAVAccountAccess
+        /// One line of the log (stderr), from any thread.
+        public var log: @Sendable (String) -> Void
+        /// Lines logged right after the start line (warnings about how it was started).
+        public var notes: [String] = []
+
+        public init(storePath: String, configPath: String, config: Config, calendar: Calendar, environment: [String: String],
+                    version: String, openStore: @escaping () throws -> any PlannerStore,
+                    scheduler: @escaping (any PlannerStore, Config) -> Scheduler,
+                    digestRenderer: @escaping (Config) -> any DigestRendering, reloadConfig: @escaping () throws -> Config,
+                    accounts: any CalDAVAccountAccess, log: @escaping @Sendable (String) -> Void) {
+            self.storePath = storePath
+            self.configPath = configPath
+            self.config = config
+            self.calendar = calendar
+            self.environment = environment
+            self.version = version
+            self.openStore = openStore
+            self.scheduler = scheduler
+            self.digestRenderer = digestRenderer
+            self.reloadConfig = reloadConfig
+            self.accounts = accounts
+            self.log = log
+        }
+    }
+
+    /// A web server running in the same process (`run --serve`): told of store changes, stopped first.
+    public struct Server {
+        public var storeChanged: () -> Void
+        public var stop: () -> Void
+
+        public init(storeChanged: @escaping () -> Void, stop: @escaping () -> Void) {
+            self.storeChanged = storeChanged
+            self.stop = stop
+        }
+    }
 
     /// The longest sleep: a wall-clock step or suspend is noticed within this.
-    static let maxSleep: TimeInterval = 60
+    public static let maxSleep: TimeInterval = 60
 
-    static func run(_ arguments: ParsedArguments, _ context: Context) throws -> Int32 {
-        // The passes' lines and this thread's go to stderr through one lock.
-        let log = SerialLog(fd: STDERR_FILENO)
-        if arguments.has("--listen"), !arguments.has("--serve") { throw UsageError(message: "--listen needs --serve", command: "run") }
-        var store = try context.openStore()
+    private let host: Host
+    private let store: any PlannerStore
+    /// What wakes the loop: `post(.stop)` ends `run` as SIGTERM does, `.reload` reads the config
+    /// again as SIGHUP does (from any thread).
+    public let wakeups: Wakeups
+
+    /// Opens the store; SIGTERM, SIGINT and SIGHUP are handled from here on (before a server
+    /// started next answers, so a stop sent as soon as it answers is never lost).
+    public init(_ host: Host) throws {
+        self.host = host
+        store = try host.openStore()
+        // The main thread only decides when to run a pass; it reads a few pages around now.
+        try store.limitPageCache(kibibytes: 1024)
+        let log = host.log
+        wakeups = Wakeups(watchingStore: store.watchedFile, listener: store.changeListener(), log: { log($0) })
+    }
+
+    /// Runs passes when they are due until a stop; returns once the deliveries in flight are done.
+    public func run(server: Server? = nil) throws {
+        let host = host
+        let log = host.log
+        let wakeups = wakeups
+        var store = store
         // The file the daemon has open: a path that comes to name another file (a backup moved
         // over it) or none (deleted) is noticed at the next wake-up (StoreFile).
         let checksFile = store.watchedFile != nil
-        var identity = checksFile ? StoreFile.identity(context.storePath) : nil
-        // The main thread only decides when to run a pass; it reads a few pages around now.
-        try store.limitPageCache(kibibytes: 1024)
-        // SIGTERM is handled from here on: before the server answers, so a stop sent as soon as it
-        // answers is never lost.
-        let wakeups = Wakeups(watchingStore: store.watchedFile, listener: store.changeListener(), log: { log.write($0) })
-        let served = arguments.has("--serve") ? try ServerLauncher.start(context, listen: arguments.value("--listen"),
-                                                                              pinned: context.environment["DATEBOOK_NOW"] != nil || arguments.value("--now") != nil, log: log) : nil
-        let server = served?.0
+        var identity = checksFile ? StoreFile.identity(host.storePath) : nil
         let runner = PassRunner(log: log) { [wakeups] in wakeups.post(.passFinished) }
-        var planner = SchedulerFactory.make(context, store: store)
-        var settings = PassRunner.Settings(storePath: context.storePath, config: context.config, calendar: context.calendar,
-                                           environment: context.environment, options: planner.options,
-                                           digestRenderer: SchedulerFactory.digestRenderer(context, config: context.config))
+        var planner = host.scheduler(store, host.config)
+        var settings = PassRunner.Settings(storePath: host.storePath, config: host.config, calendar: host.calendar,
+                                           environment: host.environment, options: planner.options,
+                                           digestRenderer: host.digestRenderer(host.config), accounts: host.accounts)
         var version = try store.dataVersion()
-        var heartbeat = Heartbeat(started: Date())
-        log.write("started (pid \(getpid()), store \(store.location)\(wakeups.watchesStore ? "" : ", store changes noticed within a minute"))")
-        if ArgumentScrub.hidPassword {
-            log.write("warning: the store's password was on the command line, where other users could read it (ps) until datebook "
-                      + "hid it; give it in PGPASSFILE (~/.pgpass) or the config's store: { file: \"…\" } instead")
-        }
+        var heartbeat = Heartbeat(started: Date(), version: host.version)
+        log("started (pid \(getpid()), store \(store.location)\(wakeups.watchesStore ? "" : ", store changes noticed within a minute"))")
+        host.notes.forEach(log)
         var due = true
         // The store file itself was written (a checkpoint, or a file copied over it): whether this
         // daemon's row is still in it is looked at (through a connection of its own, whose log
@@ -95,10 +134,10 @@ enum RunCommand: Command {
             // The same file with other content (copied over it, or restored): this daemon's own row is
             // not in it as last written. Read through a connection of its own, before this one is used.
             // (The file named the same before and after the look: a deletion meanwhile is not taken for one.)
-            let contentReplaced = checksFile && lookAtContent && identity != nil && StoreFile.identity(context.storePath) == identity
-                && heartbeat.isLost(inFile: context.storePath) && StoreFile.identity(context.storePath) == identity
+            let contentReplaced = checksFile && lookAtContent && identity != nil && StoreFile.identity(host.storePath) == identity
+                && heartbeat.isLost(inFile: host.storePath) && StoreFile.identity(host.storePath) == identity
             lookAtContent = !wakeups.watchesStore
-            let current = checksFile ? StoreFile.identity(context.storePath) : nil
+            let current = checksFile ? StoreFile.identity(host.storePath) : nil
             if checksFile, current != identity || contentReplaced {
                 // Passes in flight finish on the file they opened; none starts on a missing one.
                 runner.waitForAll()
@@ -107,46 +146,46 @@ enum RunCommand: Command {
                     // anything (its row, its log) into the new one. Opened again once the copy is done.
                     (store as? Store)?.keepLogOnClose()
                     heartbeat.forgetWritten()
-                    StoreFile.waitUntilQuiet(context.storePath)
+                    StoreFile.waitUntilQuiet(host.storePath)
                 } else {
                     heartbeat.remove(from: store)
                     // The old connection is closed before the new file is opened: its write-ahead log and
                     // index are at the path's `-wal` and `-shm` names, where a connection to the new file
                     // would read them as its own (SQLite leaves a moved file's log behind on close).
                     do { try (store as? Store)?.emptyLog() } catch {
-                        log.write("could not empty the old store's write-ahead log: \(ErrorTranslator.translate(error).message)")
+                        log("could not empty the old store's write-ahead log: \(host.accounts.describe(error))")
                     }
                 }
                 store = try Store.standIn()
-                planner = SchedulerFactory.make(context, store: store, config: settings.config)
+                planner = host.scheduler(store, settings.config)
                 var opened: StoreFile?
                 if current != nil {
                     do {
-                        store = try context.openStore()
+                        store = try host.openStore()
                         try store.limitPageCache(kibibytes: 1024)
-                        planner = SchedulerFactory.make(context, store: store, config: settings.config)
-                        opened = StoreFile.identity(context.storePath)
+                        planner = host.scheduler(store, settings.config)
+                        opened = StoreFile.identity(host.storePath)
                     } catch {
                         // Being made by another program, say: tried again at the next wake-up.
-                        log.write("store \(StoreLocation.redacted(context.storePath)) cannot be opened yet: \(ErrorTranslator.translate(error).message)")
+                        log("store \(StoreLocation.redacted(host.storePath)) cannot be opened yet: \(host.accounts.describe(error))")
                     }
                 }
                 if current == nil || opened != nil {
-                    log.write(current == nil
-                              ? "store \(context.storePath) is gone (deleted or moved away): the old file is no longer used; "
+                    log(current == nil
+                              ? "store \(host.storePath) is gone (deleted or moved away): the old file is no longer used; "
                                 + "no pass runs until a store is there again"
-                              : identity == nil ? "store \(context.storePath) is there again: opened it"
+                              : identity == nil ? "store \(host.storePath) is there again: opened it"
                               : contentReplaced
-                              ? "store \(context.storePath) has other content (a file copied over it, or restored): the old "
+                              ? "store \(host.storePath) has other content (a file copied over it, or restored): the old "
                                 + "content's connection was closed without writing into it, opened the new content"
                                 + " (copying over a live store is unsafe: use 'datebook store restore')"
-                              : "store \(context.storePath) now names another file (replaced or moved over): the old one "
+                              : "store \(host.storePath) now names another file (replaced or moved over): the old one "
                                 + "is no longer used, opened the new one")
                 }
                 // A copy that met a write-ahead log of the old content (changes being written) may have
                 // taken some of its pages: checked once (rare, and the user should know).
                 if contentReplaced, opened != nil, case let check = (try? store.integrityCheck()) ?? "unreadable", check != "ok" {
-                    log.write("store \(context.storePath) is damaged (\(check.split(separator: "\n").prefix(3).joined(separator: "; "))): "
+                    log("store \(host.storePath) is damaged (\(check.split(separator: "\n").prefix(3).joined(separator: "; "))): "
                               + "it was copied over while changes were being written; restore it from a backup with 'datebook store restore'")
                 }
                 // Nil (no file, or not opened): looked at again at each wake-up.
@@ -169,13 +208,13 @@ enum RunCommand: Command {
                 (store as? Store)?.emptyLogIfIdle()
                 tidy = false
             }
-            var sleep = min(maxSleep, heartbeat.nextBeat(now: now))
+            var sleep = min(Self.maxSleep, heartbeat.nextBeat(now: now))
             if storeThere, !changed || !runner.isBusy { next = try? planner.nextWake(after: now) }
             if let next {
                 // A few milliseconds past the due second, so the pass sees it as due. Something already
                 // due is left to a running pass; its end wakes this loop again.
                 let wait = next.timeIntervalSince(now) + 0.005
-                if wait > 0.005 || !runner.isBusy { sleep = min(maxSleep, max(0, wait)) }
+                if wait > 0.005 || !runner.isBusy { sleep = min(Self.maxSleep, max(0, wait)) }
             }
             // A pass that failed (the store unreachable) is tried again with backoff.
             if let retry = runner.retryDelay, !runner.isBusy { sleep = min(sleep, retry) }
@@ -193,7 +232,7 @@ enum RunCommand: Command {
             // More changes while one is noted and passes run: slept through, without reading the store.
             // (Unless the path now names another file or none: that is looked at at once.)
             while reasons == [.storeChanged], changed, runner.isBusy, ContinuousClock.now - started < .seconds(sleep),
-                  !checksFile || StoreFile.identity(context.storePath) == identity {
+                  !checksFile || StoreFile.identity(host.storePath) == identity {
                 reasons = wakeups.wait(seconds: sleep - Self.seconds(ContinuousClock.now - started))
             }
             if reasons.contains(.stop) { break }
@@ -202,16 +241,13 @@ enum RunCommand: Command {
             due = (reasons.isEmpty && sleep >= timer) || ContinuousClock.now - started >= .seconds(timer)
             if reasons.contains(.reload) {
                 do {
-                    let loaded = try ConfigLoader.load(path: context.configPath, named: true, environment: context.environment, err: context.err)
-                    let config = AwaitNotificationCommand.listening(loaded, storePath: context.storePath, now: nil,
-                                                                   environment: context.environment)
+                    let config = try host.reloadConfig()
                     settings.config = config
-                    settings.digestRenderer = SchedulerFactory.digestRenderer(context, config: config)
-                    planner = SchedulerFactory.make(context, store: store, config: config)
-                    context.err.flush()  // the loader's warnings before the log line
-                    log.write("config reloaded from \(context.configPath)")
+                    settings.digestRenderer = host.digestRenderer(config)
+                    planner = host.scheduler(store, config)
+                    log("config reloaded from \(host.configPath)")
                 } catch {
-                    log.write("config not reloaded, keeping the old one: \(ErrorTranslator.translate(error).message)")
+                    log("config not reloaded, keeping the old one: \(host.accounts.describe(error))")
                 }
                 due = true
             }
@@ -229,49 +265,17 @@ enum RunCommand: Command {
                         calDAVSync = ContinuousClock.now + CalDAVScheduling.afterLocalChange
                     }
                     calDAVMark = mark
-                    served?.1.warmFeed()
+                    server?.storeChanged()
                 }
             }
         }
         server?.stop()
         runner.waitForAll()
         heartbeat.remove(from: store)
-        log.write("stopping: in-flight \(server == nil ? "" : "requests and ")deliveries finished")
-        return ExitCode.ok
+        log("stopping: in-flight \(server == nil ? "" : "requests and ")deliveries finished")
     }
 
     static func seconds(_ duration: Duration) -> TimeInterval {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-    }
-}
-
-/// Which file a store path names, by device and inode: a path whose file was replaced (a backup
-/// moved over it) names another one, a deleted one none.
-struct StoreFile: Equatable {
-    let device: UInt64
-    let inode: UInt64
-
-    static func identity(_ path: String) -> StoreFile? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return StoreFile(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
-    }
-
-    /// Waits until the file's size and modification time have held still for `quiet` seconds (a
-    /// copy over it is done), at most `limit` seconds.
-    static func waitUntilQuiet(_ path: String, quiet: TimeInterval = 0.5, limit: TimeInterval = 30) {
-        func look() -> [Int] {
-            var info = stat()
-            guard stat(path, &info) == 0 else { return [] }
-            return [Int(info.st_size), info.st_mtim.tv_sec, info.st_mtim.tv_nsec]
-        }
-        let deadline = ContinuousClock.now + .seconds(limit)
-        var last = look()
-        var since = ContinuousClock.now
-        while ContinuousClock.now < deadline, ContinuousClock.now - since < .seconds(quiet) {
-            Thread.sleep(forTimeInterval: 0.05)
-            let now = look()
-            if now != last { (last, since) = (now, ContinuousClock.now) }
-        }
     }
 }

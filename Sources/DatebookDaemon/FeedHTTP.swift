@@ -1,4 +1,5 @@
 import DatebookDelivery
+import DatebookInterchange
 import DatebookStore
 import Foundation
 
@@ -47,7 +48,7 @@ public enum FeedHTTP {
     }
 
     /// The URL without query and fragment (they often carry a private token).
-    static func redacted(_ url: String) -> String {
+    public static func redacted(_ url: String) -> String {
         String(url.prefix { $0 != "?" && $0 != "#" })
     }
 }

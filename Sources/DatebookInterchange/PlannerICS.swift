@@ -1,18 +1,7 @@
 import DatebookCore
 import DatebookICal
+import DatebookStore
 import Foundation
-
-/// Events read from an iCalendar file, with the UID each one came from and what was skipped.
-public struct ICSImport: Sendable {
-    public var events: [Event]
-    /// Event id → the iCalendar UID it was made from (`UID#RECURRENCE-ID` for a moved instance).
-    public var uids: [String: String]
-    /// `file:line: UID x: message` lines for components that were skipped or changed.
-    public var warnings: [String]
-    /// Recurring events submitted for expansion by their index in `events`, when the decoder was
-    /// told the store they go to (`Options.store`).
-    var expansions: OccurrenceExpansions?
-}
 
 /// Converts between iCalendar and planner events (the planner side of `DatebookICal`).
 ///
@@ -20,13 +9,7 @@ public struct ICSImport: Sendable {
 /// UID becomes `EventID.stable(calendar + UID)`, so importing the same file again updates instead of
 /// duplicating, and two feeds with the same UID stay apart. A RECURRENCE-ID override becomes its own
 /// event and an EXDATE of its master; a cancelled instance becomes only the EXDATE.
-public enum PlannerICS {
-    public static let uidSuffix = "@datebook"
-
-    /// The calendar `datebook import` records its events under (`event_sources`); its ids keep
-    /// the ones datebook wrote into the UIDs (`…@datebook`), so export then import restores them.
-    public static let importCalendar = "import"
-
+extension PlannerICS {
     /// What the decoder needs to know besides the bytes.
     public struct Options {
         /// `importCalendar` for `datebook import`, `Feed.calendar` (`feed:NAME`) for a feed: namespaces the ids.
@@ -436,10 +419,6 @@ public enum PlannerICS {
         if options.calendar == importCalendar, let id = datebookID(uid) { return id }
         return eventID(uid: uid, calendar: options.calendar)
     }
-
-    /// The id an event of `calendar` (not `importCalendar`) with this UID gets: an event made in
-    /// datebook for a CalDAV calendar takes it, so the server's copy maps back to it.
-    public static func eventID(uid: String, calendar: String) -> String { EventID.stable(calendar + "\u{0}" + uid) }
 
     /// The event id inside a `<16 hex>@datebook` UID.
     static func datebookID(_ uid: String) -> String? {

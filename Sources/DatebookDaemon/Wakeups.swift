@@ -6,20 +6,21 @@ import Glibc
 #endif
 
 /// Why the daemon woke: a signal, a change next to the store, or its own timer.
-struct WakeReasons: OptionSet, Sendable {
-    let rawValue: Int
-    static let stop = WakeReasons(rawValue: 1)
-    static let reload = WakeReasons(rawValue: 2)
-    static let storeChanged = WakeReasons(rawValue: 4)
-    static let passFinished = WakeReasons(rawValue: 8)
+public struct WakeReasons: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    public static let stop = WakeReasons(rawValue: 1)
+    public static let reload = WakeReasons(rawValue: 2)
+    public static let storeChanged = WakeReasons(rawValue: 4)
+    public static let passFinished = WakeReasons(rawValue: 8)
     /// The store file itself was written (not its log): a checkpoint, or a file copied over it.
-    static let storeFileWritten = WakeReasons(rawValue: 16)
+    public static let storeFileWritten = WakeReasons(rawValue: 16)
 }
 
 /// Signals (SIGTERM/SIGINT stop, SIGHUP reloads) and store changes (inotify on a SQLite store's
 /// directory, `LISTEN`/`NOTIFY` on a PostgreSQL store), turned into wake-ups of the daemon's main thread. Each signal is ignored first, then read through a
 /// DispatchSource, so nothing runs in signal context.
-final class Wakeups: Sendable {
+public final class Wakeups: Sendable {
     /// What happened since the last `wait`, and the semaphore that ends it early.
     final class Inbox: Sendable {
         private let semaphore = DispatchSemaphore(value: 0)
@@ -59,7 +60,7 @@ final class Wakeups: Sendable {
     ///     (other files in the same directory, such as a log, do not). Nil: a store without a file.
     ///   - listener: a PostgreSQL store's change listener (`PlannerStore.changeListener()`), started
     ///     here; its lost and re-established connections go to `log`.
-    init(watchingStore store: String?, listener: ChangeListener? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(watchingStore store: String?, listener: ChangeListener? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) {
         let base = store.map { ($0 as NSString).lastPathComponent } ?? ""
         let names: Set<String> = [base, base + "-wal", base + "-journal"]
         var fd: Int32 = -1
@@ -125,19 +126,21 @@ final class Wakeups: Sendable {
     }
 
     /// True when store changes wake the daemon (inotify available, or a change listener).
-    var watchesStore: Bool { inotify >= 0 || listener != nil }
+    public var watchesStore: Bool { inotify >= 0 || listener != nil }
 
     deinit {
         listener?.stop()
         for source in sources { source.cancel() }
+        // The signals act as usual again (a test that drove a daemon in its own process stays stoppable).
+        for number in [SIGTERM, SIGINT, SIGHUP] { signal(number, SIG_DFL) }
         if inotify >= 0 { close(inotify) }
     }
 
-    func post(_ reason: WakeReasons) {
+    public func post(_ reason: WakeReasons) {
         inbox.post(reason)
     }
 
     /// Sleeps until a wake-up or `seconds` pass (monotonic); returns and clears what happened
     /// (`Inbox.wait`), empty only when the time ran out.
-    func wait(seconds: TimeInterval) -> WakeReasons { inbox.wait(seconds: seconds) }
+    public func wait(seconds: TimeInterval) -> WakeReasons { inbox.wait(seconds: seconds) }
 }

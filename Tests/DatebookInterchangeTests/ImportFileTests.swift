@@ -1,5 +1,6 @@
 import DatebookCore
 @testable import DatebookStore
+@testable import DatebookInterchange
 import DatebookTestSupport
 import Foundation
 import Testing
