@@ -248,6 +248,18 @@ def digest_ratio():
     return d, l
 
 
+PROFILES = "## Profiles"
+
+
+def kept_sections(path):
+    """The hand-written part of results-peers.md (from PROFILES on: the fan-out's perf profiles), kept."""
+    if not os.path.exists(path):
+        return ""
+    text = open(path, encoding="utf-8").read()
+    at = text.find(PROFILES)
+    return "" if at < 0 else "\n" + text[at:]
+
+
 def verdict(ok):
     return "ok" if ok else "OVER"
 
@@ -298,8 +310,10 @@ def main():
     ratio = digest_cpu / list_cpu
     lines.append(f"| `digest --format html`, 100k (10% weekly, half overdue) | {digest_cpu * 1000:.0f} ms CPU "
                  f"| `list --period next30`: {list_cpu * 1000:.0f} ms CPU | {ratio:.2f}× | ≤ 2.5× | {verdict(ratio <= 2.5)} |")
-    with open(os.path.join(ROOT, "bench", "results-peers.md"), "w", encoding="utf-8") as out:
-        out.write("\n".join(lines) + "\n")
+    path = os.path.join(ROOT, "bench", "results-peers.md")
+    kept = kept_sections(path)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("\n".join(lines) + "\n" + kept)
 
 
 if __name__ == "__main__":

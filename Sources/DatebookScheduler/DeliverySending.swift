@@ -2,12 +2,13 @@ import DatebookDelivery
 
 /// The scheduler's seam to the network: `Deliverer` in production, a scripted fake in tests.
 ///
-/// Contract (as `Deliverer`): `starting` runs on the calling thread with the steps about to start
-/// their first transfer and returns those that may (a refused step is never sent and gets no
-/// outcome); `onOutcomes` runs on the calling thread with the outcomes that arrived together, and
-/// the connection or worker of each starts no further transfer until it returns; so an outcome
-/// recorded there is in the ledger before the next transfer it could duplicate. `maxInFlight`
-/// bounds the deliveries accepted but not yet reported.
+/// Contract (as `Deliverer`): `starting` runs on the calling thread before any transfer starts,
+/// with the steps about to start their first transfer (none before a later part), and returns
+/// those that may (a refused step is never sent and gets no outcome); `onOutcomes` runs on the
+/// calling thread with the outcomes that arrived together, and the connection or worker of each
+/// starts no further transfer until it returns. So an outcome recorded there, or held and recorded
+/// at the next `starting` or when `deliver` returns, is in the ledger before the next transfer it
+/// could duplicate. `maxInFlight` bounds the deliveries accepted but not yet reported.
 public protocol DeliverySending {
     var maxInFlight: Int { get }
     func deliver(_ steps: [DeliveryStep], starting: ([Int]) -> Set<Int>,

@@ -14,8 +14,10 @@ extension Scheduler {
     /// Before a delivery's first transfer its claim is fenced (`startSending`, at `passTime()`): one
     /// whose lease ran out while this process was held up (SIGSTOP, a full disk, a paused VM), or
     /// that another process took over, is not sent (its new claimant sends it).
-    func deliver(_ claimed: [LedgerEntry], _ prepared: [PreparedDelivery], now: Date, passTime: () -> Date,
-                 report: inout TickReport) throws {
+    ///
+    /// `events`: the claimed rows' events, read once for the batch; the log lines name them from there.
+    func deliver(_ claimed: [LedgerEntry], _ prepared: [PreparedDelivery], events: [String: Event] = [:], now: Date,
+                 passTime: () -> Date, report: inout TickReport) throws {
         var sendable: [(entry: LedgerEntry, step: DeliveryStep)] = []
         var settled: [Outcome] = []
         for (entry, prepared) in zip(claimed, prepared) {
@@ -26,17 +28,34 @@ extension Scheduler {
             case .obsolete(let reason): settled.append((entry, .cancelled, reason, nil))
             }
         }
-        try record(settled, now: now, report: &report)
+        try record(settled, now: now, report: &report, events: events)
         var failure: Error?
+        // Outcomes accepted but not written yet: written with the next fence, in one transaction
+        // (the deliverer asks `starting` before any further transfer, with no steps before a later
+        // part), or when the deliverer is done. One transaction instead of two per group of
+        // outcomes: 10,000 alerts to nginx took 16,000 commits before, about 8,000 after.
+        var unrecorded: (outcomes: [Outcome], progress: [DeliveryProgressRecord]) = ([], [])
+        func commit(fencing claims: [LedgerEntry]) throws -> Set<String> {
+            let (outcomes, progress) = unrecorded
+            guard !claims.isEmpty || !outcomes.isEmpty || !progress.isEmpty else { return [] }
+            let started = try patiently(Self.commitDescription(recording: outcomes.count + progress.count, starting: claims.count)) {
+                try store.transaction { () -> Set<String> in
+                    // Progress first: what it records was accepted, whatever the settlement says.
+                    try store.recordProgress(progress, claimant: claimant)
+                    try settle(outcomes, now: now)
+                    return try store.startSending(claims, claimant: claimant, now: passTime(), lease: options.lease)
+                }
+            }
+            unrecorded = ([], [])
+            account(outcomes, report: &report, events: events)
+            return started
+        }
         try store.withDeferredSync {
             deliverer.deliver(sendable.map(\.step), starting: { indices in
                 do {
-                    let claims = indices.map { sendable[$0].entry }
-                    let started = try patiently("start \(claims.count) \(claims.count == 1 ? "delivery" : "deliveries")") {
-                        try store.startSending(claims, claimant: claimant, now: passTime(), lease: options.lease)
-                    }
+                    let started = try commit(fencing: indices.map { sendable[$0].entry })
                     for index in indices where !started.contains(sendable[index].entry.key) {
-                        log("not sent: \(describe(sendable[index].entry)) to \(sendable[index].entry.channel) — " + Self.claimLost)
+                        log("not sent: \(describe(sendable[index].entry, events: events)) to \(sendable[index].entry.channel) — " + Self.claimLost)
                     }
                     return Set(indices.filter { started.contains(sendable[$0].entry.key) })
                 } catch {
@@ -44,45 +63,28 @@ extension Scheduler {
                     return []
                 }
             }) { group in
-                do {
-                    var progress: [DeliveryProgressRecord] = []
-                    var ended: [Outcome] = []
-                    for (index, outcome) in group {
-                        let entry = sendable[index].entry
-                        if case .progressed(let done) = outcome {
-                            // Reported relative to this attempt's step: after what earlier attempts sent.
-                            let total = DeliveryProgress(text: entry.progress).followed(by: done)
-                            progress.append(DeliveryProgressRecord(key: entry.key, progress: total.text ?? ""))
-                        } else {
-                            ended.append(decide(entry, outcome, now: now))
-                        }
+                for (index, outcome) in group {
+                    let entry = sendable[index].entry
+                    if case .progressed(let done) = outcome {
+                        // Reported relative to this attempt's step: after what earlier attempts sent.
+                        let total = DeliveryProgress(text: entry.progress).followed(by: done)
+                        unrecorded.progress.append(DeliveryProgressRecord(key: entry.key, progress: total.text ?? ""))
+                    } else {
+                        unrecorded.outcomes.append(decide(entry, outcome, now: now))
                     }
-                    try recordPatiently(ended, progress: progress, now: now, report: &report)
-                } catch { failure = failure ?? error }
+                }
             }
+            do { _ = try commit(fencing: []) } catch { failure = failure ?? error }
         }
         if let failure { throw failure }
     }
 
-    /// `record`, tried again on any store error — a full disk, a write lock held by another
-    /// program, a lost PostgreSQL connection — with backoff from 50 ms to 5 s, for as long as the
-    /// process lives. The connections and workers that produced these outcomes wait meanwhile (the
-    /// deliverer starts no transfer until this returns), so nothing is sent while an outcome is
-    /// unrecorded: a process that ends here leaves unrecorded at most what it had in flight. The
-    /// first failure is logged, then one line every `options.recordPatience`.
-    func recordPatiently(_ outcomes: [Outcome], progress: [DeliveryProgressRecord] = [], now: Date,
-                         report: inout TickReport) throws {
-        let count = outcomes.count + progress.count
-        try patiently("record \(count) delivery \(count == 1 ? "outcome" : "outcomes")") {
-            // Progress first: what it records was accepted, whatever the settlement says.
-            try store.recordProgress(progress, claimant: claimant)
-            try record(outcomes, now: now, report: &report)
-        }
-    }
-
-    /// `body` (a ledger write the next transfers wait for), tried again on any store error with
-    /// backoff from 50 ms to 5 s for as long as the process lives; logged at once, then every
-    /// `options.recordPatience`, as "cannot `what`".
+    /// `body` (a ledger write the next transfers wait for), tried again on any store error — a full
+    /// disk, a write lock held by another program, a lost PostgreSQL connection — with backoff from
+    /// 50 ms to 5 s for as long as the process lives; logged at once, then every
+    /// `options.recordPatience`, as "cannot `what`". The connections and workers whose outcomes it
+    /// writes wait meanwhile (the deliverer starts no transfer until it returns), so a process that
+    /// ends here leaves unrecorded at most what it had in flight.
     func patiently<T>(_ what: String, _ body: () throws -> T) throws -> T {
         var delay = 0.05
         var nextLog = ContinuousClock.now
@@ -98,6 +100,14 @@ extension Scheduler {
                 delay = min(delay * 2, 5)
             }
         }
+    }
+
+    /// What a commit that holds the next transfers back is doing, for `patiently`'s "cannot …" line.
+    static func commitDescription(recording outcomes: Int, starting claims: Int) -> String {
+        let record = "record \(outcomes) delivery \(outcomes == 1 ? "outcome" : "outcomes")"
+        let start = "start \(claims) \(claims == 1 ? "delivery" : "deliveries")"
+        if claims == 0 { return record }
+        return outcomes == 0 ? start : record + " and " + start
     }
 
     /// Why a claimed delivery was not sent: its claim was gone when its transfer was to start.
@@ -126,14 +136,25 @@ extension Scheduler {
     typealias Outcome = (LedgerEntry, LedgerEntry.State, String?, Date?)
 
     /// Commits outcomes at once (`settle` of a batch is all or none) and logs one line for each.
-    func record(_ outcomes: [Outcome], now: Date, report: inout TickReport) throws {
+    func record(_ outcomes: [Outcome], now: Date, report: inout TickReport, events: [String: Event] = [:]) throws {
+        guard !outcomes.isEmpty else { return }
+        try settle(outcomes, now: now)
+        account(outcomes, report: &report, events: events)
+    }
+
+    /// Writes outcomes (in the caller's transaction, or in one of their own).
+    func settle(_ outcomes: [Outcome], now: Date) throws {
         guard !outcomes.isEmpty else { return }
         try store.settle(outcomes.map { Settlement(key: $0.0.key, state: $0.1, reason: $0.2, nextAttempt: $0.3) },
                          claimant: claimant, now: now)
+    }
+
+    /// Counts and logs outcomes once they are committed.
+    func account(_ outcomes: [Outcome], report: inout TickReport, events: [String: Event] = [:]) {
         for (entry, state, reason, _) in outcomes {
             if state == .pending { report.retried += 1 } else { report.count(state) }
             if state == .failed, entry.attempts > 1 || reason?.hasSuffix(Self.pastDeadline) == true { report.gaveUp += 1 }
-            log(logLine(entry, state, reason))
+            log(logLine(entry, state, reason, events: events))
         }
     }
 

@@ -39,8 +39,12 @@ extension Scheduler {
     /// (pure work: no store, no network). `makingKey`: a pass that sends makes the action-link key
     /// on first use.
     func prepare(_ entries: [LedgerEntry], now: Date, makingKey: Bool = true) throws -> [PreparedDelivery] {
-        let events = try store.events(ids: entries.compactMap(\.eventID))
-        return try builder(now: now, makingKey: makingKey).buildAll(try entries.map { try input($0, events: events) })
+        try prepare(entries, events: try store.events(ids: entries.compactMap(\.eventID)), now: now, makingKey: makingKey)
+    }
+
+    /// `prepare` with the rows' events already read (`store.events(ids:)`).
+    func prepare(_ entries: [LedgerEntry], events: [String: Event], now: Date, makingKey: Bool = true) throws -> [PreparedDelivery] {
+        try builder(now: now, makingKey: makingKey).buildAll(try entries.map { try input($0, events: events) })
     }
 
     /// The occurrence of `event` that starts at `start`, if the event still has one there: its own

@@ -80,8 +80,12 @@ extension Scheduler {
     }
 
     /// `alert 'Dentist' (1h before)` from the ledger row and the event's current title (its id when deleted).
-    public func describe(_ entry: LedgerEntry) -> String {
-        guard entry.kind == .alert, let id = entry.eventID, let event = try? store.event(id: id) else { return Self.summary(of: entry) }
+    ///
+    /// `events`: events already read (a pass's batch), looked up there before the store is asked.
+    public func describe(_ entry: LedgerEntry, events: [String: Event] = [:]) -> String {
+        guard entry.kind == .alert, let id = entry.eventID, let event = events[id] ?? (try? store.event(id: id)) else {
+            return Self.summary(of: entry)
+        }
         return "alert '\(TextWidth.clean(event.title))' (\(entry.lead.map { $0 + " before" } ?? "snoozed"))"
     }
 

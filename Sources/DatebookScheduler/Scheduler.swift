@@ -127,7 +127,10 @@ public final class Scheduler {
             return now.addingTimeInterval(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
         }
         while !claimed.isEmpty {
-            try deliver(claimed, try prepare(claimed, now: now), now: now, passTime: passTime, report: &report)
+            // Read once for the messages and the log lines (re-read per line, they were 6% of a pass's CPU).
+            let events = try store.events(ids: claimed.compactMap(\.eventID))
+            try deliver(claimed, try prepare(claimed, events: events, now: now), events: events, now: now, passTime: passTime,
+                        report: &report)
             guard claimed.count == options.claimBatch else { break }
             let later = passTime()
             claimed = try store.transaction {
@@ -281,8 +284,9 @@ public final class Scheduler {
 
     /// One journald-friendly line per delivery outcome; never a secret (reasons are redacted upstream).
     /// `sent alert 'Dentist' (1h before) to hook`: the event's title and the channel, not the ledger key.
-    func logLine(_ entry: LedgerEntry, _ state: LedgerEntry.State, _ reason: String?) -> String {
-        var line = "\(state.rawValue) \(describe(entry)) to \(entry.channel)"
+    /// `events`: the pass's batch, already read (see `describe`).
+    func logLine(_ entry: LedgerEntry, _ state: LedgerEntry.State, _ reason: String?, events: [String: Event] = [:]) -> String {
+        var line = "\(state.rawValue) \(describe(entry, events: events)) to \(entry.channel)"
         if entry.attempts > 1 { line += " (attempt \(entry.attempts))" }
         if let reason { line += " — " + reason }
         return line

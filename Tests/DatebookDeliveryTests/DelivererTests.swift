@@ -32,4 +32,30 @@ import Testing
         #expect(reported.sorted() == Array(0..<40))
         #expect(ahead.allSatisfy { $0 <= deliverer.maxInFlight }, "started ahead of the reported outcomes: \(ahead)")
     }
+
+    /// The scheduler keeps a group's outcomes and writes them at the next `starting`, with its
+    /// fence: so `starting` comes before every transfer that starts, a split message's later parts
+    /// included (with no steps), and what such a caller holds never exceeds what is in flight.
+    @Test func outcomesHeldUntilTheNextStartingCallNeverExceedWhatIsInFlight() throws {
+        let sink = try TestServer(script: "http_sink.py")
+        defer { sink.stop() }
+        let deliverer = Deliverer(http: HTTPClient(maxHostConnections: 2, maxTotalConnections: 2), maxWorkers: 1)
+        let steps: [DeliveryStep] = (0..<20).map { index in
+            .http((1...2).map { part in HTTPRequest(method: "POST", url: "\(sink.baseURL)/hook?n=\(index)&part=\(part)", body: Data("x".utf8)) })
+        }
+        var held = 0, written = 0, askedWithoutSteps = 0
+        var ahead: [Int] = []
+        deliverer.deliver(steps, starting: { indices in
+            written += held
+            held = 0
+            if indices.isEmpty { askedWithoutSteps += 1 }
+            // Requests the sink got whose outcome is not written: the transfers still running.
+            ahead.append(((try? sink.records().count) ?? 0) - written)
+            return Set(indices)
+        }, onOutcomes: { group in held += group.count })
+        #expect(written + held == 40)
+        #expect(askedWithoutSteps > 0)
+        #expect(held <= deliverer.maxHTTPTransfers, "outcomes held after the last transfer started: \(held)")
+        #expect(ahead.allSatisfy { $0 <= deliverer.maxHTTPTransfers }, "transfers ahead of the written outcomes: \(ahead)")
+    }
 }

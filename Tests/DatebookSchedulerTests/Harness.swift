@@ -14,7 +14,8 @@ func utc(_ text: String) -> Date {
 
 /// A scripted channel: records every step's Idempotency-Key with the simulated time and answers
 /// by URL path (`/hook` accepts; `outcome` may script anything else). Steps go one at a time, each
-/// outcome its own group; `beforeTransfer` runs before each step is asked about (`starting`) and sent.
+/// outcome its own group; `beforeTransfer` runs after each step was allowed (`starting`), just
+/// before it is sent: where a transfer starts, as in `Deliverer`.
 final class FakeChannels: DeliverySending {
     var now = Date(timeIntervalSince1970: 0)
     private(set) var sent: [(key: String, at: Date)] = []
@@ -25,8 +26,8 @@ final class FakeChannels: DeliverySending {
     func deliver(_ steps: [DeliveryStep], starting: ([Int]) -> Set<Int>,
                  onOutcomes: ([(index: Int, outcome: DeliveryOutcome)]) -> Void) {
         for (index, step) in steps.enumerated() {
-            beforeTransfer()
             guard starting([index]).contains(index) else { continue }
+            beforeTransfer()
             guard case .http(let requests) = step, let request = requests.first else {
                 onOutcomes([(index, .accepted)])
                 continue
