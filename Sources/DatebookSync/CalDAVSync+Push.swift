@@ -160,8 +160,8 @@ extension CalDAVSync {
         return ICalPatch.apply([alarms(event)], to: PlannerICS.encode([bare], uids: [event.id: uid], dtstamp: now), component: "VEVENT")
     }
 
-    /// An event's alerts in seconds before its start, in order.
-    static func leads(_ event: Event) -> [Int] { event.alerts.map { $0.days * 86_400 + $0.seconds }.sorted() }
+    /// An event's alerts as the VALARM triggers they write, in order.
+    static func leads(_ event: Event) -> [String] { event.alerts.map { PlannerICS.alarm($0).triggerLine }.sorted() }
 
     /// The change that makes datebook's own VALARMs those of `event`'s alerts.
     static func alarms(_ event: Event, besides foreign: [LeadTime] = []) -> ICalPatch.Change {
@@ -172,7 +172,7 @@ extension CalDAVSync {
                 others.remove(at: at)
                 continue
             }
-            lines += ICalPatch.alarm(leadSeconds: alert.days * 86_400 + alert.seconds, title: event.title)
+            lines += ICalPatch.alarm(PlannerICS.alarm(alert), title: event.title)
         }
         return .init(ICalPatch.ownAlarms, lines: lines)
     }

@@ -118,10 +118,9 @@ public enum ICalPatch {
         return found.isEmpty ? nil : found.joined(separator: "\n")
     }
 
-    /// Datebook's own VALARM block for an alert `lead` seconds before the start.
-    public static func alarm(leadSeconds lead: Int, title: String) -> [String] {
-        ["BEGIN:VALARM", alarmMarker, "ACTION:DISPLAY", textLine("DESCRIPTION", title),
-         "TRIGGER:" + ICalFormat.trigger(leadSeconds: lead), "END:VALARM"]
+    /// Datebook's own VALARM block for an alert.
+    public static func alarm(_ alarm: ICalAlarm, title: String) -> [String] {
+        ["BEGIN:VALARM", alarmMarker, "ACTION:DISPLAY", textLine("DESCRIPTION", title), alarm.triggerLine, "END:VALARM"]
     }
 
     /// The unfolded line of property `name` of the target component, or nil.

@@ -43,7 +43,7 @@ struct ICalPatchTests {
         """
 
     @Test func datebooksOwnAlarmsAreReplacedAndTheOthersStay() {
-        let ours = ICalPatch.alarm(leadSeconds: 7200, title: "Dentist")
+        let ours = ICalPatch.alarm(.beforeStart(7200), title: "Dentist")
         #expect(ours == ["BEGIN:VALARM", "X-DATEBOOK-ALERT:1", "ACTION:DISPLAY", "DESCRIPTION:Dentist", "TRIGGER:-PT2H", "END:VALARM"])
         let patched = ICalPatch.apply([ICalPatch.Change(ICalPatch.ownAlarms, lines: ours)], to: Self.alarms, component: "VEVENT")
         #expect(patched == Self.alarms.replacingOccurrences(
