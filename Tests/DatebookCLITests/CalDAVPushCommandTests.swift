@@ -348,8 +348,8 @@ struct CalDAVPushCommandTests {
         #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
     }
 
-    /// One PUT per real change: a new rule, or alerts cleared where the server's own VALARM gives one,
-    /// is not sent again at every later sync.
+    /// One PUT per real change: a new rule, or alerts cleared where the server's own VALARM gave one
+    /// (that VALARM is removed), is sent once, not again at every later sync.
     @Test func aRepeatOrAlertEditIsSentOnceNotAtEverySync() throws {
         let (sandbox, server, environment) = try synced()
         #expect(sandbox.run(["edit", "Dentist", "--repeat", "weekly", "--count", "4"]).code == 0)
@@ -357,6 +357,8 @@ struct CalDAVPushCommandTests {
         #expect(try server.get("personal", "dentist.ics")?.contains("RRULE:FREQ=WEEKLY;COUNT=4") == true)
         #expect(sandbox.run(["edit", "Dentist", "--clear-alerts"]).code == 0)
         let puts = { server.requests().filter { $0.hasPrefix("PUT ") }.count }
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out.hasPrefix("caldav 'home' Personal: 1 sent, 0 removed on the server\n"))
+        #expect(try server.get("personal", "dentist.ics")?.contains("phone alarm") == false)
         let before = puts()
         for _ in 0..<3 {
             let run = sandbox.run(["caldav", "sync"], environment: environment)
