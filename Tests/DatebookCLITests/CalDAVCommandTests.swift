@@ -31,6 +31,28 @@ struct CalDAVCommandTests {
         return (sandbox, server, environment)
     }
 
+    /// The same on a server of `kind` (`radicale`, `xandikos`; `servers` lists both).
+    func added(_ kind: String) throws -> (Sandbox, any CalDAVTestServer, [String: String]) {
+        guard kind == "xandikos" else {
+            let (sandbox, server, environment) = try added()
+            return (sandbox, server, environment)
+        }
+        let server = try Xandikos()
+        try server.makeCalendar(named: "personal", displayName: "Personal")
+        try server.store("personal", "dentist.ics", Self.dentist)
+        try server.store("personal", "milk.ics", Self.milk)
+        let sandbox = Sandbox()
+        let environment = ["DAV_PASSWORD": server.password]
+        let run = sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", server.username,
+                               "--password-env", "DAV_PASSWORD", "--calendar", "Personal"], environment: environment)
+        #expect(run.code == 0, "\(run.err)")
+        #expect(run.out.contains("  \(server.baseURL)\(server.calendarPath("personal"))\n"), "\(run.out)")
+        return (sandbox, server, environment)
+    }
+
+    /// The servers every CalDAV test runs on; Xandikos only where its Python package is installed.
+    static let servers = TestPython.imports(["xandikos"]) ? ["radicale", "xandikos"] : ["radicale"]
+
     @Test func serverChangesReachTheAgendaOnSync() throws {
         let (sandbox, server, environment) = try added()
         let first = sandbox.run(["caldav", "sync"], environment: environment)
