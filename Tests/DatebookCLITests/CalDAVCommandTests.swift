@@ -166,6 +166,16 @@ struct CalDAVCommandTests {
         return server
     }
 
+    /// The same on a server of `kind` (without TLS).
+    static func server(_ kind: String, work: Bool) throws -> any CalDAVTestServer {
+        guard kind == "xandikos" else { return try server(work: work) }
+        let server = try Xandikos()
+        try server.makeCalendar(named: "personal", displayName: "Personal")
+        if work { try server.makeCalendar(named: "office", displayName: "Work") }
+        try server.put("personal", "dentist.ics", Self.dentist)
+        return server
+    }
+
     func tlsServer() throws -> Radicale { try Self.server(tls: true) }
 
     @Test func aServerWithItsOwnCertificateIsTrustedOnlyThroughTheCAFile() throws {

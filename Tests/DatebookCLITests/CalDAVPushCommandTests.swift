@@ -150,8 +150,8 @@ struct CalDAVPushCommandTests {
         #expect(try created(server, containing: "SUMMARY:Bring salad")?.contains("\r\nSTATUS:COMPLETED\r\n") == true)
     }
 
-    @Test func anEventMovedToAnotherCalendarAndOutIsRemovedFromTheOldAndKeepsItsId() throws {
-        let server = try CalDAVCommandTests.server(work: true)
+    @Test(arguments: CalDAVCommandTests.servers) func anEventMovedToAnotherCalendarAndOutIsRemovedFromTheOldAndKeepsItsId(_ kind: String) throws {
+        let server = try CalDAVCommandTests.server(kind, work: true)
         let sandbox = Sandbox()
         let environment = ["P": server.password]
         #expect(sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", "ann", "--password-env", "P"],
@@ -171,8 +171,8 @@ struct CalDAVPushCommandTests {
                 + "caldav 'home' Work: 2 sent, 0 removed on the server\ncaldav 'home' Work: unchanged\n", "\(run.err)")
         #expect(try server.get("personal", "dentist.ics") == nil)
         let requests = server.requests().dropFirst(count)
-        #expect(requests.filter { $0.hasPrefix("DELETE /ann/personal/") }.count == 2)
-        #expect(requests.filter { $0.hasPrefix("PUT /ann/office/") }.count == 2)
+        #expect(requests.filter { $0.hasPrefix("DELETE " + server.calendarPath("personal")) }.count == 2)
+        #expect(requests.filter { $0.hasPrefix("PUT " + server.calendarPath("office")) }.count == 2)
         #expect(sandbox.run(["list", "--json"]).out == before, "the same event: id, task, alerts")
         #expect(sandbox.run(["caldav", "sync"], environment: environment).out
                 == "caldav 'home' Personal: unchanged\ncaldav 'home' Work: unchanged\n")
@@ -238,8 +238,8 @@ struct CalDAVPushCommandTests {
         #expect(after == before.replacingOccurrences(of: "\"Book club\"", with: "\"Book club (at Ann's)\""))
     }
 
-    @Test func anEventForAnUnknownCalendarIsRefusedWithTheNames() throws {
-        let (sandbox, _, _) = try synced()
+    @Test(arguments: CalDAVCommandTests.servers) func anEventForAnUnknownCalendarIsRefusedWithTheNames(_ kind: String) throws {
+        let (sandbox, _, _) = try synced(kind)
         let run = sandbox.run(["add", "Book club", "--at", "2026-12-05 18:00", "--calendar", "Personl"])
         #expect(run.code == 64)
         #expect(run.err == "datebook: no synced caldav calendar named 'Personl' (did you mean 'Personal'?); "
