@@ -297,9 +297,9 @@ struct CalDAVPushCommandTests {
         #expect(status.out.hasSuffix(own.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n"))
     }
 
-    @Test func anAccountOnAPostgreSQLStoreSyncsBothWays() throws {
-        let server = try Radicale()
-        try server.makeCalendar("personal", displayName: "Personal")
+    @Test(arguments: CalDAVCommandTests.servers) func anAccountOnAPostgreSQLStoreSyncsBothWays(_ kind: String) throws {
+        let server: any CalDAVTestServer = kind == "xandikos" ? try Xandikos() : try Radicale()
+        try server.makeCalendar(named: "personal", displayName: "Personal")
         try server.put("personal", "dentist.ics", CalDAVCommandTests.dentist)
         try server.put("personal", "milk.ics", CalDAVCommandTests.milk)
         let store = try TestPostgres.shared().makeDatabase()
