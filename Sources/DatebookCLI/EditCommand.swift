@@ -8,7 +8,10 @@ enum EditCommand: Command {
     static let spec = CommandSpec(
         name: "edit", summary: "change an event", usage: "EVENT [--title TEXT] [options of add]",
         options: [.value("--title", "TEXT", "new title"), .flag("--clear-end", "remove the end time"),
-                  .flag("--clear-alerts", "remove the event's own alert lead times"),
+                  .flag("--clear-alerts", "remove every alert of the event (in a synced calendar, the server's VALARMs too)"),
+                  .value("--remove-alert", "ALERT", repeatable: true,
+                         "remove this alert (as --alert writes it: 15m, '15m before end', 'at 2026-12-24 09:00'); in a synced "
+                         + "calendar the next sync removes exactly the VALARM that gave it"),
                   .value("--calendar", "NAME", "move it into this synced CalDAV calendar (its name, or ACCOUNT/NAME), keeping its id, "
                          + "tasks and alerts; the next sync sends it (and removes it from the calendar it was in)"),
                   .flag("--no-calendar", "take it out of its CalDAV calendar; the next sync removes it from the server"),
@@ -23,6 +26,9 @@ enum EditCommand: Command {
         let store = try context.openStore(extendingHorizon: false)
         var event = try EventResolver.resolve(arguments.positionals[0], in: store, context: context)
         try FeedCommand.refuseChange(of: event, verb: "edit", in: store, arguments: arguments)
+        if arguments.has("--remove-alert"), let option = ["--occurrence", "--from"].first(where: arguments.has) {
+            throw CLIError.usage("--remove-alert takes an alert off the whole event; leave out \(option)")
+        }
         if let when = arguments.value("--occurrence") {
             let made = try OccurrenceOptions.change(event, when, arguments, in: store, context)
             context.out.write("updated one occurrence: " + Rows.row(Occurrence(event: made, calendar: context.calendar), context).dropFirst(2))
@@ -39,6 +45,7 @@ enum EditCommand: Command {
         }
         if arguments.has("--clear-end") { event.end = nil }
         if arguments.has("--clear-alerts") { event.alerts = [] }
+        try removeAlerts(arguments.all("--remove-alert"), from: &event, context)
         try EventOptions.apply(arguments, to: &event, context, newTaskID: EventTask.newID)
         try EventOptions.validate(event, title: "--title")
         let moved = try move(event, arguments, store)
@@ -46,6 +53,21 @@ enum EditCommand: Command {
         context.out.write("updated " + Rows.row(Occurrence(event: event, calendar: context.calendar), context).dropFirst(2))
         if let moved { context.out.write(moved + "\n") }
         return ExitCode.ok
+    }
+
+    /// `--remove-alert ALERT`…: each takes one alert of `event` away; one it does not have is a usage error naming those it has.
+    static func removeAlerts(_ texts: [String], from event: inout Event, _ context: Context) throws {
+        for text in texts {
+            guard let lead = LeadTime(phrase: text, parser: context.whenParser) else {
+                throw CLIError.usage("cannot read --remove-alert '\(text)': expected an alert as --alert takes it, like 15m, '15m before end' "
+                                     + "or 'at 2026-12-24 09:00'")
+            }
+            guard let at = event.alerts.firstIndex(of: lead) else {
+                let has = event.alerts.map(\.description).joined(separator: ", ")
+                throw CLIError.usage("--remove-alert '\(text)': the event has no such alert" + (has.isEmpty ? "" : "; its alerts are " + has))
+            }
+            event.alerts.remove(at: at)
+        }
     }
 
     /// `--calendar NAME`: saves `event` into the synced CalDAV calendar NAME names, under a new UID

@@ -14,7 +14,8 @@ enum EventOptions {
         .value("--symbol", "NAME", "symbol such as gift.fill or leaf.fill (default: one from the title's words, else clock.fill)"),
         .value(eventColor, "NAME", "primary, gray, red, orange, yellow, green, mint, cyan, indigo or purple (default: random)"),
         .value("--task", "TEXT", repeatable: true, "add a checklist item (repeatable)"),
-        .value("--alert", "LEAD", repeatable: true, "alert this long before: 1d, 1h, 10m (repeatable)"),
+        .value("--alert", "LEAD", repeatable: true, "alert this long before the start (1d, 1h, 10m), before the end ('15m before end') or at an instant "
+               + "('at 2026-12-24 09:00') (repeatable)"),
         .value("--notes", "TEXT", "free-form notes"),
         .value("--location", "TEXT", "where it happens, one line (empty: none)"),
         .value("--url", "URL", "a link for it: http, https, mailto or tel (empty: none)"),
@@ -53,10 +54,6 @@ enum EventOptions {
             if error.field == .symbol { message += "; see 'datebook add --help'" }
             throw CLIError.usage(message)
         }
-    }
-
-    static func lead(_ text: String) throws -> LeadTime {
-        try named { try EventChanges.lead(text) }
     }
 
     static func start(_ text: String, allDay: Bool, _ context: Context) throws -> EventStart {

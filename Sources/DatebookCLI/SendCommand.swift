@@ -28,7 +28,7 @@ enum SendCommand: Command {
         var channels = try InteractiveDelivery.channels(arguments.all("--channel"), context)
         var delivery = InteractiveDelivery(context: context)
         if let wait = arguments.value("--wait") {
-            guard let lead = LeadTime(wait) else { throw CLIError.usage("cannot read --wait '\(wait)': expected a duration like 30s or 2m") }
+            guard let lead = LeadTime(duration: wait) else { throw CLIError.usage("cannot read --wait '\(wait)': expected a duration like 30s or 2m") }
             delivery.wait = TimeInterval(lead.days * 86_400 + lead.seconds)
         }
         // With serve.baseURL an alert's links are signed with the store's key, made on first use

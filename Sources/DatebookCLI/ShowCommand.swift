@@ -21,7 +21,12 @@ enum ShowCommand: Command {
         out += "  symbol   " + event.symbol.rawValue + "   color " + event.color.rawValue + "\n"
         if !event.location.isEmpty { out += "  location " + TextWidth.clean(event.location) + "\n" }
         if !event.url.isEmpty { out += "  url      " + event.url + "\n" }
-        if !event.alerts.isEmpty { out += "  alerts   " + event.alerts.map(\.description).joined(separator: ", ") + " before\n" }
+        if !event.alerts.isEmpty {
+            // Leads before the start as ever (`1h, 10m before`), then the others in words.
+            let before = event.alerts.filter(\.isBeforeStart).map(\.description)
+            let others = event.alerts.filter { !$0.isBeforeStart }.map { $0.phrase(in: context.calendar.timeZone) }
+            out += "  alerts   " + ((before.isEmpty ? [] : [before.joined(separator: ", ") + " before"]) + others).joined(separator: ", ") + "\n"
+        }
         if let rule = event.recurrence { out += "  repeats  " + rule + "\n" }
         out += try occurrenceLines(event, store, context)
         if let limit = try store.recurrenceLimit(of: event) {

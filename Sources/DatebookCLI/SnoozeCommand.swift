@@ -42,7 +42,9 @@ enum SnoozeCommand: Command {
         case (.some, .some):
             throw UsageError(message: "give --for or --until, not both", command: "snooze")
         case (let length?, nil):
-            let lead = try EventOptions.lead(length)
+            guard let lead = LeadTime(duration: length) else {
+                throw CLIError.usage("cannot read alert lead time '\(length)': expected a duration like 1d, 1h, 10m or 1h30m")
+            }
             return context.now.addingTimeInterval(TimeInterval(lead.days * 86_400 + lead.seconds))
         case (nil, let text?):
             let until = try EventOptions.start(text, allDay: false, context).resolved(in: context.calendar)

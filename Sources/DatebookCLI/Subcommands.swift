@@ -30,7 +30,7 @@ enum Subcommands {
     /// `--every` in seconds (at least a minute), or `seconds` without it.
     static func every(_ arguments: ParsedArguments, default seconds: Int) throws -> Int {
         guard let text = arguments.value("--every") else { return seconds }
-        guard let lead = LeadTime(text), lead.days * 86_400 + lead.seconds >= 60 else {
+        guard let lead = LeadTime(duration: text), lead.days * 86_400 + lead.seconds >= 60 else {
             throw CLIError.usage("--every expects a duration of at least 1m like 30m, 1h or 1d, got '\(text)'")
         }
         return lead.days * 86_400 + lead.seconds

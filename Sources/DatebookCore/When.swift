@@ -113,7 +113,7 @@ public struct WhenParser: Sendable {
     }
 
     private func relative(_ text: String, input: String) throws -> Date {
-        guard let lead = LeadTime(String(text.dropFirst())) else {
+        guard let lead = LeadTime(duration: String(text.dropFirst())) else {
             throw WhenError(input: input, token: text, expected: "a relative time like +2d, +90m or +1h30m", suggestion: nil)
         }
         return try shifted(days: lead.days, seconds: lead.seconds, token: text, input: input)

@@ -121,7 +121,7 @@ extension WhenParser {
         guard shift == nil else { throw fail(start, "a second 'in …' (give one)", nil) }
         guard start + 1 < words.count else { throw fail(start, "followed by an amount", "in 2 hours") }
         let amountWord = words[start + 1]
-        if let lead = LeadTime(amountWord) {
+        if let lead = LeadTime(duration: amountWord) {
             shift = (lead.days, lead.seconds)
             return start + 1
         }

@@ -159,8 +159,8 @@ struct ICalComponentReader {
         }
     }
 
-    /// VALARM triggers as lead times in seconds before start.
-    func alarms(_ component: LibicalComponent, start: ICalDateValue, end: ICalDateValue?, warnings: inout Warnings) -> [Int] {
+    /// The VALARMs' triggers; one datebook cannot keep is left out with a warning.
+    func alarms(_ component: LibicalComponent, start: ICalDateValue, end: ICalDateValue?, warnings: inout Warnings) -> [ICalAlarm] {
         let startInstant = start.resolve(in: defaultTimeZone)
         let length = length(start: start, end: end)
         return component.children(ICAL_VALARM_COMPONENT).compactMap { alarm in
@@ -169,23 +169,22 @@ struct ICalComponentReader {
                 return nil
             }
             let trigger = icalproperty_get_trigger(property)
-            let lead: Int
+            let made: ICalAlarm
             if icaltime_is_null_time(trigger.time) == 0 {
                 guard Self.problem(trigger.time) == nil else {
                     warnings.add("a VALARM TRIGGER is not a date datebook can keep; ignored")
                     return nil
                 }
-                lead = Int(startInstant.timeIntervalSince(Libical.utcInstant(trigger.time)).rounded())
+                made = .at(Libical.utcInstant(trigger.time))
             } else {
                 let related = icalproperty_get_first_parameter(property, ICAL_RELATED_PARAMETER)
-                lead = Self.lead(trigger.duration, relatedToEnd: related.map { icalparameter_get_related($0) == ICAL_RELATED_END } ?? false,
-                                 length: length)
+                made = Self.alarm(trigger.duration, relatedToEnd: related.map { icalparameter_get_related($0) == ICAL_RELATED_END } ?? false)
             }
-            guard Self.isKept(lead: lead, start: startInstant) else {
+            guard Self.isKept(made, start: startInstant, length: length) else {
                 warnings.add("a VALARM TRIGGER falls outside years \(RepresentableDates.rangeText); ignored")
                 return nil
             }
-            return lead
+            return made
         }
     }
 
@@ -194,14 +193,18 @@ struct ICalComponentReader {
         end.map { Int($0.resolve(in: defaultTimeZone).timeIntervalSince(start.resolve(in: defaultTimeZone))) } ?? 0
     }
 
-    /// True when an alarm `lead` seconds before `start` falls on a date datebook keeps.
-    static func isKept(lead: Int, start: Date) -> Bool {
-        RepresentableDates.contains(start.addingTimeInterval(TimeInterval(-lead)))
+    /// True when `alarm` falls on a date datebook keeps, for an event from `start` lasting `length` seconds.
+    static func isKept(_ alarm: ICalAlarm, start: Date, length: Int) -> Bool {
+        switch alarm {
+        case .beforeStart(let lead): return RepresentableDates.contains(start.addingTimeInterval(TimeInterval(-lead)))
+        case .beforeEnd(let lead): return RepresentableDates.contains(start.addingTimeInterval(TimeInterval(length - lead)))
+        case .at(let instant): return RepresentableDates.contains(instant)
+        }
     }
 
-    /// The lead time of a duration TRIGGER: seconds before start, or before end with `RELATED=END`.
-    static func lead(_ trigger: icaldurationtype, relatedToEnd: Bool, length: Int) -> Int {
-        let offset = Libical.seconds(trigger)
-        return relatedToEnd ? -(offset + length) : -offset
+    /// The alarm of a duration TRIGGER: before the start, or before the end with `RELATED=END`.
+    static func alarm(_ trigger: icaldurationtype, relatedToEnd: Bool) -> ICalAlarm {
+        let lead = -Libical.seconds(trigger)
+        return relatedToEnd ? .beforeEnd(lead) : .beforeStart(lead)
     }
 }

@@ -1,5 +1,27 @@
 import Foundation
 
+/// A VALARM's TRIGGER: a duration before the start or the end (`RELATED=END`), or an instant
+/// (`VALUE=DATE-TIME`). An integer literal is a lead before the start.
+public enum ICalAlarm: Sendable, Hashable, ExpressibleByIntegerLiteral {
+    /// Seconds before the start (negative: after it).
+    case beforeStart(Int)
+    /// Seconds before the end (negative: after it).
+    case beforeEnd(Int)
+    /// At this instant.
+    case at(Date)
+
+    public init(integerLiteral value: Int) { self = .beforeStart(value) }
+
+    /// The TRIGGER line: `TRIGGER:-PT15M`, `TRIGGER;RELATED=END:-PT15M`, `TRIGGER;VALUE=DATE-TIME:20261224T080000Z`.
+    public var triggerLine: String {
+        switch self {
+        case .beforeStart(let lead): return "TRIGGER:" + ICalFormat.trigger(leadSeconds: lead)
+        case .beforeEnd(let lead): return "TRIGGER;RELATED=END:" + ICalFormat.trigger(leadSeconds: lead)
+        case .at(let instant): return "TRIGGER;VALUE=DATE-TIME:" + ICalFormat.utc(instant)
+        }
+    }
+}
+
 /// One VEVENT, reduced to neutral values; nothing here depends on the rest of datebook.
 public struct ICalEvent: Sendable, Equatable {
     public var uid: String
@@ -20,8 +42,8 @@ public struct ICalEvent: Sendable, Equatable {
     public var recurrenceID: ICalDateValue?
     /// `RECURRENCE-ID;RANGE=THISANDFUTURE`: the override also applies to every later instance.
     public var thisAndFuture: Bool = false
-    /// Alarm lead times in seconds before start (negative: after start).
-    public var alarms: [Int]
+    /// The VALARMs' triggers.
+    public var alarms: [ICalAlarm]
     /// Line number (1-based) of `BEGIN:VEVENT` in the file.
     public var sourceLine: Int
     /// STATUS as written, upper-cased (`CONFIRMED`, `TENTATIVE`, `CANCELLED`).
@@ -39,7 +61,7 @@ public struct ICalEvent: Sendable, Equatable {
                 location: String? = nil, url: String? = nil, start: ICalDateValue,
                 end: ICalDateValue? = nil, rrule: String? = nil, rdates: [ICalDateValue] = [],
                 exdates: [ICalDateValue] = [], exrules: [String] = [], recurrenceID: ICalDateValue? = nil,
-                alarms: [Int] = [], sourceLine: Int = 0, status: String? = nil, sequence: Int = 0,
+                alarms: [ICalAlarm] = [], sourceLine: Int = 0, status: String? = nil, sequence: Int = 0,
                 color: String? = nil, symbol: String? = nil, timeZoneName: String? = nil) {
         self.uid = uid
         self.summary = summary

@@ -121,7 +121,7 @@ enum ICalSimpleEvent {
                   let value = ICalComponentReader.add(duration, to: start, defaultTimeZone: reader.defaultTimeZone) else { return nil }
             end = value
         }
-        var alarms: [Int] = []
+        var alarms: [ICalAlarm] = []
         if !lines.triggers.isEmpty {
             let length = reader.length(start: start, end: end)
             for trigger in lines.triggers {
@@ -132,9 +132,9 @@ enum ICalSimpleEvent {
                 else if related.elementsEqual(";RELATED=START".utf8) { toEnd = false }
                 else { return nil }
                 guard let duration = duration(bytes, trigger.value, scratch: &scratch) else { return nil }
-                let lead = ICalComponentReader.lead(duration, relatedToEnd: toEnd, length: length)
-                guard ICalComponentReader.isKept(lead: lead, start: start.resolve(in: reader.defaultTimeZone)) else { return nil }
-                alarms.append(lead)
+                let alarm = ICalComponentReader.alarm(duration, relatedToEnd: toEnd)
+                guard ICalComponentReader.isKept(alarm, start: start.resolve(in: reader.defaultTimeZone), length: length) else { return nil }
+                alarms.append(alarm)
             }
         }
         let event = ICalEvent(uid: uid, summary: summary, description: description, location: location, url: url,

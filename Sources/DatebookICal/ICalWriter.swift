@@ -48,11 +48,11 @@ public enum ICalWriter {
         for rdate in event.rdates { out.date("RDATE", rdate) }
         for exdate in event.exdates { out.date("EXDATE", exdate) }
         for exrule in event.exrules { out.line("EXRULE:" + exrule) }
-        for lead in event.alarms {
+        for alarm in event.alarms {
             out.line("BEGIN:VALARM")
             out.line("ACTION:DISPLAY")
             out.text("DESCRIPTION", event.summary ?? "Reminder")
-            out.line("TRIGGER:" + ICalFormat.trigger(leadSeconds: lead))
+            out.line(alarm.triggerLine)
             out.line("END:VALARM")
         }
         out.line("END:VEVENT")

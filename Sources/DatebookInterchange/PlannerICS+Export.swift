@@ -71,7 +71,7 @@ public struct ICSExport {
             location: event.location.isEmpty ? nil : event.location, url: event.url.isEmpty ? nil : event.url,
             start: value(event.start, zone: event.timeZone), end: event.exclusiveEnd.map { endValue($0, zone: event.timeZone) },
             rrule: text?.rule, rdates: text?.rdates ?? [], exdates: exdates(of: event, uid: uid, text?.exdates ?? []),
-            exrules: text?.exrules ?? [], recurrenceID: instance, alarms: event.alerts.map { $0.days * 86_400 + $0.seconds },
+            exrules: text?.exrules ?? [], recurrenceID: instance, alarms: event.alerts.map(PlannerICS.alarm),
             color: event.color.cssName, symbol: event.symbol.rawValue,
             timeZoneName: zoneGoesApart(event) ? event.timeZone : nil)
         item.thisAndFuture = tail

@@ -447,9 +447,7 @@ extension PlannerICS {
             recurrence = RecurrenceText(rule: item.rrule, rdates: item.rdates, exdates: item.exdates, exrules: item.exrules).text
         }
         let start = eventStart(item.start, options.timeZone)
-        let alerts = item.alarms.filter { $0 >= 0 }.map { seconds in
-            seconds > 0 && seconds % 86_400 == 0 ? LeadTime(days: seconds / 86_400) : LeadTime(seconds: seconds)
-        }
+        let alerts = item.alarms.compactMap(alert)
         return Event(
             id: id, title: item.summary.flatMap { $0.isEmpty ? nil : $0 } ?? "(no title)",
             start: start, end: Event.inclusiveEnd(dayEnd(of: item, options.timeZone).map { eventStart($0, options.timeZone) },
@@ -459,6 +457,29 @@ extension PlannerICS {
             color: item.color.flatMap(EventColor.init(cssName:)) ?? colors[abs(seed / 7 % colors.count)],
             notes: item.description ?? "", location: item.location ?? "", url: item.url ?? "",
             tasks: [], alerts: alerts, recurrence: recurrence)
+    }
+
+    /// The alert a VALARM's trigger is: a lead before the start or the end, or an instant; nil for
+    /// a trigger after the start or the end, which datebook does not keep.
+    public static func alert(_ alarm: ICalAlarm) -> LeadTime? {
+        func lead(_ seconds: Int, _ anchor: LeadTime.Anchor) -> LeadTime? {
+            guard seconds >= 0 else { return nil }
+            return seconds > 0 && seconds % 86_400 == 0 ? LeadTime(days: seconds / 86_400, anchor: anchor) : LeadTime(seconds: seconds, anchor: anchor)
+        }
+        switch alarm {
+        case .beforeStart(let seconds): return lead(seconds, .start)
+        case .beforeEnd(let seconds): return lead(seconds, .end)
+        case .at(let instant): return .at(instant)
+        }
+    }
+
+    /// The VALARM trigger of `alert` (days as 86 400 s, as iCalendar's durations count them).
+    public static func alarm(_ alert: LeadTime) -> ICalAlarm {
+        switch alert.anchor {
+        case .start: return .beforeStart(alert.totalSeconds)
+        case .end: return .beforeEnd(alert.totalSeconds)
+        case .instant(let instant): return .at(instant)
+        }
     }
 
     /// The DTEND of `item`; for a DATE start with a DATE-TIME end (some programs write one), the

@@ -69,17 +69,22 @@ public enum AlertMessage {
         }
         let start = stamp(occurrence.instanceStart(in: calendar.timeZone))
         let end = occurrence.instanceEnd(in: calendar.timeZone).map(stamp)
+        // A lead before the end or an instant alert speaks of how far the start is when it is sent.
+        let spoken = lead.map { lead in
+            lead.isBeforeStart ? leadAtSend(occurrence.start, lead: lead, now: now)
+                : distance(occurrence.start, now: now ?? lead.due(for: occurrence, calendar: calendar))
+        }
         var message = OutgoingMessage(
             kind: .alert,
             idempotencyKey: key(eventID: event.id, occurrenceStart: occurrence.start, lead: lead ?? LeadTime(), channel: channel),
             // The emoji travels in `event.symbol`; each channel puts it in front once (`displayTitle`).
-            title: lead.map { alertTitle(title, lead: leadAtSend(occurrence.start, lead: $0, now: now), words: words) } ?? title,
+            title: spoken.map { alertTitle(title, lead: $0, words: words) } ?? title,
             text: text, markdown: markdown, html: html, url: url,
             event: OutgoingMessage.Event(
                 id: event.id, title: title, start: start, end: end, allDay: event.start.isAllDay, timeZone: event.timeZone,
                 symbol: event.symbol.emoji, colorName: event.color.rawValue, colorHex: event.color.hex,
                 notes: TextWidth.clean(event.notes), openTasks: event.badge, when: when,
-                relativeWhen: lead.map { relativePhrase(leadAtSend(occurrence.start, lead: $0, now: now), words: words) } ?? when,
+                relativeWhen: spoken.map { relativePhrase($0, words: words) } ?? when,
                 leadSeconds: lead.map { $0.days * 86_400 + $0.seconds }, location: location, url: url,
                 occurrenceStart: ISOInstant.format(occurrence.start), openTaskLines: taskLines)
         )
@@ -108,6 +113,12 @@ public enum AlertMessage {
         guard let now else { return .ahead(lead) }
         let left = Int(start.timeIntervalSince(now).rounded())
         guard left < lead.days * 86_400 + lead.seconds - 60 else { return .ahead(lead) }
+        return distance(start, now: now)
+    }
+
+    /// How far `start` is from `now`, in whole minutes.
+    static func distance(_ start: Date, now: Date) -> Distance {
+        let left = Int(start.timeIntervalSince(now).rounded())
         let minutes = (abs(left) + 30) / 60
         let span = LeadTime(days: minutes / 1440, seconds: minutes % 1440 * 60)
         return left >= 0 || minutes == 0 ? .ahead(span) : .started(span)

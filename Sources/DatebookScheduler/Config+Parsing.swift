@@ -249,8 +249,8 @@ extension Config {
         if let before = node["before"] {
             policy.before = try reader.array(before, "alerts.before").enumerated().map { n, item in
                 let text = try reader.string(item, "alerts.before[\(n)]")
-                guard let lead = LeadTime(text) else {
-                    throw reader.fail(item, "alerts.before[\(n)]", "expected a lead time like 1d, 1h or 10m, got \"\(text)\"")
+                guard let lead = LeadTime(text), lead.anchor == .start || lead.anchor == .end else {
+                    throw reader.fail(item, "alerts.before[\(n)]", "expected a lead time like 1d, 1h, 10m or end-15m, got \"\(text)\"")
                 }
                 return lead
             }
@@ -284,7 +284,7 @@ extension Config {
 
     static func duration(_ node: JSONNode, _ path: String, reader: JSONReader) throws -> TimeInterval {
         let text = try reader.string(node, path)
-        guard let lead = LeadTime(text) else {
+        guard let lead = LeadTime(duration: text) else {
             throw reader.fail(node, path, "expected a duration like 30s, 10m, 6h or 1d, got \"\(text)\"")
         }
         return TimeInterval(lead.days * 86_400 + lead.seconds)

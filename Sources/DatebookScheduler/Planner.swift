@@ -59,25 +59,52 @@ public struct Planner {
         }
         var found: [PlannedDelivery] = []
         var seen = Set<String>()
-        for lead in allLeads.sorted(by: { ($0.days, $0.seconds) < ($1.days, $1.seconds) }) {
-            let span = TimeInterval(lead.days * 86_400 + lead.seconds)
-            // A calendar day is 23 to 25 hours: a lead of days widens its occurrence window by 3 h
-            // and filters exactly. A lead of hours and minutes is an exact span: its window is
-            // `(from, to]` shifted by it, so a pass reads only the events it may plan.
-            let margin: TimeInterval = lead.days > 0 ? 3 * 3600 : 0
-            try store.forEachOccurrence(from: from.addingTimeInterval(span - margin),
-                                        to: to.addingTimeInterval(span + margin + 1), calendar: calendar) { occurrence in
+        for lead in allLeads.sorted(by: { ($0.days, $0.seconds, $0.description) < ($1.days, $1.seconds, $1.description) }) {
+            guard let window = Self.occurrenceWindow(lead, from: from, through: to) else { continue }
+            // An instant alert goes to one occurrence per event: the first at or after it, else the last before it.
+            var chosen: [String: Occurrence] = [:]
+            try store.forEachOccurrence(from: window.lowerBound, to: window.upperBound, calendar: calendar) { occurrence in
                 guard only?.contains(occurrence.event.id) ?? true, leads(for: occurrence.event).contains(lead) else { return }
+                guard case .instant(let instant) = lead.anchor else {
+                    return add(occurrence, lead: lead, from: from, through: to, to: &found, seen: &seen)
+                }
+                if chosen[occurrence.event.id].map({ $0.start < instant }) ?? true { chosen[occurrence.event.id] = occurrence }
+            }
+            for (_, occurrence) in chosen.sorted(by: { $0.key < $1.key }) {
                 add(occurrence, lead: lead, from: from, through: to, to: &found, seen: &seen)
             }
         }
         return found
     }
 
-    /// The alert of `occurrence` `lead` before it on each channel, when it is scheduled in `(from, to]`.
+    /// How long an event may last for its alerts before the end to be planned: a pass reads the
+    /// occurrences that start up to this long before its window (a month of starts, not all).
+    public static let endAlertReach: TimeInterval = 31 * 86_400
+    /// How far from an instant alert its event's occurrences are looked for (a year either way).
+    public static let instantAlertReach: TimeInterval = 366 * 86_400
+
+    /// The starts of the occurrences whose alert `lead` may fall due in `(from, to]`; nil when none can.
+    static func occurrenceWindow(_ lead: LeadTime, from: Date, through to: Date) -> ClosedRange<Date>? {
+        let span = TimeInterval(lead.totalSeconds)
+        // A calendar day is 23 to 25 hours: a lead of days widens its occurrence window by 3 h
+        // and filters exactly. A lead of hours and minutes is an exact span: its window is
+        // `(from, to]` shifted by it, so a pass reads only the events it may plan.
+        let margin: TimeInterval = lead.days > 0 ? 3 * 3600 : 0
+        switch lead.anchor {
+        case .start:
+            return from.addingTimeInterval(span - margin)...to.addingTimeInterval(span + margin + 1)
+        case .end:
+            return from.addingTimeInterval(span - margin - endAlertReach)...to.addingTimeInterval(span + margin + 1)
+        case .instant(let instant):
+            guard instant > from, instant <= to else { return nil }
+            return instant.addingTimeInterval(-instantAlertReach)...instant.addingTimeInterval(instantAlertReach)
+        }
+    }
+
+    /// The alert `lead` of `occurrence` on each channel, when it is scheduled in `(from, to]`.
     private func add(_ occurrence: Occurrence, lead: LeadTime, from: Date, through to: Date,
                      to found: inout [PlannedDelivery], seen: inout Set<String>) {
-        let scheduled = lead.due(before: occurrence.start, calendar: calendar)
+        let scheduled = lead.due(for: occurrence, calendar: calendar)
         guard scheduled > from, scheduled <= to else { return }
         let due = deferredPastQuietHours(scheduled)
         for channel in config.alerts.channels {

@@ -75,7 +75,7 @@ extension Scheduler {
             guard let start = entry.occurrenceStart, let occurrence = try currentOccurrence(of: event, at: start) else {
                 return .obsolete("event moved")
             }
-            return .alert(occurrence, entry.lead.flatMap(LeadTime.init), channel: entry.channel)
+            return .alert(occurrence, entry.lead.flatMap { LeadTime($0) }, channel: entry.channel)
         case .digest:
             guard let schedule = config.digests.first(where: { $0.name == entry.digest }),
                   let date = entry.digestDate.flatMap({ CalendarDate(iso: $0) }) else {

@@ -246,7 +246,7 @@ public final class Scheduler {
                 return (.cancelled, "event moved")
             }
             if config.alerts.cancelWhenDone, event.isComplete { return (.cancelled, "all tasks done") }
-            if let lead = entry.lead.flatMap(LeadTime.init), !planner.leads(for: event).contains(lead) {
+            if let lead = entry.lead.flatMap({ LeadTime($0) }), !planner.leads(for: event).contains(lead) {
                 return (.cancelled, "lead time \(lead) no longer set for this event")
             }
             if !config.alerts.channels.contains(entry.channel) {

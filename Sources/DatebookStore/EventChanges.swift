@@ -102,7 +102,7 @@ public struct EventChanges: Sendable {
         if let notes { event.notes = notes }
         if let location { event.location = EventURL.cleanLocation(location) }
         if let url { event.url = url.trimmingCharacters(in: .whitespaces) }
-        let leads = try alerts.map(Self.lead)
+        let leads = try alerts.map { try Self.lead($0, parser: parser) }
         if !leads.isEmpty { event.alerts = leads }
         try applyRecurrence(to: &event, parser)
         try Self.requireAnOccurrence(event, parser)
@@ -138,9 +138,13 @@ public struct EventChanges: Sendable {
         return color
     }
 
-    public static func lead(_ text: String) throws -> LeadTime {
-        guard let lead = LeadTime(text) else {
-            throw EventFieldError(.alerts, check: ("checkLead", ["value": text])) { _ in "cannot read alert lead time '\(text)': expected a duration like 1d, 1h, 10m or 1h30m" }
+    /// An alert as written (`1h`, `15m before end`, `at 2026-12-24 09:00`; see `LeadTime(phrase:parser:)`).
+    public static func lead(_ text: String, parser: WhenParser) throws -> LeadTime {
+        guard let lead = LeadTime(phrase: text, parser: parser) else {
+            throw EventFieldError(.alerts, check: ("checkLead", ["value": text])) { _ in
+                "cannot read alert lead time '\(text)': expected a duration like 1d, 1h, 10m or 1h30m, "
+                    + "'15m before end' or 'at 2026-12-24 09:00'"
+            }
         }
         return lead
     }

@@ -161,11 +161,18 @@ extension CalDAVSync {
         return ICalPatch.apply([alarms(event)], to: PlannerICS.encode([bare], uids: [event.id: uid], dtstamp: now), component: "VEVENT")
     }
 
-    /// An event's alerts in seconds before its start, in order.
-    static func leads(_ event: Event) -> [Int] { event.alerts.map { $0.days * 86_400 + $0.seconds }.sorted() }
+    /// An event's alerts as the VALARM triggers they write, in order.
+    static func leads(_ event: Event) -> [String] { event.alerts.map { PlannerICS.alarm($0).triggerLine }.sorted() }
 
     /// The change that makes datebook's own VALARMs those of `event`'s alerts.
     static func alarms(_ event: Event, besides foreign: [LeadTime] = []) -> ICalPatch.Change {
+        alarmChanges(event, besides: foreign)[0]
+    }
+
+    /// The changes that make the VALARMs those of `event`'s alerts: datebook's own for the alerts
+    /// the server's VALARMs (`foreign`) do not give, and the removal of each of the server's that
+    /// gives an alert `event` no longer has (`edit --remove-alert`, `--clear-alerts`).
+    static func alarmChanges(_ event: Event, besides foreign: [LeadTime]) -> [ICalPatch.Change] {
         var others = foreign
         var lines: [String] = []
         for alert in event.alerts {
@@ -173,9 +180,11 @@ extension CalDAVSync {
                 others.remove(at: at)
                 continue
             }
-            lines += ICalPatch.alarm(leadSeconds: alert.days * 86_400 + alert.seconds, title: event.title)
+            lines += ICalPatch.alarm(PlannerICS.alarm(alert), title: event.title)
         }
-        return .init(ICalPatch.ownAlarms, lines: lines)
+        let own = ICalPatch.Change(ICalPatch.ownAlarms, lines: lines)
+        guard !others.isEmpty else { return [own] }
+        return [own, .init(ICalPatch.serverAlarmsRemoved, lines: others.map { PlannerICS.alarm($0).triggerLine })]
     }
 
     /// The alerts the resource's other VALARMs (not datebook's) give its event.
@@ -227,7 +236,7 @@ extension CalDAVSync {
         }
         if current.color != base.color { changes.append(.init("COLOR", ICalPatch.textLine("COLOR", current.color.cssName))) }
         if Self.leads(current) != Self.leads(base) {
-            changes.append(alarms(current, besides: foreignAlerts()))
+            changes += alarmChanges(current, besides: foreignAlerts())
         }
         return changes.isEmpty ? [] : changes + stamps(now)
     }

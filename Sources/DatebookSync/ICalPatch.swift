@@ -43,16 +43,15 @@ public enum ICalPatch {
         let separator = text.contains("\r\n") ? "\r\n" : "\n"
         var lines = logicalLines(text, separator: separator)
         guard var range = target(in: lines, component: component, instance: instance) else { return text }
-        if changes.contains(where: { $0.name == ownAlarms }) {
-            let blocks = ownAlarmBlocks(lines, range)
-            for block in blocks.reversed() { lines.removeSubrange(block) }
-            range = range.lowerBound...(range.upperBound - blocks.reduce(0) { $0 + $1.count })
-        }
+        let blocks = (changes.contains(where: { $0.name == ownAlarms }) ? ownAlarmBlocks(lines, range) : [])
+            + serverAlarmBlocks(lines, range, removing: changes.first { $0.name == serverAlarmsRemoved }?.lines ?? [])
+        for block in blocks.sorted(by: { $0.lowerBound > $1.lowerBound }) { lines.removeSubrange(block) }
+        range = range.lowerBound...(range.upperBound - blocks.reduce(0) { $0 + $1.count })
         func folded(_ line: String) -> String {
             ICalWriter.fold(line).replacingOccurrences(of: "\r\n", with: separator)
         }
         var out: [String] = []
-        var done = Set<String>()
+        var done: Set<String> = [serverAlarmsRemoved]
         var depth = 0
         for (index, line) in lines.enumerated() {
             if index == range.upperBound {
@@ -79,23 +78,7 @@ public enum ICalPatch {
 
     /// The target component's datebook VALARM blocks (line index ranges, BEGIN to END).
     static func ownAlarmBlocks(_ lines: [String], _ range: ClosedRange<Int>) -> [Range<Int>] {
-        var blocks: [Range<Int>] = []
-        var index = range.lowerBound + 1
-        while index < range.upperBound {
-            guard lines[index].uppercased() == "BEGIN:VALARM" else {
-                index += 1
-                continue
-            }
-            var end = index + 1
-            var marked = false
-            while end < range.upperBound, lines[end].uppercased() != "END:VALARM" {
-                marked = marked || unfold(lines[end]).uppercased() == alarmMarker
-                end += 1
-            }
-            if marked { blocks.append(index..<(end + 1)) }
-            index = end + 1
-        }
-        return blocks
+        alarmBlocks(lines, range).filter(\.marked).map(\.lines)
     }
 
     /// Every unfolded line of property `name` of the target component (for `ownAlarms`: the lines
@@ -118,10 +101,9 @@ public enum ICalPatch {
         return found.isEmpty ? nil : found.joined(separator: "\n")
     }
 
-    /// Datebook's own VALARM block for an alert `lead` seconds before the start.
-    public static func alarm(leadSeconds lead: Int, title: String) -> [String] {
-        ["BEGIN:VALARM", alarmMarker, "ACTION:DISPLAY", textLine("DESCRIPTION", title),
-         "TRIGGER:" + ICalFormat.trigger(leadSeconds: lead), "END:VALARM"]
+    /// Datebook's own VALARM block for an alert.
+    public static func alarm(_ alarm: ICalAlarm, title: String) -> [String] {
+        ["BEGIN:VALARM", alarmMarker, "ACTION:DISPLAY", textLine("DESCRIPTION", title), alarm.triggerLine, "END:VALARM"]
     }
 
     /// The unfolded line of property `name` of the target component, or nil.

@@ -24,11 +24,18 @@ struct CalDAVOccurrenceTests {
 
     /// "START\tTZID\tSUMMARY" lines of the standups in December 2026, as the peer reads the calendar.
     static func peer(_ server: any CalDAVTestServer, calendar: String = "Personal") throws -> [String] {
+        let output = try runPeer("caldav-occurrences.py", server, [calendar, "2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z"])
+        // The standups only (the calendar holds the dentist too).
+        return output.filter { $0.contains("\tStandup") }
+    }
+
+    /// The lines the peer script `script` (a fixture) prints for the server (base URL, username,
+    /// then `arguments`; the password on its stdin); a failure of the script fails the test.
+    static func runPeer(_ script: String, _ server: any CalDAVTestServer, _ arguments: [String]) throws -> [String] {
         let python = try #require(TestPython.executable)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [cliFixtures.appendingPathComponent("caldav-occurrences.py").path, server.baseURL + "/", server.username,
-                             calendar, "2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z"]
+        process.arguments = [cliFixtures.appendingPathComponent(script).path, server.baseURL + "/", server.username] + arguments
         let input = Pipe(), out = Pipe(), err = Pipe()
         process.standardInput = input
         process.standardOutput = out
@@ -40,8 +47,7 @@ struct CalDAVOccurrenceTests {
         let error = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(String(decoding: error, as: UTF8.self))")
-        // The standups only (the calendar holds the dentist too).
-        return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init).filter { $0.contains("\tStandup") }
+        return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
     static func day(_ day: Int, _ time: String = "09:00", _ title: String = "Standup") -> String {

@@ -15,8 +15,8 @@ struct CalDAVPushCommandTests {
         }
     }
 
-    func synced() throws -> (Sandbox, Radicale, [String: String]) {
-        let (sandbox, server, environment) = try CalDAVCommandTests().added()
+    func synced(_ kind: String = "radicale") throws -> (Sandbox, any CalDAVTestServer, [String: String]) {
+        let (sandbox, server, environment) = try CalDAVCommandTests().added(kind)
         try server.put("personal", "dentist.ics", CalDAVCommandTests.dentist.replacingOccurrences(
             of: "END:VEVENT", with: "ATTENDEE;CN=Bob:mailto:bob@example.org\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT15M\r\n"
                 + "DESCRIPTION:phone alarm\r\nEND:VALARM\r\nEND:VEVENT"))
@@ -24,8 +24,8 @@ struct CalDAVPushCommandTests {
         return (sandbox, server, environment)
     }
 
-    @Test func aTaskTickedOffInDatebookIsTickedOffOnTheServer() throws {
-        let (sandbox, server, environment) = try synced()
+    @Test(arguments: CalDAVCommandTests.servers) func aTaskTickedOffInDatebookIsTickedOffOnTheServer(_ kind: String) throws {
+        let (sandbox, server, environment) = try synced(kind)
         let before = try #require(try server.get("personal", "milk.ics"))
         #expect(sandbox.run(["task", "done", "Tasks", "1"]).code == 0)
         let run = sandbox.run(["caldav", "sync"], environment: environment)
@@ -40,8 +40,8 @@ struct CalDAVPushCommandTests {
         #expect(doing.contains("\r\nSTATUS:IN-PROCESS\r\n") && !doing.contains("COMPLETED:") && !doing.contains("PERCENT-COMPLETE:100"))
     }
 
-    @Test func anEditedEventKeepsWhatDatebookDoesNotModel() throws {
-        let (sandbox, server, environment) = try synced()
+    @Test(arguments: CalDAVCommandTests.servers) func anEditedEventKeepsWhatDatebookDoesNotModel(_ kind: String) throws {
+        let (sandbox, server, environment) = try synced(kind)
         let before = try #require(try server.get("personal", "dentist.ics"))
         #expect(sandbox.run(["edit", "Dentist", "--title", "Dentist, Dr. Who", "--at", "2026-12-04 10:00"]).code == 0)
         #expect(sandbox.run(["caldav", "sync"], environment: environment).out.hasPrefix("caldav 'home' Personal: 1 sent, 0 removed on the server\n"))
@@ -58,22 +58,22 @@ struct CalDAVPushCommandTests {
         #expect(server.requests().count == count + 1)
     }
 
-    @Test func aTaskAddedInDatebookBecomesAVTODORelatedToItsEvent() throws {
-        let (sandbox, server, environment) = try synced()
+    @Test(arguments: CalDAVCommandTests.servers) func aTaskAddedInDatebookBecomesAVTODORelatedToItsEvent(_ kind: String) throws {
+        let (sandbox, server, environment) = try synced(kind)
         #expect(sandbox.run(["task", "add", "Dentist", "Bring insurance card"]).code == 0)
         let run = sandbox.run(["caldav", "sync"], environment: environment)
         #expect(run.out.hasPrefix("caldav 'home' Personal: 1 sent, 0 removed on the server\n"), "\(run.err)")
         #expect(run.err.isEmpty, "\(run.err)")
-        let created = server.requests().filter { $0.hasPrefix("PUT /ann/personal/") && !$0.hasSuffix("dentist.ics") && !$0.hasSuffix("milk.ics") }
-        let path = try #require(created.last).dropFirst("PUT /ann/personal/".count)
+        let created = server.requests().filter { $0.hasPrefix("PUT " + server.calendarPath("personal")) && !$0.hasSuffix("dentist.ics") && !$0.hasSuffix("milk.ics") }
+        let path = try #require(created.last).dropFirst(("PUT " + server.calendarPath("personal")).count)
         let text = try #require(try server.get("personal", String(path)))
         #expect(text.contains("\r\nSUMMARY:Bring insurance card\r\n") && text.contains("\r\nRELATED-TO:dentist-1\r\n"))
         #expect(sandbox.run(["show", "Dentist"]).out.contains("1. [ ] Bring insurance card"))
         #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
     }
 
-    @Test func anEventRemovedOnEitherSideIsRemovedOnTheOther() throws {
-        let (sandbox, server, environment) = try synced()
+    @Test(arguments: CalDAVCommandTests.servers) func anEventRemovedOnEitherSideIsRemovedOnTheOther(_ kind: String) throws {
+        let (sandbox, server, environment) = try synced(kind)
         #expect(sandbox.run(["rm", "Dentist"]).code == 0)
         let run = sandbox.run(["caldav", "sync"], environment: environment)
         #expect(run.out.hasPrefix("caldav 'home' Personal: 0 sent, 1 removed on the server\n"), "\(run.err)")
@@ -84,8 +84,8 @@ struct CalDAVPushCommandTests {
         #expect(!sandbox.run(["list"]).out.contains("Tasks"))
     }
 
-    @Test func theSamePropertyChangedOnBothSidesKeepsTheLaterAndShowsTheLoser() throws {
-        let (sandbox, server, environment) = try synced()
+    @Test(arguments: CalDAVCommandTests.servers) func theSamePropertyChangedOnBothSidesKeepsTheLaterAndShowsTheLoser(_ kind: String) throws {
+        let (sandbox, server, environment) = try synced(kind)
         let phone = try #require(try server.get("personal", "dentist.ics"))
             .replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (phone)")
             .replacingOccurrences(of: "END:VEVENT", with: "LOCATION:Main St 1\r\nEND:VEVENT")
@@ -107,17 +107,17 @@ struct CalDAVPushCommandTests {
     }
 
     /// The resource a datebook PUT made (`PUT /ann/personal/NAME` in Radicale's log) whose text has `marker`.
-    func created(_ server: Radicale, containing marker: String) throws -> String? {
-        for line in server.requests().reversed() where line.hasPrefix("PUT /ann/personal/") {
-            if let text = try server.get("personal", String(line.dropFirst("PUT /ann/personal/".count))), text.contains(marker) {
+    func created(_ server: any CalDAVTestServer, containing marker: String) throws -> String? {
+        for line in server.requests().reversed() where line.hasPrefix("PUT " + server.calendarPath("personal")) {
+            if let text = try server.get("personal", String(line.dropFirst(("PUT " + server.calendarPath("personal")).count))), text.contains(marker) {
                 return text
             }
         }
         return nil
     }
 
-    @Test func anEventMovedIntoASyncedCalendarIsPutAndKeepsItsIdTasksAndAlerts() throws {
-        let (sandbox, server, environment) = try synced()
+    @Test(arguments: CalDAVCommandTests.servers) func anEventMovedIntoASyncedCalendarIsPutAndKeepsItsIdTasksAndAlerts(_ kind: String) throws {
+        let (sandbox, server, environment) = try synced(kind)
         #expect(sandbox.run(["add", "Lunch", "--at", "2026-12-04 12:00", "--task", "Bring salad", "--alert", "1h"]).code == 0)
         let before = sandbox.run(["list", "--json"]).out
         let id = try #require(before.range(of: #""id" *: *"[0-9a-f]{16}"(?=[^}]*"Lunch")"#, options: .regularExpression)
@@ -136,8 +136,8 @@ struct CalDAVPushCommandTests {
         #expect(sandbox.run(["list", "--json"]).out == before)
         #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
         // Changed on the server: the event rebuilt from the server's copy keeps its id.
-        let path = try #require(server.requests().last { $0.hasPrefix("PUT /ann/personal/") && !$0.contains("-") })
-        try server.put("personal", String(path.dropFirst("PUT /ann/personal/".count)),
+        let path = try #require(server.requests().last { $0.hasPrefix("PUT " + server.calendarPath("personal")) && !$0.contains("-") })
+        try server.put("personal", String(path.dropFirst(("PUT " + server.calendarPath("personal")).count)),
                        event.replacingOccurrences(of: "SUMMARY:Lunch", with: "SUMMARY:Lunch with Bob"))
         let pulled = sandbox.run(["caldav", "sync"], environment: environment)
         #expect(pulled.out == "caldav 'home' Personal: 1 received, 0 removed, 3 events\n", "\(pulled.err)")
@@ -150,8 +150,8 @@ struct CalDAVPushCommandTests {
         #expect(try created(server, containing: "SUMMARY:Bring salad")?.contains("\r\nSTATUS:COMPLETED\r\n") == true)
     }
 
-    @Test func anEventMovedToAnotherCalendarAndOutIsRemovedFromTheOldAndKeepsItsId() throws {
-        let server = try CalDAVCommandTests.server(work: true)
+    @Test(arguments: CalDAVCommandTests.servers) func anEventMovedToAnotherCalendarAndOutIsRemovedFromTheOldAndKeepsItsId(_ kind: String) throws {
+        let server = try CalDAVCommandTests.server(kind, work: true)
         let sandbox = Sandbox()
         let environment = ["P": server.password]
         #expect(sandbox.run(["caldav", "add", "home", server.baseURL + "/", "--username", "ann", "--password-env", "P"],
@@ -171,8 +171,8 @@ struct CalDAVPushCommandTests {
                 + "caldav 'home' Work: 2 sent, 0 removed on the server\ncaldav 'home' Work: unchanged\n", "\(run.err)")
         #expect(try server.get("personal", "dentist.ics") == nil)
         let requests = server.requests().dropFirst(count)
-        #expect(requests.filter { $0.hasPrefix("DELETE /ann/personal/") }.count == 2)
-        #expect(requests.filter { $0.hasPrefix("PUT /ann/office/") }.count == 2)
+        #expect(requests.filter { $0.hasPrefix("DELETE " + server.calendarPath("personal")) }.count == 2)
+        #expect(requests.filter { $0.hasPrefix("PUT " + server.calendarPath("office")) }.count == 2)
         #expect(sandbox.run(["list", "--json"]).out == before, "the same event: id, task, alerts")
         #expect(sandbox.run(["caldav", "sync"], environment: environment).out
                 == "caldav 'home' Personal: unchanged\ncaldav 'home' Work: unchanged\n")
@@ -187,8 +187,8 @@ struct CalDAVPushCommandTests {
                 == "caldav 'home' Personal: unchanged\ncaldav 'home' Work: unchanged\n")
     }
 
-    @Test func aFloatingEndChangedHereIsWrittenBackFloating() throws {
-        let (sandbox, server, environment) = try synced()
+    @Test(arguments: CalDAVCommandTests.servers) func aFloatingEndChangedHereIsWrittenBackFloating(_ kind: String) throws {
+        let (sandbox, server, environment) = try synced(kind)
         let picnic = """
             BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//phone//EN\r\nBEGIN:VEVENT\r\nUID:picnic-1\r\nDTSTAMP:20261101T100000Z\r
             DTSTART:20261205T110000\r\nDTEND:20261205T150000\r\nSUMMARY:Picnic\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n
@@ -205,8 +205,8 @@ struct CalDAVPushCommandTests {
         #expect(sandbox.run(["show", "Picnic"]).out.contains("16:30"))
     }
 
-    @Test func anEventAddedToASyncedCalendarIsPutAndComesBackAsTheSameEvent() throws {
-        let (sandbox, server, environment) = try synced()
+    @Test(arguments: CalDAVCommandTests.servers) func anEventAddedToASyncedCalendarIsPutAndComesBackAsTheSameEvent(_ kind: String) throws {
+        let (sandbox, server, environment) = try synced(kind)
         let added = sandbox.run(["add", "Book club", "--at", "2026-12-05 18:00", "--calendar", "Personal", "--task", "Read ch. 3",
                                  "--alert", "1h", "--symbol", "books.vertical", "--event-color", "green", "--repeat", "weekly",
                                  "--count", "3"])
@@ -230,16 +230,16 @@ struct CalDAVPushCommandTests {
         #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
         #expect(server.requests().count == count + 1)
         // Changed on the server: the same event changes, none is added.
-        let path = try #require(server.requests().last { $0.hasPrefix("PUT /ann/personal/") && $0.contains("datebook.ics") && !$0.contains("-") })
-        try server.put("personal", String(path.dropFirst("PUT /ann/personal/".count)),
+        let path = try #require(server.requests().last { $0.hasPrefix("PUT " + server.calendarPath("personal")) && $0.contains("datebook.ics") && !$0.contains("-") })
+        try server.put("personal", String(path.dropFirst(("PUT " + server.calendarPath("personal")).count)),
                        event.replacingOccurrences(of: "SUMMARY:Book club", with: "SUMMARY:Book club (at Ann's)"))
         #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: 1 received, 0 removed, 3 events\n")
         let after = sandbox.run(["list", "--json"]).out
         #expect(after == before.replacingOccurrences(of: "\"Book club\"", with: "\"Book club (at Ann's)\""))
     }
 
-    @Test func anEventForAnUnknownCalendarIsRefusedWithTheNames() throws {
-        let (sandbox, _, _) = try synced()
+    @Test(arguments: CalDAVCommandTests.servers) func anEventForAnUnknownCalendarIsRefusedWithTheNames(_ kind: String) throws {
+        let (sandbox, _, _) = try synced(kind)
         let run = sandbox.run(["add", "Book club", "--at", "2026-12-05 18:00", "--calendar", "Personl"])
         #expect(run.code == 64)
         #expect(run.err == "datebook: no synced caldav calendar named 'Personl' (did you mean 'Personal'?); "
@@ -247,8 +247,8 @@ struct CalDAVPushCommandTests {
         #expect(!sandbox.run(["list"]).out.contains("Book club"))
     }
 
-    @Test func recurrenceAlertsSymbolAndColourChangedInDatebookAreWrittenBack() throws {
-        let (sandbox, server, environment) = try synced()
+    @Test(arguments: CalDAVCommandTests.servers) func recurrenceAlertsSymbolAndColourChangedInDatebookAreWrittenBack(_ kind: String) throws {
+        let (sandbox, server, environment) = try synced(kind)
         let before = try #require(try server.get("personal", "dentist.ics"))
         // Without COLOR and X-DATEBOOK-SYMBOL the event got a colour and symbol derived from its id, which
         // follows the server's URL (a free port): choose values that differ from those, so the edit changes them.
@@ -283,8 +283,8 @@ struct CalDAVPushCommandTests {
         #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
     }
 
-    @Test func statusShowsEachAccountsLastSyncAndWhatLostInConflicts() throws {
-        let (sandbox, server, environment) = try synced()
+    @Test(arguments: CalDAVCommandTests.servers) func statusShowsEachAccountsLastSyncAndWhatLostInConflicts(_ kind: String) throws {
+        let (sandbox, server, environment) = try synced(kind)
         try server.put("personal", "dentist.ics", try #require(try server.get("personal", "dentist.ics"))
             .replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (phone)"))
         #expect(sandbox.run(["edit", "Dentist", "--title", "Dentist (datebook)"]).code == 0)
@@ -297,9 +297,9 @@ struct CalDAVPushCommandTests {
         #expect(status.out.hasSuffix(own.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n"))
     }
 
-    @Test func anAccountOnAPostgreSQLStoreSyncsBothWays() throws {
-        let server = try Radicale()
-        try server.makeCalendar("personal", displayName: "Personal")
+    @Test(arguments: CalDAVCommandTests.servers) func anAccountOnAPostgreSQLStoreSyncsBothWays(_ kind: String) throws {
+        let server: any CalDAVTestServer = kind == "xandikos" ? try Xandikos() : try Radicale()
+        try server.makeCalendar(named: "personal", displayName: "Personal")
         try server.put("personal", "dentist.ics", CalDAVCommandTests.dentist)
         try server.put("personal", "milk.ics", CalDAVCommandTests.milk)
         let store = try TestPostgres.shared().makeDatabase()
@@ -334,8 +334,8 @@ struct CalDAVPushCommandTests {
 
     /// Changed here, removed on the server (issue 31): datebook's change wins; the resource is put back
     /// from the held text with the change (what datebook does not model kept), said in one line.
-    @Test func anEventChangedHereAndRemovedOnTheServerIsPutBackWithTheChange() throws {
-        let (sandbox, server, environment) = try synced()
+    @Test(arguments: CalDAVCommandTests.servers) func anEventChangedHereAndRemovedOnTheServerIsPutBackWithTheChange(_ kind: String) throws {
+        let (sandbox, server, environment) = try synced(kind)
         #expect(sandbox.run(["edit", "Dentist", "--title", "Dentist (moved)"]).code == 0)
         try server.delete("personal", "dentist.ics")
         let run = sandbox.run(["caldav", "sync"], environment: environment)
@@ -348,15 +348,17 @@ struct CalDAVPushCommandTests {
         #expect(sandbox.run(["caldav", "sync"], environment: environment).out == "caldav 'home' Personal: unchanged\n")
     }
 
-    /// One PUT per real change: a new rule, or alerts cleared where the server's own VALARM gives one,
-    /// is not sent again at every later sync.
-    @Test func aRepeatOrAlertEditIsSentOnceNotAtEverySync() throws {
-        let (sandbox, server, environment) = try synced()
+    /// One PUT per real change: a new rule, or alerts cleared where the server's own VALARM gave one
+    /// (that VALARM is removed), is sent once, not again at every later sync.
+    @Test(arguments: CalDAVCommandTests.servers) func aRepeatOrAlertEditIsSentOnceNotAtEverySync(_ kind: String) throws {
+        let (sandbox, server, environment) = try synced(kind)
         #expect(sandbox.run(["edit", "Dentist", "--repeat", "weekly", "--count", "4"]).code == 0)
         #expect(sandbox.run(["caldav", "sync"], environment: environment).out.hasPrefix("caldav 'home' Personal: 1 sent, 0 removed on the server\n"))
         #expect(try server.get("personal", "dentist.ics")?.contains("RRULE:FREQ=WEEKLY;COUNT=4") == true)
         #expect(sandbox.run(["edit", "Dentist", "--clear-alerts"]).code == 0)
         let puts = { server.requests().filter { $0.hasPrefix("PUT ") }.count }
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out.hasPrefix("caldav 'home' Personal: 1 sent, 0 removed on the server\n"))
+        #expect(try server.get("personal", "dentist.ics")?.contains("phone alarm") == false)
         let before = puts()
         for _ in 0..<3 {
             let run = sandbox.run(["caldav", "sync"], environment: environment)

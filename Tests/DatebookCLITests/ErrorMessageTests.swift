@@ -21,7 +21,7 @@ struct ErrorMessageTests {
         (["add", "x", "--at", "today", "--event-color", "purpel"],
          "datebook: unknown color 'purpel' (did you mean 'purple'?); expected primary, gray, red, orange, yellow, green, mint, cyan, indigo or purple", 64),
         (["add", "x", "--at", "today", "--alert", "soon"],
-         "datebook: cannot read alert lead time 'soon': expected a duration like 1d, 1h, 10m or 1h30m", 64),
+         "datebook: cannot read alert lead time 'soon': expected a duration like 1d, 1h, 10m or 1h30m, '15m before end' or 'at 2026-12-24 09:00'", 64),
         (["add", "x", "y", "--at", "today"], "datebook: unexpected argument 'y' for 'add' (quote a title with spaces)", 64),
         (["show", "Nope"], "datebook: no event matches 'Nope'; 'datebook list' shows ids and titles", 64),
         (["show", "abc"], "datebook: no event matches 'abc' (an id prefix needs at least 4 characters); 'datebook list' shows ids and titles", 64),

@@ -76,8 +76,8 @@ import Testing
         #expect(messages.contains { $0.hasPrefix("broken.ics:15:") && $0.contains("no UID") })
         #expect(messages.contains { $0.hasPrefix("broken.ics:37:") && $0.contains("no END:VEVENT") })
         let good = try #require(doc.events.last)
-        // Absolute trigger 2 h before; RELATED=END -10 min on a 1 h event fires 50 min after start.
-        #expect(good.alarms == [7200, -3000])
+        // An absolute trigger stays an instant (2 h before the start); RELATED=END -10 min stays 10 min before the end.
+        #expect(good.alarms == [.at(TestSupport.instant(2026, 1, 17, 8, zone: "UTC")), .beforeEnd(600)])
         #expect(good.end == .utc(TestSupport.instant(2026, 1, 17, 11, zone: "UTC")))
     }
 

@@ -30,16 +30,17 @@ struct CalDAVDaemonTests {
         return process.terminationStatus
     }
 
-    @Test func aTaskDoneWhileTheDaemonRunsReachesTheServerWithinSeconds() throws {
-        let server = try Radicale()
-        try server.makeCalendar("personal", displayName: "Personal")
+    @Test(arguments: CalDAVPullTests.servers)
+    func aTaskDoneWhileTheDaemonRunsReachesTheServerWithinSeconds(_ kind: String) throws {
+        let server: any CalDAVTestServer = kind == "xandikos" ? try Xandikos() : try Radicale()
+        try server.makeCalendar(named: "personal", displayName: "Personal")
         try server.put("personal", "milk.ics", Self.milk)
         let scratch = ScratchFolder("daemon-caldav")
         let home = scratch.path
         let store = home + "/store.sqlite3"
         let environment = ["DAV_PASSWORD": server.password, "SWIFT_BACKTRACE": "enable=no", "HOME": home]
         #expect(try finished(["caldav", "add", "home", server.baseURL + "/", "--username", server.username, "--password-env",
-                              "DAV_PASSWORD", "--every", "1h"], store, environment) == 0)
+                              "DAV_PASSWORD", "--every", "1h", "--calendar", "Personal"], store, environment) == 0)
         // Synced now (the real clock): the account's `every` is an hour away for the whole test.
         #expect(try finished(["caldav", "sync"], store, environment) == 0)
         let daemon = try datebook(["run"], store, environment)
@@ -52,7 +53,7 @@ struct CalDAVDaemonTests {
             usleep(100_000)
             text = try server.get("personal", "milk.ics") ?? ""
         }
-        print("caldav: a task done reached the server after \(String(format: "%.1f", Date().timeIntervalSince(changed))) s")
+        print("caldav (\(kind)): a task done reached the server after \(String(format: "%.1f", Date().timeIntervalSince(changed))) s")
         #expect(text.contains("\r\nSTATUS:COMPLETED\r\n") && text.contains("\r\nX-PHONE-THING:keep me\r\n"), "\(text)")
         kill(daemon.processIdentifier, SIGTERM)
         daemon.waitUntilExit()

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookDelivery
 import DatebookStore
 import DatebookTestSupport
 import Foundation
@@ -25,6 +26,11 @@ struct CalDAVKillTests {
         let errors = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+    }
+
+    /// A `caldav sync` started in the background (output dropped), watched by the reaper.
+    func startSync(_ store: String, environment: [String: String]) throws -> Process {
+        try CalDAVDaemonTests().datebook(["--now", "2026-11-30 09:00", "caldav", "sync"], store, environment)
     }
 
     static func event(_ n: Int, _ title: String) -> String {
@@ -100,14 +106,7 @@ struct CalDAVKillTests {
         let killing = Date()
         for round in 0..<Self.kills {
             let longest = round < Self.kills * 4 / 5 ? short : 3 * short
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Self.binary)
-            process.arguments = ["--store", store, "--tz", "UTC", "--now", "2026-11-30 09:00", "caldav", "sync"]
-            process.environment = environment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            Reaper.watch(process)
+            let process = try startSync(store, environment: environment)
             usleep(UInt32.random(in: 5_000...longest))
             Reaper.stop(process)
             if process.terminationReason == .exit { finished += 1 }
@@ -143,5 +142,64 @@ struct CalDAVKillTests {
             #expect(titles["New here \(n)"] == 1 && titles["New there \(n)"] == 1)
             #expect(try server.get("personal", "new-\(n)datebook.ics")?.contains("SUMMARY:New here \(n)") == true)
         }
+    }
+
+    /// Kills that land in the push itself: each round's `caldav sync` is killed as soon as the
+    /// server has seen one more PUT from it (its edit or new resource sent, its ETag maybe not yet
+    /// recorded). After one clean sync every change is on the server once: no event twice on
+    /// either side, none lost, and the sync after it sends nothing. On both test servers.
+    @Test(arguments: CalDAVPullTests.servers)
+    func syncsKilledWhileTheyPutLoseAndDuplicateNothing(_ kind: String) throws {
+        let server: any CalDAVTestServer = kind == "xandikos" ? try Xandikos() : try Radicale()
+        try server.makeCalendar(named: "personal", displayName: "Personal")
+        let count = 40, additions = 5
+        for n in 0..<count { try server.put("personal", "event-\(n).ics", Self.event(n, "Event \(n)")) }
+        let scratch = ScratchFolder("kill-push")
+        let store = scratch.file("store.sqlite3")
+        let environment = ["DAV_PASSWORD": server.password, "SWIFT_BACKTRACE": "enable=no", "HOME": scratch.path]
+        let added = try datebook(store, ["caldav", "add", "home", server.baseURL + "/", "--username", server.username,
+                                         "--password-env", "DAV_PASSWORD", "--calendar", "Personal"], environment: environment)
+        #expect(added.0 == 0, "\(added.2)")
+        #expect(try datebook(store, ["caldav", "sync"], environment: environment).0 == 0)
+        do {
+            let db = try Store(path: store)
+            let calendar = try #require(try db.calDAVCalendars(account: "home").first { $0.displayName == "Personal" })
+            try db.save(try (0..<count).map { n in
+                var event = try #require(try db.events(titled: "Event \(n)").first)
+                event.title = "Local \(n)"
+                return event
+            })
+            for n in 0..<additions {
+                let uid = "new-\(n)@datebook"
+                try db.save(Event(id: PlannerICS.eventID(uid: uid, calendar: calendar.sourceCalendar), title: "New here \(n)",
+                                  start: .instant(Date(timeIntervalSince1970: 1_796_000_000 + Double(n) * 3600)), timeZone: "UTC",
+                                  symbol: .star, color: .green), into: calendar, uid: uid)
+            }
+        }
+        func puts() -> Int { server.requests().filter { $0.hasPrefix("PUT ") }.count }
+        var killed = 0
+        for _ in 0..<(count + additions) {
+            let before = puts()
+            let process = try startSync(store, environment: environment)
+            // Wait for the state: one more PUT seen by the server, or the sync done (nothing left to put).
+            while process.isRunning, puts() == before { usleep(2_000) }
+            let running = process.isRunning
+            Reaper.stop(process)
+            guard running else { break }
+            killed += 1
+        }
+        #expect(killed > 0, "no sync was killed while it put")
+        let clean = try datebook(store, ["caldav", "sync"], environment: environment)
+        #expect(clean.0 == 0, "\(clean.2)")
+        #expect(try datebook(store, ["caldav", "sync"], environment: environment).1 == "caldav 'home' Personal: unchanged\n")
+        let db = try Store(path: store)
+        var titles: [String: Int] = [:]
+        try db.forEachEvent { titles[$0.title, default: 0] += 1 }
+        #expect(titles.values.allSatisfy { $0 == 1 } && titles.count == count + additions, "\(titles.filter { $0.value != 1 })")
+        for n in 0..<count { #expect(try server.get("personal", "event-\(n).ics")?.contains("SUMMARY:Local \(n)\r\n") == true, "event \(n)") }
+        let listing = try server.send("PROPFIND", server.calendarPath("personal"), body: "",
+                                      headers: [HTTPRequest.Header("Depth", "1")])
+        let resources = String(decoding: listing.body, as: UTF8.self).components(separatedBy: ".ics</").count - 1
+        #expect(resources == count + additions, "resources on the server after \(killed) kills")
     }
 }

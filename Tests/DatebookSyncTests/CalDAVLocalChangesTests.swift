@@ -8,7 +8,7 @@ import Testing
 
 /// Changes made in datebook while a sync runs, the count of local changes that tells a sync whether
 /// to push (`CalDAVLocalChanges`), and overrides left behind by a move: on SQLite and on the test
-/// PostgreSQL, against a real Radicale.
+/// PostgreSQL, against a real Radicale and Xandikos.
 struct CalDAVLocalChangesTests {
     enum Backend: String, CaseIterable, CustomTestStringConvertible {
         case sqlite, postgresql
@@ -23,11 +23,13 @@ struct CalDAVLocalChangesTests {
     }
 
     struct Setup {
-        let server: Radicale
+        let server: any CalDAVTestServer
         let store: any CalDAVStore
         let sync: CalDAVSync
 
-        func calendar() throws -> CalDAVCalendar { try #require(try store.calDAVCalendars(account: "home").first) }
+        func calendar() throws -> CalDAVCalendar {
+            try #require(try store.calDAVCalendars(account: "home").first { $0.displayName == "Personal" })
+        }
 
         func edit(_ title: String, _ change: (inout Event) -> Void) throws {
             var event = try #require(try store.events(titled: title).first)
@@ -38,9 +40,10 @@ struct CalDAVLocalChangesTests {
 
     static let now = CalDAVPullTests.now
 
-    func setUp(_ backend: Backend, files: [String: String] = ["dentist.ics": CalDAVPullTests.dentist]) throws -> Setup {
-        let server = try Radicale()
-        try server.makeCalendar("personal", displayName: "Personal")
+    func setUp(_ backend: Backend, _ kind: String = "radicale",
+               files: [String: String] = ["dentist.ics": CalDAVPullTests.dentist]) throws -> Setup {
+        let server: any CalDAVTestServer = kind == "xandikos" ? try Xandikos() : try Radicale()
+        try server.makeCalendar(named: "personal", displayName: "Personal")
         for (file, text) in files { try server.put("personal", file, text) }
         let client = CalDAVClient(http: HTTPClient(), username: server.username, password: server.password)
         let store = try backend.store()
@@ -70,9 +73,9 @@ struct CalDAVLocalChangesTests {
     /// Nothing to push, so the push is skipped; the user edits the event after that, while the
     /// server changed it too: the pull applies nothing, the sync pushes the edit (a 412, merged,
     /// the title changed on both sides recorded as a conflict), then pulls. Nothing is lost.
-    @Test(arguments: Backend.allCases)
-    func anEditMadeWhileThePullRebuildsTheCalendarIsPushedNotReplaced(_ backend: Backend) throws {
-        let setup = try setUp(backend)
+    @Test(arguments: Backend.allCases, CalDAVPullTests.servers)
+    func anEditMadeWhileThePullRebuildsTheCalendarIsPushedNotReplaced(_ backend: Backend, _ kind: String) throws {
+        let setup = try setUp(backend, kind)
         try setup.server.put("personal", "dentist.ics",
                              CalDAVPullTests.dentist.replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (moved)"))
         var sync = setup.sync
@@ -98,9 +101,9 @@ struct CalDAVLocalChangesTests {
     /// The push ran (another event changed here) and read the dentist as it was; the user edits the
     /// dentist's notes after that while the server changed its title: the pull keeps the notes over
     /// the server's copy and takes its title, and the next sync sends the notes.
-    @Test(arguments: Backend.allCases)
-    func anEditMadeAfterThePushReadTheStoreIsKeptFieldByField(_ backend: Backend) throws {
-        let setup = try setUp(backend, files: ["dentist.ics": CalDAVPullTests.dentist, "party.ics": CalDAVPullTests.event("party-1", "Party")])
+    @Test(arguments: Backend.allCases, CalDAVPullTests.servers)
+    func anEditMadeAfterThePushReadTheStoreIsKeptFieldByField(_ backend: Backend, _ kind: String) throws {
+        let setup = try setUp(backend, kind, files: ["dentist.ics": CalDAVPullTests.dentist, "party.ics": CalDAVPullTests.event("party-1", "Party")])
         try setup.server.put("personal", "dentist.ics",
                              CalDAVPullTests.dentist.replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (moved)"))
         try setup.edit("Party") { $0.location = "Garden" }
@@ -127,11 +130,11 @@ struct CalDAVLocalChangesTests {
     /// the sync stops right after the second is recorded (as a kill would, before the pull). The
     /// merged record brought the server's changes (the location, the task done) into datebook with
     /// the held text, and the conflict: the clean sync after it sends nothing back and loses nothing.
-    @Test(arguments: Backend.allCases)
-    func aSyncStoppedAfterAMergedPutKeepsBothSidesChanges(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases, CalDAVPullTests.servers)
+    func aSyncStoppedAfterAMergedPutKeepsBothSidesChanges(_ backend: Backend, _ kind: String) throws {
         let milk = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//phone//EN\r\nBEGIN:VTODO\r\nUID:milk-1\r\nDTSTAMP:20261101T100000Z\r\n"
             + "SUMMARY:Buy milk\r\nSTATUS:NEEDS-ACTION\r\nRELATED-TO:dentist-1\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
-        let setup = try setUp(backend, files: ["dentist.ics": CalDAVPullTests.dentist, "milk.ics": milk])
+        let setup = try setUp(backend, kind, files: ["dentist.ics": CalDAVPullTests.dentist, "milk.ics": milk])
         try setup.server.put("personal", "dentist.ics", CalDAVPullTests.dentist
             .replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (moved)\r\nLOCATION:Room 4"))
         try setup.server.put("personal", "milk.ics", milk.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:COMPLETED"))
@@ -225,15 +228,15 @@ struct CalDAVLocalChangesTests {
 
     /// A recurring event moved out of its CalDAV calendar takes the overrides the server made of
     /// it along (RECURRENCE-ID instances); the next sync removes its resource from the server.
-    @Test(arguments: Backend.allCases)
-    func anEventMovedOutTakesItsOverridesAlong(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases, CalDAVPullTests.servers)
+    func anEventMovedOutTakesItsOverridesAlong(_ backend: Backend, _ kind: String) throws {
         let standup = """
             BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//phone//EN\r\nBEGIN:VEVENT\r\nUID:standup-1\r\nDTSTAMP:20261101T100000Z\r
             DTSTART:20261201T090000Z\r\nRRULE:FREQ=DAILY;COUNT=5\r\nSUMMARY:Standup\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:standup-1\r
             DTSTAMP:20261101T100000Z\r\nRECURRENCE-ID:20261203T090000Z\r\nDTSTART:20261203T100000Z\r\nSUMMARY:Standup (late)\r
             END:VEVENT\r\nEND:VCALENDAR\r\n
             """
-        let setup = try setUp(backend, files: ["standup.ics": standup])
+        let setup = try setUp(backend, kind, files: ["standup.ics": standup])
         #expect(try setup.store.events(titled: "Standup (late)").count == 1)
         let master = try #require(try setup.store.events(titled: "Standup").first)
         try setup.store.saveOutsideCalDAV(master)

@@ -1,5 +1,6 @@
 import DatebookCore
-import DatebookSync
+import DatebookICal
+@testable import DatebookSync
 import Foundation
 import Testing
 
@@ -43,7 +44,7 @@ struct ICalPatchTests {
         """
 
     @Test func datebooksOwnAlarmsAreReplacedAndTheOthersStay() {
-        let ours = ICalPatch.alarm(leadSeconds: 7200, title: "Dentist")
+        let ours = ICalPatch.alarm(.beforeStart(7200), title: "Dentist")
         #expect(ours == ["BEGIN:VALARM", "X-DATEBOOK-ALERT:1", "ACTION:DISPLAY", "DESCRIPTION:Dentist", "TRIGGER:-PT2H", "END:VALARM"])
         let patched = ICalPatch.apply([ICalPatch.Change(ICalPatch.ownAlarms, lines: ours)], to: Self.alarms, component: "VEVENT")
         #expect(patched == Self.alarms.replacingOccurrences(
@@ -58,5 +59,21 @@ struct ICalPatchTests {
         let patched = ICalPatch.apply([ICalPatch.Change("EXDATE", lines: ["EXDATE:20261205T130000Z"])], to: Self.alarms, component: "VEVENT")
         #expect(patched.contains("UID:a\r\nEXDATE:20261205T130000Z\r\nBEGIN:VALARM") && !patched.contains("20261201"))
         #expect(ICalPatch.value("EXDATE", in: Self.alarms, component: "VEVENT") == "EXDATE:20261201T130000Z\nEXDATE:20261202T130000Z")
+    }
+
+    /// A server's VALARM named by its TRIGGER (written the way datebook writes it, or otherwise:
+    /// `VALUE=DURATION`, days as hours) is removed alone; datebook's own and the others stay.
+    @Test func aServersAlarmIsRemovedByItsTriggerAlone() {
+        let text = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nBEGIN:VALARM\r\nTRIGGER;VALUE=DURATION:-PT24H\r\nX-A:1\r\nEND:VALARM\r\n"
+            + "BEGIN:VALARM\r\nTRIGGER;RELATED=END:-PT10M\r\nEND:VALARM\r\nBEGIN:VALARM\r\nX-DATEBOOK-ALERT:1\r\nTRIGGER:-P1D\r\nEND:VALARM\r\n"
+            + "END:VEVENT\r\nEND:VCALENDAR\r\n"
+        let removed = ICalPatch.apply([.init(ICalPatch.serverAlarmsRemoved, lines: ["TRIGGER:-P1D"])], to: text, component: "VEVENT")
+        #expect(removed == text.replacingOccurrences(of: "BEGIN:VALARM\r\nTRIGGER;VALUE=DURATION:-PT24H\r\nX-A:1\r\nEND:VALARM\r\n", with: ""))
+        let table: [(String, ICalAlarm?)] = [
+            ("TRIGGER:-PT15M", .beforeStart(900)), ("TRIGGER;RELATED=END:PT5M", .beforeEnd(-300)), ("TRIGGER:-P1W", .beforeStart(604_800)),
+            ("TRIGGER:-P1DT1H30M", .beforeStart(91_800)), ("TRIGGER;VALUE=DATE-TIME:20261224T080000Z", .at(ISOInstant.parse("2026-12-24T08:00:00Z")!)),
+            ("TRIGGER:-P15M", nil), ("TRIGGER:-PT", nil), ("TRIGGER:15M", nil), ("TRIGGER;VALUE=DATE-TIME:20261224T080000", nil),
+        ]
+        for (line, alarm) in table { #expect(ICalPatch.alarm(trigger: line) == alarm, "\(line)") }
     }
 }

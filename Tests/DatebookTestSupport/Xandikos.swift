@@ -36,6 +36,29 @@ public final class Xandikos: CalDAVTestServer, @unchecked Sendable {  // owns a 
 
     public func stop() { stopServer(process, removing: directory) }
 
+    /// From aiohttp's access log: `127.0.0.1 [date] "PUT /ann/calendars/personal/a.ics HTTP/1.1" 201 …`.
+    /// A request's line is written just after its answer, so a marker request is sent first and the
+    /// log read until the marker's line is in it (every request answered before is then logged too);
+    /// the markers are left out.
+    public func requests() -> [String] {
+        let marker = "/datebook-test-marker-\(UUID().uuidString)"
+        _ = try? send("GET", marker, body: "", headers: [])
+        func logged() -> [String] {
+            let text = (try? String(contentsOf: directory.appendingPathComponent("xandikos.log"), encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").compactMap { line -> String? in
+                guard let open = line.range(of: "] \""), let end = line.range(of: " HTTP/", range: open.upperBound..<line.endIndex) else { return nil }
+                let request = line[open.upperBound..<end.lowerBound]
+                return request.split(separator: " ").count == 2 ? String(request) : nil
+            }
+        }
+        var lines = logged()
+        for _ in 0..<100 where !lines.contains("GET " + marker) {
+            usleep(50_000)
+            lines = logged()
+        }
+        return lines.filter { !$0.contains("/datebook-test-marker-") }
+    }
+
     deinit { stop() }
 }
 
@@ -69,6 +92,8 @@ public protocol CalDAVTestServer: AnyObject {
     func calendarPath(_ name: String) -> String
     /// Sends one request as the test user, returning the response.
     func send(_ method: String, _ path: String, body: String, headers: [HTTPRequest.Header]) throws -> HTTPResponse
+    /// The requests the server has received so far, as `METHOD /path`, in order (from its log).
+    func requests() -> [String]
 }
 
 extension Xandikos {
@@ -106,6 +131,17 @@ extension CalDAVTestServer {
         let response = try send("PUT", calendarPath(calendar) + file, body: text,
                                 headers: [HTTPRequest.Header("Content-Type", "text/calendar; charset=utf-8")])
         guard response.isSuccess else { throw RadicaleError.refused("PUT \(file)", response.status) }
+    }
+
+    /// `store` under Radicale's name (Radicale's own `put` is the same).
+    public func put(_ calendar: String, _ file: String, _ text: String) throws { try store(calendar, file, text) }
+    /// `fetch` under Radicale's name.
+    public func get(_ calendar: String, _ file: String) throws -> String? { try fetch(calendar, file) }
+
+    /// Removes FILE of the calendar (a deletion made "on the server").
+    public func delete(_ calendar: String, _ file: String) throws {
+        let response = try send("DELETE", calendarPath(calendar) + file, body: "", headers: [])
+        guard response.isSuccess else { throw RadicaleError.refused("DELETE \(file)", response.status) }
     }
 
     /// The server's copy of FILE of the calendar, or nil when it has none.

@@ -24,23 +24,28 @@ except ImportError as error:
     sys.exit(3)
 
 
-def main():
-    url, username, name, start, end = sys.argv[1:6]
+def events(url, username, name):
+    """The `caldav` items of calendar NAME (its display name); the password is read from stdin. Exits 4 without it."""
     password = sys.stdin.readline().rstrip("\n")
     with caldav.DAVClient(url=url, username=username, password=password) as client:
         calendars = [c for c in client.principal().calendars() if c.get_display_name() == name]
         if not calendars:
             print(f"no calendar named {name}", file=sys.stderr)
             sys.exit(4)
-        lines = []
-        for item in calendars[0].events():
-            calendar = peer.icalendar.Calendar.from_ical(item.data)
-            for event in peer.recurring_ical_events.of(calendar).between(peer.instant(start), peer.instant(end)):
-                value = event["DTSTART"].dt
-                zone = "-"
-                if isinstance(value, datetime) and value.tzinfo is not None:
-                    zone = str(getattr(value.tzinfo, "key", None) or event["DTSTART"].params.get("TZID") or value.tzname())
-                lines.append(f"{value.isoformat()}\t{zone}\t{event.get('SUMMARY')}")
+        return calendars[0].events()
+
+
+def main():
+    url, username, name, start, end = sys.argv[1:6]
+    lines = []
+    for item in events(url, username, name):
+        calendar = peer.icalendar.Calendar.from_ical(item.data)
+        for event in peer.recurring_ical_events.of(calendar).between(peer.instant(start), peer.instant(end)):
+            value = event["DTSTART"].dt
+            zone = "-"
+            if isinstance(value, datetime) and value.tzinfo is not None:
+                zone = str(getattr(value.tzinfo, "key", None) or event["DTSTART"].params.get("TZID") or value.tzname())
+            lines.append(f"{value.isoformat()}\t{zone}\t{event.get('SUMMARY')}")
     for line in sorted(lines):
         print(line)
 
