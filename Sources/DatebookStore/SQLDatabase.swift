@@ -1,3 +1,4 @@
+import DatebookCore
 import Foundation
 
 /// What differs between the two databases, answered in one place (STYLE.md: the dialect answers).
@@ -18,10 +19,15 @@ public struct SQLDialect: Sendable, Equatable {
     /// Makes `ORDER BY text` byte order: SQLite's default (BINARY) already is; PostgreSQL's
     /// database collation is not, so it is asked for `COLLATE "C"`.
     let byteOrder: String
+    /// Follows `FROM events e` where a query reads the recurring events' listing columns: SQLite's
+    /// planner otherwise takes the id index plus a table row per event over the covering partial
+    /// index `events_recurring_listing`; PostgreSQL's planner picks its copy of that index itself.
+    let recurringListing: String
 
-    public static let sqlite = SQLDialect(kind: .sqlite, hasFile: true, skipLocked: "", byteOrder: "")
+    public static let sqlite = SQLDialect(kind: .sqlite, hasFile: true, skipLocked: "", byteOrder: "",
+                                          recurringListing: " INDEXED BY events_recurring_listing")
     public static let postgres = SQLDialect(kind: .postgres, hasFile: false, skipLocked: " FOR UPDATE SKIP LOCKED",
-                                            byteOrder: " COLLATE \"C\"")
+                                            byteOrder: " COLLATE \"C\"", recurringListing: "")
 
     /// The dialect of the store a location names: a `postgresql://` or `postgres://` URL, else a file.
     public static func of(location: String) -> SQLDialect {
@@ -78,6 +84,10 @@ protocol SQLStore: PlannerStore, SQLDatabase {
     /// Writes `result`'s events and the UIDs they came from under `calendar` (in bulk where the
     /// backend has a bulk path); the caller holds the transaction and deleted the old ones.
     func writeSourceEvents(_ result: ICSImport, calendar: String) throws
+    /// Upserts `event`'s row and replaces its tasks (its occurrences are `writeOccurrences`'s).
+    func writeRows(_ event: Event) throws
+    /// What the current write transaction knows of the occurrence rows; nil when it begins.
+    var occurrenceRows: OccurrenceRows? { get set }
 }
 
 extension SQLValue {

@@ -1,7 +1,8 @@
 import DatebookCore
 import Foundation
 
-/// Recurring events in the agenda.
+/// Recurring events in the agenda: one strategy on both databases, so the same SQL answers the
+/// same questions (and another program reading the database sees the occurrences).
 ///
 /// Design: when a recurring event is saved, its occurrences inside `recurrenceHorizon` (the CLI
 /// sets now − 7 days … now + 92 days) are materialised into `occurrences(event_id, start_key)`,
@@ -16,12 +17,8 @@ extension Store {
     /// How far before a missing start bound (Past) every occurrence of a series is listed (one year).
     static let openEndedReach: Int64 = 366 * 86_400
 
-    /// Default materialisation window when no horizon is set: the first 92 days from the start.
-    func horizonKeys(for event: borrowing Event) -> Range<Int64> {
-        Self.horizonKeys(for: event, horizon: recurrenceHorizon)
-    }
-
-    /// `horizonKeys(for:)` for a store whose `recurrenceHorizon` is `horizon`.
+    /// The materialisation window of a store whose `recurrenceHorizon` is `horizon`; with no
+    /// horizon, the first 92 days from the event's start.
     static func horizonKeys(for event: borrowing Event, horizon: DateInterval?) -> Range<Int64> {
         if let horizon {
             return Int64(horizon.start.timeIntervalSince1970) - Self.allDayLatest
@@ -29,33 +26,6 @@ extension Store {
         }
         let (start, _) = key(event.start)
         return start ..< start + 92 * 86_400
-    }
-
-    /// Replaces the materialised occurrences of `event` (none when it does not recur). `expanded`:
-    /// its keys for `horizonKeys(for:)`, when a bulk load expanded them already.
-    func writeOccurrences(_ event: Event, expanded: [Int64]? = nil) throws {
-        // Take the state out while changing it, so the set is not copied on every insert.
-        var rows = try occurrenceRows ?? OccurrenceRows(
-            before: wrap { try db.integer("SELECT EXISTS (SELECT 1 FROM recurrence_spans)") } != 0)
-        occurrenceRows = nil
-        defer { occurrenceRows = rows }
-        if event.recurrence == nil, !rows.before, !rows.written.contains(event.id) { return }
-        if event.recurrence != nil { rows.written.insert(event.id) }
-        try wrap {
-            try statement(literal: "DELETE FROM occurrences WHERE event_id = ?").bind(.text(event.id)).run()
-            try statement(literal: "DELETE FROM recurrence_spans WHERE event_id = ?").bind(.text(event.id)).run()
-        }
-        guard let recurrence = event.recurrence else { return }
-        let window = horizonKeys(for: event)
-        let keys = expanded ?? RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone,
-                                                       recurrence: recurrence, window: window).keys
-        try wrap {
-            let insert = try statement(literal: "INSERT OR IGNORE INTO occurrences (event_id, start_key) VALUES (?, ?)")
-            for key in keys { try insert.bind(.text(event.id), .integer(key)).run() }
-            var span = ValueList()
-            Self.spanRow(event, window: window, keys: keys, into: &span)
-            try statement(literal: "INSERT INTO recurrence_spans (event_id, from_key, to_key) VALUES (?, ?, ?)").bind(span.values).run()
-        }
     }
 
     /// The `recurrence_spans` row of `event`, whose occurrences in `window` are `keys`.
@@ -70,6 +40,39 @@ extension Store {
         row.integer(window.lowerBound <= startKey ? Int64.min : window.lowerBound)
         row.integer(window.upperBound)
     }
+}
+
+/// Stops a `run` whose rows past this one are not needed (caught by the caller that threw it).
+struct EnoughRows: Error {}
+
+extension SQLStore {
+    /// Default materialisation window when no horizon is set: the first 92 days from the start.
+    func horizonKeys(for event: borrowing Event) -> Range<Int64> {
+        Store.horizonKeys(for: event, horizon: recurrenceHorizon)
+    }
+
+    /// Replaces the materialised occurrences of `event` (none when it does not recur). `expanded`:
+    /// its keys for `horizonKeys(for:)`, when a bulk load expanded them already.
+    func writeOccurrences(_ event: Event, expanded: [Int64]? = nil) throws {
+        // Take the state out while changing it, so the set is not copied on every insert.
+        var rows = try occurrenceRows ?? OccurrenceRows(before: first("SELECT 1 FROM recurrence_spans LIMIT 1") { _ in true } ?? false)
+        occurrenceRows = nil
+        defer { occurrenceRows = rows }
+        if event.recurrence == nil, !rows.before, !rows.written.contains(event.id) { return }
+        if event.recurrence != nil { rows.written.insert(event.id) }
+        try run("DELETE FROM occurrences WHERE event_id = $1", .text(event.id))
+        try run("DELETE FROM recurrence_spans WHERE event_id = $1", .text(event.id))
+        guard let recurrence = event.recurrence else { return }
+        let window = horizonKeys(for: event)
+        let keys = expanded ?? RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone,
+                                                       recurrence: recurrence, window: window).keys
+        for key in keys {
+            try run("INSERT INTO occurrences (event_id, start_key) VALUES ($1, $2) ON CONFLICT DO NOTHING", .text(event.id), .integer(key))
+        }
+        var span = ValueList()
+        Store.spanRow(event, window: window, keys: keys, into: &span)
+        try run("INSERT INTO recurrence_spans (event_id, from_key, to_key) VALUES ($1, $2, $3)", span.values, row: { _ in })
+    }
 
     /// Re-materialises every recurring event for the current `recurrenceHorizon` (one transaction);
     /// the scheduler may call this once a day so listings stay on the fast path.
@@ -80,30 +83,37 @@ extension Store {
     }
 
     /// Re-materialises the recurring events whose span ends within 30 days of the horizon's end, so
-    /// listings of the coming weeks stay on the fast path as time passes. Cheap when nothing is stale
-    /// (one scan of `recurrence_spans`); the CLI calls it whenever it opens the store for writing.
+    /// listings of the coming weeks stay on the fast path as time passes, and materialises those
+    /// that have none (a PostgreSQL store upgraded from schema 11 had no occurrence rows). Cheap
+    /// when nothing is stale (one scan of `recurrence_spans`, two counts); the CLI calls it
+    /// whenever it opens the store for writing.
     @discardableResult
     public func extendRecurrenceHorizon() throws -> Int {
         guard let horizon = recurrenceHorizon else { return 0 }
         let limit = Int64(horizon.end.timeIntervalSince1970) - 30 * 86_400
-        let stale = "e.id IN (SELECT event_id FROM recurrence_spans WHERE to_key < ?)"
-        guard try wrap({ try db.integer("SELECT EXISTS (SELECT 1 FROM recurrence_spans WHERE to_key < \(limit))") }) != 0
-        else { return 0 }
+        let stale = try first("SELECT 1 FROM recurrence_spans WHERE to_key < $1 LIMIT 1", [.integer(limit)]) { _ in true } ?? false
+        guard try stale || spanCount() != recurringCount() else { return 0 }
         var events: [Event] = []
-        try stream(where: stale, [.integer(limit)], order: "e.id") { events.append($0) }
+        try stream(where: "e.recurrence IS NOT NULL AND (e.id IN (SELECT event_id FROM recurrence_spans WHERE to_key < $1) "
+                   + "OR NOT EXISTS (SELECT 1 FROM recurrence_spans s WHERE s.event_id = e.id))",
+                   [.integer(limit)], order: "e.id") { events.append($0) }
         try transaction { for event in events { try writeOccurrences(event) } }
         return events.count
     }
 
+    /// The number of materialised spans: one per recurring event once all are materialised (a save
+    /// deletes an event's span before writing a new one, and deleting the event cascades).
+    func spanCount() throws -> Int64 {
+        try first("SELECT count(*) FROM recurrence_spans") { $0.int64(0) } ?? 0
+    }
+
+    func recurringCount() throws -> Int64 {
+        try first("SELECT count(*) FROM events e\(dialect.recurringListing) WHERE e.recurrence IS NOT NULL") { $0.int64(0) } ?? 0
+    }
+
     /// The end keys of all materialised spans (tests).
     func spanEnds() throws -> [Int64] {
-        var ends: [Int64] = []
-        try wrap {
-            let rows = try statement("SELECT to_key FROM recurrence_spans ORDER BY event_id")
-            try rows.bind([])
-            while try rows.step() { ends.append(rows.int64(0)) }
-        }
-        return ends
+        try rows("SELECT to_key FROM recurrence_spans ORDER BY event_id\(dialect.byteOrder)") { $0.int64(0) }
     }
 
     /// Occurrences of recurring events starting in `[from, to)`, sorted chronologically.
@@ -131,18 +141,18 @@ extension Store {
                 found.rules[index] = rule
                 once.append((start, index))
             }
-            return Self.sorted(found, once)
+            return Store.sorted(found, once)
         }
-        let fromKey = from.map { Int64($0.timeIntervalSince1970.rounded(.down)) - Self.allDayLatest }
-        let toKey = to.map { Int64($0.timeIntervalSince1970.rounded(.up)) + Self.allDayEarliest }
-        let lower = fromKey ?? toKey.map { $0 - Self.openEndedReach } ?? Int64.min
-        let upper = toKey ?? fromKey.map { $0 + Self.openEndedReach } ?? Int64.max
+        let fromKey = from.map { Int64($0.timeIntervalSince1970.rounded(.down)) - Store.allDayLatest }
+        let toKey = to.map { Int64($0.timeIntervalSince1970.rounded(.up)) + Store.allDayEarliest }
+        let lower = fromKey ?? toKey.map { $0 - Store.openEndedReach } ?? Int64.min
+        let upper = toKey ?? fromKey.map { $0 + Store.openEndedReach } ?? Int64.max
         var found = try materialised(lower, upper)
         try expandUncovered(into: &found, lower, upper)
         var starts: [(start: Date, index: Int)] = []
         starts.reserveCapacity(found.keys.count)
         for (index, key) in found.keys {
-            let start = Self.start(key: key, like: found.events[index].start).resolved(in: calendar)
+            let start = Store.start(key: key, like: found.events[index].start).resolved(in: calendar)
             if let from, start < from { continue }
             if let to, start >= to { continue }
             starts.append((start, index))
@@ -160,49 +170,26 @@ extension Store {
                 starts.append((start, index))
             }
         }
-        return Self.sorted(found, starts)
-    }
-
-    /// Sorts light (start, event index) pairs; occurrences are built one at a time as they are
-    /// emitted: sorting or collecting Occurrence values copies whole events around.
-    private static func sorted<Item: StoredListing>(_ found: RecurringFound<Item>, _ starts: [(start: Date, index: Int)])
-        -> SortedOccurrences<Item> {
-        let list = found.events
-        var starts = starts
-        starts.sort { a, b in
-            if a.start != b.start { return a.start < b.start }
-            if a.index == b.index { return false }
-            let x = list[a.index], y = list[b.index]
-            return x.title != y.title ? x.title < y.title : x.id < y.id
-        }
-        return SortedOccurrences(events: list, starts: starts, rules: found.rules)
+        return Store.sorted(found, starts)
     }
 
     /// Fully loaded recurring events with materialised occurrences in `[lower, upper)`, and the
     /// events whose span does not cover that window (or that have none yet).
     private func materialisedEvents(_ lower: Int64, _ upper: Int64) throws -> RecurringFound<Event> {
         var found = RecurringFound<Event>()
-        var ids: [(id: String, key: Int64)] = []
-        try wrap {
-            let rows = try statement("SELECT event_id, start_key FROM occurrences WHERE start_key >= ? AND start_key < ?")
-            try rows.bind(.integer(lower), .integer(upper))
-            while try rows.step() { ids.append((rows.text(0), rows.int64(1))) }
-        }
+        let ids = try rows("SELECT event_id, start_key FROM occurrences WHERE start_key >= $1 AND start_key < $2",
+                           [.integer(lower), .integer(upper)]) { ($0.text(0), $0.int64(1)) }
         if !ids.isEmpty {
-            try stream(where: "e.recurrence IS NOT NULL AND e.id IN (SELECT event_id FROM occurrences WHERE start_key >= ? AND start_key < ?)",
+            try stream(where: "e.recurrence IS NOT NULL AND e.id IN (SELECT event_id FROM occurrences WHERE start_key >= $1 AND start_key < $2)",
                        [.integer(lower), .integer(upper)], order: "e.id") { found.remember($0) }
         }
         for (id, key) in ids { if let index = found.slot[id] { found.keys.append((index, key)) } }
-        try wrap {
-            let rows = try statement("""
-                SELECT e.id, s.from_key, s.to_key FROM events e LEFT JOIN recurrence_spans s ON s.event_id = e.id
-                WHERE e.recurrence IS NOT NULL AND (s.event_id IS NULL OR s.from_key > ? OR s.to_key < ?)
-                """)
-            try rows.bind(.integer(lower), .integer(upper))
-            while try rows.step() {
-                let covered = rows.isNull(1) ? (Int64.max, Int64.max) : (rows.int64(1), rows.int64(2))
-                found.uncovered.append((rows.text(0), covered.0, covered.1))
-            }
+        try run("""
+            SELECT e.id, s.from_key, s.to_key FROM events e LEFT JOIN recurrence_spans s ON s.event_id = e.id
+            WHERE e.recurrence IS NOT NULL AND (s.event_id IS NULL OR s.from_key > $1 OR s.to_key < $2)
+            """, [.integer(lower), .integer(upper)]) { row in
+            let covered = row.isNull(1) ? (Int64.max, Int64.max) : (row.int64(1), row.int64(2))
+            found.uncovered.append((row.text(0), covered.0, covered.1))
         }
         return found
     }
@@ -213,52 +200,35 @@ extension Store {
     /// are sequential reads, and no id becomes a String unless its event occurs.
     private func materialisedSummaries(_ lower: Int64, _ upper: Int64) throws -> RecurringFound<EventSummary> {
         var found = RecurringFound<EventSummary>()
-        try wrap {
-            var byID = KeysByID()
-            // Recurring events, counted by the pass below when it runs.
-            var recurringCount: Int64?
-            let occurrences = try statement("SELECT event_id, start_key FROM occurrences WHERE start_key >= ? AND start_key < ?")
-            try occurrences.bind(.integer(lower), .integer(upper))
-            while try occurrences.step() {
-                let key = occurrences.int64(1)
-                occurrences.withTextBytes(0) { byID.add(key, id: $0) }
-            }
-            if !byID.isEmpty {
-                let events = try statement("SELECT \(SummaryColumn.selectList) "
-                                           + "FROM events e INDEXED BY events_recurring_listing WHERE e.recurrence IS NOT NULL")
-                try events.bind([])
-                found.keys.reserveCapacity(byID.count)
-                recurringCount = 0
-                while try events.step() {
-                    recurringCount? += 1
-                    guard let first = events.withTextBytes(SummaryColumn.id.index, { byID.first(id: $0) }) else { continue }
-                    found.events.append(Self.summary(from: events))
-                    let index = found.events.count - 1
-                    events.withTextBytes(SummaryColumn.id.index) { id in byID.forEachKey(id: id, from: first) { found.keys.append((index, $0)) } }
-                }
-            }
-            // Spans that fall short of the window: usually none, so SQLite filters them.
-            let short = try statement("SELECT event_id, from_key, to_key FROM recurrence_spans WHERE from_key > ? OR to_key < ?")
-            try short.bind(.integer(lower), .integer(upper))
-            while try short.step() { found.uncovered.append((short.text(0), short.int64(1), short.int64(2))) }
-            // Spans exist only for recurring events (a save deletes an event's span before writing a
-            // new one, and deleting the event cascades), so equal counts mean every one has a span.
-            func count(_ sql: String) throws -> Int64 {
-                let query = try statement(sql)
-                try query.bind([])
-                return try query.step() ? query.int64(0) : 0
-            }
-            let recurring = try recurringCount
-                ?? count("SELECT count(*) FROM events INDEXED BY events_recurring_listing WHERE recurrence IS NOT NULL")
-            guard try count("SELECT count(*) FROM recurrence_spans") != recurring else { return }
-            // Some recurring events have no span yet (never materialised): find them.
-            let missing = try statement("""
-                SELECT e.id FROM events e WHERE e.recurrence IS NOT NULL
-                    AND NOT EXISTS (SELECT 1 FROM recurrence_spans s WHERE s.event_id = e.id)
-                """)
-            try missing.bind([])
-            while try missing.step() { found.uncovered.append((missing.text(0), Int64.max, Int64.max)) }
+        var byID = KeysByID()
+        // Recurring events, counted by the pass below when it runs.
+        var recurringCount: Int64?
+        try run("SELECT event_id, start_key FROM occurrences WHERE start_key >= $1 AND start_key < $2",
+                [.integer(lower), .integer(upper)]) { row in
+            let key = row.int64(1)
+            row.withTextBytes(0) { byID.add(key, id: $0) }
         }
+        if !byID.isEmpty {
+            found.keys.reserveCapacity(byID.count)
+            recurringCount = 0
+            try run("SELECT \(SummaryColumn.selectList) FROM events e\(dialect.recurringListing) WHERE e.recurrence IS NOT NULL", []) { row in
+                recurringCount? += 1
+                guard let first = row.withTextBytes(SummaryColumn.id.index, { byID.first(id: $0) }) else { return }
+                found.events.append(Store.summary(from: row))
+                let index = found.events.count - 1
+                row.withTextBytes(SummaryColumn.id.index) { id in byID.forEachKey(id: id, from: first) { found.keys.append((index, $0)) } }
+            }
+        }
+        // Spans that fall short of the window: usually none, so the database filters them.
+        try run("SELECT event_id, from_key, to_key FROM recurrence_spans WHERE from_key > $1 OR to_key < $2",
+                [.integer(lower), .integer(upper)]) { found.uncovered.append(($0.text(0), $0.int64(1), $0.int64(2))) }
+        // Equal counts mean every recurring event has a span (see `spanCount`).
+        guard try spanCount() != (recurringCount ?? self.recurringCount()) else { return found }
+        // Some recurring events have no span yet (never materialised): find them.
+        try run("""
+            SELECT e.id FROM events e WHERE e.recurrence IS NOT NULL
+                AND NOT EXISTS (SELECT 1 FROM recurrence_spans s WHERE s.event_id = e.id)
+            """, []) { found.uncovered.append(($0.text(0), Int64.max, Int64.max)) }
         return found
     }
 
@@ -281,8 +251,25 @@ extension Store {
     }
 }
 
+extension Store {
+    /// Sorts light (start, event index) pairs; occurrences are built one at a time as they are
+    /// emitted: sorting or collecting Occurrence values copies whole events around.
+    fileprivate static func sorted<Item: StoredListing>(_ found: RecurringFound<Item>, _ starts: [(start: Date, index: Int)])
+        -> SortedOccurrences<Item> {
+        let list = found.events
+        var starts = starts
+        starts.sort { a, b in
+            if a.start != b.start { return a.start < b.start }
+            if a.index == b.index { return false }
+            let x = list[a.index], y = list[b.index]
+            return x.title != y.title ? x.title < y.title : x.id < y.id
+        }
+        return SortedOccurrences(events: list, starts: starts, rules: found.rules)
+    }
+}
+
 /// Recurring events found for a window: each event once, its occurrences by index.
-private struct RecurringFound<Item: EventListing> {
+fileprivate struct RecurringFound<Item: EventListing> {
     var events: [Item] = []
     var keys: [(index: Int, key: Int64)] = []
     /// id → index in `events`; filled only where lookups by id are needed.
