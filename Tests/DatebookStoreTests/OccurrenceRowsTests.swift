@@ -142,3 +142,41 @@ struct OccurrenceRowsTests {
         #expect(answers[0].contains("capped: true"))
     }
 }
+
+/// The Future rows' speed trick (`nextMaterialised`) gives what `SeriesReach.first` gives every series.
+struct FutureFromOccurrenceRowsTests {
+    @Test(arguments: Backend.allCases)
+    func eachSeriesNextStartFromTheRowsIsTheOneSeriesReachFinds(_ backend: Backend) throws {
+        let store = try backend.open()
+        store.recurrenceHorizon = horizon
+        let calendar = utcCalendar("Europe/Berlin")
+        let day = CalendarDate(now, in: calendar.timeZone)
+        let rules = ["FREQ=WEEKLY", "FREQ=DAILY;COUNT=3", "FREQ=YEARLY", "FREQ=HOURLY;INTERVAL=5", "FREQ=MONTHLY;BYMONTHDAY=31", "FREQ=WEEKLY;UNTIL=20261120T000000Z"]
+        var events: [Event] = []
+        for (n, rule) in rules.enumerated() {
+            let starts: [EventStart] = [.instant(now.addingTimeInterval(Double(n - 3) * 86_400 + 1_800)),
+                                        .allDay(CalendarDate(dayNumber: day.dayNumber + n - 3)),
+                                        .floating(FloatingTime(now.addingTimeInterval(Double(n - 2) * 86_400 - 3_600), in: calendar.timeZone))]
+            for (k, start) in starts.enumerated() {
+                events.append(Event(id: "s\(n)\(k)", title: "Series \(n)\(k)", start: start, timeZone: "America/New_York",
+                                    symbol: .star, color: .indigo, recurrence: rule))
+            }
+        }
+        try store.save(events)
+        func near<S: SQLStore>(_ store: S) throws -> Int { try store.nextMaterialised(atOrAfter: now, calendar: calendar).count }
+        guard let database = store as? any SQLStore else { throw StoreError.busy(path: "not an SQLStore") }
+        #expect(try near(database) >= 9, "the rows answer most series")
+        for from in [now, now.addingTimeInterval(-3 * 3_600), now.addingTimeInterval(40 * 86_400), now.addingTimeInterval(200 * 86_400)] {
+            var listed: [String] = []
+            try store.forEachRecurringOccurrence(from: from, to: nil, calendar: calendar) {
+                listed.append($0.event.id + " " + ISOInstant.format($0.start, in: calendar.timeZone))
+            }
+            let plain = events.compactMap { event -> (Date, String)? in
+                SeriesReach.first(start: event.start, timeZone: event.timeZone, recurrence: event.recurrence ?? "", atOrAfter: from,
+                                  calendar: calendar).map { ($0, event.id + " " + ISOInstant.format($0, in: calendar.timeZone)) }
+            }
+            #expect(listed.sorted() == plain.map(\.1).sorted(), "from \(from)")
+            #expect(listed.count > 10)
+        }
+    }
+}
