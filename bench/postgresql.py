@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Planner JSON import, `list --period next30`, an idle `tick` and `store copy` on 100k events,
-on SQLite and on PostgreSQL.
+on SQLite and on PostgreSQL; then the recurring planners of issues 30 and 33 on both (`preview
+--days 30` and `digest` on 20k events, 10 % weekly; `list --period next30` and `digest --format
+html` on 100k, 10 % weekly, half the past overdue, and their ratio).
 
 Starts a throwaway PostgreSQL 15 (Debian `postgresql`) on 127.0.0.1 in a temporary directory (as
 the `postgres` user when run as root), imports the generated planner into a SQLite file and into
@@ -27,6 +29,18 @@ PG = "/usr/lib/postgresql/15/bin"
 NOW = ["--now", "2026-12-01T09:00Z", "--tz", "Europe/Berlin"]
 BUDGETS = {("PostgreSQL", "list --period next30"): 60, ("PostgreSQL", "tick (nothing due)"): 60,
            ("SQLite → PostgreSQL", "store copy"): 10_000}
+# Issue 30 and 33: the recurring planners, on both backends (label, size, generate.py options, commands).
+RECURRING = [
+    ("20k, 10 % weekly", 20_000, ["--recurring", "0.1"],
+     [("preview --days 30", ["preview", "--days", "30"]), ("digest", ["digest"])]),
+    ("100k, 10 % weekly, 50 % overdue", 100_000, ["--recurring", "0.1", "--overdue", "0.5"],
+     [("list --period next30", ["list", "--period", "next30"]), ("digest --format html", ["digest", "--format", "html"])]),
+]
+RATIO = ("digest --format html", "list --period next30", "100k, 10 % weekly, 50 % overdue")
+for backend in ("SQLite", "PostgreSQL"):
+    BUDGETS.update({(backend, "preview --days 30 (20k, 10 % weekly)"): 1_000, (backend, "digest (20k, 10 % weekly)"): 100,
+                    (backend, "list --period next30 (100k, 10 % weekly, 50 % overdue)"): 60,
+                    (backend, f"{RATIO[0]} ÷ {RATIO[1]} ({RATIO[2]}), ×"): 2.5})
 
 
 def as_server(args):
@@ -48,6 +62,15 @@ def timed(store, args, env):
         return (time.perf_counter() - started) * 1000
     once()
     return statistics.median(once() for _ in range(7))
+
+
+def import_planner(store, prefix, work, env):
+    """Imports the chunks bench/generate.py wrote as PREFIX-…; the milliseconds it took."""
+    started = time.perf_counter()
+    for part in sorted(p for p in os.listdir(work) if p.startswith(os.path.basename(prefix) + "-")):
+        subprocess.run([BINARY, "--store", store] + NOW + ["import", os.path.join(work, part)], check=True, env=env,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return (time.perf_counter() - started) * 1000
 
 
 def main():
@@ -72,11 +95,7 @@ def main():
                     'alerts: { channels: ["log"] } }')
         rows = []
         for name, store in [("SQLite", sqlite), ("PostgreSQL", url)]:
-            started = time.perf_counter()
-            for part in sorted(p for p in os.listdir(work) if p.startswith("planner-")):
-                subprocess.run([BINARY, "--store", store] + NOW + ["import", os.path.join(work, part)], check=True, env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            import_ms = (time.perf_counter() - started) * 1000
+            import_ms = import_planner(store, os.path.join(work, "planner"), work, env)
             # The first tick plans everything of the lateness window; later ones have nothing due.
             subprocess.run([BINARY, "--store", store, "--config", config] + NOW + ["tick"], env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -89,6 +108,19 @@ def main():
             rows.append((name, "import (planner JSON)", import_ms))
             rows.append((name, "list --period next30", timed(store, ["list", "--period", "next30"], env)))
             rows.append((name, "tick (nothing due)", timed(store, ["--config", config, "tick"], env)))
+        for label, size, options, commands in RECURRING:
+            prefix = os.path.join(work, f"recurring{size}")
+            subprocess.run([sys.executable, os.path.join(ROOT, "bench/generate.py"), str(size), prefix] + options, check=True)
+            for name, store in [("SQLite", prefix + ".sqlite3"), ("PostgreSQL", url + f"?schema=recurring{size}")]:
+                import_planner(store, prefix, work, env)
+                if name == "PostgreSQL":
+                    subprocess.run([PG + "/psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "-d", "postgres",
+                                    "-c", f"VACUUM (ANALYZE) recurring{size}.events, recurring{size}.tasks, recurring{size}.occurrences"],
+                                   check=True, stdout=subprocess.DEVNULL)
+                times = {command: timed(store, ["--config", config] + args, env) for command, args in commands}
+                rows += [(name, f"{command} ({label})", ms) for command, ms in times.items()]
+                if label == RATIO[2]:
+                    rows.append((name, f"{RATIO[0]} ÷ {RATIO[1]} ({RATIO[2]}), ×", times[RATIO[0]] / times[RATIO[1]]))
         for name, source, target in [("SQLite → PostgreSQL", sqlite, url + "?schema=copied"),
                                      ("PostgreSQL → SQLite", url, os.path.join(work, "copied.sqlite3"))]:
             started = time.perf_counter()
@@ -111,7 +143,7 @@ def main():
         for name, command, ms in rows:
             budget = BUDGETS.get((name, command))
             verdict = "" if budget is None else ("ok" if ms <= budget else "OVER")
-            lines.append(f"| {name} | `{command}` | {ms:.1f} | {budget or ''} | {verdict} |")
+            lines.append(f"| {name} | `{command}` | {ms:.{2 if ms < 10 else 1}f} | {budget or ''} | {verdict} |")
         text = "\n".join(lines) + "\n"
         path = os.path.join(ROOT, "bench/results-postgresql.md")
         earlier = open(path).read() if os.path.exists(path) else ""

@@ -47,7 +47,8 @@ extension PostgresStore {
     func writeInBulk(_ events: [Event]) throws {
         let unique = Self.lastOfEachID(events)
         if try query("SELECT EXISTS (SELECT 1 FROM events)").text(0, 0) == "f" {
-            return try withoutPlannerChecks { try copyRows(of: unique, events: "events", tasks: "tasks") }
+            try withoutPlannerChecks { try copyRows(of: unique, events: "events", tasks: "tasks") }
+            return try copyOccurrences(of: unique, replacing: false)
         }
         try wrap {
             try connection.execute("""
@@ -57,6 +58,33 @@ extension PostgresStore {
         }
         try copyRows(of: unique, events: "incoming_events", tasks: "incoming_tasks")
         try wrap { try connection.execute(Self.mergeIncomingSQL) }
+        try copyOccurrences(of: unique, replacing: true)
+    }
+
+    /// The materialised occurrences and spans of `events` (each id once), as `writeOccurrences`
+    /// writes them one event at a time (SQLStore+Occurrences.swift), through COPY; `replacing`:
+    /// their old rows are deleted first.
+    func copyOccurrences(of events: [Event], replacing: Bool) throws {
+        if replacing {
+            let ids = [Self.arrayLiteral(events.map(\.id))]
+            try query("DELETE FROM occurrences WHERE event_id = ANY($1::text[])", ids)
+            try query("DELETE FROM recurrence_spans WHERE event_id = ANY($1::text[])", ids)
+        }
+        let recurring = events.compactMap { event in
+            OccurrenceExpansions.Job(event, horizon: recurrenceHorizon).map { (event, horizonKeys(for: event), $0.keys) }
+        }
+        occurrenceRows = nil
+        guard !recurring.isEmpty else { return }
+        try wrap {
+            try connection.copy(into: "occurrences", columns: ["event_id", "start_key"], rows: recurring.lazy.flatMap { event, _, keys in
+                Set(keys).lazy.map { [event.id, String($0)] }
+            })
+            try connection.copy(into: "recurrence_spans", columns: ["event_id", "from_key", "to_key"], rows: recurring.lazy.map { event, window, keys in
+                var row = PostgresValues()
+                Store.spanRow(event, window: window, keys: keys, into: &row)
+                return row.values
+            })
+        }
     }
 
     /// Merges the incoming tables into the store, writing only what differs: an event row whose

@@ -235,5 +235,24 @@ extension PostgresStore {
         """
         ALTER TABLE deliveries ADD COLUMN progress TEXT;
         """,
+        // Version 12. Recurring events' occurrences materialised as in SQLite (issue 30): the same SQL answers
+        // the same questions on both, and other programs reading the database see the occurrences; see
+        // SQLStore+Occurrences.swift. A store upgraded from 11 gets its rows on the first opening for
+        // writing (`extendRecurrenceHorizon`); until then listings expand what has no span.
+        """
+        CREATE TABLE occurrences (
+            event_id TEXT NOT NULL REFERENCES events (id) ON DELETE CASCADE,
+            start_key BIGINT NOT NULL,
+            PRIMARY KEY (event_id, start_key)
+        );
+        CREATE INDEX occurrences_by_start ON occurrences (start_key, event_id);
+        CREATE TABLE recurrence_spans (
+            event_id TEXT PRIMARY KEY REFERENCES events (id) ON DELETE CASCADE,
+            from_key BIGINT NOT NULL,
+            to_key BIGINT NOT NULL
+        );
+        CREATE INDEX events_recurring_listing ON events (id, title, start_key, all_day, symbol, color, task_count, open_count)
+            WHERE recurrence IS NOT NULL;
+        """,
     ]
 }

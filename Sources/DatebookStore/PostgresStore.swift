@@ -7,8 +7,8 @@ import Foundation
 /// the store can share a database. The schema is versioned in its `meta` table and migrated on
 /// first use under an advisory lock; a schema written by a newer datebook is refused before
 /// anything is changed. Events and tasks use the SQLite store's column lists (`EventColumn`,
-/// `TaskColumn`) and row writers and readers; recurring events are expanded in Swift with the
-/// same `RecurrenceExpander`, not materialised.
+/// `TaskColumn`) and row writers and readers, and the same materialised occurrences
+/// (SQLStore+Occurrences.swift).
 public final class PostgresStore: PlannerStore {
     /// The newest schema this build knows.
     public static let schemaVersion = migrations.count
@@ -30,6 +30,8 @@ public final class PostgresStore: PlannerStore {
     private var depth = 0
     /// A statement met a lost connection: the next one outside a transaction connects again.
     private var lost = false
+    /// What the current transaction knows of the occurrence rows (`SQLStore.writeOccurrences`).
+    var occurrenceRows: OccurrenceRows?
 
     /// Connects to `url` (`postgresql://…` or `postgres://…`; libpq's parameters such as
     /// `sslmode` are honoured, `schema` is datebook's own) and prepares the schema.
@@ -129,6 +131,7 @@ public final class PostgresStore: PlannerStore {
         }
         try reconnectIfLost()
         try wrap { try connection.execute("BEGIN") }
+        occurrenceRows = nil
         depth = 1
         defer { depth = 0 }
         do {

@@ -29,13 +29,19 @@ public struct SQLDialect: Sendable, Equatable {
     /// Begins the read-only transaction that reads a whole store as of one moment (`store copy`):
     /// SQLite's read transaction already is one; PostgreSQL's default (READ COMMITTED) is not.
     let beginSnapshot: String
+    /// Follows `FROM events e` where a query reads the recurring events' listing columns: SQLite's
+    /// planner otherwise takes the id index plus a table row per event over the covering partial
+    /// index `events_recurring_listing`; PostgreSQL's planner picks its copy of that index itself.
+    let recurringListing: String
 
     public static let sqlite = SQLDialect(kind: .sqlite, hasFile: true, skipLocked: "", byteOrder: "",
-                                          locksRows: false, insertionOrder: "rowid", beginSnapshot: "BEGIN")
+                                          locksRows: false, insertionOrder: "rowid", beginSnapshot: "BEGIN",
+                                          recurringListing: " INDEXED BY events_recurring_listing")
     public static let postgres = SQLDialect(kind: .postgres, hasFile: false, skipLocked: " FOR UPDATE SKIP LOCKED",
                                             byteOrder: " COLLATE \"C\"",
                                             locksRows: true, insertionOrder: "id",
-                                            beginSnapshot: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                                            beginSnapshot: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+                                            recurringListing: "")
 
     /// The dialect of the store a location names: a `postgresql://` or `postgres://` URL, else a file.
     /// Code above the store asks this, not the location's spelling, what a store is (`hasFile`).
@@ -100,6 +106,10 @@ protocol SQLStore: CalDAVStore, SQLDatabase {
     func writeCopy(events: [Event], tables: [CopiedRows], then finish: () throws -> Void) throws
     /// Replaces the queue of changed events with `ids` (a copy brings the source's queue along).
     func replaceChangedEvents(with ids: Set<String>) throws
+    /// Upserts `event`'s row and replaces its tasks (its occurrences are `writeOccurrences`'s).
+    func writeRows(_ event: Event) throws
+    /// What the current write transaction knows of the occurrence rows; nil when it begins.
+    var occurrenceRows: OccurrenceRows? { get set }
 }
 
 extension SQLValue {

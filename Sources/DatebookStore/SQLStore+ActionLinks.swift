@@ -4,10 +4,6 @@ import Foundation
 /// Keys made here and kept in the store, and the action links already used (issue 16), on both
 /// databases. `secrets` holds each key as hex; `used_action_links` one row per used link until it expires.
 extension SQLStore {
-    /// Saves `event` inside the caller's `transaction { … }` (an action link's change commits with
-    /// the record of its use): `save` joins the transaction it is called in, on both databases.
-    public func saveInTransaction(_ event: Event) throws { try save(event) }
-
     /// The 256-bit key named `name`, made from the system's random source (getrandom) the first
     /// time it is asked for. Runs inside the caller's transaction when there is one; two processes
     /// asking at once agree on the first one written.

@@ -157,12 +157,6 @@ final class SQLiteStatement {
         return body(UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column))))
     }
 
-    /// Compares a text column with `value` without creating a String.
-    func textEquals(_ column: Int32, _ value: String) -> Bool {
-        var value = value
-        return withTextBytes(column) { column in value.withUTF8 { $0.sameBytes(as: column) } }
-    }
-
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
 }
 

@@ -2,19 +2,6 @@ import DatebookCore
 import Foundation
 
 extension Store {
-    /// The zones of timed events (what an iCalendar export needs VTIMEZONEs for).
-    public func timedEventZones() throws -> [String] {
-        var result: [String] = []
-        try wrap {
-            let rows = try statement("SELECT DISTINCT time_zone FROM events WHERE all_day = 0")
-            try rows.bind([])
-            while try rows.step() { result.append(rows.text(0)) }
-        }
-        return result
-    }
-}
-
-extension Store {
     /// Records which iCalendar UID (and calendar) each event came from: `rows` of (event id, UID).
     func saveSources(calendar: String, ids rows: some Sequence<(String, String)>) throws {
         try wrap {

@@ -45,6 +45,7 @@ struct MigrationTests {
         "bad424388c7c1043326f628ea534b5314cdbc0edb669ed87ffdbb8491962672a",  // 9
         "677cd42862d77f847a8d6ff809da9387ef408f9128812418bd060eb3754af6bf",  // 10
         "64d0fdc3a2a0ef759ae1c914b6fbfaf86ddd770fe052506a9334fc98fbd4edb0",  // 11
+        "a66b452587aa98cbf5a89f1547bf3b5cc46913f7ffc09c6cfda2004ec64b8094",  // 12
     ]
 
     /// Rows for every table a version may have, each written with the columns the table had when it

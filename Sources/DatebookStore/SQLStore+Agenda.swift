@@ -6,13 +6,15 @@ extension Store {
     /// event's from its key (its wall clock read as UTC): zones span UTC−12…UTC+14.
     static let allDayEarliest: Int64 = 14 * 3600
     static let allDayLatest: Int64 = 12 * 3600
+}
 
+extension SQLStore {
     /// Occurrences starting in `[from, to)` (open bounds when nil), in chronological order, streamed.
     ///
     /// One indexed range query on `start_key`, widened by the span of UTC offsets so all-day and
     /// floating events are caught; a small reorder buffer then emits exact chronological order without loading the
     /// whole range. Never reads events outside the window. Recurring events contribute one
-    /// occurrence per instance (see Store+Recurrence.swift), merged into the same order.
+    /// occurrence per instance (see SQLStore+Occurrences.swift), merged into the same order.
     public func forEachOccurrence(from: Date?, to: Date?, calendar: Calendar, _ body: (Occurrence) throws -> Void) throws {
         try forEach(from: from, to: to, calendar: calendar,
                     recurring: recurringOccurrences(from: from, to: to, calendar: calendar), read: stream, body)
@@ -40,21 +42,21 @@ extension Store {
             try body(occurrence)
         }
         if let from {
-            conditions.append("e.start_key >= ?")
-            values.append(.integer(Int64(from.timeIntervalSince1970.rounded(.down)) - Self.allDayLatest))
+            values.append(.integer(Int64(from.timeIntervalSince1970.rounded(.down)) - Store.allDayLatest))
+            conditions.append("e.start_key >= $\(values.count)")
         }
         if let to {
-            conditions.append("e.start_key < ?")
-            values.append(.integer(Int64(to.timeIntervalSince1970.rounded(.up)) + Self.allDayEarliest))
+            values.append(.integer(Int64(to.timeIntervalSince1970.rounded(.up)) + Store.allDayEarliest))
+            conditions.append("e.start_key < $\(values.count)")
         }
         var buffer = ReorderBuffer<Item>()
         try read(conditions.joined(separator: " AND "), values, "e.start_key, e.id") { event in
             let occurrence = OccurrenceOf(event: event, calendar: calendar)
             if let from, occurrence.start < from { return }
             if let to, occurrence.start >= to { return }
-            let (key, _) = Self.key(event.start)
+            let (key, _) = Store.key(event.start)
             // No later row can start before key − 14 h: everything earlier is final.
-            try buffer.emit(before: Date(timeIntervalSince1970: TimeInterval(key - Self.allDayEarliest)), merged)
+            try buffer.emit(before: Date(timeIntervalSince1970: TimeInterval(key - Store.allDayEarliest)), merged)
             buffer.insert(occurrence)
         }
         try buffer.emit(before: nil, merged)
@@ -73,9 +75,9 @@ extension Store {
         case [.todo, .doing]: condition = "e.open_count > 0"
         case [.done]: condition = "e.task_count > e.open_count"
         default:
-            condition = "EXISTS (SELECT 1 FROM tasks x WHERE x.event_id = e.id AND x.status IN ("
-                + statuses.map { _ in "?" }.joined(separator: ", ") + "))"
             values = statuses.sorted { $0.rawValue < $1.rawValue }.map { .text($0.rawValue) }
+            condition = "EXISTS (SELECT 1 FROM tasks x WHERE x.event_id = e.id AND x.status IN ("
+                + values.indices.map { "$\($0 + 1)" }.joined(separator: ", ") + "))"
         }
         try stream(where: condition, values, order: "e.start_key, e.id", body)
     }

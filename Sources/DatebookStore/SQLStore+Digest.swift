@@ -24,7 +24,7 @@ public struct WindowTotals: Sendable, Equatable {
 
 /// Bounded queries for the digest: the first few occurrences of a window and the window's
 /// totals, so a digest costs the same on a store of 1k or 1M events.
-extension Store {
+extension SQLStore {
     /// Occurrences in `[from, to)` (open bounds when nil), at most `limit`, chronological: the
     /// first ones, or with `newest` the last ones (the digest's Overdue shows the most recent).
     ///
@@ -43,64 +43,56 @@ extension Store {
                                  onlyOpen: Bool = false, singleOnly: Bool = false, newest: Bool = false) throws -> [Occurrence] {
         guard limit > 0 else { return [] }
         let window = ExactWindow(from: from, to: to, calendar: calendar)
-        let order = newest ? "e.start_key DESC, e.id DESC" : "e.start_key, e.id"
-        let rows = try statement("SELECT e.rowid, e.start_key, e.all_day FROM events e WHERE " + window.condition
-            + (onlyOpen ? " AND e.open_count > 0" : "") + (singleOnly ? " AND e.recurrence IS NULL" : "") + " ORDER BY " + order)
-        try wrap { try rows.bind(window.values) }
-        defer { _ = try? rows.bind([]) }
+        let order = newest ? "e.start_key DESC, e.id\(dialect.byteOrder) DESC" : "e.start_key, e.id\(dialect.byteOrder)"
         // The kept rows' starts, nearest the scan's beginning first; at most `limit`.
-        var kept: [(start: Date, rowid: Int64)] = []
+        var kept: [(start: Date, id: String)] = []
         func before(_ a: Date, _ b: Date) -> Bool { newest ? a > b : a < b }
-        while try wrap({ try rows.step() }) {
-            let key = rows.int64(1)
-            if kept.count == limit, let last = kept.last {
-                // Every later row starts at or after key − 14 h (newest: at or before key + 12 h).
-                let bound = Date(timeIntervalSince1970: TimeInterval(newest ? key + Self.allDayLatest : key - Self.allDayEarliest))
-                if before(last.start, bound) { break }
+        do {
+            try run("SELECT e.id, e.start_key, e.all_day FROM events e WHERE " + window.condition
+                    + (onlyOpen ? " AND e.open_count > 0" : "") + (singleOnly ? " AND e.recurrence IS NULL" : "") + " ORDER BY " + order,
+                    window.values) { row in
+                let key = row.int64(1)
+                if kept.count == limit, let last = kept.last {
+                    // Every later row starts at or after key − 14 h (newest: at or before key + 12 h).
+                    let bound = Date(timeIntervalSince1970: TimeInterval(newest ? key + Store.allDayLatest : key - Store.allDayEarliest))
+                    if before(last.start, bound) { throw EnoughRows() }
+                }
+                let start = Store.start(key: key, kind: row.int(2)).resolved(in: calendar)
+                let index = kept.firstIndex { before(start, $0.start) } ?? kept.count
+                guard index < limit else { return }
+                kept.insert((start, row.text(0)), at: index)
+                if kept.count > limit { kept.removeLast() }
             }
-            let start = Self.start(key: key, kind: rows.int(2)).resolved(in: calendar)
-            let index = kept.firstIndex { before(start, $0.start) } ?? kept.count
-            guard index < limit else { continue }
-            kept.insert((start, rows.int64(0)), at: index)
-            if kept.count > limit { kept.removeLast() }
-        }
+        } catch is EnoughRows {}
         guard !kept.isEmpty else { return [] }
         var result: [Occurrence] = []
-        try stream(where: "e.rowid IN (" + kept.map { String($0.rowid) }.joined(separator: ", ") + ")", [],
+        try stream(where: "e.id IN (" + kept.indices.map { "$\($0 + 1)" }.joined(separator: ", ") + ")", kept.map { .text($0.id) },
                    order: "e.start_key, e.id") { result.append(Occurrence(event: $0, calendar: calendar)) }
         return result.sorted(by: Occurrence.chronological)
     }
 
     /// The number of occurrences in `[from, to)` and the sum of their open tasks: one indexed
     /// range scan over `events`, no tasks read. Counting stops after `cap` rows (`capped` is then
-    /// set), taken in key order (`ExactWindow.cappedOpenCounts`, the same SQL on PostgreSQL).
+    /// set), taken in key order and then by the ids' bytes, so both databases count the same rows.
     public func totals(from: Date?, to: Date?, calendar: Calendar, onlyOpen: Bool = false, singleOnly: Bool = false,
                        cap: Int = Int.max) throws -> WindowTotals {
         let window = ExactWindow(from: from, to: to, calendar: calendar)
-        let query = try statement(ExactWindow.cappedOpenCounts(window.condition, onlyOpen: onlyOpen, singleOnly: singleOnly, limit: "?"))
-        try wrap { try query.bind(window.values + [.integer(Int64(min(cap, Int(Int64.max - 1))) + 1)]) }
-        var counts: [Int] = []
-        while try wrap({ try query.step() }) { counts.append(query.int(0)) }
-        try wrap { try query.bind([]) }
+        let counts = try rows("SELECT e.open_count FROM events e WHERE " + window.condition + (onlyOpen ? " AND e.open_count > 0" : "")
+                              + (singleOnly ? " AND e.recurrence IS NULL" : "") + " ORDER BY e.start_key, e.id\(dialect.byteOrder) LIMIT $9",
+                              window.values + [.integer(Int64(min(cap, Int(Int64.max - 1))) + 1)]) { $0.int(0) }
         return WindowTotals(capping: counts, cap: cap)
     }
 
     /// Whether any occurrence starts in `[from, to)`: one index probe (the digest's calendar days).
     public func hasOccurrence(from: Date?, to: Date?, calendar: Calendar, singleOnly: Bool = false) throws -> Bool {
         let window = ExactWindow(from: from, to: to, calendar: calendar)
-        let query = try statement("SELECT 1 FROM events e WHERE " + window.condition
-                                  + (singleOnly ? " AND e.recurrence IS NULL" : "") + " LIMIT 1")
-        try wrap { try query.bind(window.values) }
-        let found = try wrap { try query.step() }
-        try wrap { try query.bind([]) }
-        return found
+        return try first("SELECT 1 FROM events e WHERE " + window.condition + (singleOnly ? " AND e.recurrence IS NULL" : "") + " LIMIT 1",
+                         window.values) { _ in true } ?? false
     }
 
     /// Whether any event recurs: one probe of the partial index `events_recurring_listing`.
     public func hasRecurringEvents() throws -> Bool {
-        try wrap {
-            try db.integer("SELECT EXISTS (SELECT 1 FROM events INDEXED BY events_recurring_listing WHERE recurrence IS NOT NULL)")
-        } != 0
+        try first("SELECT 1 FROM events e\(dialect.recurringListing) WHERE e.recurrence IS NOT NULL LIMIT 1") { _ in true } ?? false
     }
 
     /// Every occurrence of the recurring events in `[from, to)`, chronological, as listing
@@ -121,22 +113,20 @@ extension Store {
     public func expandRecurringEvents(from: Date, to: Date, calendar: Calendar, onlyOpen: Bool = false,
                                       include: (EventSummary) -> Bool, _ body: (EventSummary, [Date]) throws -> Bool) throws {
         guard from < to else { return }
-        let window = Int64(from.timeIntervalSince1970.rounded(.down)) - Self.allDayLatest
-            ..< Int64(to.timeIntervalSince1970.rounded(.up)) + Self.allDayEarliest
-        let query = try statement("SELECT \(SummaryColumn.selectList), e.time_zone, e.recurrence FROM events e "
-                                  + "WHERE e.recurrence IS NOT NULL\(onlyOpen ? " AND e.open_count > 0" : "") ORDER BY e.id")
-        try wrap { try query.bind([]) }
-        defer { _ = try? query.bind([]) }
-        while try wrap({ try query.step() }) {
-            let event = Self.summary(from: query)
-            guard include(event) else { continue }
-            let keys = RecurrenceExpander.keys(start: event.start, timeZone: query.text(SummaryColumn.after(0)),
-                                               recurrence: query.text(SummaryColumn.after(1)),
-                                               window: window).keys
-            let starts = keys.map { Self.start(key: $0, like: event.start).resolved(in: calendar) }
-                .filter { $0 >= from && $0 < to }.sorted()
-            guard try body(event, starts) else { return }
-        }
+        let window = Int64(from.timeIntervalSince1970.rounded(.down)) - Store.allDayLatest
+            ..< Int64(to.timeIntervalSince1970.rounded(.up)) + Store.allDayEarliest
+        do {
+            try run("SELECT \(SummaryColumn.selectList), e.time_zone, e.recurrence FROM events e "
+                    + "WHERE e.recurrence IS NOT NULL\(onlyOpen ? " AND e.open_count > 0" : "") ORDER BY e.id\(dialect.byteOrder)", []) { row in
+                let event = Store.summary(from: row)
+                guard include(event) else { return }
+                let keys = RecurrenceExpander.keys(start: event.start, timeZone: row.text(SummaryColumn.after(0)),
+                                                   recurrence: row.text(SummaryColumn.after(1)), window: window).keys
+                let starts = keys.map { Store.start(key: $0, like: event.start).resolved(in: calendar) }
+                    .filter { $0 >= from && $0 < to }.sorted()
+                guard try body(event, starts) else { throw EnoughRows() }
+            }
+        } catch is EnoughRows {}
     }
 }
 
@@ -163,28 +153,9 @@ struct ExactWindow {
         let wallFrom = from.map { Self.wallKey(atOrAfter: $0, calendar) } ?? Int64.min
         let wallTo = to.map { Self.wallKey(atOrAfter: $0, calendar) } ?? Int64.max
         (self.timedFrom, self.timedTo, self.dayFrom, self.dayTo) = (timedFrom, timedTo, dayFrom, dayTo)
-        condition = "e.start_key >= ? AND e.start_key < ? AND CASE e.all_day WHEN 0 THEN e.start_key >= ? AND e.start_key < ? "
-            + "WHEN 1 THEN e.start_key >= ? AND e.start_key < ? ELSE e.start_key >= ? AND e.start_key < ? END"
+        condition = "e.start_key >= $1 AND e.start_key < $2 AND CASE e.all_day WHEN 0 THEN e.start_key >= $3 AND e.start_key < $4 "
+            + "WHEN 1 THEN e.start_key >= $5 AND e.start_key < $6 ELSE e.start_key >= $7 AND e.start_key < $8 END"
         keys = [min(timedFrom, dayFrom, wallFrom), max(timedTo, dayTo, wallTo), timedFrom, timedTo, dayFrom, dayTo, wallFrom, wallTo]
-    }
-
-    /// The open tasks of each single event in `condition`, in key order (`start_key`, then id), at
-    /// most `limit` rows: the text both backends count a capped window with (`?` becomes `$n` on PostgreSQL).
-    /// `binaryOrder`: how the dialect says "ids by their bytes" (SQLite's default; PostgreSQL's
-    /// `COLLATE "C"`, whatever the database's collation).
-    static func cappedOpenCounts(_ condition: String, onlyOpen: Bool, singleOnly: Bool, limit: String, binaryOrder: String = "") -> String {
-        "SELECT e.open_count FROM events e WHERE " + condition + (onlyOpen ? " AND e.open_count > 0" : "")
-            + (singleOnly ? " AND e.recurrence IS NULL" : "") + " ORDER BY e.start_key, e.id" + binaryOrder + " LIMIT " + limit
-    }
-
-    /// `sql` with its `?` placeholders numbered `$1`, `$2`, … for PostgreSQL.
-    static func numbered(_ sql: String) -> String {
-        var n = 0
-        return sql.split(separator: "?", omittingEmptySubsequences: false).enumerated().map { index, part in
-            guard index > 0 else { return String(part) }
-            n += 1
-            return "$\(n)" + part
-        }.joined()
     }
 
     /// The key of the first floating time whose instant (in `calendar`'s zone) is at or after `instant`.

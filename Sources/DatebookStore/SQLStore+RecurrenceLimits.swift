@@ -26,26 +26,26 @@ public struct RecurrenceLimit: Sendable, Equatable {
 /// and its span still claims the whole window (see `spanRow`): listings, `tick` and `add` never
 /// expand it again, so one hostile rule costs its own occurrences and nothing else. The cut is
 /// recorded by the rows themselves (`cap` of them) and read back here for `show` and `status`.
-extension Store {
+extension SQLStore {
     /// The limit on `event`'s occurrences, or nil when all of them are kept.
     public func recurrenceLimit(of event: Event) throws -> RecurrenceLimit? {
         guard let recurrence = event.recurrence else { return nil }
         if let refusal = RecurrenceExpander.problem(rule: recurrence) {
             return RecurrenceLimit(eventID: event.id, title: event.title, lastKept: nil, refusal: refusal)
         }
-        return try truncated(where: "event_id = ?", [.text(event.id)]).first
+        return try truncated(where: "event_id = $1", [.text(event.id)]).first
     }
 
     /// Every event whose recurrence reached the cap, without the refused rules (one pass over the
     /// occurrence rows; what an import reports).
     public func truncatedRecurrences() throws -> [RecurrenceLimit] {
-        try truncated(where: "1", [])
+        try truncated(where: "TRUE", [])
     }
 
     /// Every event whose recurrence is cut short, by title (one pass over the occurrence rows).
     public func recurrenceLimits() throws -> [RecurrenceLimit] {
         var limits = try truncatedRecurrences()
-        try stream(where: "e.recurrence IS NOT NULL", [], order: "e.title, e.id") { event in
+        try stream(where: "e.recurrence IS NOT NULL", [], order: "e.id") { event in
             guard let recurrence = event.recurrence, let refusal = RecurrenceExpander.problem(rule: recurrence) else { return }
             limits.append(RecurrenceLimit(eventID: event.id, title: event.title, lastKept: nil, refusal: refusal))
         }
@@ -53,19 +53,13 @@ extension Store {
     }
 
     private func truncated(where condition: String, _ values: [SQLValue]) throws -> [RecurrenceLimit] {
-        var found: [(id: String, last: Int64)] = []
-        try wrap {
-            let rows = try statement("""
-                SELECT event_id, max(start_key) FROM occurrences WHERE \(condition)
-                GROUP BY event_id HAVING count(*) >= \(RecurrenceExpander.cap)
-                """)
-            try rows.bind(values)
-            while try rows.step() { found.append((rows.text(0), rows.int64(1))) }
-        }
-        return try found.compactMap { row in
-            guard let event = try event(id: row.id) else { return nil }
-            return RecurrenceLimit(eventID: row.id, title: event.title,
-                                   lastKept: Self.start(key: row.last, like: event.start), refusal: nil)
+        let found = try rows("""
+            SELECT event_id, max(start_key) FROM occurrences WHERE \(condition)
+            GROUP BY event_id HAVING count(*) >= \(RecurrenceExpander.cap)
+            """, values) { ($0.text(0), $0.int64(1)) }
+        return try found.compactMap { id, last in
+            guard let event = try event(id: id) else { return nil }
+            return RecurrenceLimit(eventID: id, title: event.title, lastKept: Store.start(key: last, like: event.start), refusal: nil)
         }
     }
 }

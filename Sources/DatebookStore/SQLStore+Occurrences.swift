@@ -1,0 +1,313 @@
+import DatebookCore
+import Foundation
+
+/// Recurring events in the agenda: one strategy on both databases, so the same SQL answers the
+/// same questions (and another program reading the database sees the occurrences).
+///
+/// Design: when a recurring event is saved, its occurrences inside `recurrenceHorizon` (the CLI
+/// sets now − 7 days … now + 92 days) are materialised into `occurrences(event_id, start_key)`,
+/// and `recurrence_spans` records which key range that covers. A listing then reads the
+/// materialised rows with one indexed range query, and expands on the fly (bounded by
+/// `RecurrenceExpander.cap` per event) only for events whose span does not cover the window
+/// asked for. Non-recurring events keep their own fast path in `forEachOccurrence`; the two
+/// streams are merged in chronological order. An open-ended window lists each series once beyond
+/// the near periods (`SeriesReach`): Future at its next occurrence, Past, beyond `openEndedReach`,
+/// at its last.
+extension Store {
+    /// How far before a missing start bound (Past) every occurrence of a series is listed (one year).
+    static let openEndedReach: Int64 = 366 * 86_400
+
+    /// The materialisation window of a store whose `recurrenceHorizon` is `horizon`; with no
+    /// horizon, the first 92 days from the event's start.
+    static func horizonKeys(for event: borrowing Event, horizon: DateInterval?) -> Range<Int64> {
+        if let horizon {
+            return Int64(horizon.start.timeIntervalSince1970) - Self.allDayLatest
+                ..< Int64(horizon.end.timeIntervalSince1970) + Self.allDayEarliest
+        }
+        let (start, _) = key(event.start)
+        return start ..< start + 92 * 86_400
+    }
+
+    /// The `recurrence_spans` row of `event`, whose occurrences in `window` are `keys`.
+    ///
+    /// The span covers the whole window even when the keys stop at `RecurrenceExpander.cap`: the
+    /// event is then truncated (`recurrenceLimit(of:)`), and no later command expands it again.
+    /// A span ending at the last key made every listing, `add` and `tick` re-expand such a rule.
+    static func spanRow(_ event: Event, window: Range<Int64>, keys: [Int64], into row: inout some RowSink) {
+        // A span starting at or before the event's first start covers everything before it too.
+        let (startKey, _) = key(event.start)
+        row.text(event.id)
+        row.integer(window.lowerBound <= startKey ? Int64.min : window.lowerBound)
+        row.integer(window.upperBound)
+    }
+}
+
+/// Stops a `run` whose rows past this one are not needed (caught by the caller that threw it).
+struct EnoughRows: Error {}
+
+extension SQLStore {
+    /// Default materialisation window when no horizon is set: the first 92 days from the start.
+    func horizonKeys(for event: borrowing Event) -> Range<Int64> {
+        Store.horizonKeys(for: event, horizon: recurrenceHorizon)
+    }
+
+    /// Replaces the materialised occurrences of `event` (none when it does not recur). `expanded`:
+    /// its keys for `horizonKeys(for:)`, when a bulk load expanded them already.
+    func writeOccurrences(_ event: Event, expanded: [Int64]? = nil) throws {
+        // Take the state out while changing it, so the set is not copied on every insert.
+        var rows = try occurrenceRows ?? OccurrenceRows(before: first("SELECT 1 FROM recurrence_spans LIMIT 1") { _ in true } ?? false)
+        occurrenceRows = nil
+        defer { occurrenceRows = rows }
+        if event.recurrence == nil, !rows.before, !rows.written.contains(event.id) { return }
+        if event.recurrence != nil { rows.written.insert(event.id) }
+        try run("DELETE FROM occurrences WHERE event_id = $1", .text(event.id))
+        try run("DELETE FROM recurrence_spans WHERE event_id = $1", .text(event.id))
+        guard let recurrence = event.recurrence else { return }
+        let window = horizonKeys(for: event)
+        let keys = expanded ?? RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone,
+                                                       recurrence: recurrence, window: window).keys
+        for key in keys {
+            try run("INSERT INTO occurrences (event_id, start_key) VALUES ($1, $2) ON CONFLICT DO NOTHING", .text(event.id), .integer(key))
+        }
+        var span = ValueList()
+        Store.spanRow(event, window: window, keys: keys, into: &span)
+        try run("INSERT INTO recurrence_spans (event_id, from_key, to_key) VALUES ($1, $2, $3)", span.values, row: { _ in })
+    }
+
+    /// Re-materialises every recurring event for the current `recurrenceHorizon` (one transaction);
+    /// the scheduler may call this once a day so listings stay on the fast path.
+    public func rematerializeRecurrences() throws {
+        var recurring: [Event] = []
+        try stream(where: "e.recurrence IS NOT NULL", [], order: "e.id") { recurring.append($0) }
+        try transaction { for event in recurring { try writeOccurrences(event) } }
+    }
+
+    /// Re-materialises the recurring events whose span ends within 30 days of the horizon's end, so
+    /// listings of the coming weeks stay on the fast path as time passes, and materialises those
+    /// that have none (a PostgreSQL store upgraded from schema 11 had no occurrence rows). Cheap
+    /// when nothing is stale (one scan of `recurrence_spans`, two counts); the CLI calls it
+    /// whenever it opens the store for writing.
+    @discardableResult
+    public func extendRecurrenceHorizon() throws -> Int {
+        guard let horizon = recurrenceHorizon else { return 0 }
+        let limit = Int64(horizon.end.timeIntervalSince1970) - 30 * 86_400
+        let stale = try first("SELECT 1 FROM recurrence_spans WHERE to_key < $1 LIMIT 1", [.integer(limit)]) { _ in true } ?? false
+        guard try stale || spanCount() != recurringCount() else { return 0 }
+        var events: [Event] = []
+        try stream(where: "e.recurrence IS NOT NULL AND (e.id IN (SELECT event_id FROM recurrence_spans WHERE to_key < $1) "
+                   + "OR NOT EXISTS (SELECT 1 FROM recurrence_spans s WHERE s.event_id = e.id))",
+                   [.integer(limit)], order: "e.id") { events.append($0) }
+        try transaction { for event in events { try writeOccurrences(event) } }
+        return events.count
+    }
+
+    /// The number of materialised spans: one per recurring event once all are materialised (a save
+    /// deletes an event's span before writing a new one, and deleting the event cascades).
+    func spanCount() throws -> Int64 {
+        try first("SELECT count(*) FROM recurrence_spans") { $0.int64(0) } ?? 0
+    }
+
+    func recurringCount() throws -> Int64 {
+        try first("SELECT count(*) FROM events e\(dialect.recurringListing) WHERE e.recurrence IS NOT NULL") { $0.int64(0) } ?? 0
+    }
+
+    /// The end keys of all materialised spans (tests).
+    func spanEnds() throws -> [Int64] {
+        try rows("SELECT to_key FROM recurrence_spans ORDER BY event_id\(dialect.byteOrder)") { $0.int64(0) }
+    }
+
+    /// Occurrences of recurring events starting in `[from, to)`, sorted chronologically.
+    func recurringOccurrences(from: Date?, to: Date?, calendar: Calendar) throws -> SortedOccurrences<Event> {
+        try sortedRecurring(from: from, to: to, calendar: calendar, materialised: materialisedEvents)
+    }
+
+    /// Like `recurringOccurrences`, as listing summaries (task counts, no tasks).
+    func recurringSummaries(from: Date?, to: Date?, calendar: Calendar) throws -> SortedOccurrences<EventSummary> {
+        try sortedRecurring(from: from, to: to, calendar: calendar, materialised: materialisedSummaries)
+    }
+
+    private func sortedRecurring<Item: StoredListing>(
+        from: Date?, to: Date?, calendar: Calendar, materialised: (Int64, Int64) throws -> RecurringFound<Item>
+    ) throws -> SortedOccurrences<Item> {
+        // Future: each series once, at its first occurrence however far (`SeriesReach`).
+        if let from, to == nil {
+            var found = RecurringFound<Item>()
+            var once: [(start: Date, index: Int)] = []
+            let near = try nextMaterialised(atOrAfter: from, calendar: calendar)
+            try stream(where: "e.recurrence IS NOT NULL", [], order: "e.id") { event in
+                guard let rule = event.recurrence,
+                      let start = near[event.id] ?? SeriesReach.first(start: event.start, timeZone: event.timeZone, recurrence: rule,
+                                                                       atOrAfter: from, calendar: calendar) else { return }
+                let index = found.remember(Item(listing: event))
+                found.rules[index] = rule
+                once.append((start, index))
+            }
+            return Store.sorted(found, once)
+        }
+        let fromKey = from.map { Int64($0.timeIntervalSince1970.rounded(.down)) - Store.allDayLatest }
+        let toKey = to.map { Int64($0.timeIntervalSince1970.rounded(.up)) + Store.allDayEarliest }
+        let lower = fromKey ?? toKey.map { $0 - Store.openEndedReach } ?? Int64.min
+        let upper = toKey ?? fromKey.map { $0 + Store.openEndedReach } ?? Int64.max
+        var found = try materialised(lower, upper)
+        try expandUncovered(into: &found, lower, upper)
+        var starts: [(start: Date, index: Int)] = []
+        starts.reserveCapacity(found.keys.count)
+        for (index, key) in found.keys {
+            let start = Store.start(key: key, like: found.events[index].start).resolved(in: calendar)
+            if let from, start < from { continue }
+            if let to, start >= to { continue }
+            starts.append((start, index))
+        }
+        // Past: a series with no occurrence in the last year shows its last one, however long ago.
+        if from == nil, let to {
+            let earlier = Date(timeIntervalSince1970: TimeInterval(lower))
+            let listed = Set(starts.map { found.events[$0.index].id })
+            try stream(where: "e.recurrence IS NOT NULL", [], order: "e.id") { event in
+                guard !listed.contains(event.id), let rule = event.recurrence,
+                      let start = SeriesReach.last(start: event.start, timeZone: event.timeZone, recurrence: rule,
+                                                   before: min(earlier, to), calendar: calendar) else { return }
+                let index = found.remember(Item(listing: event))
+                found.rules[index] = rule
+                starts.append((start, index))
+            }
+        }
+        return Store.sorted(found, starts)
+    }
+
+    /// Each recurring event's first start at or after `from`, where its materialised rows answer
+    /// it: its span begins before any key that can start at or after `from`, and it holds one. The
+    /// others (a series ended before, or next occurring past its span) are left to `SeriesReach`.
+    ///
+    /// One index probe per span instead of an expansion per series: the digest's Future rows
+    /// expanded every series and were 69 % of a digest's time (issue 33).
+    func nextMaterialised(atOrAfter from: Date, calendar: Calendar) throws -> [String: Date] {
+        let lower = Int64(from.timeIntervalSince1970.rounded(.down)) - Store.allDayLatest
+        var found: [String: Date] = [:]
+        try run("""
+            SELECT s.event_id, e.all_day, (SELECT min(o.start_key) FROM occurrences o WHERE o.event_id = s.event_id AND o.start_key >= $1)
+            FROM recurrence_spans s JOIN events e ON e.id = s.event_id WHERE s.from_key <= $1
+            """, [.integer(lower)]) { row in
+            guard !row.isNull(2) else { return }
+            // Keys below `lower` start before `from`; of the others the least starts first.
+            let start = Store.start(key: row.int64(2), kind: row.int(1)).resolved(in: calendar)
+            if start >= from { found[row.text(0)] = start }
+        }
+        return found
+    }
+
+    /// Fully loaded recurring events with materialised occurrences in `[lower, upper)`, and the
+    /// events whose span does not cover that window (or that have none yet).
+    private func materialisedEvents(_ lower: Int64, _ upper: Int64) throws -> RecurringFound<Event> {
+        var found = RecurringFound<Event>()
+        let ids = try rows("SELECT event_id, start_key FROM occurrences WHERE start_key >= $1 AND start_key < $2",
+                           [.integer(lower), .integer(upper)]) { ($0.text(0), $0.int64(1)) }
+        if !ids.isEmpty {
+            try stream(where: "e.recurrence IS NOT NULL AND e.id IN (SELECT event_id FROM occurrences WHERE start_key >= $1 AND start_key < $2)",
+                       [.integer(lower), .integer(upper)], order: "e.id") { found.remember($0) }
+        }
+        for (id, key) in ids { if let index = found.slot[id] { found.keys.append((index, key)) } }
+        try run("""
+            SELECT e.id, s.from_key, s.to_key FROM events e LEFT JOIN recurrence_spans s ON s.event_id = e.id
+            WHERE e.recurrence IS NOT NULL AND (s.event_id IS NULL OR s.from_key > $1 OR s.to_key < $2)
+            """, [.integer(lower), .integer(upper)]) { row in
+            let covered = row.isNull(1) ? (Int64.max, Int64.max) : (row.int64(1), row.int64(2))
+            found.uncovered.append((row.text(0), covered.0, covered.1))
+        }
+        return found
+    }
+
+    /// The listing path: summaries of the recurring events with materialised occurrences in
+    /// `[lower, upper)`. One range scan of `occurrences_by_start` collects the keys by event id,
+    /// kept as bytes; one pass over the covering index of recurring events then matches them. Both
+    /// are sequential reads, and no id becomes a String unless its event occurs.
+    private func materialisedSummaries(_ lower: Int64, _ upper: Int64) throws -> RecurringFound<EventSummary> {
+        var found = RecurringFound<EventSummary>()
+        var byID = KeysByID()
+        // Recurring events, counted by the pass below when it runs.
+        var recurringCount: Int64?
+        try run("SELECT event_id, start_key FROM occurrences WHERE start_key >= $1 AND start_key < $2",
+                [.integer(lower), .integer(upper)]) { row in
+            let key = row.int64(1)
+            row.withTextBytes(0) { byID.add(key, id: $0) }
+        }
+        if !byID.isEmpty {
+            found.keys.reserveCapacity(byID.count)
+            recurringCount = 0
+            try run("SELECT \(SummaryColumn.selectList) FROM events e\(dialect.recurringListing) WHERE e.recurrence IS NOT NULL", []) { row in
+                recurringCount? += 1
+                guard let first = row.withTextBytes(SummaryColumn.id.index, { byID.first(id: $0) }) else { return }
+                found.events.append(Store.summary(from: row))
+                let index = found.events.count - 1
+                row.withTextBytes(SummaryColumn.id.index) { id in byID.forEachKey(id: id, from: first) { found.keys.append((index, $0)) } }
+            }
+        }
+        // Spans that fall short of the window: usually none, so the database filters them.
+        try run("SELECT event_id, from_key, to_key FROM recurrence_spans WHERE from_key > $1 OR to_key < $2",
+                [.integer(lower), .integer(upper)]) { found.uncovered.append(($0.text(0), $0.int64(1), $0.int64(2))) }
+        // Equal counts mean every recurring event has a span (see `spanCount`).
+        guard try spanCount() != (recurringCount ?? self.recurringCount()) else { return found }
+        // Some recurring events have no span yet (never materialised): find them.
+        try run("""
+            SELECT e.id FROM events e WHERE e.recurrence IS NOT NULL
+                AND NOT EXISTS (SELECT 1 FROM recurrence_spans s WHERE s.event_id = e.id)
+            """, []) { found.uncovered.append(($0.text(0), Int64.max, Int64.max)) }
+        return found
+    }
+
+    /// Expands, in their own zones, the events whose materialised span does not cover the window,
+    /// adding the occurrences the span does not hold.
+    private func expandUncovered<Item: StoredListing>(into found: inout RecurringFound<Item>, _ lower: Int64, _ upper: Int64) throws {
+        guard !found.uncovered.isEmpty else { return }
+        if found.slot.isEmpty {
+            for (index, event) in found.events.enumerated() { found.slot[event.id] = index }
+        }
+        for (id, coveredFrom, coveredTo) in found.uncovered {
+            // Expansion needs the rule and zone, which a listing summary does not carry.
+            let cached = found.slot[id].flatMap { found.events[$0] as? Event }
+            guard let event = try cached ?? self.event(id: id), let recurrence = event.recurrence else { continue }
+            let (keys, _) = RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone,
+                                                    recurrence: recurrence, window: lower..<upper)
+            let index = found.remember(Item(listing: event))
+            for key in keys where !(key >= coveredFrom && key < coveredTo) { found.keys.append((index, key)) }
+        }
+    }
+}
+
+extension Store {
+    /// Sorts light (start, event index) pairs; occurrences are built one at a time as they are
+    /// emitted: sorting or collecting Occurrence values copies whole events around.
+    fileprivate static func sorted<Item: StoredListing>(_ found: RecurringFound<Item>, _ starts: [(start: Date, index: Int)])
+        -> SortedOccurrences<Item> {
+        let list = found.events
+        var starts = starts
+        starts.sort { a, b in
+            if a.start != b.start { return a.start < b.start }
+            if a.index == b.index { return false }
+            let x = list[a.index], y = list[b.index]
+            return x.title != y.title ? x.title < y.title : x.id < y.id
+        }
+        return SortedOccurrences(events: list, starts: starts, rules: found.rules)
+    }
+}
+
+/// Recurring events found for a window: each event once, its occurrences by index.
+fileprivate struct RecurringFound<Item: EventListing> {
+    var events: [Item] = []
+    var keys: [(index: Int, key: Int64)] = []
+    /// id → index in `events`; filled only where lookups by id are needed.
+    var slot: [String: Int] = [:]
+    var uncovered: [(id: String, from: Int64, to: Int64)] = []
+    /// Rules of the events listed once for their whole series, by index.
+    var rules: [Int: String] = [:]
+
+    @discardableResult
+    mutating func remember(_ event: Item) -> Int {
+        if let index = slot[event.id] {
+            events[index] = event
+            return index
+        }
+        slot[event.id] = events.count
+        events.append(event)
+        return events.count - 1
+    }
+}
