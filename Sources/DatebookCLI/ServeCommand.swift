@@ -80,6 +80,7 @@ enum ServerLauncher {
             var serverSettings = ServerSettings(listen: listen)
             serverSettings.hostNames = baseURL.flatMap { URL(string: $0)?.host }.map { [$0] } ?? []
             serverSettings.accessLog = context.config.serve.accessLog
+            serverSettings.trustedProxies = context.config.serve.trustedProxies
             server = try WebServer(settings: serverSettings, routes: routes, log: { log.write($0) })
         } catch let error as ServerError {
             throw CLIError(message: error.description, code: ExitCode.unavailable)

@@ -171,13 +171,18 @@ public struct ServeConfig: Sendable, Equatable {
     public var feedToken: SecretSource?
     /// One line per request on stderr (default true); false turns the access log off (errors are still logged).
     public var accessLog: Bool
+    /// Reverse proxies' addresses: a request from one of them is counted under the client its
+    /// `Forwarded`/`X-Forwarded-For` names (failed logins), not under the proxy's address.
+    public var trustedProxies: [String]
 
-    public init(listen: String? = nil, baseURL: String? = nil, token: SecretSource? = nil, feedToken: SecretSource? = nil, accessLog: Bool = true) {
+    public init(listen: String? = nil, baseURL: String? = nil, token: SecretSource? = nil, feedToken: SecretSource? = nil, accessLog: Bool = true,
+                trustedProxies: [String] = []) {
         self.listen = listen
         self.baseURL = baseURL
         self.token = token
         self.feedToken = feedToken
         self.accessLog = accessLog
+        self.trustedProxies = trustedProxies
     }
 }
 

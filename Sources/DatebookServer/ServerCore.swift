@@ -7,8 +7,9 @@ import Synchronization
 final class ServerCore: Sendable {
     let settings: ServerSettings
     let routes: Routes
-    let log: @Sendable (String) -> Void
+    let log: AccessLog
     let hosts: HostNames
+    let forwarded: ForwardedClient
     private let inFlight = Mutex(0)
     private let watch = Mutex<[UInt: WatchedConnection]>([:])
     private let watchdogStop = Mutex(false)
@@ -22,8 +23,9 @@ final class ServerCore: Sendable {
     init(settings: ServerSettings, routes: Routes, log: @escaping @Sendable (String) -> Void) {
         self.settings = settings
         self.routes = routes
-        self.log = log
+        self.log = AccessLog(log)
         hosts = HostNames(listen: settings.listen, names: settings.hostNames)
+        forwarded = ForwardedClient(trustedProxies: settings.trustedProxies)
     }
 
     /// Waits (up to `drainTimeout`) for the requests in flight, and ends the watchdog.
@@ -149,7 +151,8 @@ final class ServerCore: Sendable {
                                  query: Dictionary(Self.values(connection, query: true).map { ($0.name, $0.value) }) { _, last in last },
                                  headers: exchange.headers, body: exchange.body,
                                  fromLoopback: cmhd_peer_is_loopback(connection) != 0)
-        request.client = String(decoding: client.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let peer = String(decoding: client.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        request.client = forwarded.client(peer: peer, headers: exchange.headers)
         let (response, error) = routes.respond(to: request)
         return send(response, connection, method: method, url: url, exchange: exchange, error: error)
     }
@@ -186,13 +189,19 @@ final class ServerCore: Sendable {
     /// Queues `response` (with the security headers) and writes the access-log line.
     private func send(_ response: WebResponse, _ connection: OpaquePointer, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?,
                       exchange: Exchange, error: (any Error)? = nil) -> MHD_Result {
-        let secured = response.secured()
+        var secured = response.secured()
+        // A 304's `Content-Length` (the 200's, from its route) is the size libmicrohttpd frames it by.
+        var size = secured.body.count
+        if secured.status == 304 {
+            size = secured.header("Content-Length").flatMap { Int($0) } ?? Int(bitPattern: UInt.max)
+            secured.headers.removeAll { $0.name.lowercased() == "content-length" }
+        }
         let names = secured.headers.map { strdup($0.name) }, values = secured.headers.map { strdup($0.value) }
         defer { (names + values).forEach { free($0) } }
         let result = names.map { UnsafePointer($0) }.withUnsafeBufferPointer { names in
             values.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
                 secured.body.withUnsafeBytes { body in
-                    cmhd_respond(connection, UInt32(secured.status), names.baseAddress, values.baseAddress, names.count, body.baseAddress, body.count)
+                    cmhd_respond(connection, UInt32(secured.status), names.baseAddress, values.baseAddress, names.count, body.baseAddress, size)
                 }
             }
         }
@@ -203,7 +212,7 @@ final class ServerCore: Sendable {
         let path = url.map { routes.loggedPath(method: methodText, path: String(cString: $0)) } ?? "-"
         var line = "\(methodText) \(path) \(secured.status) \(tenths / 10).\(tenths % 10) ms"
         if let error { line += " (\(error))" }
-        log(line)
+        log.add(line)
         return result
     }
 

@@ -90,8 +90,14 @@ public struct SiteAuth: Sendable {
     /// False when the browser says the request comes from another site: `Sec-Fetch-Site` other than
     /// `same-origin` or `none`, or an `Origin` that is neither this request's `Host` nor `serve.baseURL`.
     /// A client that sends neither (curl, an old browser) passes: the CSRF value still has to match.
+    /// `Sec-Fetch-Site: same-origin` is enough: the browser sets it and no page can, and Chromium sends
+    /// `Origin: null` on this site's own form posts, since every page has `Referrer-Policy: no-referrer`
+    /// (found by `ServeBrowserDriveTests`, which clicks the forms' buttons).
     public func isSameOrigin(_ request: WebRequest) -> Bool {
-        if let site = request.header("sec-fetch-site")?.lowercased(), site != "same-origin", site != "none" { return false }
+        if let site = request.header("sec-fetch-site")?.lowercased() {
+            if site == "same-origin" { return true }
+            if site != "none" { return false }
+        }
         guard let origin = request.header("origin") else { return true }
         guard let parsed = Self.origin(of: origin) else { return false }
         if let baseOrigin, parsed == baseOrigin { return true }

@@ -26,6 +26,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var hostNames: [String] = []
     /// One line per request through the server's `log` (errors are logged either way).
     public var accessLog = true
+    /// `serve.trustedProxies`: peers whose `Forwarded`/`X-Forwarded-For` names the client (`ForwardedClient`).
+    public var trustedProxies: [String] = []
 
     public init(listen: ListenAddress) {
         self.listen = listen

@@ -19,20 +19,26 @@ final class RawConnection {
     /// The socket is kept only once connected: a throwing init of a fully initialised class runs
     /// `deinit`, and closing a failed socket there too would close whatever reused its number
     /// meanwhile (a server's connection, in a test running beside this one).
-    init(port: UInt16, receiveTimeout: Double = 10) throws {
+    /// `source`: the loopback address to connect from (`127.0.0.2` is another client to the server).
+    init(port: UInt16, receiveTimeout: Double = 10, source: String = "127.0.0.1") throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        /// `call` (bind or connect) on `host:port`; the socket is closed when it fails.
+        func on(_ host: String, _ port: UInt16, _ call: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32) throws {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr(host)
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { call(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard result == 0 else {
+                let code = errno
+                close(fd)
+                throw RawHTTPError.connect(code)
+            }
         }
-        guard connected == 0 else {
-            let code = errno
-            close(fd)
-            throw RawHTTPError.connect(code)
-        }
+        try on(source, 0, bind)
+        try on("127.0.0.1", port, connect)
         self.fd = fd
         var timeout = timeval(tv_sec: Int(receiveTimeout), tv_usec: Int((receiveTimeout - receiveTimeout.rounded(.down)) * 1e6))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -81,7 +87,8 @@ final class RawConnection {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         var body = Array(data[(end + 4)...])
-        if let length = headers["content-length"].flatMap(Int.init) {
+        // A 304's Content-Length is the 200's (RFC 9110 section 8.6): it has no body to wait for.
+        if status != 304, let length = headers["content-length"].flatMap(Int.init) {
             while body.count < length {
                 let before = data.count
                 guard try fill() else { break }
@@ -99,8 +106,9 @@ final class RawConnection {
 }
 
 /// One request on a fresh connection.
-func request(_ port: UInt16, _ method: String, _ target: String, headers: [String: String] = [:], body: [UInt8] = []) throws -> RawResponse {
-    let connection = try RawConnection(port: port)
+func request(_ port: UInt16, _ method: String, _ target: String, headers: [String: String] = [:], body: [UInt8] = [],
+             source: String = "127.0.0.1") throws -> RawResponse {
+    let connection = try RawConnection(port: port, source: source)
     var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
     for (name, value) in headers { head += "\(name): \(value)\r\n" }
     if !body.isEmpty || method == "POST" || method == "PATCH" { head += "Content-Length: \(body.count)\r\n" }

@@ -80,6 +80,35 @@ import Testing
         }
     }
 
+    /// The WHEN parser's refusals (start, end, until) and a refused repeat rule, beside their field
+    /// in the reader's language; English keeps the command line's own words.
+    @Test(arguments: [
+        ("de_DE", "Zeitangabe 'tomorow 9am' nicht lesbar: 'tomorow' ist unbekannt (meinten Sie 'tomorrow'?)", "wird nicht angenommen: erwartet daily"),
+        ("ja_JP", "日時 'tomorow 9am' を読み取れません: 'tomorow' は解釈できません", "は受け付けられません"),
+        ("fr_FR", "impossible de lire la date 'tomorow 9am' : 'tomorow' n'est pas compris", "est refusé : attendu daily"),
+        ("es_ES", "no se puede leer la fecha 'tomorow 9am': no se entiende 'tomorow'", "no se acepta: se esperaba daily"),
+        ("en_US", "cannot read time \"tomorow 9am\": \"tomorow\" is not", "expected daily, weekly, monthly, yearly, none or an RRULE"),
+    ])
+    func theParsersAndRepeatRulesRefusalsAreInTheReadersLanguage(locale: String, when: String, refusedRule: String) throws {
+        let (sandbox, csrf) = try Self.sandbox(config: "{ locale: \"\(locale)\" }")
+        func refusal(_ fields: [String: String], _ field: String) throws -> String {
+            let response = try sandbox.post("/events", form: Self.newEvent.merging(fields.merging(["csrf": csrf]) { $1 }) { $1 })
+            #expect(response.status == 400)
+            let html = try #require(firstMatch(#"<p class="error" id="e-\#(field)">([^<]*)</p>"#, in: response.text), "no message beside \(field)")
+            return html.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+        }
+        for (fields, field) in [(["start": "tomorow 9am"], "start"), (["end": "tomorow 9am"], "end"),
+                                (["recurrence": "weekly", "until": "tomorow 9am"], "until")] {
+            let shown = try refusal(fields, field)
+            #expect(shown.contains(when), "\(field): \(shown)")
+        }
+        for rule in ["fortnightly", "FREQ=FORTNIGHTLY"] {
+            let shown = try refusal(["recurrence": rule], "recurrence")
+            #expect(shown.contains(refusedRule) || locale == "en_US" && shown.contains("is refused"), "\(rule): \(shown)")
+            #expect(shown.contains(rule), "\(rule): \(shown)")
+        }
+    }
+
     @Test func editingTheWholeEventKeepsWhatTheFormLeftAlone() throws {
         let (sandbox, csrf) = try Self.sandbox()
         let id = try Self.createdID(try sandbox.post("/events", form: Self.newEvent.merging(["csrf": csrf]) { $1 }))

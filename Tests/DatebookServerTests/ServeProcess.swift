@@ -94,10 +94,11 @@ final class ServeSandbox: @unchecked Sendable {  // used from one test at a time
         try request(port, "GET", path, headers: headers)
     }
 
-    func post(_ path: String, form: [String: String], headers: [String: String] = [:]) throws -> RawResponse {
+    /// A form POST, from `source` (a loopback address: another client to the server).
+    func post(_ path: String, form: [String: String], headers: [String: String] = [:], source: String = "127.0.0.1") throws -> RawResponse {
         let body = form.map { "\($0.key)=\(formEncode($0.value))" }.joined(separator: "&")
         return try request(port, "POST", path, headers: headers.merging(["Content-Type": "application/x-www-form-urlencoded"]) { $1 },
-                           body: Array(body.utf8))
+                           body: Array(body.utf8), source: source)
     }
 }
 

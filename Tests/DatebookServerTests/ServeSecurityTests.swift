@@ -190,7 +190,7 @@ import Testing
         #expect(changed.header("ETag") != etag && changed.body != first.body)
     }
 
-    @Test func a304HasNoContentLengthAndWeakTagsStarAndDatesMatch() throws {
+    @Test func a304HasTheContentLengthOfThe200AndWeakTagsStarAndDatesMatch() throws {
         let sandbox = try ServeAPITests.demoWithAlert()
         let first = try sandbox.get("/calendar.ics")
         let etag = try #require(first.header("ETag")), modified = try #require(first.header("Last-Modified"))
@@ -199,12 +199,45 @@ import Testing
                         ["If-Modified-Since": modified]] {
             let response = try sandbox.get("/calendar.ics", headers: headers)
             #expect(response.status == 304, "\(headers)")
-            #expect(response.header("Content-Length") == nil, "\(headers): a 304 with Content-Length \(response.header("Content-Length") ?? "")")
+            #expect(response.header("Content-Length") == String(first.body.count), "\(headers): a 304 with Content-Length \(response.header("Content-Length") ?? "none")")
             #expect(response.header("Transfer-Encoding") == nil, "\(headers)")
             #expect(response.body.isEmpty && response.header("ETag") == etag && response.header("Last-Modified") == modified)
         }
         #expect(try sandbox.get("/calendar.ics", headers: ["If-None-Match": "W/\"other\""]).status == 200)
         #expect(try sandbox.get("/calendar.ics", headers: ["If-Modified-Since": "Thu, 01 Jan 2004 00:00:00 GMT"]).status == 200)
+    }
+
+    /// Read off the socket: each 304 is its head alone (no `0` chunk, no `Content-Length: 0`), and the
+    /// connection carries the next request.
+    @Test func a304KeepsTheConnectionAndSendsOnlyItsHead() throws {
+        let sandbox = try ServeAPITests.demoWithAlert()
+        let first = try sandbox.get("/calendar.ics")
+        let etag = try #require(first.header("ETag"))
+        let connection = try RawConnection(port: sandbox.port)
+        let conditional = "GET /calendar.ics HTTP/1.1\r\nHost: 127.0.0.1:\(sandbox.port)\r\nIf-None-Match: \(etag)\r\n\r\n"
+        #expect(connection.send(conditional + conditional))
+        var bytes: [UInt8] = []
+        let separator = Array("\r\n\r\n".utf8)
+        func heads() -> Int { bytes.indices.dropLast(3).filter { Array(bytes[$0..<$0 + 4]) == separator }.count }
+        while heads() < 2 {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(connection.fd, &buffer, buffer.count, 0)
+            try #require(count > 0, "the connection closed after \(heads()) of two 304s: \(String(decoding: bytes, as: UTF8.self))")
+            bytes += buffer.prefix(count)
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        let responses = text.components(separatedBy: "\r\n\r\n")
+        #expect(responses.count == 3 && responses[2].isEmpty, "bytes after the second head: \(responses.last ?? "")")
+        for head in responses.prefix(2) {
+            let lines = head.components(separatedBy: "\r\n")
+            #expect(lines.first == "HTTP/1.1 304 Not Modified", "\(head)")
+            #expect(lines.filter { $0.lowercased().hasPrefix("content-length:") } == ["Content-Length: \(first.body.count)"], "\(head)")
+            #expect(!lines.contains { $0.lowercased().hasPrefix("transfer-encoding:") || $0.lowercased() == "connection: close" }, "\(head)")
+        }
+        // The same connection answers a third request, a full 200.
+        #expect(connection.send("GET /calendar.ics HTTP/1.1\r\nHost: 127.0.0.1:\(sandbox.port)\r\nConnection: close\r\n\r\n"))
+        let third = try connection.readResponse()
+        #expect(third.status == 200 && third.body == first.body)
     }
 
     @Test func withATokenAndNoFeedTokenThePageOffersAWorkingSecretLink() throws {

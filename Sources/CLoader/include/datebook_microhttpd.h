@@ -171,22 +171,23 @@ static inline ssize_t cmhd_no_body(void *context, uint64_t position, char *buffe
     return MHD_CONTENT_READER_END_OF_STREAM;
 }
 
-/// Queues a response of `status` with `count` headers and a copy of `size` bytes of `body`.
+/// Queues a response of `status` with `count` headers and a copy of `size` bytes of `body`; for a 304,
+/// `size` is the length the 200 would have (no body is sent), or SIZE_MAX when unknown.
 static inline enum MHD_Result cmhd_respond(struct MHD_Connection *connection, unsigned int status,
                                            const char *const *names, const char *const *values, size_t count,
                                            const void *body, size_t size) {
     const struct cmhd_api *api = cmhd();
     if (!api) return MHD_NO;
-    /* A 304 has no body, and RFC 9110 section 8.6 forbids `Content-Length: 0` on it (it may carry
-       only the length the 200 would have). libmicrohttpd 0.9.75 adds that header to every 304 it
-       frames as HTTP/1.1, from a buffer or not, and sends two when the caller adds its own (with
-       MHD_RF_INSANITY_HEADER_CONTENT_LENGTH); a response of unknown size gets chunked framing
-       instead. Only an HTTP/1.0 response of unknown size carries neither: the 304 goes out as one,
-       and the connection closes after it (calendar apps poll every few minutes at most). */
+    /* A 304 has no body, and RFC 9110 section 8.6 allows on it only the `Content-Length` the 200
+       would have. libmicrohttpd 0.9.75 frames a 304 by its response's size and sends no body: a
+       response of the 200's size (a callback it never calls) gives that length and keeps the
+       connection. It adds `Content-Length: 0` to an empty one, and frames one of unknown size as
+       chunked (a `0` chunk a 304 must not have); only as an HTTP/1.0 response of unknown size does a
+       304 go out with no length, and the connection then closes (docs/serve.md, The calendar feed). */
     struct MHD_Response *response;
     if (status == MHD_HTTP_NOT_MODIFIED) {
-        response = api->create_response_from_callback(MHD_SIZE_UNKNOWN, 1024, cmhd_no_body, NULL, NULL);
-        if (response) (void)api->set_response_options(response, MHD_RF_HTTP_VERSION_1_0_RESPONSE, MHD_RO_END);
+        response = api->create_response_from_callback(size == SIZE_MAX ? MHD_SIZE_UNKNOWN : size, 1024, cmhd_no_body, NULL, NULL);
+        if (response && size == SIZE_MAX) (void)api->set_response_options(response, MHD_RF_HTTP_VERSION_1_0_RESPONSE, MHD_RO_END);
     } else {
         response = api->create_response_from_buffer(size, (void *)body, MHD_RESPMEM_MUST_COPY);
     }

@@ -123,6 +123,7 @@ enum ConfigManual {
         "serve.token": "the password of the web pages and the API's bearer token (a SECRET, 128 bits or more: openssl rand -base64 32); required off loopback",
         "serve.feedToken": "a SECRET in the feed's URL (/feeds/FEEDTOKEN/calendar.ics) so calendar apps can subscribe without a login",
         "serve.accessLog": "false: no line per request on stderr (default true; errors are logged either way)",
+        "serve.trustedProxies": "reverse proxies' numeric addresses ([\"127.0.0.1\"]): a request from one counts failed logins under the client its Forwarded or X-Forwarded-For header names",
         "caldav[].name": "the account's name, as 'datebook caldav sync NAME' takes it",
         "caldav[].url": "the server's https:// or http:// URL; discovery finds the calendars from there",
         "caldav[].username": "the login",

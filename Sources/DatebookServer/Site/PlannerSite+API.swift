@@ -80,12 +80,13 @@ extension PlannerSite {
 
     /// `GET /calendar.ics`: `datebook export --format ics`, with a weak `ETag` (the content's) and
     /// `Last-Modified`. `If-None-Match` (weak comparison, `*` matches) or, without it,
-    /// `If-Modified-Since` at or after `Last-Modified` gets 304, with no body and no `Content-Length`.
+    /// `If-Modified-Since` at or after `Last-Modified` gets 304, with no body and the 200's
+    /// `Content-Length` (RFC 9110 section 8.6), on a connection kept open.
     func calendarFeed(_ request: WebRequest, _: RouteParameters) throws -> WebResponse {
         let entry = try feedDocument()
         let headers: [(name: String, value: String)] = [("ETag", entry.etag), ("Last-Modified", entry.lastModified), ("Cache-Control", "no-cache")]
         if FeedDocument.notModified(entry, ifNoneMatch: request.header("if-none-match"), ifModifiedSince: request.header("if-modified-since")) {
-            return WebResponse(status: 304, headers: headers)
+            return WebResponse(status: 304, headers: headers + [("Content-Length", String(entry.body.count))])
         }
         return WebResponse(status: 200, headers: [("Content-Type", "text/calendar; charset=utf-8")] + headers, body: entry.body)
     }

@@ -139,10 +139,36 @@ extension PlannerSite {
     /// A refused field's message in the reader's words where the catalogue has them (`checkEmpty`
     /// …, with `{field}` and `{start}` the page's field names), else the command line's in English
     /// with the page's field names.
-    func message(_ error: EventFieldError) -> String {
+    func message(_ error: EventFieldError, form: EventForm) -> String {
         let label = { (field: EventField) in words.text("webField." + field.rawValue) }
-        guard let check = error.check else { return error.message(naming: label) }
+        // An English reader gets the store's own words for the rest: they name what was expected.
+        let derived = words.language == "en" ? nil : check(of: error.field, form)
+        guard let check = error.check ?? derived else { return error.message(naming: label) }
         return words.text(check.key, check.values.merging(["field": label(error.field), "start": label(.start)]) { $1 })
+    }
+
+    /// The catalogue key of a refusal the store words only in English: the WHEN parser's, asked
+    /// again for the refused field's text (the same parser the store used, so the same word is
+    /// named), and a refused repeat rule. Nil for the others (the command line's words then).
+    func check(of field: EventField, _ form: EventForm) -> (key: String, values: [String: String])? {
+        let whenText: String
+        switch field {
+        case .recurrence: return ("checkRepeat", ["value": form.recurrence])
+        case .start: whenText = form.start
+        case .end: whenText = form.end
+        case .until: whenText = form.until
+        default: return nil
+        }
+        let zone = (try? form.zone(default: settings.calendar.timeZone)) ?? settings.calendar.timeZone
+        do {
+            _ = try parser(zone).parse(whenText)
+            return nil
+        } catch let error as WhenError {
+            let values = ["value": error.input, "token": error.token, "suggestion": error.suggestion ?? ""]
+            return (error.suggestion == nil ? "checkWhen" : "checkWhenSuggestion", values)
+        } catch {
+            return nil
+        }
     }
 
     /// The form page: every input with its label in the reader's language, the refused one marked
@@ -152,7 +178,7 @@ extension PlannerSite {
         let label = { (field: EventField) in words.text("webField." + field.rawValue) }
         var fields: [String: MustacheValue] = [:]
         for field in EventField.allCases {
-            fields[field.rawValue] = ["label": .string(label(field)), "error": error?.field == field ? .string(error.map(message) ?? "") : .null]
+            fields[field.rawValue] = ["label": .string(label(field)), "error": error?.field == field ? .string(error.map { message($0, form: form) } ?? "") : .null]
         }
         let colors: [MustacheValue] = EventColor.allCases.map { color in
             ["name": .string(color.rawValue), "selected": .bool(color.rawValue == form.color)]

@@ -10,13 +10,13 @@ extension PlannerSite {
         let now = settings.now()
         // Made (a store write) before the cache's key is read, so the first page is not made twice.
         _ = try feedToken(making: true)
-        let body = try agenda.value(storePath: settings.storePath, extra: [String(now.timeIntervalSince1970)]) { _ in
-            Array(try renderAgenda(request, now: now).utf8)
+        let page = try agenda.value(storePath: settings.storePath, extra: [String(now.timeIntervalSince1970)]) { _ in
+            PlaceholderPage(Array(try renderAgenda(request, now: now).utf8), placeholder: Array(csrfPlaceholder.utf8))
         }
-        return Self.planner(Self.replacing(Array(csrfPlaceholder.utf8), with: Array(auth.csrf(for: request).utf8), in: body))
+        return Self.planner(page.filled(with: Array(auth.csrf(for: request).utf8)))
     }
 
-    /// `body` with every `placeholder` replaced (the cached agenda's CSRF placeholder by the session's value).
+    /// `body` with every `placeholder` replaced (the plain path `PlaceholderPage` is tested against).
     static func replacing(_ placeholder: [UInt8], with value: [UInt8], in body: [UInt8]) -> [UInt8] {
         guard let first = placeholder.first else { return body }
         var out: [UInt8] = []

@@ -44,7 +44,7 @@ public struct PlannerSite: Sendable {
     public let locale: DigestLocale
     let stylesheet: [UInt8]
     let feed = StoreCache<FeedDocument>()
-    let agenda = StoreCache<[UInt8]>()
+    let agenda = StoreCache<PlaceholderPage>()
     /// Where the server listens, known once it has bound its port.
     let served = SharedValue(ListenAddress.standard.description)
     /// The feed token made in the store, once read.
