@@ -18,10 +18,25 @@ public struct SQLDialect: Sendable, Equatable {
     /// Makes `ORDER BY text` byte order: SQLite's default (BINARY) already is; PostgreSQL's
     /// database collation is not, so it is asked for `COLLATE "C"`.
     let byteOrder: String
+    /// Run by `lockPlanning` inside a pass's transaction, if any: PostgreSQL's transaction-level
+    /// advisory lock keyed by the schema (the key is the text datebook has always hashed); SQLite's
+    /// `BEGIN IMMEDIATE` already holds the only write lock.
+    let planningLock: String?
+    /// A query whose one number changes whenever another connection commits (`dataVersion`):
+    /// SQLite's `PRAGMA data_version`, the `data_version` sequence PostgreSQL's triggers bump.
+    let dataVersion: String
+    /// A query whose rows say `ok` or list what is damaged (`integrityCheck`): the server keeps its
+    /// own pages, so PostgreSQL's answer is always `ok`.
+    let integrityCheck: String
 
-    public static let sqlite = SQLDialect(kind: .sqlite, hasFile: true, skipLocked: "", byteOrder: "")
+    public static let sqlite = SQLDialect(kind: .sqlite, hasFile: true, skipLocked: "", byteOrder: "",
+                                          planningLock: nil, dataVersion: "PRAGMA data_version",
+                                          integrityCheck: "PRAGMA integrity_check")
     public static let postgres = SQLDialect(kind: .postgres, hasFile: false, skipLocked: " FOR UPDATE SKIP LOCKED",
-                                            byteOrder: " COLLATE \"C\"")
+                                            byteOrder: " COLLATE \"C\"",
+                                            planningLock: "SELECT pg_advisory_xact_lock(hashtext('datebook planning ' || current_schema()))",
+                                            dataVersion: "SELECT last_value FROM data_version",
+                                            integrityCheck: "SELECT 'ok'")
 
     /// The dialect of the store a location names: a `postgresql://` or `postgres://` URL, else a file.
     public static func of(location: String) -> SQLDialect {
