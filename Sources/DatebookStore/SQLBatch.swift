@@ -22,10 +22,15 @@ struct SQLBatch: Sendable {
     let texts: [String]
     /// The parameters of one row.
     let parameters: Int
+    /// The same statement for one row, its parameters numbered as the first row's, without the
+    /// values list (`UPDATE … WHERE key = $3`): used for a batch of one, and for every row where
+    /// the dialect runs rows one by one (`SQLDialect.rowStatements`).
+    let single: String?
 
     /// `make` writes the statement around its values list (`VALUES (…), (…)`); the rows' parameters
     /// are numbered after the `shared` ones (`$1…$shared`).
-    init(shared: Int, columns: [Column], _ make: (String) -> String) {
+    init(shared: Int, columns: [Column], single: String? = nil, _ make: (String) -> String) {
+        self.single = single
         let parameters = columns.filter { if case .verbatim = $0 { false } else { true } }.count
         self.parameters = parameters
         texts = Self.sizes.map { size in
@@ -51,15 +56,17 @@ struct SQLBatch: Sendable {
 
 extension SQLDatabase {
     /// Runs `batch` over `items` (each made into its row's values by `values`) after the `shared`
-    /// values, in as few statements as `SQLBatch.sizes` allow: one transaction when more than one
-    /// (a single statement is atomic on its own). The rows changed, in all.
+    /// values, in as few statements as `SQLBatch.sizes` allow (or one per row, `SQLBatch.single`):
+    /// one transaction when more than one (a single statement is atomic on its own). The rows
+    /// changed, in all.
     @discardableResult
     func run<Item>(_ batch: SQLBatch, shared: [SQLValue], _ items: [Item], values: (Item) -> [SQLValue],
                    row: (Row) throws -> Void = { _ in }) throws -> Int {
         func runAll() throws -> Int {
             var changed = 0
             var start = 0
-            for (size, text) in zip(SQLBatch.sizes, batch.texts) {
+            for (size, batchText) in zip(SQLBatch.sizes, batch.texts) where size == 1 || !oneByOne {
+                let text = size == 1 ? batch.single ?? batchText : batchText
                 while items.count - start >= size {
                     var parameters = shared
                     parameters.reserveCapacity(shared.count + size * batch.parameters)
@@ -71,6 +78,8 @@ extension SQLDatabase {
             return changed
         }
         guard !items.isEmpty else { return 0 }
-        return try items.count > SQLBatch.sizes[0] || items.count.nonzeroBitCount > 1 ? transaction(runAll) : runAll()
+        let oneByOne = dialect.rowStatements && batch.single != nil
+        let statements = oneByOne ? items.count : items.count / SQLBatch.sizes[0] + (items.count % SQLBatch.sizes[0]).nonzeroBitCount
+        return try statements > 1 ? transaction(runAll) : runAll()
     }
 }

@@ -28,15 +28,20 @@ public struct SQLDialect: Sendable, Equatable {
     /// A query whose rows say `ok` or list what is damaged (`integrityCheck`): the server keeps its
     /// own pages, so PostgreSQL's answer is always `ok`.
     let integrityCheck: String
+    /// Whether a batch of rows runs as one plain statement per row (`SQLBatch.single`) rather than
+    /// as multi-row statements: SQLite's statements are calls, not round trips, and its
+    /// `WITH … AS (VALUES …) UPDATE … FROM` costs three times a keyed UPDATE for one row
+    /// (bench/results-postgresql.md); PostgreSQL pays a round trip per statement.
+    let rowStatements: Bool
 
     public static let sqlite = SQLDialect(kind: .sqlite, hasFile: true, skipLocked: "", byteOrder: "",
                                           planningLock: nil, dataVersion: "PRAGMA data_version",
-                                          integrityCheck: "PRAGMA integrity_check")
+                                          integrityCheck: "PRAGMA integrity_check", rowStatements: true)
     public static let postgres = SQLDialect(kind: .postgres, hasFile: false, skipLocked: " FOR UPDATE SKIP LOCKED",
                                             byteOrder: " COLLATE \"C\"",
                                             planningLock: "SELECT pg_advisory_xact_lock(hashtext('datebook planning ' || current_schema()))",
                                             dataVersion: "SELECT last_value FROM data_version",
-                                            integrityCheck: "SELECT 'ok'")
+                                            integrityCheck: "SELECT 'ok'", rowStatements: false)
 
     /// The dialect of the store a location names: a `postgresql://` or `postgres://` URL, else a file.
     public static func of(location: String) -> SQLDialect {

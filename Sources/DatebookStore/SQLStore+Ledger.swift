@@ -183,7 +183,11 @@ enum LedgerSQL {
 
     /// `$1` the new lease end, `$2` the claimant, `$3` now; per row the key and the lease end this
     /// pass gave it (the fencing token). The keys that may be sent are returned.
-    static let startSending = SQLBatch(shared: 3, columns: [.value, .bigint]) { values in
+    static let startSending = SQLBatch(shared: 3, columns: [.value, .bigint], single: """
+        UPDATE deliveries SET lease_until = $1
+        WHERE key = $4 AND state = 'sending' AND claimed_by = $2 AND lease_until > $3 AND lease_until = CAST($5 AS BIGINT)
+        RETURNING key
+        """) { values in
         """
         WITH claims (claim_key, claim_lease) AS (\(values))
         UPDATE deliveries SET lease_until = $1 FROM claims
@@ -193,7 +197,11 @@ enum LedgerSQL {
     }
 
     /// `$1` now, `$2` the claimant; per row the key, state, reason and next attempt.
-    static let settle = SQLBatch(shared: 2, columns: [.value, .value, .value, .bigint]) { values in
+    static let settle = SQLBatch(shared: 2, columns: [.value, .value, .value, .bigint], single: """
+        UPDATE deliveries SET state = $4, reason = coalesce($5, reason), next_attempt_at = coalesce(CAST($6 AS BIGINT), next_attempt_at),
+            lease_until = NULL, claimed_by = NULL, updated_at = $1, settled_by = claimed_by
+        WHERE key = $3 AND state = 'sending' AND claimed_by = $2
+        """) { values in
         """
         WITH outcomes (outcome_key, outcome_state, outcome_reason, outcome_next) AS (\(values))
         UPDATE deliveries SET state = outcome_state, reason = coalesce(outcome_reason, reason),
@@ -204,7 +212,9 @@ enum LedgerSQL {
     }
 
     /// `$1` the claimant; per row the key and its progress.
-    static let recordProgress = SQLBatch(shared: 1, columns: [.value, .value]) { values in
+    static let recordProgress = SQLBatch(shared: 1, columns: [.value, .value], single: """
+        UPDATE deliveries SET progress = $3 WHERE key = $2 AND state = 'sending' AND claimed_by = $1
+        """) { values in
         """
         WITH accepted (accepted_key, accepted_progress) AS (\(values))
         UPDATE deliveries SET progress = accepted_progress FROM accepted
