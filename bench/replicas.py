@@ -12,9 +12,12 @@
 
 Release build; PostgreSQL 15 (Debian `postgresql`) and nginx-light (scripts/setup.sh --bench) on
 127.0.0.1 from a temporary directory, removed at the end. Writes the "Replicas" section of
-bench/results-postgresql.md.
+bench/results-postgresql.md. With BENCH_BASELINE=PATH (another build's release binary, e.g. the
+main branch's), the throughput rows are measured for that binary too, in the same run, so a change
+is judged against the same machine load.
 
     bench/replicas.py
+    BENCH_BASELINE=/path/to/main/.build/release/datebook bench/replicas.py
 """
 import datetime as dt
 import json
@@ -33,6 +36,8 @@ from scheduler import Nginx, free_port, idle_usage, write_config  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BINARY = os.path.join(ROOT, ".build/release/datebook")
+BUILD = BINARY
+BASELINE = os.environ.get("BENCH_BASELINE")
 PG = "/usr/lib/postgresql/15/bin"
 COUNT = int(os.environ.get("BENCH_ALERTS", "10000"))
 IDLE = int(os.environ.get("BENCH_IDLE_SECONDS", "30"))
@@ -242,6 +247,7 @@ def latency(work, nginx, store):
 
 
 def main():
+    global BINARY
     if not os.path.exists(BINARY):
         sys.exit("no release build: make build")
     work = tempfile.mkdtemp(prefix="datebook-replicas-")
@@ -251,14 +257,20 @@ def main():
         pg = Postgres(work)
         nginx = Nginx(work)
         rows = []
-        for label, replicas, store in [("PostgreSQL", 3, pg.create("throughput")),
-                                       ("SQLite", 1, os.path.join(work, "throughput.sqlite3"))]:
-            rate, elapsed, final, dupes = throughput(work, nginx, store, pg, replicas, label.lower())
-            print(f"{label}, {replicas} replica(s): {COUNT:,} alerts final in {elapsed:.2f} s, {rate:,.0f}/s, "
-                  f"{final} final, {dupes} sent twice", flush=True)
-            rows.append((label, replicas, rate, elapsed, dupes))
-        scale = tick_rate(work, nginx, os.path.join(work, "tick.sqlite3"))
-        print(f"SQLite, 1 × tick: {scale:,.0f}/s", flush=True)
+        for build, binary in [("this build", BUILD)] + ([("baseline", BASELINE)] if BASELINE else []):
+            BINARY = binary
+            tag = "" if build == "this build" else "_baseline"
+            for label, replicas, store in [("PostgreSQL", 3, pg.create("throughput" + tag)),
+                                           ("SQLite", 1, os.path.join(work, f"throughput{tag}.sqlite3"))]:
+                rate, elapsed, final, dupes = throughput(work, nginx, store, pg, replicas, label.lower() + tag)
+                print(f"{build}: {label}, {replicas} replica(s): {COUNT:,} alerts final in {elapsed:.2f} s, {rate:,.0f}/s, "
+                      f"{final} final, {dupes} sent twice", flush=True)
+                rows.append((build, label, f"{replicas} × `run`: {COUNT:,} due alerts until every ledger row is final "
+                             f"({elapsed:.2f} s, {dupes} sent twice)", rate))
+            scale = tick_rate(work, nginx, os.path.join(work, f"tick{tag}.sqlite3"))
+            print(f"{build}: SQLite, 1 × tick: {scale:,.0f}/s", flush=True)
+            rows.append((build, "SQLite", f"1 × `tick` on the same workload", scale))
+        BINARY = BUILD
         idle_store = pg.create("idle")
         subprocess.run([BINARY, "add", "Tomorrow", "--at", "tomorrow 9:00"],
                        env=environment(work, idle_store, write_config(work, nginx.port)), stdout=subprocess.DEVNULL, check=True)
@@ -280,14 +292,11 @@ def main():
         "| store | measure | result | budget | verdict |",
         "|---|---|---:|---:|---|",
     ]
-    for label, replicas, rate, elapsed, dupes in rows:
-        budget = "5,000/s" if label == "PostgreSQL" else ""
-        verdict = ok(rate >= 5000) if label == "PostgreSQL" else ""
-        lines.append(f"| {label} | {replicas} × `run`: {COUNT:,} due alerts until every ledger row is final "
-                     f"({elapsed:.2f} s, {dupes} sent twice) | {rate:,.0f}/s | {budget} | {verdict} |")
+    for build, label, measure, rate in rows:
+        budgeted = label == "PostgreSQL" and build == "this build"
+        name = label if build == "this build" else f"{label}, baseline (`{BASELINE}`)"
+        lines.append(f"| {name} | {measure} | {rate:,.0f}/s | {'5,000/s' if budgeted else ''} | {ok(rate >= 5000) if budgeted else ''} |")
     lines += [
-        f"| SQLite | 1 × `tick` on the same workload, for scale (bench/results.md measured it at a quieter time) "
-        f"| {scale:,.0f}/s | | |",
         f"| PostgreSQL | idle `run`: CPU over {IDLE} s | {cpu:.3f} % | ≈ 0 | {ok(cpu < 0.5)} |",
         f"| PostgreSQL | idle `run`: RSS | {rss:.1f} MB | 30 MB | {ok(rss <= 30)} |",
         f"| PostgreSQL | alert already due of an event added by another process, 3 idle replicas "

@@ -254,5 +254,23 @@ extension PostgresStore {
         CREATE INDEX events_recurring_listing ON events (id, title, start_key, all_day, symbol, color, task_count, open_count)
             WHERE recurrence IS NOT NULL;
         """,
+        // Version 13. One schema on both backends (issue 30; Sources/DatebookStore/StoreSchema.swift): the
+        // per-event alert lead lists in use are kept in `alert_lead_sets` by statement triggers, as SQLite
+        // keeps them, so a pass reads a few rows instead of every event's.
+        """
+        CREATE TABLE alert_lead_sets (alerts TEXT PRIMARY KEY);
+        INSERT INTO alert_lead_sets (alerts) SELECT DISTINCT alerts FROM events WHERE alerts > '';
+        CREATE FUNCTION remember_alert_lead_sets() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+            INSERT INTO alert_lead_sets (alerts) SELECT DISTINCT alerts FROM touched_events WHERE alerts > '' ON CONFLICT DO NOTHING;
+            RETURN NULL;
+        END $$;
+        DO $$ BEGIN
+            EXECUTE format('ALTER FUNCTION remember_alert_lead_sets() SET search_path = %I', current_schema());
+        END $$;
+        CREATE TRIGGER events_alert_sets_insert AFTER INSERT ON events REFERENCING NEW TABLE AS touched_events
+            FOR EACH STATEMENT EXECUTE FUNCTION remember_alert_lead_sets();
+        CREATE TRIGGER events_alert_sets_update AFTER UPDATE ON events REFERENCING NEW TABLE AS touched_events
+            FOR EACH STATEMENT EXECUTE FUNCTION remember_alert_lead_sets();
+        """,
     ]
 }

@@ -157,8 +157,6 @@ public final class PostgresStore: PlannerStore {
     /// The server manages its own memory.
     public func limitPageCache(kibibytes: Int) throws {}
 
-    public func integrityCheck() throws -> String { "ok" }
-
     /// The schema version recorded in `meta`.
     public func userVersion() throws -> Int {
         let rows = try query("SELECT value FROM meta WHERE name = 'schema_version'")
@@ -198,12 +196,6 @@ public final class PostgresStore: PlannerStore {
         guard rows.count > 0 else { return nil }
         try Store.checkKnown(version: rows.int(0, 0), path: location, known: Self.schemaVersion)
         return rows.int(0, 0)
-    }
-
-    /// A value the next write by any connection changes (a sequence bumped by statement triggers).
-    public func dataVersion() throws -> Int {
-        let rows = try query("SELECT last_value FROM data_version")
-        return rows.count > 0 ? rows.int(0, 0) : 0
     }
 }
 

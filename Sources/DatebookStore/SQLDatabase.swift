@@ -33,15 +33,35 @@ public struct SQLDialect: Sendable, Equatable {
     /// planner otherwise takes the id index plus a table row per event over the covering partial
     /// index `events_recurring_listing`; PostgreSQL's planner picks its copy of that index itself.
     let recurringListing: String
+    /// Run by `lockPlanning` inside a pass's transaction, if any: PostgreSQL's transaction-level
+    /// advisory lock keyed by the schema (the key is the text datebook has always hashed); SQLite's
+    /// `BEGIN IMMEDIATE` already holds the only write lock.
+    let planningLock: String?
+    /// A query whose one number changes whenever another connection commits (`dataVersion`):
+    /// SQLite's `PRAGMA data_version`, the `data_version` sequence PostgreSQL's triggers bump.
+    let dataVersion: String
+    /// A query whose rows say `ok` or list what is damaged (`integrityCheck`): the server keeps its
+    /// own pages, so PostgreSQL's answer is always `ok`.
+    let integrityCheck: String
+    /// Whether a batch of rows runs as one plain statement per row (`SQLBatch.single`) rather than
+    /// as multi-row statements: SQLite's statements are calls, not round trips, and its
+    /// `WITH … AS (VALUES …) UPDATE … FROM` costs three times a keyed UPDATE for one row
+    /// (bench/results-postgresql.md); PostgreSQL pays a round trip per statement.
+    let rowStatements: Bool
 
     public static let sqlite = SQLDialect(kind: .sqlite, hasFile: true, skipLocked: "", byteOrder: "",
                                           locksRows: false, insertionOrder: "rowid", beginSnapshot: "BEGIN",
-                                          recurringListing: " INDEXED BY events_recurring_listing")
+                                          recurringListing: " INDEXED BY events_recurring_listing",
+                                          planningLock: nil, dataVersion: "PRAGMA data_version",
+                                          integrityCheck: "PRAGMA integrity_check", rowStatements: true)
     public static let postgres = SQLDialect(kind: .postgres, hasFile: false, skipLocked: " FOR UPDATE SKIP LOCKED",
                                             byteOrder: " COLLATE \"C\"",
                                             locksRows: true, insertionOrder: "id",
                                             beginSnapshot: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
-                                            recurringListing: "")
+                                            recurringListing: "",
+                                            planningLock: "SELECT pg_advisory_xact_lock(hashtext('datebook planning ' || current_schema()))",
+                                            dataVersion: "SELECT last_value FROM data_version",
+                                            integrityCheck: "SELECT 'ok'", rowStatements: false)
 
     /// The dialect of the store a location names: a `postgresql://` or `postgres://` URL, else a file.
     /// Code above the store asks this, not the location's spelling, what a store is (`hasFile`).

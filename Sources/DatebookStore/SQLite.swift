@@ -179,7 +179,7 @@ extension UnsafeBufferPointer<UInt8> {
     }
 }
 
-/// A result row as the readers both backends share (`Store.event(from:)`, `Store.entry(from:)`)
+/// A result row as the readers both backends share (`Store.event(from:)`, `LedgerSQL.entry(from:)`)
 /// see it: columns by position. `SQLiteStatement` reads SQLite's row in place; `PostgresRow` a
 /// libpq result's.
 protocol ColumnReader {

@@ -296,6 +296,12 @@ extension Store {
         """
         ALTER TABLE deliveries ADD COLUMN progress TEXT;
         """,
+        // Version 19. One schema on both backends (issue 30; Sources/DatebookStore/StoreSchema.swift): the
+        // lease's end is `lease_until` and the scheduler's marks live in `meta`, as in PostgreSQL.
+        """
+        ALTER TABLE deliveries RENAME COLUMN claimed_until TO lease_until;
+        ALTER TABLE scheduler_meta RENAME TO meta;
+        """,
     ]
 
     /// Work a migration's SQL cannot do, run right after it (keyed by the version it reaches).

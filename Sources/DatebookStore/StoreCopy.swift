@@ -33,17 +33,11 @@ public struct StoreCopy {
     static let tables: [Table] = [
         Table(name: "event_sources", columns: ["event_id", "calendar", "uid"]),
         Table(name: "feeds", columns: PostgresStore.feedColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }),
-        Table(name: "deliveries", columns: ledgerColumns(lease: "lease_until"), sqliteColumns: ledgerColumns(lease: "claimed_until")),
+        Table(name: "deliveries", columns: LedgerSQL.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            + ["created_at"]),
         Table(name: "secrets", columns: ["name", "value", "created_at"]),
         Table(name: "used_action_links", columns: ["id", "action", "event_id", "used_at", "expires_at"]),
     ]
-
-    /// The ledger's columns, as the backends read them plus `created_at`; the lease's end is
-    /// `claimed_until` in SQLite, `lease_until` in PostgreSQL.
-    static func ledgerColumns(lease: String) -> [String] {
-        PostgresStore.ledgerColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-            .map { $0 == "lease_until" ? lease : $0 } + ["created_at"]
-    }
 
     /// Every table a copy counts, in the order of its report.
     public static let countedTables = ["events", "tasks"] + tables.map(\.name) + ["last pass"]

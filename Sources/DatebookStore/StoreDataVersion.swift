@@ -33,6 +33,6 @@ public final class StoreDataVersion: Sendable {
             return { try store.dataVersion() }
         }
         let db = try Store.openForReading(location)
-        return { Int(try db.integer("PRAGMA data_version")) }
+        return { Int(try db.integer(SQLDialect.sqlite.dataVersion)) }
     }
 }

@@ -242,7 +242,7 @@ struct PostgresStoreTests {
         let database = String(url.split(separator: "/").last ?? "")
         let store = try PostgresStore(url: url + "?schema=team_planner")
         #expect(store.location == url + "?schema=team_planner")
-        #expect(try server.sql("SELECT count(*) FROM pg_tables WHERE schemaname = 'team_planner'", database: database) == "16")
+        #expect(try server.sql("SELECT count(*) FROM pg_tables WHERE schemaname = 'team_planner'", database: database) == String(StoreSchema.current.on(.postgres).tables.count))
         #expect(try server.sql("SELECT count(*) FROM pg_tables WHERE schemaname NOT IN ('team_planner', 'pg_catalog', 'information_schema')",
                                database: database) == "0")
     }
