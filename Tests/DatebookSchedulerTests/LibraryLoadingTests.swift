@@ -70,25 +70,27 @@ import Testing
         for (soname, package) in Self.libraries {
             let doctor = try run(["doctor", "--libraries"], hiding: soname, in: sandbox, module: module)
             #expect(doctor.code == 1, "\(doctor.out)")
-            #expect(doctor.out.contains("warn  library \(soname): cannot load \(soname) (cannot open shared object file"), "\(doctor.out)")
+            #expect(doctor.out.contains("warn  library \(soname): cannot load \(soname) ("), "\(doctor.out)")
             #expect(doctor.out.contains("needs it; install the Debian package \(package)\n"), "\(doctor.out)")
             #expect(doctor.out.split(separator: "\n").filter { $0.hasPrefix("ok    library ") }.count == Self.libraries.count - 1)
         }
 
-        // The commands that need one: a PostgreSQL store, serve, a test message.
+        // The commands that need one: a PostgreSQL store, serve, a test message. The reason in the
+        // parentheses is glibc's dlerror(), whose text for a name the audit module hid depends on
+        // the process (a serve process was once told "wrong ELF class"), so only its place is checked.
         let store = try run(["list", "--store", "postgresql://postgres@127.0.0.1:1/nothing"], hiding: "libpq.so.5", in: sandbox, module: module)
         #expect(store.code != 0)
-        #expect(store.err.contains("cannot load libpq.so.5 (cannot open shared object file"), "\(store.err)")
+        #expect(store.err.contains("cannot load libpq.so.5 ("), "\(store.err)")
         #expect(store.err.contains("a PostgreSQL store needs it; install the Debian package libpq5"), "\(store.err)")
 
         let serve = try run(["serve", "--listen", "127.0.0.1:0"], hiding: "libmicrohttpd.so.12", in: sandbox, module: module)
         #expect(serve.code != 0)
-        #expect(serve.err.contains("cannot load libmicrohttpd.so.12 (cannot open shared object file"), "\(serve.err)")
+        #expect(serve.err.contains("cannot load libmicrohttpd.so.12 ("), "\(serve.err)")
         #expect(serve.err.contains("datebook serve needs it; install the Debian package libmicrohttpd12"), "\(serve.err)")
 
         let send = try run(["channels", "test", "hook"], hiding: "libcurl.so.4", in: sandbox, module: module)
         #expect(send.code != 0)
-        #expect((send.out + send.err).contains("cannot load libcurl.so.4 (cannot open shared object file"), "\(send.out)\(send.err)")
+        #expect((send.out + send.err).contains("cannot load libcurl.so.4 ("), "\(send.out)\(send.err)")
         #expect((send.out + send.err).contains("install the Debian package libcurl4"), "\(send.out)\(send.err)")
         #expect(try sink.requests().isEmpty)
     }
