@@ -50,15 +50,25 @@ extension Scheduler {
     /// The occurrence of `event` that starts at `start`, if the event still has one there: its own
     /// start for a single event, one instance of the rule for a recurring one.
     func currentOccurrence(of event: Event, at start: Date) throws -> Occurrence? {
-        guard event.recurrence != nil else {
+        guard let rule = event.recurrence else {
             let occurrence = Occurrence(event: event, calendar: calendar)
             return occurrence.start == start ? occurrence : nil
         }
-        var found: Occurrence?
-        try store.forEachOccurrence(from: start, to: start.addingTimeInterval(1), calendar: calendar) { occurrence in
-            if occurrence.event.id == event.id { found = occurrence }
+        // The event's own rule expanded over the one second of its occurrence key, as the store's
+        // listings expand it (RecurrenceExpander). Asking the store's listing for that second read
+        // every recurring event once per alert: most of `preview --days 30`'s time on 20,000 events.
+        let occurrence = Occurrence(event: event, start: start)
+        let instance = occurrence.instanceStart(in: calendar.timeZone)
+        // An all-day or floating start is a date or a wall-clock time: `start` must be where it begins.
+        guard instance.resolved(in: calendar) == start else { return nil }
+        let key: Int64
+        switch instance {
+        case .instant(let date): key = Int64(date.timeIntervalSince1970.rounded(.down))
+        case .allDay(let day): key = Int64(day.dayNumber) * 86_400
+        case .floating(let time): key = time.wallSeconds
         }
-        return found
+        let keys = RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone, recurrence: rule, window: key..<(key + 1)).keys
+        return keys.isEmpty ? nil : occurrence
     }
 
     func builder(now: Date, makingKey: Bool) throws -> Builder {

@@ -100,6 +100,9 @@ import Testing
         let store = try StoreOpener.open(daemon.sandbox.store)
         let claimant = Scheduler.hostName + ":\(daemon.process.processIdentifier)"
         #expect(try store.schedulers(seenSince: Date().addingTimeInterval(-60)).map(\.claimant) == [claimant])
+        // The outcome is recorded once the transfer ends, a moment after the sink has the request.
+        let recorded = Date().addingTimeInterval(10)
+        while try store.delivery(key: key)?.settledBy == nil, Date() < recorded { usleep(20_000) }
         #expect(try store.delivery(key: key)?.settledBy == claimant)
         // Idle, it waits on a socket and its timer: no polling.
         usleep(1_000_000)
