@@ -21,6 +21,8 @@ public final class Browser {
     }
 
     let home: String
+    /// Chromium's TMPDIR, short (`NSTemporaryDirectory()/cr-XXXXXX`), removed with `home`.
+    let sockets: String
     let pid: pid_t
     let toBrowser: Int32
     let fromBrowser: Int32
@@ -34,6 +36,9 @@ public final class Browser {
     /// Starts `chromium` and opens one page on about:blank.
     public init(chromium: String = "/usr/bin/chromium") throws {
         home = makeScratchFolder("chromium")
+        var template = Array((NSTemporaryDirectory() + "cr-XXXXXX").utf8CString)
+        sockets = template.withUnsafeMutableBufferPointer { $0.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) } } ?? home
+        Reaper.watch(folder: sockets)
         var input: [Int32] = [0, 0], output: [Int32] = [0, 0]
         guard pipe(&input) == 0, pipe(&output) == 0 else { throw Failure.start("pipe: errno \(errno)") }
         // Close-on-exec: only the dup2'd copies (fds 3 and 4) reach the browser.
@@ -53,7 +58,10 @@ public final class Browser {
         posix_spawnattr_setpgroup(&attributes, 0)
         let arguments = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
                          "--remote-debugging-pipe", "--user-data-dir=\(home)/profile", "about:blank"]
-        let environment = ["HOME=\(home)", "PATH=/usr/bin:/bin", "XDG_CONFIG_HOME=\(home)/config", "XDG_CACHE_HOME=\(home)/cache", "LANG=C.UTF-8"]
+        // TMPDIR too: Chromium's singleton socket folder (org.chromium.Chromium.*) goes there, else
+        // into /tmp for good. A short path of its own: the socket's path must fit in 108 bytes.
+        let environment = ["HOME=\(home)", "PATH=/usr/bin:/bin", "XDG_CONFIG_HOME=\(home)/config", "XDG_CACHE_HOME=\(home)/cache",
+                           "TMPDIR=\(sockets)", "LANG=C.UTF-8"]
         var argv = arguments.map { strdup($0) } + [nil], envp = environment.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var child: pid_t = 0
@@ -64,6 +72,7 @@ public final class Browser {
             Glibc.close(input[1])
             Glibc.close(output[0])
             removeScratchFolder(home)
+            removeScratchFolder(sockets)
             throw Failure.start("posix_spawn: \(spawned)")
         }
         pid = child
@@ -91,6 +100,7 @@ public final class Browser {
         var status: Int32 = 0
         _ = waitpid(pid, &status, 0)
         removeScratchFolder(home)
+        removeScratchFolder(sockets)
     }
 
     // MARK: the protocol
