@@ -73,6 +73,10 @@ extension Scheduler {
                         unrecorded.outcomes.append(decide(entry, outcome, now: now))
                     }
                 }
+                // Written now, not with the next fence: when no transfer starts after them (the tail
+                // of a batch), held outcomes waited for the slowest transfer, and on a loaded host
+                // their leases could run out first, so another replica sent them again (ReplicaTests).
+                do { _ = try commit(fencing: []) } catch { failure = failure ?? error }
             }
             do { _ = try commit(fencing: []) } catch { failure = failure ?? error }
         }
