@@ -173,16 +173,6 @@ extension PlannerStore {
         try saveImport(result, calendar: PlannerICS.importCalendar, progress: progress)
     }
     public func settledDeliveries(since: Date) throws -> [LedgerEntry] { try settledDeliveries(since: since, excluding: []) }
-    /// One lookup per id: SQLite's statements are calls, not round trips.
-    public func events(ids: [String]) throws -> [String: Event] {
-        var found: [String: Event] = [:]
-        for id in Set(ids) { found[id] = try event(id: id) }
-        return found
-    }
-    /// One statement per entry: SQLite's statements are calls, not round trips.
-    public func plan(_ entries: [LedgerEntry], now: Date) throws -> Set<String> {
-        Set(try entries.filter { try plan($0, now: now) }.map(\.key))
-    }
     public func claimDue(now: Date, lease: TimeInterval, claimant: String) throws -> [LedgerEntry] {
         try claimDue(now: now, lease: lease, claimant: claimant, limit: 1000)
     }

@@ -19,15 +19,10 @@ public struct StoreCopy {
         public var rows: Int
     }
 
-    /// A table copied row by row as text, by its column names (SQLite's where they differ).
+    /// A table copied row by row as text, by its column names (the same on both backends).
     struct Table {
         var name: String
         var columns: [String]
-        var sqliteColumns: [String]?
-
-        func columns(in dialect: SQLDialect) -> [String] {
-            dialect == .sqlite ? sqliteColumns ?? columns : columns
-        }
     }
 
     static let tables: [Table] = [
@@ -124,7 +119,7 @@ public struct StoreCopy {
     }
 
     private func rows(of table: Table, in store: some SQLStore) throws -> [[String?]] {
-        let columns = table.columns(in: store.dialect)
+        let columns = table.columns
         return try store.rows("SELECT \(columns.joined(separator: ", ")) FROM \(table.name)") { row in
             columns.indices.map { row.optionalText(Int32($0)) }
         }
@@ -136,7 +131,7 @@ public struct StoreCopy {
     private func write(_ snapshot: Snapshot, verify: () throws -> Void) throws {
         let store = try Self.sql(target)
         let tables = Self.tables.map { table in
-            CopiedRows(table: table.name, columns: table.columns(in: store.dialect), rows: snapshot.rows[table.name] ?? [])
+            CopiedRows(table: table.name, columns: table.columns, rows: snapshot.rows[table.name] ?? [])
         }
         try store.writeCopy(events: snapshot.events, tables: tables) {
             try snapshot.lastPass.map(store.setLastPass)
