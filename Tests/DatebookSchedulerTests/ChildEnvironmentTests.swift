@@ -30,7 +30,9 @@ struct ChildEnvironmentTests {
         let tick = try runDatebook(["tick", "--now", "2026-12-01T09:00:00+01:00"], environment: environment)
         try #require(tick.code == 0, "\(tick.out)\(tick.err)")
         for output in [hookOut, notifyOut] {
-            let variables = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").map { $0.prefix { $0 != "=" } }
+            // Once seen missing in a loaded full run with tick exiting 0: say what the tick printed.
+            let written = try #require(FileManager.default.contents(atPath: output), "\(output) not written; tick said: \(tick.out)\(tick.err)")
+            let variables = String(decoding: written, as: UTF8.self).split(separator: "\n").map { $0.prefix { $0 != "=" } }
             #expect(variables.contains("KEPT"), "\(output): the rest of the environment is inherited")
             for withheld in ["DATEBOOK_STORE", "TEAM_STORE", "PGPASSWORD"] {
                 #expect(!variables.contains(Substring(withheld)), "\(output) got \(withheld)")
