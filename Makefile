@@ -61,8 +61,9 @@ bench: build
 	/usr/bin/python3 bench/desktop.py
 	/usr/bin/python3 bench/serve.py
 	/usr/bin/python3 bench/peers.py
-	python3 -m pip install --quiet radicale vdirsyncer || echo "bench: vdirsyncer not installed; its row is skipped"
-	python3 bench/caldav.py --write
+	@test -x .build/bench-venv/bin/python3 || /usr/bin/python3 -m venv .build/bench-venv
+	.build/bench-venv/bin/python3 -m pip install --quiet --disable-pip-version-check radicale xandikos vdirsyncer
+	.build/bench-venv/bin/python3 bench/caldav.py --write
 
 ## The server alone (bench/serve.py: wrk against datebook serve, nginx beside it; writes bench/results-serve.md).
 bench-serve: build
@@ -90,8 +91,9 @@ bench-peers: build
 ## CalDAV sync alone (bench/caldav.py: against a local Radicale, vdirsyncer beside it; writes bench/results-caldav.md).
 bench-caldav: build
 	@bash scripts/setup.sh --bench
-	python3 -m pip install --quiet radicale vdirsyncer || echo "bench: vdirsyncer not installed; its row is skipped"
-	python3 bench/caldav.py --write
+	@test -x .build/bench-venv/bin/python3 || /usr/bin/python3 -m venv .build/bench-venv
+	.build/bench-venv/bin/python3 -m pip install --quiet --disable-pip-version-check radicale xandikos vdirsyncer
+	.build/bench-venv/bin/python3 bench/caldav.py --write
 
 # Re-profiles the common paths and rewrites scripts/symbol-order.txt (the release link's function
 # order); commit the result.
