@@ -25,6 +25,19 @@ private func sample(_ calendar: Calendar) -> [Event] {
 }
 
 struct BackendTests {
+    /// What the dialect answers of a store: its schema version, whether a file is watched, and that
+    /// the write-ahead log calls the daemon makes on any store work on both (PostgreSQL's do nothing).
+    @Test(arguments: Backend.allCases)
+    func aStoreSaysItsSchemaVersionAndWhetherItHasAFile(_ backend: Backend) throws {
+        let store = try backend.open()
+        #expect(try store.userVersion() == (backend == .sqlite ? Store.schemaVersion : PostgresStore.schemaVersion))
+        #expect(store.watchedFile == (backend == .sqlite ? store.location : nil))
+        try store.save(sample(utcCalendar()))
+        try store.emptyLog()
+        #expect(store.emptyLogIfIdle())
+        #expect(try store.eventCount() == sample(utcCalendar()).count)
+    }
+
     @Test(arguments: Backend.allCases)
     func savesReadsAndDeletesEventsWithTheirTasks(_ backend: Backend) throws {
         let store = try backend.open()
