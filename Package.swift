@@ -110,7 +110,7 @@ let package = Package(
                                                                      "DatebookTestSupport"]),
         .testTarget(name: "DatebookDaemonTests", dependencies: ["DatebookDaemon", "DatebookScheduler", "DatebookStore", "DatebookSync",
                                                                 "DatebookTestSupport"]),
-        .target(name: "DatebookTestSupport", dependencies: ["DatebookCore", "DatebookDelivery"], path: "Tests/DatebookTestSupport"),
+        .target(name: "DatebookTestSupport", dependencies: ["DatebookCore", "DatebookDelivery", "DatebookStore"], path: "Tests/DatebookTestSupport"),
         .testTarget(
             name: "DatebookICalTests",
             dependencies: ["DatebookICal", "DatebookTestSupport"],

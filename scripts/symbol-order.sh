@@ -12,9 +12,14 @@ root=$PWD
 command -v valgrind >/dev/null || { SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo; $SUDO apt-get install -y -qq valgrind >/dev/null; }
 [ -f scripts/symbol-order.txt ] || : > scripts/symbol-order.txt   # the link reads it
 out=$(swift build -c release --static-swift-stdlib --product datebook 2>&1) || { echo "$out" >&2; exit 1; }
-bin=$root/.build/release/datebook
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+# Valgrind 3.19 (Debian 12) gives up on the toolchain's DWARF 5 ("unhandled dwarf2 abbrev form code
+# 0x25 … Possibly corrupted debuginfo file"): callgrind runs a copy without the debug info; its
+# symbol table, which is all the names below come from, is the binary's own.
+mkdir -p "$work/release"
+objcopy --strip-debug "$root/.build/release/datebook" "$work/release/datebook"
+bin=$work/release/datebook
 export HOME=$work DATEBOOK_TZ=Europe/Berlin NO_COLOR=1
 profile() {  # profile NAME ARGS…: one command under callgrind
   local name=$1; shift
@@ -61,5 +66,5 @@ python3 scripts/symbol-order-extract.py release/datebook "$work"/cg.run "$work"/
   "$work"/cg.import "$work"/cg.status "$work"/cg.preview > scripts/symbol-order.txt
 echo "symbol-order: $(wc -l < scripts/symbol-order.txt) functions; $(grep -c '"path": "/hook"' "$work/requests.jsonl" || true) requests reached the sink"
 # SwiftPM does not see the file as an input of the link: relink now.
-rm -f "$bin"
+rm -f "$root/.build/release/datebook"
 out=$(swift build -c release --static-swift-stdlib --product datebook 2>&1) || { echo "$out" >&2; exit 1; }

@@ -40,7 +40,7 @@ enum ErrorTranslator {
         case let error as CatalogError: (error.description, ExitCode.dataError, nil)
         case let error as AtomicFile.Failure: (error.description, ExitCode.dataError, nil)
         case let error as StoreError: (error.description, exitCode(of: error), nil)
-        case let error as StoreCopyError: (error.description, ExitCode.dataError, nil)
+        case let error as StoreCopyError: (error.description, error.storeError.map(exitCode(of:)) ?? ExitCode.dataError, nil)
         default: ("internal error: \(error)", ExitCode.software, nil)
         }
     }

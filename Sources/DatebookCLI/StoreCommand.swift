@@ -38,13 +38,12 @@ enum StoreCommand: Command {
                                             usage: spec.usage)
         switch action {
         case "backup", "restore":
-            guard SQLDialect.of(location: context.storePath).hasFile else {
+            guard let store = try StoreOpener.openFile(context.storePath) else {
                 throw CLIError.usage("store \(action) works on a SQLite store; for PostgreSQL use "
                                      + "'datebook store copy URL FILE' (and back with 'store copy FILE URL' into an empty schema)")
             }
+            store.recurrenceHorizon = Store.standardHorizon(now: context.now)
             let file = XDGPaths.expand(words[1], context.environment)
-            let opened = try context.openStore(extendingHorizon: false)
-            guard let store = opened as? Store else { throw CLIError.usage("store \(action) works on a SQLite store") }
             if action == "backup" {
                 try store.backup(to: file)
                 context.out.write("backed up \(store.path) to \(file)\n")
@@ -70,29 +69,12 @@ enum StoreCommand: Command {
     static func copy(from: String, to: String, _ context: Context) throws -> Int32 {
         let (fromName, toName) = (StoreLocation.redacted(from), StoreLocation.redacted(to))
         guard from != to else { throw CLIError.usage("store copy: FROM and TO are the same store (\(fromName))") }
-        let source = try named("FROM") {
-            guard try StoreOpener.schemaVersions(from) != nil else {
-                throw CLIError.data("store copy: FROM \(fromName) holds no datebook store; check the path or URL (and ?schema=NAME)")
-            }
-            return try StoreOpener.open(from, readOnly: true)
-        }
-        let target = try named("TO") { try StoreOpener.open(to) }
-        target.recurrenceHorizon = Store.standardHorizon(now: context.now)
-        let counts = try StoreCopy(from: source, to: target).run()
+        let counts = try StoreCopy(from: from, to: to, now: context.now).run()
         context.out.write("copied \(fromName) to \(toName)\n")
         let width = counts.map(\.table.count).max() ?? 0
         for count in counts {
             context.out.write(count.table.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(count.rows)\n")
         }
         return ExitCode.ok
-    }
-
-    /// Runs `body`; a store error in it says which side of the copy it concerns.
-    static func named<T>(_ side: String, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as StoreError {
-            throw CLIError(message: "store copy: \(side): \(error.description)", code: ErrorTranslator.exitCode(of: error))
-        }
     }
 }

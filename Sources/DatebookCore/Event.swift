@@ -96,6 +96,19 @@ public enum EventStart: Sendable, Hashable {
         case .floating(let time): return time.resolved(in: calendar)
         }
     }
+
+    /// The store's sort and occurrence key (`occurrences.start_key`, `events.start_key`, the keys
+    /// `RecurrenceExpander` gives): an instant's Unix seconds (rounded down), an all-day date's
+    /// midnight UTC, a floating time's wall clock read as UTC. Zone-free, so a key names the same
+    /// occurrence whichever zone reads it; keys of all-day and floating starts lie up to 14 h from
+    /// their instant in the user's zone.
+    public var occurrenceKey: Int64 {
+        switch self {
+        case .instant(let date): Int64(date.timeIntervalSince1970.rounded(.down))
+        case .allDay(let day): Int64(day.dayNumber) * 86_400
+        case .floating(let time): time.wallSeconds
+        }
+    }
 }
 
 /// The state of one checklist item.

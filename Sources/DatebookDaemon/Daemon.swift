@@ -144,7 +144,7 @@ public final class Daemon {
                 if contentReplaced {
                     // This connection's cache and log belong to the old content: closed without writing
                     // anything (its row, its log) into the new one. Opened again once the copy is done.
-                    (store as? Store)?.keepLogOnClose()
+                    store.keepLogOnClose()
                     heartbeat.forgetWritten()
                     StoreFile.waitUntilQuiet(host.storePath)
                 } else {
@@ -152,7 +152,7 @@ public final class Daemon {
                     // The old connection is closed before the new file is opened: its write-ahead log and
                     // index are at the path's `-wal` and `-shm` names, where a connection to the new file
                     // would read them as its own (SQLite leaves a moved file's log behind on close).
-                    do { try (store as? Store)?.emptyLog() } catch {
+                    do { try store.emptyLog() } catch {
                         log("could not empty the old store's write-ahead log: \(host.accounts.describe(error))")
                     }
                 }
@@ -205,7 +205,7 @@ public final class Daemon {
             // Idle, the store file is whole: its log folded in (a pass does this when it ends, but
             // this thread's own writes may come after). Once per beat or pass end, never waiting.
             if tidy, !runner.isBusy {
-                (store as? Store)?.emptyLogIfIdle()
+                store.emptyLogIfIdle()
                 tidy = false
             }
             var sleep = min(Self.maxSleep, heartbeat.nextBeat(now: now))

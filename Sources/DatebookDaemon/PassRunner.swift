@@ -104,7 +104,7 @@ public final class PassRunner: Sendable {
                 try scheduler.tick(now: Date())
                 // The write-ahead log folded into the file, unless another connection is busy (the last
                 // pass to end does it): an idle daemon's store file is whole (docs/scheduler.md, "Faults").
-                (store as? Store)?.emptyLogIfIdle()
+                store.emptyLogIfIdle()
                 failures.withLock { $0 = 0 }
             } catch {
                 let failed = failures.withLock { failures in

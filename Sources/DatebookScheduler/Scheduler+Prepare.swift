@@ -61,12 +61,7 @@ extension Scheduler {
         let instance = occurrence.instanceStart(in: calendar.timeZone)
         // An all-day or floating start is a date or a wall-clock time: `start` must be where it begins.
         guard instance.resolved(in: calendar) == start else { return nil }
-        let key: Int64
-        switch instance {
-        case .instant(let date): key = Int64(date.timeIntervalSince1970.rounded(.down))
-        case .allDay(let day): key = Int64(day.dayNumber) * 86_400
-        case .floating(let time): key = time.wallSeconds
-        }
+        let key = instance.occurrenceKey
         let keys = RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone, recurrence: rule, window: key..<(key + 1)).keys
         return keys.isEmpty ? nil : occurrence
     }

@@ -22,6 +22,17 @@ public protocol PlannerStore: AnyObject {
     /// Runs `body` with commits whose durability may lag a little (SQLite: deferred fsync).
     func withDeferredSync<T>(syncInterval: TimeInterval, _ body: () throws -> T) throws -> T
     func userVersion() throws -> Int
+    /// Caps the memory the store keeps for itself (the daemon's page cache).
+    func limitPageCache(kibibytes: Int) throws
+    /// Folds the store file's write-ahead log into the file and empties it (SQLite; a server keeps
+    /// its own). The daemon does this before it lets go of a file its path no longer names.
+    func emptyLog() throws
+    /// `emptyLog` unless another connection is busy, never waiting; false when the log stayed. A
+    /// pass does this when it ends, so an idle daemon's store file is whole.
+    @discardableResult func emptyLogIfIdle() -> Bool
+    /// From here on, closing this connection leaves its write-ahead log as it is: the file's
+    /// content was replaced under it, and the old content's log must not reach the new one.
+    func keepLogOnClose()
 
     // Events and tasks
     func save(_ events: [Event], progress: (Int) -> Void) throws
@@ -139,8 +150,6 @@ public protocol PlannerStore: AnyObject {
     func pendingRetryCount() throws -> Int
     /// The earliest pending attempt or lease end (the daemon's next wake-up for the ledger).
     func nextLedgerWake() throws -> Date?
-    /// Caps the memory the store keeps for itself (the daemon's page cache).
-    func limitPageCache(kibibytes: Int) throws
 }
 
 extension PlannerStore {
@@ -180,18 +189,29 @@ extension PlannerStore {
 
 extension Store: PlannerStore {
     public var location: String { path }
-    public var watchedFile: String? { path }
     public func changeListener() -> ChangeListener? { nil }
 }
 
 /// Opens the store a location names: a `postgresql://` or `postgres://` URL, else a SQLite file.
 public enum StoreOpener {
     public static func open(_ location: String, readOnly: Bool = false) throws -> any PlannerStore {
+        try openSQL(location, readOnly: readOnly)
+    }
+
+    /// The store as the shared SQL reads and writes it (`store copy`).
+    static func openSQL(_ location: String, readOnly: Bool = false) throws -> any SQLStore {
         try refuseKeywordForm(location)
         switch SQLDialect.of(location: location).kind {
         case .postgres: return try PostgresStore(url: location)
         case .sqlite: return try Store(path: location, readOnly: readOnly)
         }
+    }
+
+    /// The SQLite store at `location` (`store backup` and `restore` copy its file's pages); nil
+    /// when the location names a server, which has no file to copy.
+    public static func openFile(_ location: String) throws -> Store? {
+        try refuseKeywordForm(location)
+        return SQLDialect.of(location: location).hasFile ? try Store(path: location) : nil
     }
 
     /// The schema version recorded at `location` and the newest one this build knows for that kind

@@ -16,8 +16,6 @@ public final class PostgresStore: PlannerStore {
 
     public let location: String
     public var recurrenceHorizon: DateInterval?
-    /// No file: other instances' changes arrive through `changeListener()`.
-    public var watchedFile: String? { nil }
     public let schema: String
     let connection: PostgresConnection
     /// The URL as libpq takes it (with its password: never printed), for the change listener.
@@ -157,11 +155,12 @@ public final class PostgresStore: PlannerStore {
     /// The server manages its own memory.
     public func limitPageCache(kibibytes: Int) throws {}
 
-    /// The schema version recorded in `meta`.
-    public func userVersion() throws -> Int {
-        let rows = try query("SELECT value FROM meta WHERE name = 'schema_version'")
-        return rows.count > 0 ? rows.int(0, 0) : 0
-    }
+    /// The server keeps its own write-ahead log: nothing to fold in (`PlannerStore.emptyLog`).
+    public func emptyLog() throws {}
+    /// Nothing to fold in: never busy.
+    public func emptyLogIfIdle() -> Bool { true }
+    /// Closing a connection leaves nothing behind on the server.
+    public func keepLogOnClose() {}
 
     /// Creates or migrates the schema; refuses one written by a newer datebook without changing it.
     /// A current schema costs one query: no transaction, no lock.

@@ -94,7 +94,7 @@ public struct RecurrenceText: Sendable, Equatable {
     }
 }
 
-/// Expands an event's recurrence into sort keys (see `Store.key`) inside a key window.
+/// Expands an event's recurrence into occurrence keys (`EventStart.occurrenceKey`) inside a key window.
 ///
 /// Bounded: at most `cap` keys per event and call, libical's own step limit, and rules libical
 /// would spin on (SECONDLY, MINUTELY, INTERVAL=0, impossible BYxxx) yield only the first start

@@ -43,6 +43,9 @@ public struct SQLDialect: Sendable, Equatable {
     /// A query whose rows say `ok` or list what is damaged (`integrityCheck`): the server keeps its
     /// own pages, so PostgreSQL's answer is always `ok`.
     let integrityCheck: String
+    /// A query whose one number is the schema version the store records (`userVersion`): SQLite's
+    /// `PRAGMA user_version`, the `schema_version` row of PostgreSQL's `meta` table.
+    let schemaVersion: String
     /// Whether a batch of rows runs as one plain statement per row (`SQLBatch.single`) rather than
     /// as multi-row statements: SQLite's statements are calls, not round trips, and its
     /// `WITH … AS (VALUES …) UPDATE … FROM` costs three times a keyed UPDATE for one row
@@ -53,7 +56,8 @@ public struct SQLDialect: Sendable, Equatable {
                                           locksRows: false, insertionOrder: "rowid", beginSnapshot: "BEGIN",
                                           recurringListing: " INDEXED BY events_recurring_listing",
                                           planningLock: nil, dataVersion: "PRAGMA data_version",
-                                          integrityCheck: "PRAGMA integrity_check", rowStatements: true)
+                                          integrityCheck: "PRAGMA integrity_check", schemaVersion: "PRAGMA user_version",
+                                          rowStatements: true)
     public static let postgres = SQLDialect(kind: .postgres, hasFile: false, skipLocked: " FOR UPDATE SKIP LOCKED",
                                             byteOrder: " COLLATE \"C\"",
                                             locksRows: true, insertionOrder: "id",
@@ -61,7 +65,9 @@ public struct SQLDialect: Sendable, Equatable {
                                             recurringListing: "",
                                             planningLock: "SELECT pg_advisory_xact_lock(hashtext('datebook planning ' || current_schema()))",
                                             dataVersion: "SELECT last_value FROM data_version",
-                                            integrityCheck: "SELECT 'ok'", rowStatements: false)
+                                            integrityCheck: "SELECT 'ok'",
+                                            schemaVersion: "SELECT value FROM meta WHERE name = 'schema_version'",
+                                            rowStatements: false)
 
     /// The dialect of the store a location names: a `postgresql://` or `postgres://` URL, else a file.
     /// Code above the store asks this, not the location's spelling, what a store is (`hasFile`).
@@ -130,6 +136,18 @@ protocol SQLStore: CalDAVStore, SQLDatabase {
     func writeRows(_ event: Event) throws
     /// What the current write transaction knows of the occurrence rows; nil when it begins.
     var occurrenceRows: OccurrenceRows? { get set }
+}
+
+/// What a store says of itself that the dialect answers.
+extension SQLStore {
+    /// The store file, which the daemon watches (SQLite); nil for a server, whose changes arrive
+    /// through `changeListener()`.
+    public var watchedFile: String? { dialect.hasFile ? location : nil }
+
+    /// The schema version the store records (0 before the first migration).
+    public func userVersion() throws -> Int {
+        try first(dialect.schemaVersion) { $0.int(0) } ?? 0
+    }
 }
 
 extension SQLValue {

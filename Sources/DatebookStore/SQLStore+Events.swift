@@ -226,14 +226,9 @@ extension Store {
                   status: TaskStatus(rawValue: row.text(TaskColumn.status.joinedIndex)) ?? .todo)
     }
 
-    /// The sort key: an instant's Unix seconds, an all-day date's midnight UTC, or a floating
-    /// time's wall clock read as UTC; and the kind, stored in `all_day`/`end_all_day`.
+    /// The sort key (`EventStart.occurrenceKey`) and the kind, stored in `all_day`/`end_all_day`.
     static func key(_ start: EventStart) -> (Int64, StartKind) {
-        switch start {
-        case .instant(let date): (Int64(date.timeIntervalSince1970.rounded(.down)), .instant)
-        case .allDay(let day): (Int64(day.dayNumber) * 86_400, .allDay)
-        case .floating(let time): (time.wallSeconds, .floating)
-        }
+        (start.occurrenceKey, start.isAllDay ? .allDay : start.isFloating ? .floating : .instant)
     }
 
     static func start(key: Int64, kind: Int) -> EventStart {

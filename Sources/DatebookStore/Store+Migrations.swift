@@ -380,9 +380,4 @@ extension Store {
         guard try checkRegularFile(path) else { return nil }
         return try peekVersion(path)
     }
-
-    /// The schema version recorded in the file.
-    public func userVersion() throws -> Int {
-        Int(try wrap { try db.integer("PRAGMA user_version") })
-    }
 }

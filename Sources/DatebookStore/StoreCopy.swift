@@ -37,12 +37,21 @@ public struct StoreCopy {
     /// Every table a copy counts, in the order of its report.
     public static let countedTables = ["events", "tasks"] + tables.map(\.name) + ["last pass"]
 
-    let source: any PlannerStore
-    let target: any PlannerStore
+    let source: any SQLStore
+    let target: any SQLStore
 
-    public init(from source: any PlannerStore, to target: any PlannerStore) {
-        self.source = source
-        self.target = target
+    /// Opens the store at `source` (FROM), which must hold a datebook store, for reading, and the
+    /// one at `target` (TO) with the standard recurrence horizon of `now`; an error of either
+    /// names its side (`StoreCopyError.store`).
+    public init(from source: String, to target: String, now: Date) throws {
+        self.source = try StoreCopyError.Side.source.naming {
+            guard try StoreOpener.schemaVersions(source) != nil else {
+                throw StoreCopyError.noStore(store: StoreLocation.redacted(source))
+            }
+            return try StoreOpener.openSQL(source, readOnly: true)
+        }
+        self.target = try StoreCopyError.Side.target.naming { try StoreOpener.openSQL(target) }
+        self.target.recurrenceHorizon = Store.standardHorizon(now: now)
     }
 
     /// What is read from the source, in one snapshot.
@@ -79,19 +88,21 @@ public struct StoreCopy {
     /// Copies the source into the target, which must hold nothing yet; returns the rows per table.
     ///
     /// - Throws: `StoreCopyError.targetNotEmpty` (nothing written), `.countMismatch` (rolled back),
-    ///   or the stores' own errors (rolled back).
+    ///   or `.store`: a store error of the source or the target (rolled back).
     @discardableResult
     public func run() throws -> [Count] {
-        let found = try counts(in: target)
+        let found = try StoreCopyError.Side.target.naming { try counts(in: target) }
         let occupied = found.filter { $0.rows > 0 }
         guard occupied.isEmpty else { throw StoreCopyError.targetNotEmpty(store: target.location, tables: occupied) }
-        let snapshot = try read()
+        let snapshot = try StoreCopyError.Side.source.naming { try read() }
         if let place = snapshot.nulByte { throw StoreCopyError.nulByte(store: source.location, place: place) }
         let expected = snapshot.counts
-        try write(snapshot) {
-            let written = try counts(in: target)
-            for (want, got) in zip(expected, written) where want.rows != got.rows {
-                throw StoreCopyError.countMismatch(store: target.location, table: want.table, source: want.rows, target: got.rows)
+        try StoreCopyError.Side.target.naming {
+            try write(snapshot) {
+                let written = try counts(in: target)
+                for (want, got) in zip(expected, written) where want.rows != got.rows {
+                    throw StoreCopyError.countMismatch(store: target.location, table: want.table, source: want.rows, target: got.rows)
+                }
             }
         }
         return expected
@@ -102,17 +113,16 @@ public struct StoreCopy {
     /// Everything of the source, read in one snapshot (SQLite: a read transaction; PostgreSQL:
     /// a repeatable-read one), so a scheduler writing meanwhile cannot tear it.
     func read() throws -> Snapshot {
-        let store = try Self.sql(source)
         var snapshot = Snapshot()
-        try store.run(store.dialect.beginSnapshot)
+        try source.run(source.dialect.beginSnapshot)
         do {
             try source.forEachEvent { snapshot.events.append($0) }
-            for table in Self.tables { snapshot.rows[table.name] = try rows(of: table, in: store) }
+            for table in Self.tables { snapshot.rows[table.name] = try rows(of: table, in: source) }
             snapshot.lastPass = try source.lastPass()
             snapshot.changed = try source.changedEvents(taking: false)
-            try store.run("COMMIT")
+            try source.run("COMMIT")
         } catch {
-            _ = try? store.run("ROLLBACK")
+            _ = try? source.run("ROLLBACK")
             throw error
         }
         return snapshot
@@ -129,13 +139,12 @@ public struct StoreCopy {
 
     /// Writes `snapshot` and runs `verify` in one transaction on the target.
     private func write(_ snapshot: Snapshot, verify: () throws -> Void) throws {
-        let store = try Self.sql(target)
         let tables = Self.tables.map { table in
             CopiedRows(table: table.name, columns: table.columns, rows: snapshot.rows[table.name] ?? [])
         }
-        try store.writeCopy(events: snapshot.events, tables: tables) {
-            try snapshot.lastPass.map(store.setLastPass)
-            try store.replaceChangedEvents(with: snapshot.changed)
+        try target.writeCopy(events: snapshot.events, tables: tables) {
+            try snapshot.lastPass.map(target.setLastPass)
+            try target.replaceChangedEvents(with: snapshot.changed)
             try verify()
         }
     }
@@ -143,22 +152,13 @@ public struct StoreCopy {
     // MARK: Counting
 
     /// The rows of every counted table of `store`, in `countedTables` order.
-    func counts(in store: any PlannerStore) throws -> [Count] {
-        let sql = try Self.sql(store)
+    func counts(in store: any SQLStore) throws -> [Count] {
         var counts: [Count] = []
         for table in Self.countedTables.dropLast() {
-            counts.append(Count(table: table, rows: try sql.first("SELECT count(*) FROM \(table)") { $0.int(0) } ?? 0))
+            counts.append(Count(table: table, rows: try store.first("SELECT count(*) FROM \(table)") { $0.int(0) } ?? 0))
         }
         counts.append(Count(table: "last pass", rows: try store.lastPass() == nil ? 0 : 1))
         return counts
-    }
-
-    /// The store as the shared SQL reads and writes it (every store `StoreOpener` opens is one).
-    private static func sql(_ store: any PlannerStore) throws -> any SQLStore {
-        guard let store = store as? any SQLStore else {
-            throw StoreError.postgres(store: store.location, message: "store copy knows SQLite and PostgreSQL stores only")
-        }
-        return store
     }
 }
 
@@ -211,6 +211,30 @@ public enum StoreCopyError: Error, Equatable, CustomStringConvertible {
     case countMismatch(store: String, table: String, source: Int, target: Int)
     /// A text of the source holds a NUL byte (`place` names it): nothing was written.
     case nulByte(store: String, place: String)
+    /// The source names no datebook store (a new file, an empty schema): nothing was written.
+    case noStore(store: String)
+    /// A store error of one side; whatever the target had written was rolled back.
+    case store(Side, StoreError)
+
+    /// A side of the copy, as the command line names it.
+    public enum Side: String, Sendable {
+        case source = "FROM", target = "TO"
+
+        /// Runs `body`; a `StoreError` in it becomes `.store(self, error)`.
+        func naming<T>(_ body: () throws -> T) throws -> T {
+            do {
+                return try body()
+            } catch let error as StoreError {
+                throw StoreCopyError.store(self, error)
+            }
+        }
+    }
+
+    /// The store error inside, whose kind (a server out of reach, a refused login) decides the exit code.
+    public var storeError: StoreError? {
+        if case .store(_, let error) = self { return error }
+        return nil
+    }
 
     public var description: String {
         switch self {
@@ -222,6 +246,10 @@ public enum StoreCopyError: Error, Equatable, CustomStringConvertible {
             "store copy: \(table) has \(source) row(s) in the source but \(target) in the target \(store); the copy was rolled back, nothing was written"
         case let .nulByte(store, place):
             "store copy: \(place) in the source \(store) contains a NUL byte (U+0000), which datebook no longer accepts; edit it there and copy again — nothing was written"
+        case .noStore(let store):
+            "store copy: FROM \(store) holds no datebook store; check the path or URL (and ?schema=NAME)"
+        case let .store(side, error):
+            "store copy: \(side.rawValue): \(error.description)"
         }
     }
 }

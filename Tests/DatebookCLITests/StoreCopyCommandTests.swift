@@ -130,24 +130,48 @@ struct StoreCopyCommandTests {
         for output in [run, unreachable, copy] { #expect(!output.out.contains(password) && !output.err.contains(password)) }
     }
 
-    @Test func aCountThatDiffersRollsTheWholeCopyBack() throws {
-        let sandbox = Sandbox()
+    /// The filled SQLite store in `sandbox`, and an empty PostgreSQL store whose `secrets` table runs
+    /// `body` (PL/pgSQL) before each insert.
+    func targetWithSecretsTrigger(_ sandbox: Sandbox, _ body: String) throws -> (server: TestPostgres, url: String, database: String) {
         try filledStore(sandbox)
         let server = try TestPostgres.shared()
         let url = try server.makeDatabase()
         let database = URL(string: url)?.lastPathComponent ?? ""
         try #require(sandbox.run(["list"], storePath: url).code == 0)
-        // A trigger that drops every secret on its way in: COPY reports it written, the count does not.
         try server.sql("""
-            CREATE FUNCTION datebook.lose_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
-            CREATE TRIGGER lose_secrets BEFORE INSERT ON datebook.secrets FOR EACH ROW EXECUTE FUNCTION datebook.lose_row();
+            CREATE FUNCTION datebook.on_secret() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \(body) END $$;
+            CREATE TRIGGER on_secrets BEFORE INSERT ON datebook.secrets FOR EACH ROW EXECUTE FUNCTION datebook.on_secret();
             """, database: database)
+        return (server, url, database)
+    }
+
+    @Test func aCountThatDiffersRollsTheWholeCopyBack() throws {
+        let sandbox = Sandbox()
+        // A trigger that drops every secret on its way in: COPY reports it written, the count does not.
+        let (server, url, database) = try targetWithSecretsTrigger(sandbox, "RETURN NULL;")
         let run = sandbox.run(["store", "copy", sandbox.store, url])
         #expect(run.code == ExitCode.dataError)
         #expect(run.err == "datebook: store copy: secrets has 1 row(s) in the source but 0 in the target \(url); "
                 + "the copy was rolled back, nothing was written\n")
         #expect(try server.sql("SELECT (SELECT count(*) FROM datebook.events) + (SELECT count(*) FROM datebook.deliveries)",
                                database: database) == "0")
+    }
+
+    /// A store error met while copying is printed after the side it concerns, in the same words for
+    /// a server and a file: a target whose trigger refuses a row (rolled back), a read-only file.
+    @Test func aStoreErrorNamesItsSideForAServerAndAFile() throws {
+        let sandbox = Sandbox()
+        let (server, url, database) = try targetWithSecretsTrigger(sandbox, "RAISE EXCEPTION 'no secrets here';")
+        let refused = sandbox.run(["store", "copy", sandbox.store, url])
+        #expect(refused.code == ExitCode.dataError)
+        #expect(refused.err.hasPrefix("datebook: store copy: TO: store \(url): ") && refused.err.contains("no secrets here"), "\(refused.err)")
+        #expect(try server.sql("SELECT count(*) FROM datebook.events", database: database) == "0")
+        let readOnly = sandbox.home + "/read-only.sqlite3"
+        _ = try Store(path: readOnly)
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: readOnly)
+        let file = sandbox.run(["store", "copy", sandbox.store, readOnly])
+        #expect(file.code == ExitCode.dataError)
+        #expect(file.err == "datebook: store copy: TO: store \(readOnly) is read-only; make it writable (chmod u+w) or pass another --store\n")
     }
 
     @Test func storeCopyIsInHelpAndCompletion() throws {

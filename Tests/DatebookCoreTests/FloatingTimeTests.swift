@@ -29,6 +29,20 @@ struct FloatingTimeTests {
         #expect(EventStart.floating(time).resolved(in: Self.calendar(zone)) == time.resolved(in: Self.calendar(zone)))
     }
 
+    /// The occurrence key of each kind of start (the store's `start_key`, the scheduler's look-up of
+    /// an alert's occurrence): zone-free, an instant's second rounded down, before 1970 too.
+    @Test func occurrenceKeysAreZoneFreeSecondsOfEachKindOfStart() throws {
+        let ninePast = try #require(Self.time("2026-12-02T09:30"))
+        let cases: [(EventStart, Int64)] = [
+            (.instant(Date(timeIntervalSince1970: 1_796_030_000.9)), 1_796_030_000),
+            (.instant(Date(timeIntervalSince1970: -0.5)), -1),
+            (.allDay(CalendarDate(dayNumber: 20_789)), 20_789 * 86_400),
+            (.floating(ninePast), ninePast.wallSeconds),
+        ]
+        for (start, key) in cases { #expect(start.occurrenceKey == key, "\(start)") }
+        #expect(ninePast.wallSeconds == 1_796_203_800)  // 2026-12-02T09:30 read as UTC
+    }
+
     @Test func readsAndWritesItsPlannerForm() throws {
         #expect(Self.time("2026-12-02T09:30")?.description == "2026-12-02T09:30")
         #expect(Self.time("2026-12-02T09:30:05")?.description == "2026-12-02T09:30:05")

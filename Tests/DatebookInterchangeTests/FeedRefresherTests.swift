@@ -1,6 +1,6 @@
 import DatebookCore
 @testable import DatebookInterchange
-@testable import DatebookStore
+import DatebookStore
 import DatebookTestSupport
 import Foundation
 import Testing
@@ -25,9 +25,9 @@ struct FeedRefresherTests {
         }
     }
 
-    @Test func dueFeedsFollowEveryAndRefreshKeepsTheLastGoodCopy() throws {
-        let folder = ScratchFolder("feeds")
-        let store = try Store(path: folder.file("f.sqlite3"))
+    @Test(arguments: Backend.allCases)
+    func dueFeedsFollowEveryAndRefreshKeepsTheLastGoodCopy(_ backend: Backend) throws {
+        let store = try backend.open()
         try store.addFeed(Feed(name: "work", source: "https://example.org/work.ics", every: 1800))
         let answers = Answers()
         let feeds = refresher(store, answers)

@@ -15,10 +15,6 @@ import Testing
     /// Seconds of each claim (`DATEBOOK_LEASE`): short, so the test waits little for it to run out.
     static let lease = 3
 
-    enum Backend: String, CaseIterable {
-        case sqlite, postgresql
-    }
-
     @Test(arguments: Backend.allCases)
     func aTickHeldUpPastItsLeaseSendsNothingTheNextTickTookOver(_ backend: Backend) throws {
         let sink = try Sink()

@@ -5,28 +5,6 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The two store backends; a store test that takes a `Backend` runs its one body on both, so they
-/// cannot drift. Tests of what only one backend has (a SQLite file's pages and locks, a PostgreSQL
-/// server's connections) open that one directly and say why.
-enum Backend: String, CaseIterable, CustomTestStringConvertible {
-    case sqlite, postgresql
-
-    var testDescription: String { rawValue }
-
-    /// A new, empty store: a SQLite file in a temporary directory, or a schema of its own in one
-    /// database of the test PostgreSQL server (started on first use; the test fails when it cannot start).
-    func open() throws -> any PlannerStore {
-        switch self {
-        case .sqlite: try Store(path: temporaryDirectory() + "/store.sqlite3")
-        case .postgresql: try PostgresStore(url: try Self.database.get() + "?schema=s\(Self.schemas.withLock { $0 += 1; return $0 })")
-        }
-    }
-
-    /// The database the PostgreSQL stores of this test process share (a schema is cheaper to make than a database).
-    private static let database = Result { try TestPostgres.shared().makeDatabase() }
-    private static let schemas = Mutex(0)
-}
-
 /// The rows of `table` in `store`, read through the shared SQL (either backend).
 func rowCount(_ table: String, in store: any PlannerStore) throws -> Int {
     func count(_ store: some SQLStore) throws -> Int { try store.first("SELECT count(*) FROM \(table)") { $0.int(0) } ?? 0 }
@@ -47,6 +25,19 @@ private func sample(_ calendar: Calendar) -> [Event] {
 }
 
 struct BackendTests {
+    /// What the dialect answers of a store: its schema version, whether a file is watched, and that
+    /// the write-ahead log calls the daemon makes on any store work on both (PostgreSQL's do nothing).
+    @Test(arguments: Backend.allCases)
+    func aStoreSaysItsSchemaVersionAndWhetherItHasAFile(_ backend: Backend) throws {
+        let store = try backend.open()
+        #expect(try store.userVersion() == (backend == .sqlite ? Store.schemaVersion : PostgresStore.schemaVersion))
+        #expect(store.watchedFile == (backend == .sqlite ? store.location : nil))
+        try store.save(sample(utcCalendar()))
+        try store.emptyLog()
+        #expect(store.emptyLogIfIdle())
+        #expect(try store.eventCount() == sample(utcCalendar()).count)
+    }
+
     @Test(arguments: Backend.allCases)
     func savesReadsAndDeletesEventsWithTheirTasks(_ backend: Backend) throws {
         let store = try backend.open()

@@ -1,4 +1,5 @@
 import DatebookStore
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -62,7 +63,7 @@ struct CalDAVBackoffTests {
 
     @Test(arguments: Backend.allCases)
     func theBackoffIsKeptByTheStoreAndASuccessClearsIt(_ backend: Backend) throws {
-        let store = try #require(try backend.open() as? any CalDAVStore)
+        let store = try backend.open()
         let account = CalDAVAccount(name: "home", url: "http://127.0.0.1:9/", username: "ann", passwordSource: "env:P", every: 60)
         try store.addCalDAVAccount(account, calendars: [])
         #expect(try store.calDAVAccounts().first?.backoff == .healthy)

@@ -18,7 +18,7 @@ struct CalDAVStoreTests {
 
     /// A new store with the account `home` and its calendar `Work` (`/w/`).
     static func storeWithWork(_ backend: Backend) throws -> (any CalDAVStore, CalDAVCalendar) {
-        let store = try #require(try backend.open() as? any CalDAVStore)
+        let store = try backend.open()
         let work = calendar("/w/", "Work")
         try store.addCalDAVAccount(CalDAVAccount(name: "home", url: "http://127.0.0.1:9/", username: "ann", passwordSource: "env:P"),
                                    calendars: [work])
@@ -27,7 +27,7 @@ struct CalDAVStoreTests {
 
     @Test(arguments: Backend.allCases)
     func accountsCalendarsAndResourcesRoundTripInByteOrder(_ backend: Backend) throws {
-        let store = try #require(try backend.open() as? any CalDAVStore)
+        let store = try backend.open()
         let account = CalDAVAccount(name: "home", url: "http://127.0.0.1:9/", username: "ann", passwordSource: "env:P", every: 60)
         #expect(try store.addCalDAVAccount(account, calendars: [Self.calendar("/b/", "work"), Self.calendar("/a/", "Zoo")]))
         #expect(try store.addCalDAVAccount(account, calendars: []) == false)

@@ -69,12 +69,13 @@ struct ChangedEventsTests {
     /// queue is the source's instead, either way.
     @Test(arguments: Backend.allCases)
     func aStoreCopyCarriesTheQueueAsItIs(_ backend: Backend) throws {
-        let source = try backend.open()
+        let from = try backend.location(), to = try (backend == .sqlite ? Backend.postgresql : Backend.sqlite).location()
+        let source = try StoreOpener.open(from)
         try source.save([Self.event("e1"), Self.event("e2")])
         _ = try source.changedEvents(taking: true)
         try source.save(Self.event("e3"))
-        let target = try (backend == .sqlite ? Backend.postgresql : Backend.sqlite).open()
-        try StoreCopy(from: source, to: target).run()
+        try StoreCopy(from: from, to: to, now: Date(timeIntervalSince1970: 1_796_025_600)).run()
+        let target = try StoreOpener.open(to)
         #expect(try target.eventCount() == 3)
         #expect(try target.changedEvents(taking: false) == ["e3"])
     }

@@ -1,5 +1,6 @@
 import DatebookCore
 @testable import DatebookStore
+import DatebookTestSupport
 import Foundation
 import Testing
 

@@ -10,18 +10,6 @@ import Testing
 /// to push (`CalDAVLocalChanges`), and overrides left behind by a move: on SQLite and on the test
 /// PostgreSQL, against a real Radicale and Xandikos.
 struct CalDAVLocalChangesTests {
-    enum Backend: String, CaseIterable, CustomTestStringConvertible {
-        case sqlite, postgresql
-        var testDescription: String { rawValue }
-
-        func store() throws -> any CalDAVStore {
-            switch self {
-            case .sqlite: try Store(path: makeScratchFolder("local") + "/local.sqlite3")
-            case .postgresql: try PostgresStore(url: TestPostgres.shared().makeDatabase())
-            }
-        }
-    }
-
     struct Setup {
         let server: any CalDAVTestServer
         let store: any CalDAVStore
@@ -46,7 +34,7 @@ struct CalDAVLocalChangesTests {
         try server.makeCalendar(named: "personal", displayName: "Personal")
         for (file, text) in files { try server.put("personal", file, text) }
         let client = CalDAVClient(http: HTTPClient(), username: server.username, password: server.password)
-        let store = try backend.store()
+        let store = try backend.open()
         let calendars = try client.discover(server.baseURL + "/").map { calendar in
             var calendar = calendar
             calendar.account = "home"
@@ -185,7 +173,7 @@ struct CalDAVLocalChangesTests {
     /// The count moves with each kind of change to the calendar's events, and only then.
     @Test(arguments: Backend.allCases)
     func theCountOfLocalChangesMovesWithEveryChangeAndOnlyThen(_ backend: Backend) throws {
-        let store = try backend.store()
+        let store = try backend.open()
         let calendar = CalDAVCalendar(account: "home", url: "http://127.0.0.1:9/ann/personal/", displayName: "Personal", components: ["VEVENT"])
         try store.addCalDAVAccount(CalDAVAccount(name: "home", url: "http://127.0.0.1:9/", username: "ann", passwordSource: "env:X"),
                                    calendars: [calendar])
