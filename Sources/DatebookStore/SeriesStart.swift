@@ -25,17 +25,30 @@ enum SeriesStart {
         guard plainRule(recurrence) else { return nil }
         let (key, _) = Store.key(start)
         guard case .instant(let date) = start else { return key }
-        // The expansion reads an instant as a wall-clock time in its zone and back.
+        guard date.timeIntervalSince1970 == TimeInterval(key) else { return nil }
+        // The expansion reads an instant as a wall-clock time in its zone and back. With no change
+        // of offset in the three hours before (DST moves clocks by at most two), that wall-clock
+        // time has not been shown before and names the instant again; else walk it as the expansion does.
         let zone = TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0) ?? .current
-        let walked = ICalLocalDateTime.of(date, in: zone).instant(in: zone)
-        return walked.timeIntervalSince1970 == TimeInterval(key) ? key : nil
+        if zone.secondsFromGMT(for: date) == zone.secondsFromGMT(for: date.addingTimeInterval(-3 * 3_600)) { return key }
+        return ICalLocalDateTime.of(date, in: zone).instant(in: zone) == date ? key : nil
     }
 
     /// A recurrence of one RRULE line with no UNTIL and no COUNT below 1.
     static func plainRule(_ recurrence: String) -> Bool {
-        let text = RecurrenceText(recurrence)
-        guard let rule = text.rule, text.rdates.isEmpty, text.exdates.isEmpty, text.exrules.isEmpty,
-              !recurrence.contains(where: \.isNewline) else { return false }
+        // One line of printable ASCII (what `--repeat` and planner documents hold) is read here;
+        // anything else (several lines, other characters) by `RecurrenceText`, as the expansion reads it.
+        let oneLine = recurrence.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+        let upper = recurrence.trimmingWhitespace().uppercased()
+        let rule: String
+        if oneLine, !["RDATE", "EXDATE", "EXRULE"].contains(where: upper.hasPrefix) {
+            rule = upper.hasPrefix("RRULE:") ? String(upper.dropFirst(6)) : upper
+        } else {
+            let text = RecurrenceText(recurrence)
+            guard let parsed = text.rule, text.rdates.isEmpty, text.exdates.isEmpty, text.exrules.isEmpty,
+                  !recurrence.contains(where: \.isNewline) else { return false }
+            rule = parsed
+        }
         for part in rule.split(separator: ";") {
             let pair = part.split(separator: "=", maxSplits: 1)
             switch pair.first.map({ $0.trimmingWhitespace().uppercased() }) {

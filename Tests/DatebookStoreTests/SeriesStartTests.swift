@@ -55,6 +55,15 @@ struct SeriesStartTests {
              rule: "FREQ=WEEKLY;UNTIL=20270101T000000Z", from: -86_400, certain: false),
         Case(name: "COUNT=0", start: .instant(at("2027-06-07T07:00:00Z")), zone: "Europe/Berlin",
              rule: "FREQ=WEEKLY;COUNT=0", from: -86_400, certain: false),
+        Case(name: "RRULE: prefix, lower case", start: .instant(at("2027-06-07T07:00:00Z")), zone: "Europe/Berlin",
+             rule: "RRULE:freq=weekly;count=2", from: -86_400, certain: true),
+        Case(name: "lower-case count=0", start: .instant(at("2027-06-07T07:00:00Z")), zone: "Europe/Berlin",
+             rule: "freq=weekly;count=0", from: -86_400, certain: false),
+        Case(name: "an RDATE line alone, indented", start: .instant(at("2027-06-07T07:00:00Z")), zone: "Europe/Berlin",
+             rule: "  RDATE:20270601T070000Z", from: -10 * 86_400, certain: false),
+        // 03:30 CEST, just after the clocks went forward: the offset changed, the wall-clock time is not a repeat.
+        Case(name: "start just after clocks go forward", start: .instant(at("2027-03-28T01:30:00Z")), zone: "Europe/Berlin",
+             rule: "FREQ=DAILY", from: -3_600, certain: true),
         // 02:30 CET, the second 02:30 of the night: the expansion's wall-clock walk names the first.
         Case(name: "start in the hour repeated when clocks go back", start: .instant(at("2026-10-25T01:30:00Z")),
              zone: "Europe/Berlin", rule: "FREQ=DAILY", from: -7_200, certain: false),
