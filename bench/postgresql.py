@@ -11,7 +11,13 @@ warm-up, output to /dev/null), then `store copy` of the SQLite store into an emp
 schema and of the PostgreSQL store into a new SQLite file (once each), and writes
 bench/results-postgresql.md. Stops the server and removes everything at the end.
 
-    bench/postgresql.py [N]   (default 100000)
+The recurring planners' commands are timed alternately (each round runs every command on both
+backends once), so a change of load during the run falls on all of them alike; each row gives the
+median wall time and the median CPU time of the datebook process (user + system; a PostgreSQL
+server's own work is not in it), which a loaded host moves much less.
+
+    bench/postgresql.py [N] [--recurring-only]   (default 100000; --recurring-only: the
+                                                  recurring planners alone, the rows above them kept)
 """
 import os
 import pwd
@@ -54,14 +60,34 @@ def free_port():
         return s.getsockname()[1]
 
 
+def run_once(store, args, env):
+    """Wall and CPU milliseconds of one run."""
+    started = time.perf_counter()
+    process = subprocess.Popen([BINARY, "--store", store] + NOW + args, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = (time.perf_counter() - started) * 1000
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise subprocess.CalledProcessError(process.returncode, args)
+    return wall, (usage.ru_utime + usage.ru_stime) * 1000
+
+
 def timed(store, args, env):
-    def once():
-        started = time.perf_counter()
-        subprocess.run([BINARY, "--store", store] + NOW + args, check=True, env=env,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        return (time.perf_counter() - started) * 1000
-    once()
-    return statistics.median(once() for _ in range(7))
+    run_once(store, args, env)
+    return statistics.median(run_once(store, args, env)[0] for _ in range(7))
+
+
+def timed_alternately(runs, env, rounds=7):
+    """runs: {name: (store, args)}; one warm-up each, then `rounds` rounds running each once.
+    {name: (median wall ms, median CPU ms)}."""
+    for store, args in runs.values():
+        run_once(store, args, env)
+    samples = {name: [] for name in runs}
+    for _ in range(rounds):
+        for name, (store, args) in runs.items():
+            samples[name].append(run_once(store, args, env))
+    return {name: (statistics.median(w for w, _ in got), statistics.median(c for _, c in got)) for name, got in samples.items()}
 
 
 def import_planner(store, prefix, work, env):
@@ -74,7 +100,9 @@ def import_planner(store, prefix, work, env):
 
 
 def main():
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
+    recurring_only = "--recurring-only" in sys.argv
+    numbers = [a for a in sys.argv[1:] if not a.startswith("--")]
+    n = int(numbers[0]) if numbers else 100_000
     work = tempfile.mkdtemp(prefix="datebook-pgbench-")
     data = os.path.join(work, "data")
     port = free_port()
@@ -94,7 +122,7 @@ def main():
             f.write('{ channels: { log: { type: "file", path: "' + os.path.join(work, "alerts.log") + '" } }, '
                     'alerts: { channels: ["log"] } }')
         rows = []
-        for name, store in [("SQLite", sqlite), ("PostgreSQL", url)]:
+        for name, store in [] if recurring_only else [("SQLite", sqlite), ("PostgreSQL", url)]:
             import_ms = import_planner(store, os.path.join(work, "planner"), work, env)
             # The first tick plans everything of the lateness window; later ones have nothing due.
             subprocess.run([BINARY, "--store", store, "--config", config] + NOW + ["tick"], env=env,
@@ -105,28 +133,32 @@ def main():
                 subprocess.run([PG + "/psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres",
                                 "-d", "postgres", "-c", "VACUUM (ANALYZE) datebook.events, datebook.tasks, datebook.deliveries"],
                                check=True, stdout=subprocess.DEVNULL)
-            rows.append((name, "import (planner JSON)", import_ms))
-            rows.append((name, "list --period next30", timed(store, ["list", "--period", "next30"], env)))
-            rows.append((name, "tick (nothing due)", timed(store, ["--config", config, "tick"], env)))
+            rows.append((name, "import (planner JSON)", import_ms, None))
+            rows.append((name, "list --period next30", timed(store, ["list", "--period", "next30"], env), None))
+            rows.append((name, "tick (nothing due)", timed(store, ["--config", config, "tick"], env), None))
         for label, size, options, commands in RECURRING:
             prefix = os.path.join(work, f"recurring{size}")
             subprocess.run([sys.executable, os.path.join(ROOT, "bench/generate.py"), str(size), prefix] + options, check=True)
-            for name, store in [("SQLite", prefix + ".sqlite3"), ("PostgreSQL", url + f"?schema=recurring{size}")]:
+            stores = [("SQLite", prefix + ".sqlite3"), ("PostgreSQL", url + f"?schema=recurring{size}")]
+            for name, store in stores:
                 import_planner(store, prefix, work, env)
                 if name == "PostgreSQL":
                     subprocess.run([PG + "/psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "-d", "postgres",
                                     "-c", f"VACUUM (ANALYZE) recurring{size}.events, recurring{size}.tasks, recurring{size}.occurrences"],
                                    check=True, stdout=subprocess.DEVNULL)
-                times = {command: timed(store, ["--config", config] + args, env) for command, args in commands}
-                rows += [(name, f"{command} ({label})", ms) for command, ms in times.items()]
+            times = timed_alternately({(name, command): (store, ["--config", config] + args)
+                                       for name, store in stores for command, args in commands}, env)
+            for name, _ in stores:
+                rows += [(name, f"{command} ({label})", *times[(name, command)]) for command, _ in commands]
                 if label == RATIO[2]:
-                    rows.append((name, f"{RATIO[0]} ÷ {RATIO[1]} ({RATIO[2]}), ×", times[RATIO[0]] / times[RATIO[1]]))
-        for name, source, target in [("SQLite → PostgreSQL", sqlite, url + "?schema=copied"),
-                                     ("PostgreSQL → SQLite", url, os.path.join(work, "copied.sqlite3"))]:
+                    (html, html_cpu), (listing, listing_cpu) = times[(name, RATIO[0])], times[(name, RATIO[1])]
+                    rows.append((name, f"{RATIO[0]} ÷ {RATIO[1]} ({RATIO[2]}), ×", html / listing, html_cpu / listing_cpu))
+        for name, source, target in [] if recurring_only else [("SQLite → PostgreSQL", sqlite, url + "?schema=copied"),
+                                                               ("PostgreSQL → SQLite", url, os.path.join(work, "copied.sqlite3"))]:
             started = time.perf_counter()
             subprocess.run([BINARY] + NOW + ["store", "copy", source, target], check=True, env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            rows.append((name, "store copy", (time.perf_counter() - started) * 1000))
+            rows.append((name, "store copy", (time.perf_counter() - started) * 1000, None))
         load = os.getloadavg()[0]
         lines = [
             "# datebook on PostgreSQL: benchmark",
@@ -137,16 +169,30 @@ def main():
             f"Load average {load:.1f} when done (2 cores, shared). Generated by bench/postgresql.py "
             f"({time.strftime('%Y-%m-%d %H:%M')}).",
             "",
-            "| store | command | median ms | budget ms | verdict |",
-            "|---|---|---:|---:|---|",
+            "| store | command | median ms | CPU ms | budget ms | verdict |",
+            "|---|---|---:|---:|---:|---|",
         ]
-        for name, command, ms in rows:
-            budget = BUDGETS.get((name, command))
-            verdict = "" if budget is None else ("ok" if ms <= budget else "OVER")
-            lines.append(f"| {name} | `{command}` | {ms:.{2 if ms < 10 else 1}f} | {budget or ''} | {verdict} |")
-        text = "\n".join(lines) + "\n"
         path = os.path.join(ROOT, "bench/results-postgresql.md")
         earlier = open(path).read() if os.path.exists(path) else ""
+        # A full run's rows kept by a `--recurring-only` run, with a CPU cell where they had none.
+        def with_cpu_cell(line):
+            cells = line.split("|")
+            return line if len(cells) == 8 else "|".join(cells[:4] + ["  "] + cells[4:])
+        table = earlier.split("\n## ")[0]
+        kept_rows = [with_cpu_cell(line) for line in table.split("\n") if line.startswith("| ") and "10 % weekly" not in line
+                     and not line.startswith("| store ")] if recurring_only else []
+        if recurring_only:
+            lines[5] += " The recurring planners alone (`--recurring-only`); the rows above them are from the last full run."
+            lines += [line for line in kept_rows if "store copy" not in line]
+
+        def figure(value):
+            return "" if value is None else f"{value:.{2 if value < 10 else 1}f}"
+        for name, command, ms, cpu in rows:
+            budget = BUDGETS.get((name, command))
+            verdict = "" if budget is None else ("ok" if ms <= budget else "OVER")
+            lines.append(f"| {name} | `{command}` | {figure(ms)} | {figure(cpu)} | {budget or ''} | {verdict} |")
+        lines += [line for line in kept_rows if "store copy" in line]
+        text = "\n".join(lines) + "\n"
         # The sections other scripts write below the table (bench/replicas.py) stay.
         kept = earlier[earlier.index("\n## "):] if "\n## " in earlier else ""
         with open(path, "w") as f:

@@ -53,15 +53,21 @@ extension Scheduler {
     /// Each entry's state is what a pass will make of it as the store stands now: `cancelled` (with
     /// the reason) for an alert whose tasks are all done under `alerts.cancelWhenDone`, or whose
     /// event was deleted or moved, exactly as `tick` decides it; such an entry is not rendered.
+    ///
+    /// The entries to render are prepared together, as a pass prepares a batch: their events read
+    /// in one query and the messages built on all cores. One at a time, the event reads alone were
+    /// 39 % of `preview --days 30` on the 20k bench planner (perf).
     public func upcoming(now: Date, until: Date, render: Bool) throws -> [ScheduledDelivery] {
         var found: [ScheduledDelivery] = []
         var keys = Set<String>()
-        func add(_ entry: LedgerEntry, _ summary: String) throws {
-            let prepared: PreparedDelivery?
+        /// Positions in `found` of the entries still to be prepared.
+        var waiting: [Int] = []
+        func add(_ entry: LedgerEntry, _ summary: String) {
+            var prepared: PreparedDelivery?
             if entry.state == .cancelled || entry.state == .failed {
                 prepared = .obsolete(reason: entry.reason ?? entry.state.rawValue)
-            } else {
-                prepared = render ? try prepare(entry, now: now) : nil
+            } else if render {
+                waiting.append(found.count)
             }
             found.append(ScheduledDelivery(entry: entry, summary: summary, prepared: prepared))
         }
@@ -70,12 +76,14 @@ extension Scheduler {
             if entry.state == .pending, let (state, reason) = try obsolete(entry) {
                 (entry.state, entry.reason) = (state, reason)
             }
-            try add(entry, describe(entry))
+            add(entry, describe(entry))
         }
         for planned in try planner.deliveries(from: now, through: until) where !keys.contains(planned.key) {
             guard try store.delivery(key: planned.key) == nil else { continue }
-            try add(classify(planned, now: now), planned.summary)
+            add(classify(planned, now: now), planned.summary)
         }
+        let prepared = try prepare(waiting.map { found[$0].entry }, now: now, makingKey: false)
+        for (position, delivery) in zip(waiting, prepared) { found[position].prepared = delivery }
         return found.sorted { ($0.entry.nextAttemptAt, $0.entry.key) < ($1.entry.nextAttemptAt, $1.entry.key) }
     }
 

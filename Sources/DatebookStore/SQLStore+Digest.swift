@@ -120,8 +120,15 @@ extension SQLStore {
                     + "WHERE e.recurrence IS NOT NULL\(onlyOpen ? " AND e.open_count > 0" : "") ORDER BY e.id\(dialect.byteOrder)", []) { row in
                 let event = Store.summary(from: row)
                 guard include(event) else { return }
-                let keys = RecurrenceExpander.keys(start: event.start, timeZone: row.text(SummaryColumn.after(0)),
-                                                   recurrence: row.text(SummaryColumn.after(1)), window: window).keys
+                let timeZone = row.text(SummaryColumn.after(0)), recurrence = row.text(SummaryColumn.after(1))
+                // A series that certainly begins at its start has nothing before it (`SeriesStart`):
+                // the digest's Overdue asked this of every series starting later (12 % of it on 100k).
+                if let first = SeriesStart.certainFirstKey(start: event.start, timeZone: timeZone, recurrence: recurrence),
+                   first >= window.upperBound {
+                    guard try body(event, []) else { throw EnoughRows() }
+                    return
+                }
+                let keys = RecurrenceExpander.keys(start: event.start, timeZone: timeZone, recurrence: recurrence, window: window).keys
                 let starts = keys.map { Store.start(key: $0, like: event.start).resolved(in: calendar) }
                     .filter { $0 >= from && $0 < to }.sorted()
                 guard try body(event, starts) else { throw EnoughRows() }

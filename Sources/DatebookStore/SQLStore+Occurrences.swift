@@ -118,27 +118,38 @@ extension SQLStore {
 
     /// Occurrences of recurring events starting in `[from, to)`, sorted chronologically.
     func recurringOccurrences(from: Date?, to: Date?, calendar: Calendar) throws -> SortedOccurrences<Event> {
-        try sortedRecurring(from: from, to: to, calendar: calendar, materialised: materialisedEvents)
+        try sortedRecurring(from: from, to: to, calendar: calendar, materialised: materialisedEvents) { body in
+            try stream(where: "e.recurrence IS NOT NULL", [], order: "e.id") { try body($0, $0.timeZone, $0.recurrence ?? "") }
+        }
     }
 
     /// Like `recurringOccurrences`, as listing summaries (task counts, no tasks).
     func recurringSummaries(from: Date?, to: Date?, calendar: Calendar) throws -> SortedOccurrences<EventSummary> {
-        try sortedRecurring(from: from, to: to, calendar: calendar, materialised: materialisedSummaries)
+        try sortedRecurring(from: from, to: to, calendar: calendar, materialised: materialisedSummaries) { body in
+            // The summary's columns and the two expansion needs, no tasks: reading whole events
+            // (10k series with their tasks) was most of the digest's Future besides the expansions.
+            try run("SELECT \(SummaryColumn.selectList), e.time_zone, e.recurrence FROM events e\(dialect.recurringListing) "
+                    + "WHERE e.recurrence IS NOT NULL", []) { row in
+                try body(Store.summary(from: row), row.text(SummaryColumn.after(0)), row.text(SummaryColumn.after(1)))
+            }
+        }
     }
 
+    /// `series`: passes every recurring event to its body as the listing item, its zone and its
+    /// recurrence (for the open-ended periods, which look at each series once).
     private func sortedRecurring<Item: StoredListing>(
-        from: Date?, to: Date?, calendar: Calendar, materialised: (Int64, Int64) throws -> RecurringFound<Item>
+        from: Date?, to: Date?, calendar: Calendar, materialised: (Int64, Int64) throws -> RecurringFound<Item>,
+        series: ((Item, String, String) throws -> Void) throws -> Void
     ) throws -> SortedOccurrences<Item> {
         // Future: each series once, at its first occurrence however far (`SeriesReach`).
         if let from, to == nil {
             var found = RecurringFound<Item>()
             var once: [(start: Date, index: Int)] = []
             let near = try nextMaterialised(atOrAfter: from, calendar: calendar)
-            try stream(where: "e.recurrence IS NOT NULL", [], order: "e.id") { event in
-                guard let rule = event.recurrence,
-                      let start = near[event.id] ?? SeriesReach.first(start: event.start, timeZone: event.timeZone, recurrence: rule,
+            try series { event, timeZone, rule in
+                guard let start = near[event.id] ?? SeriesReach.first(start: event.start, timeZone: timeZone, recurrence: rule,
                                                                        atOrAfter: from, calendar: calendar) else { return }
-                let index = found.remember(Item(listing: event))
+                let index = found.remember(event)
                 found.rules[index] = rule
                 once.append((start, index))
             }
@@ -162,11 +173,11 @@ extension SQLStore {
         if from == nil, let to {
             let earlier = Date(timeIntervalSince1970: TimeInterval(lower))
             let listed = Set(starts.map { found.events[$0.index].id })
-            try stream(where: "e.recurrence IS NOT NULL", [], order: "e.id") { event in
-                guard !listed.contains(event.id), let rule = event.recurrence,
-                      let start = SeriesReach.last(start: event.start, timeZone: event.timeZone, recurrence: rule,
+            try series { event, timeZone, rule in
+                guard !listed.contains(event.id),
+                      let start = SeriesReach.last(start: event.start, timeZone: timeZone, recurrence: rule,
                                                    before: min(earlier, to), calendar: calendar) else { return }
-                let index = found.remember(Item(listing: event))
+                let index = found.remember(event)
                 found.rules[index] = rule
                 starts.append((start, index))
             }

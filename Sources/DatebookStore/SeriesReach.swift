@@ -23,6 +23,18 @@ public enum SeriesReach {
     /// repeats by `recurrence`, read in `calendar`; nil when the series ends before.
     public static func first(start: EventStart, timeZone: String, recurrence: String, atOrAfter from: Date,
                              calendar: Calendar) -> Date? {
+        // A series that begins at or after `from` first occurs at its start, when nothing in its
+        // recurrence can remove that or come before it (`SeriesStart`).
+        if let key = SeriesStart.certainFirstKey(start: start, timeZone: timeZone, recurrence: recurrence), key < latestKey {
+            let found = Store.start(key: key, like: start).resolved(in: calendar)
+            if found >= from { return found }
+        }
+        return expandedFirst(start: start, timeZone: timeZone, recurrence: recurrence, atOrAfter: from, calendar: calendar)
+    }
+
+    /// `first` by expansion alone: the plain path `SeriesStart` is tested against.
+    static func expandedFirst(start: EventStart, timeZone: String, recurrence: String, atOrAfter from: Date,
+                              calendar: Calendar) -> Date? {
         var lower = Int64(from.timeIntervalSince1970.rounded(.down)) - Store.allDayLatest
         // Each round passes `step` occurrences that all resolve before `from` (all-day and
         // floating keys lie up to 14 h from their instant): a few rounds at most for an hourly rule.
