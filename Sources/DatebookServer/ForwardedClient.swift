@@ -17,6 +17,11 @@ public struct ForwardedClient: Sendable, Equatable {
         self.trustedProxies = trustedProxies.map(Self.normalized)
     }
 
+    /// True when `peer` is one of `trustedProxies`.
+    public func trusts(_ peer: String) -> Bool {
+        !trustedProxies.isEmpty && trustedProxies.contains(Self.normalized(peer))
+    }
+
     /// The client address to count `peer`'s request under, given its (lower-case) headers.
     public func client(peer: String, headers: [String: String]) -> String {
         let peer = Self.normalized(peer)
