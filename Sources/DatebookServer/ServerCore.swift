@@ -194,8 +194,8 @@ final class ServerCore: Sendable {
                                  headers: exchange.headers, body: exchange.body,
                                  fromLoopback: cmhd_peer_is_loopback(connection) != 0)
         request.client = exchange.client
-        let (response, error) = routes.respond(to: request)
-        return send(response, connection, method: method, url: url, exchange: exchange, error: error)
+        let (response, error, logged) = routes.answer(to: request)
+        return send(response, connection, method: method, url: url, exchange: exchange, error: error, logged: logged)
     }
 
     /// Why a request's framing is refused (400, connection closed), or nil: both `Content-Length` and
@@ -230,7 +230,7 @@ final class ServerCore: Sendable {
 
     /// Queues `response` (with the security headers) and writes the access-log line.
     private func send(_ response: WebResponse, _ connection: OpaquePointer, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?,
-                      exchange: Exchange, error: (any Error)? = nil) -> MHD_Result {
+                      exchange: Exchange, error: (any Error)? = nil, logged: String? = nil) -> MHD_Result {
         var secured = response.secured()
         // A 304's `Content-Length` (the 200's, from its route) is the size libmicrohttpd frames it by.
         var size = secured.body.count
@@ -251,7 +251,7 @@ final class ServerCore: Sendable {
         let elapsed = ContinuousClock.now - exchange.started
         let tenths = elapsed.components.seconds * 10_000 + elapsed.components.attoseconds / 100_000_000_000_000
         let methodText = method.map { String(cString: $0) } ?? "-"
-        let path = url.map { routes.loggedPath(method: methodText, path: String(cString: $0)) } ?? "-"
+        let path = logged ?? url.map { routes.loggedPath(method: methodText, path: String(cString: $0)) } ?? "-"
         var line = "\(exchange.client) \(methodText) \(path) \(secured.status) \(tenths / 10).\(tenths % 10) ms"
         if let error { line += " (\(error))" }
         log.add(line)

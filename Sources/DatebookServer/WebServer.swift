@@ -35,8 +35,8 @@ public struct ServerSettings: Sendable, Equatable {
     }
 
     /// One worker per core, at least 2 (one slow request, such as the first feed after a change, does
-    /// not hold every other request back). 4 workers on 2 cores cost more CPU per request than 2, in
-    /// context switches (bench/results-serve.md, workers rows).
+    /// not hold every other request back). 4 workers on 2 cores cost as much CPU per request as 2 or
+    /// 3–10 % more, in context switches, for no more requests per second (bench/results-serve.md).
     public static var defaultThreads: Int { max(2, ProcessInfo.processInfo.activeProcessorCount) }
 }
 
