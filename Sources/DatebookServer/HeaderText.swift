@@ -2,7 +2,7 @@
 ///
 /// `trimmingCharacters(in: .whitespaces)` and `String.contains("%")` go through NSString on Linux;
 /// on the feed's 304 path (the `Host`, the `If-None-Match` value, the peer's address, every header
-/// value) they were 7 % of the server's CPU under load (`perf`, bench/results-serve.md). HTTP's
+/// value) they were a tenth of the server's CPU per 304 under load (`perf`, bench/results-serve.md). HTTP's
 /// optional whitespace is only spaces and tabs (RFC 9110 section 5.6.3), which is all this trims;
 /// `HeaderTextTests` compares it with the Foundation calls on such text.
 enum HeaderText {
