@@ -17,8 +17,8 @@ enum ServeCommand: Command {
         Listens on 127.0.0.1:8650 unless --listen or the config's serve.listen says otherwise, and prints the
         address it is bound to on stderr; a port another process listens on is refused ("address in use",
         with its pid when known). Anything but a loopback address requires serve.token (128 bits or more).
-        One line per request on stderr (method, path without the query and with tokens as ****, status,
-        milliseconds) unless serve.accessLog is false. GET /healthz answers 200.
+        One line per request on stderr (client address, method, path without the query and with tokens as
+        ****, status, milliseconds) unless serve.accessLog is false. GET /healthz answers 200.
         SIGTERM or SIGINT let the requests in flight finish and exit 0. See docs/serve.md.
         """
     )
@@ -81,6 +81,7 @@ enum ServerLauncher {
             serverSettings.hostNames = baseURL.flatMap { URL(string: $0)?.host }.map { [$0] } ?? []
             serverSettings.accessLog = context.config.serve.accessLog
             serverSettings.trustedProxies = context.config.serve.trustedProxies
+            if let workers = context.config.serve.workers { serverSettings.threads = workers }
             server = try WebServer(settings: serverSettings, routes: routes, log: { log.write($0) })
         } catch let error as ServerError {
             throw CLIError(message: error.description, code: ExitCode.unavailable)

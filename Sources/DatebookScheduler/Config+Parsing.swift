@@ -8,7 +8,7 @@ extension Config {
     public static let digestKeys = ["name", "at", "days", "channels", "format", "template"]
     public static let alertKeys = ["before", "channels", "quietHours", "lateness", "cancelWhenDone", "clockJump"]
     public static let feedKeys = ["name", "url", "every"]
-    public static let serveKeys = ["listen", "baseURL", "token", "feedToken", "accessLog", "trustedProxies"]
+    public static let serveKeys = ["listen", "baseURL", "token", "feedToken", "accessLog", "trustedProxies", "workers"]
     public static let caldavKeys = ["name", "url", "username", "password", "calendars", "every", "caFile", "timeout"]
     public static let commonChannelKeys = ["type", "insecure", "caFile", "timeout"]
     public static let channelKeys: [String: [String]] = [
@@ -99,6 +99,11 @@ extension Config {
         if let token = node["token"] { serve.token = try secret(token, "serve.token", reader: reader, environment: environment) }
         if let token = node["feedToken"] { serve.feedToken = try secret(token, "serve.feedToken", reader: reader, environment: environment) }
         if let accessLog = node["accessLog"] { serve.accessLog = try reader.bool(accessLog, "serve.accessLog") }
+        if let workers = node["workers"] {
+            let count = try reader.integer(workers, "serve.workers")
+            guard (1...64).contains(count) else { throw reader.fail(workers, "serve.workers", "expected 1 to 64 worker threads, got \(count)") }
+            serve.workers = count
+        }
         if let proxies = node["trustedProxies"] {
             serve.trustedProxies = try reader.array(proxies, "serve.trustedProxies").enumerated().map { index, item in
                 let text = try reader.string(item, "serve.trustedProxies[\(index)]")

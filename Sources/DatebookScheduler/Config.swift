@@ -174,15 +174,18 @@ public struct ServeConfig: Sendable, Equatable {
     /// Reverse proxies' addresses: a request from one of them is counted under the client its
     /// `Forwarded`/`X-Forwarded-For` names (failed logins), not under the proxy's address.
     public var trustedProxies: [String]
+    /// The server's worker threads (nil: one per core, at least 2).
+    public var workers: Int?
 
     public init(listen: String? = nil, baseURL: String? = nil, token: SecretSource? = nil, feedToken: SecretSource? = nil, accessLog: Bool = true,
-                trustedProxies: [String] = []) {
+                trustedProxies: [String] = [], workers: Int? = nil) {
         self.listen = listen
         self.baseURL = baseURL
         self.token = token
         self.feedToken = feedToken
         self.accessLog = accessLog
         self.trustedProxies = trustedProxies
+        self.workers = workers
     }
 }
 

@@ -17,10 +17,15 @@ public struct ForwardedClient: Sendable, Equatable {
         self.trustedProxies = trustedProxies.map(Self.normalized)
     }
 
+    /// True when `peer` is one of `trustedProxies`.
+    public func trusts(_ peer: String) -> Bool {
+        !trustedProxies.isEmpty && trustedProxies.contains(Self.normalized(peer))
+    }
+
     /// The client address to count `peer`'s request under, given its (lower-case) headers.
     public func client(peer: String, headers: [String: String]) -> String {
         let peer = Self.normalized(peer)
-        guard trustedProxies.contains(peer) else { return peer }
+        guard !trustedProxies.isEmpty, trustedProxies.contains(peer) else { return peer }
         let chain = headers["forwarded"].map(Self.forwardedFor) ?? headers["x-forwarded-for"].map(Self.xForwardedFor) ?? []
         return chain.reversed().first { !trustedProxies.contains($0) } ?? peer
     }
@@ -30,7 +35,7 @@ public struct ForwardedClient: Sendable, Equatable {
     static func forwardedFor(_ field: String) -> [String] {
         field.split(separator: ",").compactMap { element in
             element.split(separator: ";").lazy.compactMap { pair -> String? in
-                let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                let parts = pair.split(separator: "=", maxSplits: 1).map { HeaderText.trimmed($0) }
                 guard parts.count == 2, parts[0].lowercased() == "for" else { return nil }
                 return normalized(parts[1])
             }.first
@@ -45,11 +50,13 @@ public struct ForwardedClient: Sendable, Equatable {
     /// An address as compared: no quotes, brackets or port, IPv6 in lower case, an IPv4-mapped
     /// IPv6 address as its IPv4 one.
     static func normalized(_ text: String) -> String {
-        var address = text.trimmingCharacters(in: .whitespaces)
+        // The peer's own address (inet_ntop's IPv4 text) is the common case: nothing to change.
+        if text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 }) { return text }
+        var address = HeaderText.trimmed(text)
         if address.hasPrefix("\""), address.hasSuffix("\""), address.count >= 2 { address = String(address.dropFirst().dropLast()) }
         if address.hasPrefix("[") {
             address = String(address.dropFirst().prefix { $0 != "]" })
-        } else if address.filter({ $0 == ":" }).count == 1 {
+        } else if HeaderText.count(address, UInt8(ascii: ":")) == 1 {
             address = String(address.prefix { $0 != ":" })
         }
         address = address.lowercased()

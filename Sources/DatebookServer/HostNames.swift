@@ -29,11 +29,11 @@ struct HostNames: Sendable, Equatable {
 
     /// `example.org:8650` → `example.org`, `[::1]:8650` → `::1`.
     static func hostPart(_ header: String) -> String {
-        let text = header.trimmingCharacters(in: .whitespaces)
+        let text = HeaderText.trimmed(header)
         if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
             return String(text[text.index(after: text.startIndex)..<close])
         }
-        if text.filter({ $0 == ":" }).count == 1, let colon = text.firstIndex(of: ":") { return String(text[..<colon]) }
+        if HeaderText.count(text, UInt8(ascii: ":")) == 1, let colon = text.firstIndex(of: ":") { return String(text[..<colon]) }
         return text
     }
 

@@ -57,25 +57,55 @@ public struct Routes: Sendable {
     }
 
     public func match(method: String, path: String) -> Match {
+        lookup(method: method, path: path).match
+    }
+
+    /// The match, and the path as the access log shows it (`loggedPath`), from one pass over the table.
+    func lookup(method: String, path: String) -> (match: Match, logged: String) {
         let parts = Self.split(path)
         // A segment with an encoded `/` (an id `a/b`) is one segment, but never one that would read
         // as `.` or `..` were it split.
         guard path.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == "." || $0 == ".." } }),
-              !path.contains("//") || path == "/" else { return .notFound }
+              !Self.hasEmptySegment(path) || path == "/" else { return (.notFound, path) }
         var allowed: [String] = []
+        let method = method.uppercased()
         for route in routes.reversed() {
             guard let parameters = Self.captures(route.segments, parts) else { continue }
-            if route.method == method.uppercased() || (route.method == "GET" && method.uppercased() == "HEAD") {
-                return .found(route.handler, parameters)
+            if route.method == method || (route.method == "GET" && method == "HEAD") {
+                guard route.segments.contains(.capture("token")) else { return (.found(route.handler, parameters), path) }
+                let shown = zip(route.segments, parts).map { segment, part in segment == .capture("token") ? "****" : part }
+                return (.found(route.handler, parameters), "/" + shown.joined(separator: "/"))
             }
             allowed.append(route.method)
         }
-        return allowed.isEmpty ? .notFound : .wrongMethod(allowed: Array(Set(allowed)).sorted())
+        return (allowed.isEmpty ? .notFound : .wrongMethod(allowed: Array(Set(allowed)).sorted()), path)
+    }
+
+    /// True when `path` has `//` (an empty segment).
+    static func hasEmptySegment(_ path: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in path.utf8 {
+            if byte == 47, previous == 47 { return true }
+            previous = byte
+        }
+        return false
     }
 
     /// Answers a request: the matching route's response, 404, 405, or 500 when the handler threw.
     public func respond(to request: WebRequest) -> (response: WebResponse, error: (any Error)?) {
-        switch match(method: request.method, path: request.path) {
+        let answer = answer(to: request)
+        return (answer.response, answer.error)
+    }
+
+    /// `respond`, and the path as the access log shows it, from the same match.
+    func answer(to request: WebRequest) -> (response: WebResponse, error: (any Error)?, logged: String) {
+        let (match, logged) = lookup(method: request.method, path: request.path)
+        let (response, error) = respond(to: request, match)
+        return (response, error, logged)
+    }
+
+    private func respond(to request: WebRequest, _ match: Match) -> (response: WebResponse, error: (any Error)?) {
+        switch match {
         case .found(let handler, let parameters):
             do {
                 return (try handler(request, parameters), nil)
@@ -100,14 +130,7 @@ public struct Routes: Sendable {
     /// The path as the access log shows it: a segment captured as `{token}` (a feed token, an
     /// action link) is `****`, so the log never holds a secret.
     public func loggedPath(method: String, path: String) -> String {
-        guard case .found = match(method: method, path: path) else { return path }
-        let parts = Self.split(path)
-        for route in routes.reversed() where route.method == method.uppercased() || (route.method == "GET" && method.uppercased() == "HEAD") {
-            guard Self.captures(route.segments, parts) != nil else { continue }
-            let shown = zip(route.segments, parts).map { segment, part in segment == .capture("token") ? "****" : part }
-            return "/" + shown.joined(separator: "/")
-        }
-        return path
+        lookup(method: method, path: path).logged
     }
 
     /// The path's segments, each decoded. The server leaves `%2F` and `%25` encoded in the path it
@@ -119,7 +142,7 @@ public struct Routes: Sendable {
 
     /// `text` with the escapes the server keeps (`%2F`, `%25`) decoded.
     public static func decodingKept(_ text: String) -> String {
-        guard text.contains("%") else { return text }
+        guard HeaderText.contains(text, UInt8(ascii: "%")) else { return text }
         return text.replacingOccurrences(of: "%2F", with: "/").replacingOccurrences(of: "%2f", with: "/").replacingOccurrences(of: "%25", with: "%")
     }
 

@@ -10,6 +10,7 @@ final class ServerCore: Sendable {
     let log: AccessLog
     let hosts: HostNames
     let forwarded: ForwardedClient
+    let clients: ClientCounts
     private let inFlight = Mutex(0)
     private let watch = Mutex<[UInt: WatchedConnection]>([:])
     private let watchdogStop = Mutex(false)
@@ -18,6 +19,8 @@ final class ServerCore: Sendable {
         var fd: Int32
         var since: ContinuousClock.Instant
         var awaitingHeaders: Bool
+        /// The peer whose count (`clients`) this connection holds; nil for a trusted proxy's.
+        var counted: String?
     }
 
     init(settings: ServerSettings, routes: Routes, log: @escaping @Sendable (String) -> Void) {
@@ -26,6 +29,7 @@ final class ServerCore: Sendable {
         self.log = AccessLog(log)
         hosts = HostNames(listen: settings.listen, names: settings.hostNames)
         forwarded = ForwardedClient(trustedProxies: settings.trustedProxies)
+        clients = ClientCounts(limit: settings.perClientConnectionLimit)
     }
 
     /// Waits (up to `drainTimeout`) for the requests in flight, and ends the watchdog.
@@ -62,11 +66,36 @@ final class ServerCore: Sendable {
         }
     }
 
+    /// Watches a connection from its opening to its closing, and counts it for its peer (a peer
+    /// over `perClientConnectionLimit` has the new connection shut at once); a trusted proxy's
+    /// connections are not counted (its clients' requests are, in `access`).
     private func watchConnection(_ connection: OpaquePointer, opened: Bool) {
         let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
         let fd = cmhd_connection_fd(connection)
+        guard opened else {
+            if let counted = watch.withLock({ $0.removeValue(forKey: key) })?.counted { clients.give(counted) }
+            return
+        }
+        let peer = Self.peerAddress(connection)
+        var counted: String?
+        if !forwarded.trusts(peer) {
+            guard clients.take(peer) else {
+                shutdown(fd, Int32(SHUT_RDWR))
+                return
+            }
+            counted = peer
+        }
         watch.withLock { connections in
-            connections[key] = opened ? WatchedConnection(fd: fd, since: .now, awaitingHeaders: true) : nil
+            connections[key] = WatchedConnection(fd: fd, since: .now, awaitingHeaders: true, counted: counted)
+        }
+    }
+
+    /// The peer's address as text (`127.0.0.1`, `::1`), "" when unknown.
+    static func peerAddress(_ connection: OpaquePointer) -> String {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+            guard let base = buffer.baseAddress else { return "" }
+            cmhd_peer_address(connection, base, buffer.count)
+            return String(cString: base)
         }
     }
 
@@ -84,6 +113,10 @@ final class ServerCore: Sendable {
     final class Exchange {
         let started = ContinuousClock.now
         var headers: [String: String] = [:]
+        /// Who the request is from: the peer, or the client a trusted proxy names (`ForwardedClient`).
+        var client = ""
+        /// The client whose requests in flight (`clients`) this one is counted in (through a trusted proxy).
+        var counted: String?
         var body: [UInt8] = []
         var tooLarge = false
         var answered = false
@@ -106,6 +139,8 @@ final class ServerCore: Sendable {
             setAwaitingHeaders(connection, false)
             let fields = Self.values(connection, query: false)
             exchange.headers = Dictionary(fields.map { ($0.name.lowercased(), $0.value) }) { _, last in last }
+            let peer = Self.peerAddress(connection)
+            exchange.client = forwarded.client(peer: peer, headers: exchange.headers)
             if let refusal = Self.framingRefusal(fields) {
                 exchange.answered = true
                 var response = WebResponse.text(400, refusal)
@@ -117,6 +152,15 @@ final class ServerCore: Sendable {
                 var response = WebResponse.text(421, "This server does not answer to that host name; use the address it was set up with.\n")
                 response.setHeader("Connection", "close")
                 return send(response, connection, method: method, url: url, exchange: exchange)
+            }
+            if forwarded.trusts(peer) {
+                guard clients.take(exchange.client) else {
+                    exchange.answered = true
+                    var response = WebResponse.text(429, "Too many requests at once from one client; try again when one has finished.\n")
+                    response.setHeader("Retry-After", "1")
+                    return send(response, connection, method: method, url: url, exchange: exchange)
+                }
+                exchange.counted = exchange.client
             }
             let declared = exchange.headers["content-length"].flatMap { Int($0) } ?? 0
             if declared > settings.maxBody {
@@ -145,16 +189,13 @@ final class ServerCore: Sendable {
             return send(routes.failure(413, "The request body is larger than \(settings.maxBody / 1024) KB.\n", path: url.map { String(cString: $0) } ?? "/"),
                         connection, method: method, url: url, exchange: exchange)
         }
-        var client = [CChar](repeating: 0, count: 64)
-        cmhd_peer_address(connection, &client, client.count)
         var request = WebRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
                                  query: Dictionary(Self.values(connection, query: true).map { ($0.name, $0.value) }) { _, last in last },
                                  headers: exchange.headers, body: exchange.body,
                                  fromLoopback: cmhd_peer_is_loopback(connection) != 0)
-        let peer = String(decoding: client.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        request.client = forwarded.client(peer: peer, headers: exchange.headers)
-        let (response, error) = routes.respond(to: request)
-        return send(response, connection, method: method, url: url, exchange: exchange, error: error)
+        request.client = exchange.client
+        let (response, error, logged) = routes.answer(to: request)
+        return send(response, connection, method: method, url: url, exchange: exchange, error: error, logged: logged)
     }
 
     /// Why a request's framing is refused (400, connection closed), or nil: both `Content-Length` and
@@ -173,6 +214,7 @@ final class ServerCore: Sendable {
         guard let context, let exchangeSlot, let slot = exchangeSlot.pointee else { return }
         let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
         WebServer.insideCallback {
+            if let counted = Unmanaged<Exchange>.fromOpaque(slot).takeUnretainedValue().counted { core.clients.give(counted) }
             Unmanaged<Exchange>.fromOpaque(slot).release()
             exchangeSlot.pointee = nil
             core.inFlight.withLock { $0 -= 1 }
@@ -188,7 +230,7 @@ final class ServerCore: Sendable {
 
     /// Queues `response` (with the security headers) and writes the access-log line.
     private func send(_ response: WebResponse, _ connection: OpaquePointer, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?,
-                      exchange: Exchange, error: (any Error)? = nil) -> MHD_Result {
+                      exchange: Exchange, error: (any Error)? = nil, logged: String? = nil) -> MHD_Result {
         var secured = response.secured()
         // A 304's `Content-Length` (the 200's, from its route) is the size libmicrohttpd frames it by.
         var size = secured.body.count
@@ -209,8 +251,8 @@ final class ServerCore: Sendable {
         let elapsed = ContinuousClock.now - exchange.started
         let tenths = elapsed.components.seconds * 10_000 + elapsed.components.attoseconds / 100_000_000_000_000
         let methodText = method.map { String(cString: $0) } ?? "-"
-        let path = url.map { routes.loggedPath(method: methodText, path: String(cString: $0)) } ?? "-"
-        var line = "\(methodText) \(path) \(secured.status) \(tenths / 10).\(tenths % 10) ms"
+        let path = logged ?? url.map { routes.loggedPath(method: methodText, path: String(cString: $0)) } ?? "-"
+        var line = "\(exchange.client) \(methodText) \(path) \(secured.status) \(tenths / 10).\(tenths % 10) ms"
         if let error { line += " (\(error))" }
         log.add(line)
         return result

@@ -84,7 +84,7 @@ public struct SiteAuth: Sendable {
 
     func bearer(_ request: WebRequest) -> String? {
         guard let header = request.header("authorization"), header.hasPrefix("Bearer ") else { return nil }
-        return String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
+        return HeaderText.trimmed(header.dropFirst("Bearer ".count))
     }
 
     /// False when the browser says the request comes from another site: `Sec-Fetch-Site` other than

@@ -40,8 +40,7 @@ public struct WebRequest: Sendable, Equatable {
         var cookies: [String: String] = [:]
         for part in text.split(separator: ";") {
             guard let eq = part.firstIndex(of: "=") else { continue }
-            let name = part[..<eq].trimmingCharacters(in: .whitespaces)
-            cookies[name] = part[part.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+            cookies[HeaderText.trimmed(part[..<eq])] = HeaderText.trimmed(part[part.index(after: eq)...])
         }
         return cookies
     }

@@ -14,7 +14,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var maxBody = 1 << 20
     /// Per connection: the request line and headers must fit (a larger header block is refused).
     public var maxHeaderBytes = 64 * 1024
-    public var threads = 4
+    /// libmicrohttpd's worker threads, each polling its own connections (`serve.workers`).
+    public var threads = ServerSettings.defaultThreads
     public var connectionLimit = 2000
     /// Connections one client address may hold at once (further ones are refused), so one client
     /// cannot take all of `connectionLimit` and starve the others (`/healthz` included).
@@ -32,6 +33,11 @@ public struct ServerSettings: Sendable, Equatable {
     public init(listen: ListenAddress) {
         self.listen = listen
     }
+
+    /// One worker per core, at least 2 (one slow request, such as the first feed after a change, does
+    /// not hold every other request back). 4 workers on 2 cores cost as much CPU per request as 2 or
+    /// 3–10 % more, in context switches, for no more requests per second (bench/results-serve.md).
+    public static var defaultThreads: Int { max(2, ProcessInfo.processInfo.activeProcessorCount) }
 }
 
 /// Raised when the server cannot start.
@@ -69,10 +75,11 @@ public final class WebServer: Sendable {
         let core = ServerCore(settings: settings, routes: table, log: log)
         self.core = core
         let context = Unmanaged.passRetained(core).toOpaque()
+        // libmicrohttpd's per-address limit is off: `ClientCounts` counts, knowing the trusted proxies.
         var c = cmhd_settings(address: nil, connection_timeout: UInt32(settings.idleTimeout),
                               connection_memory_limit: settings.maxHeaderBytes, thread_pool_size: UInt32(settings.threads),
                               connection_limit: UInt32(settings.connectionLimit),
-                              per_client_connection_limit: UInt32(settings.perClientConnectionLimit), ipv6: settings.listen.isIPv6 ? 1 : 0)
+                              per_client_connection_limit: 0, ipv6: settings.listen.isIPv6 ? 1 : 0)
         let started: OpaquePointer?
         do {
             started = try settings.listen.withSocketAddress { address in
@@ -97,6 +104,9 @@ public final class WebServer: Sendable {
     }
 
     deinit { stop() }
+
+    /// What each client holds of the server now (`ClientCounts`).
+    var clients: ClientCounts { core.clients }
 
     /// Stops accepting, waits (up to `drainTimeout`) for the requests in flight, then closes every
     /// connection. From one of the daemon's threads it returns at once and the stop runs beside.

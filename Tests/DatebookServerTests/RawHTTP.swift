@@ -98,6 +98,13 @@ final class RawConnection {
         return RawResponse(status: status, headers: headers, body: body)
     }
 
+    /// True when the server has closed the connection by now (its end of file waits to be read),
+    /// without waiting for it.
+    func isClosedByPeerNow() -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) == 1
+    }
+
     /// True when the server has closed the connection (a read returns end of file or an error).
     func isClosedByPeer() -> Bool {
         var byte: UInt8 = 0

@@ -44,6 +44,10 @@ import Testing
         #expect(try Self.send(sandbox, "DELETE", "/api/v1/events/\(id)").status == 204)
         #expect(try sandbox.run(["show", id]).status != 0)
         #expect(try sandbox.get("/api/v1/events/\(id)").status == 404)
+        // The moved occurrence (an override, an event of its own) went with its series.
+        let left = try sandbox.run(["list", "--period", "all"]).out.split(separator: "\n").filter { $0.contains("Call Ann") }
+        #expect(left.isEmpty, "\(left)")
+        #expect(!(try sandbox.get("/calendar.ics").text.contains("Call Ann")))
     }
 
     /// Each refused body: 400 (404 for an occurrence that is not there) with the key and the

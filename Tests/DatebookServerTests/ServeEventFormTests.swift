@@ -162,6 +162,12 @@ import Testing
         let page = try sandbox.get("/events/\(id)").text
         #expect(page.contains("except Dec 14, Dec 21") || page.contains("except Dec 21"), "\(page)")
         #expect(try sandbox.get("/events/\(id)/edit?occurrence=2026-12-21T08:00:00Z").status == 404)
+
+        // Deleting the series takes its moved occurrence (the override) with it.
+        #expect(try sandbox.post("/events/\(id)/delete", form: ["csrf": csrf]).status == 303)
+        let left = try sandbox.run(["list", "--period", "all"]).out.split(separator: "\n").filter { $0.contains("Standup") }
+        #expect(left.isEmpty, "\(left)")
+        #expect(!(try sandbox.get("/").text.contains("Standup")))
     }
 
     @Test func deletingAnEventRemovesItEverywhere() throws {

@@ -40,6 +40,55 @@ import Testing
         #expect(named.status == 303)
     }
 
+    /// The access log names the client a trusted proxy names, and a direct peer by its own address
+    /// whatever it claims (a real `serve`; the test's connections come from 127.0.0.1, the proxy, and 127.0.0.2).
+    @Test func theAccessLogNamesTheClientBehindATrustedProxyOnly() throws {
+        let sandbox = try ServeSecurityTests.guarded(#", trustedProxies: ["127.0.0.1"]"#)
+        #expect(try request(sandbox.port, "GET", "/healthz", headers: ["X-Forwarded-For": "198.51.100.7"]).status == 200)
+        #expect(try request(sandbox.port, "GET", "/healthz", headers: ["X-Forwarded-For": "203.0.113.5"], source: "127.0.0.2").status == 200)
+        #expect(eventually { sandbox.logText.contains("198.51.100.7 GET /healthz 200 ") && sandbox.logText.contains("127.0.0.2 GET /healthz 200 ") },
+                "\(sandbox.logText)")
+        #expect(!sandbox.logText.contains("203.0.113.5"))
+    }
+
+    /// Through a trusted proxy, `perClientConnectionLimit` counts each named client's requests in
+    /// flight (the proxy's connections working for it), and the proxy's own connections are not
+    /// limited; a direct peer is still limited by its connections.
+    @Test func throughATrustedProxyEachClientHasItsOwnLimitAndTheProxyNone() throws {
+        let running = try RunningServer {
+            $0.trustedProxies = ["127.0.0.1"]
+            $0.perClientConnectionLimit = 2
+        }
+        let first = ["X-Forwarded-For": "198.51.100.7"], second = ["X-Forwarded-For": "198.51.100.8"]
+        // Two requests of the first client in flight: their bodies are still to come (no thread is held).
+        let held = try (0..<2).map { _ in
+            let connection = try RawConnection(port: running.port)
+            connection.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: 198.51.100.7\r\nContent-Length: 4\r\n\r\nab")
+            return connection
+        }
+        #expect(eventually { running.server.clients.holding("198.51.100.7") == 2 })
+        let over = try request(running.port, "GET", "/healthz", headers: first)
+        #expect(over.status == 429 && over.header("Retry-After") == "1", "\(over.status)")
+        #expect(try request(running.port, "GET", "/healthz", headers: second).status == 200)
+        // The proxy itself holds more connections than the limit, each answered.
+        let proxied = try (0..<5).map { _ in try RawConnection(port: running.port) }
+        for connection in proxied {
+            connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: 198.51.100.9\r\n\r\n")
+            #expect(try connection.readResponse().status == 200)
+        }
+        for connection in held {
+            connection.send("cd")
+            #expect(try connection.readResponse().status == 200)
+        }
+        #expect(eventually { running.server.clients.holding("198.51.100.7") == 0 })
+        #expect(try request(running.port, "GET", "/healthz", headers: first).status == 200)
+        // A direct peer (127.0.0.2 is no proxy) is held to 2 connections.
+        let direct = (0..<4).compactMap { _ in try? RawConnection(port: running.port, source: "127.0.0.2") }
+        #expect(eventually { direct.filter { $0.isClosedByPeerNow() }.count >= 2 }, "127.0.0.2 keeps more than 2 connections")
+        #expect(running.log.contains { $0.hasPrefix("198.51.100.7 POST /echo 200 ") } && running.log.contains { $0.hasPrefix("198.51.100.7 GET /healthz 429 ") },
+                "\(running.log)")
+    }
+
     @Test(arguments: [
         ("10.0.0.9", ["x-forwarded-for": "198.51.100.7"], "10.0.0.9"),
         ("127.0.0.1", ["x-forwarded-for": "198.51.100.7"], "198.51.100.7"),

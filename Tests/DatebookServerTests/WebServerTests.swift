@@ -63,7 +63,7 @@ struct WebServerTests {
         let running = try RunningServer()
         let response = try request(running.port, "GET", "/events/ab12?token=s3cret")
         #expect(response.text == "event ab12\n")
-        #expect(running.log.contains { $0.hasPrefix("GET /events/ab12 200 ") && $0.hasSuffix(" ms") })
+        #expect(running.log.contains { $0.hasPrefix("127.0.0.1 GET /events/ab12 200 ") && $0.hasSuffix(" ms") })
         #expect(!running.log.joined().contains("s3cret"))
     }
 

@@ -124,6 +124,7 @@ enum ConfigManual {
         "serve.feedToken": "a SECRET in the feed's URL (/feeds/FEEDTOKEN/calendar.ics) so calendar apps can subscribe without a login",
         "serve.accessLog": "false: no line per request on stderr (default true; errors are logged either way)",
         "serve.trustedProxies": "reverse proxies' numeric addresses ([\"127.0.0.1\"]): a request from one counts failed logins under the client its Forwarded or X-Forwarded-For header names",
+        "serve.workers": "the server's worker threads, 1 to 64 (default one per core, at least 2)",
         "caldav[].name": "the account's name, as 'datebook caldav sync NAME' takes it",
         "caldav[].url": "the server's https:// or http:// URL; discovery finds the calendars from there",
         "caldav[].username": "the login",

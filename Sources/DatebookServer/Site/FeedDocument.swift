@@ -58,9 +58,11 @@ struct FeedDocument: Sendable, Equatable {
     /// anything); only without it, `If-Modified-Since` at or after the stamp.
     static func notModified(_ document: FeedDocument, ifNoneMatch: String?, ifModifiedSince: String?) -> Bool {
         if let ifNoneMatch {
+            // A calendar app sends back the tag it was given: one comparison.
+            if ifNoneMatch == document.etag { return true }
             let opaque = { (tag: String) -> String in tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag }
             return ifNoneMatch.split(separator: ",").contains { part in
-                let tag = part.trimmingCharacters(in: .whitespaces)
+                let tag = HeaderText.trimmed(part)
                 return tag == "*" || opaque(tag) == opaque(document.etag)
             }
         }

@@ -147,7 +147,7 @@ extension PlannerSite {
             if let text = request.query["occurrence"] {
                 try EventChanges.cancel(try apiOccurrence(text, of: event, in: store), of: event, in: store)
             } else {
-                try store.delete(id: event.id)
+                try Self.delete(event, in: store)
             }
             return WebResponse(status: 204, headers: [])
         }
