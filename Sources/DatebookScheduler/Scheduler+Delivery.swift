@@ -6,7 +6,9 @@ import Foundation
 extension Scheduler {
     /// Sends claimed deliveries and records each outcome as it arrives: each group of outcomes is
     /// committed before the connections that produced them start another transfer, so a crash can
-    /// send again only what was in flight (at most `deliverer.maxInFlight`).
+    /// send again only what was in flight (at most `deliverer.maxInFlight`). A group is written at
+    /// the `starting` call the deliverer makes right after it, before it waits for anything, in
+    /// one transaction with the fence of the transfers that start then (if any).
     ///
     /// Those commits skip the fsync (`Store.withDeferredSync`): a process crash loses none of them,
     /// a power failure at most the last 50 ms (a lost record means a duplicate, never a lost delivery).
@@ -30,10 +32,10 @@ extension Scheduler {
         }
         try record(settled, now: now, report: &report, events: events)
         var failure: Error?
-        // Outcomes accepted but not written yet: written with the next fence, in one transaction
-        // (the deliverer asks `starting` before any further transfer, with no steps before a later
-        // part), or when the deliverer is done. One transaction instead of two per group of
-        // outcomes: 10,000 alerts to nginx took 16,000 commits before, about 8,000 after.
+        // Outcomes accepted but not written yet: written at the next `starting`, which the
+        // deliverer calls right after each group before it waits for anything (so they never wait
+        // for a transfer, which once let their leases run out: ReplicaTests), with the fence of the
+        // transfers that start then, in one transaction instead of two per group of outcomes.
         var unrecorded: (outcomes: [Outcome], progress: [DeliveryProgressRecord]) = ([], [])
         func commit(fencing claims: [LedgerEntry]) throws -> Set<String> {
             let (outcomes, progress) = unrecorded
@@ -73,10 +75,6 @@ extension Scheduler {
                         unrecorded.outcomes.append(decide(entry, outcome, now: now))
                     }
                 }
-                // Written now, not with the next fence: when no transfer starts after them (the tail
-                // of a batch), held outcomes waited for the slowest transfer, and on a loaded host
-                // their leases could run out first, so another replica sent them again (ReplicaTests).
-                do { _ = try commit(fencing: []) } catch { failure = failure ?? error }
             }
             do { _ = try commit(fencing: []) } catch { failure = failure ?? error }
         }
