@@ -10,8 +10,9 @@ extension Scheduler {
     /// the `starting` call the deliverer makes right after it, before it waits for anything, in
     /// one transaction with the fence of the transfers that start then (if any).
     ///
-    /// Those commits skip the fsync (`Store.withDeferredSync`): a process crash loses none of them,
-    /// a power failure at most the last 50 ms (a lost record means a duplicate, never a lost delivery).
+    /// Those commits skip the fsync (`tick` runs the pass's batches in `Store.withDeferredSync`): a
+    /// process crash loses none of them, a power failure at most the last 50 ms (a lost record
+    /// means a duplicate, never a lost delivery).
     ///
     /// Before a delivery's first transfer its claim is fenced (`startSending`, at `passTime()`): one
     /// whose lease ran out while this process was held up (SIGSTOP, a full disk, a paused VM), or
@@ -52,32 +53,30 @@ extension Scheduler {
             account(outcomes, report: &report, events: events)
             return started
         }
-        try store.withDeferredSync {
-            deliverer.deliver(sendable.map(\.step), starting: { indices in
-                do {
-                    let started = try commit(fencing: indices.map { sendable[$0].entry })
-                    for index in indices where !started.contains(sendable[index].entry.key) {
-                        log("not sent: \(describe(sendable[index].entry, events: events)) to \(sendable[index].entry.channel) — " + Self.claimLost)
-                    }
-                    return Set(indices.filter { started.contains(sendable[$0].entry.key) })
-                } catch {
-                    failure = failure ?? error
-                    return []
+        deliverer.deliver(sendable.map(\.step), starting: { indices in
+            do {
+                let started = try commit(fencing: indices.map { sendable[$0].entry })
+                for index in indices where !started.contains(sendable[index].entry.key) {
+                    log("not sent: \(describe(sendable[index].entry, events: events)) to \(sendable[index].entry.channel) — " + Self.claimLost)
                 }
-            }) { group in
-                for (index, outcome) in group {
-                    let entry = sendable[index].entry
-                    if case .progressed(let done) = outcome {
-                        // Reported relative to this attempt's step: after what earlier attempts sent.
-                        let total = DeliveryProgress(text: entry.progress).followed(by: done)
-                        unrecorded.progress.append(DeliveryProgressRecord(key: entry.key, progress: total.text ?? ""))
-                    } else {
-                        unrecorded.outcomes.append(decide(entry, outcome, now: now))
-                    }
+                return Set(indices.filter { started.contains(sendable[$0].entry.key) })
+            } catch {
+                failure = failure ?? error
+                return []
+            }
+        }) { group in
+            for (index, outcome) in group {
+                let entry = sendable[index].entry
+                if case .progressed(let done) = outcome {
+                    // Reported relative to this attempt's step: after what earlier attempts sent.
+                    let total = DeliveryProgress(text: entry.progress).followed(by: done)
+                    unrecorded.progress.append(DeliveryProgressRecord(key: entry.key, progress: total.text ?? ""))
+                } else {
+                    unrecorded.outcomes.append(decide(entry, outcome, now: now))
                 }
             }
-            do { _ = try commit(fencing: []) } catch { failure = failure ?? error }
         }
+        do { _ = try commit(fencing: []) } catch { failure = failure ?? error }
         if let failure { throw failure }
     }
 
