@@ -61,6 +61,9 @@ public final class HTTPClient: @unchecked Sendable {  // owns the curl multi han
     /// `mayStart` gets the indices of the requests about to take connections, each group once,
     /// just before they start, and returns those that may; a refused request is never sent and
     /// gets no `onCompletion` (the scheduler's fence: a claim lost while the process was held up).
+    /// It is asked on every turn, after `beforeNextTransfers` and before the loop waits again, with
+    /// no indices when nothing starts: a caller may hold what `beforeNextTransfers` gave it and
+    /// write it there, with the fence of the transfers that start next, in one go.
     public func perform(
         _ requests: [HTTPRequest],
         onCompletion: (Int, Result<HTTPResponse, TransportError>) -> Void = { _, _ in },
@@ -85,6 +88,7 @@ public final class HTTPClient: @unchecked Sendable {  // owns the curl multi han
         var running: [OpaquePointer: (index: Int, transfer: CurlTransfer)] = [:]
         var runningPerHost: [Int: Int] = [:]
         func admit() {
+            var asked = false
             while true {
                 // Those that would take the free connections, asked about together.
                 var candidates: [Int] = []
@@ -95,7 +99,8 @@ public final class HTTPClient: @unchecked Sendable {  // owns the curl multi han
                     candidates.append(index)
                     taken[waiting.host(of: index), default: 0] += 1
                 }
-                guard !candidates.isEmpty else { return }
+                guard !candidates.isEmpty || !asked else { return }
+                asked = true
                 let allowed = mayStart(candidates)
                 for index in candidates {
                     guard allowed.contains(index) else {
@@ -136,10 +141,9 @@ public final class HTTPClient: @unchecked Sendable {  // owns the curl multi han
             }
             beforeNextTransfers()
             guard status == CURLM_OK else { break }
-            if finishedAny {
-                admit()
-                continue  // new transfers start on the next curl_multi_perform, without waiting
-            }
+            admit()
+            // New transfers start on the next curl_multi_perform, without waiting.
+            if finishedAny { continue }
             if stillRunning == 0 { break }
             _ = datebook_curl_multi_poll(multi.handle, nil, 0, 200, nil)
         }

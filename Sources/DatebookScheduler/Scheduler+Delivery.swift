@@ -6,10 +6,13 @@ import Foundation
 extension Scheduler {
     /// Sends claimed deliveries and records each outcome as it arrives: each group of outcomes is
     /// committed before the connections that produced them start another transfer, so a crash can
-    /// send again only what was in flight (at most `deliverer.maxInFlight`).
+    /// send again only what was in flight (at most `deliverer.maxInFlight`). A group is written at
+    /// the `starting` call the deliverer makes right after it, before it waits for anything, in
+    /// one transaction with the fence of the transfers that start then (if any).
     ///
-    /// Those commits skip the fsync (`Store.withDeferredSync`): a process crash loses none of them,
-    /// a power failure at most the last 50 ms (a lost record means a duplicate, never a lost delivery).
+    /// Those commits skip the fsync (`tick` runs the pass's batches in `Store.withDeferredSync`): a
+    /// process crash loses none of them, a power failure at most the last 50 ms (a lost record
+    /// means a duplicate, never a lost delivery).
     ///
     /// Before a delivery's first transfer its claim is fenced (`startSending`, at `passTime()`): one
     /// whose lease ran out while this process was held up (SIGSTOP, a full disk, a paused VM), or
@@ -30,10 +33,10 @@ extension Scheduler {
         }
         try record(settled, now: now, report: &report, events: events)
         var failure: Error?
-        // Outcomes accepted but not written yet: written with the next fence, in one transaction
-        // (the deliverer asks `starting` before any further transfer, with no steps before a later
-        // part), or when the deliverer is done. One transaction instead of two per group of
-        // outcomes: 10,000 alerts to nginx took 16,000 commits before, about 8,000 after.
+        // Outcomes accepted but not written yet: written at the next `starting`, which the
+        // deliverer calls right after each group before it waits for anything (so they never wait
+        // for a transfer, which once let their leases run out: ReplicaTests), with the fence of the
+        // transfers that start then, in one transaction instead of two per group of outcomes.
         var unrecorded: (outcomes: [Outcome], progress: [DeliveryProgressRecord]) = ([], [])
         func commit(fencing claims: [LedgerEntry]) throws -> Set<String> {
             let (outcomes, progress) = unrecorded
@@ -50,36 +53,30 @@ extension Scheduler {
             account(outcomes, report: &report, events: events)
             return started
         }
-        try store.withDeferredSync {
-            deliverer.deliver(sendable.map(\.step), starting: { indices in
-                do {
-                    let started = try commit(fencing: indices.map { sendable[$0].entry })
-                    for index in indices where !started.contains(sendable[index].entry.key) {
-                        log("not sent: \(describe(sendable[index].entry, events: events)) to \(sendable[index].entry.channel) — " + Self.claimLost)
-                    }
-                    return Set(indices.filter { started.contains(sendable[$0].entry.key) })
-                } catch {
-                    failure = failure ?? error
-                    return []
+        deliverer.deliver(sendable.map(\.step), starting: { indices in
+            do {
+                let started = try commit(fencing: indices.map { sendable[$0].entry })
+                for index in indices where !started.contains(sendable[index].entry.key) {
+                    log("not sent: \(describe(sendable[index].entry, events: events)) to \(sendable[index].entry.channel) — " + Self.claimLost)
                 }
-            }) { group in
-                for (index, outcome) in group {
-                    let entry = sendable[index].entry
-                    if case .progressed(let done) = outcome {
-                        // Reported relative to this attempt's step: after what earlier attempts sent.
-                        let total = DeliveryProgress(text: entry.progress).followed(by: done)
-                        unrecorded.progress.append(DeliveryProgressRecord(key: entry.key, progress: total.text ?? ""))
-                    } else {
-                        unrecorded.outcomes.append(decide(entry, outcome, now: now))
-                    }
-                }
-                // Written now, not with the next fence: when no transfer starts after them (the tail
-                // of a batch), held outcomes waited for the slowest transfer, and on a loaded host
-                // their leases could run out first, so another replica sent them again (ReplicaTests).
-                do { _ = try commit(fencing: []) } catch { failure = failure ?? error }
+                return Set(indices.filter { started.contains(sendable[$0].entry.key) })
+            } catch {
+                failure = failure ?? error
+                return []
             }
-            do { _ = try commit(fencing: []) } catch { failure = failure ?? error }
+        }) { group in
+            for (index, outcome) in group {
+                let entry = sendable[index].entry
+                if case .progressed(let done) = outcome {
+                    // Reported relative to this attempt's step: after what earlier attempts sent.
+                    let total = DeliveryProgress(text: entry.progress).followed(by: done)
+                    unrecorded.progress.append(DeliveryProgressRecord(key: entry.key, progress: total.text ?? ""))
+                } else {
+                    unrecorded.outcomes.append(decide(entry, outcome, now: now))
+                }
+            }
         }
+        do { _ = try commit(fencing: []) } catch { failure = failure ?? error }
         if let failure { throw failure }
     }
 

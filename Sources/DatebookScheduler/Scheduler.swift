@@ -126,15 +126,19 @@ public final class Scheduler {
             let elapsed = ContinuousClock.now - started
             return now.addingTimeInterval(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
         }
-        while !claimed.isEmpty {
-            // Read once for the messages and the log lines (re-read per line, they were 6% of a pass's CPU).
-            let events = try store.events(ids: claimed.compactMap(\.eventID))
-            try deliver(claimed, try prepare(claimed, events: events, now: now), events: events, now: now, passTime: passTime,
-                        report: &report)
-            guard claimed.count == options.claimBatch else { break }
-            let later = passTime()
-            claimed = try store.transaction {
-                try store.claimDue(now: later, lease: options.lease, claimant: claimant, limit: options.claimBatch)
+        // One deferred-sync span (and log syncer) for all the pass's batches, not one per batch of
+        // `claimBatch`: later claims skip the fsync too, as the outcomes do (`deliver`).
+        try store.withDeferredSync {
+            while !claimed.isEmpty {
+                // Read once for the messages and the log lines (re-read per line, they were 6% of a pass's CPU).
+                let events = try store.events(ids: claimed.compactMap(\.eventID))
+                try deliver(claimed, try prepare(claimed, events: events, now: now), events: events, now: now, passTime: passTime,
+                            report: &report)
+                guard claimed.count == options.claimBatch else { break }
+                let later = passTime()
+                claimed = try store.transaction {
+                    try store.claimDue(now: later, lease: options.lease, claimant: claimant, limit: options.claimBatch)
+                }
             }
         }
         report.retriesRemaining = try store.pendingRetryCount()

@@ -58,4 +58,43 @@ import Testing
         #expect(held <= deliverer.maxHTTPTransfers, "outcomes held after the last transfer started: \(held)")
         #expect(ahead.allSatisfy { $0 <= deliverer.maxHTTPTransfers }, "transfers ahead of the written outcomes: \(ahead)")
     }
+
+    /// A caller that keeps each group of outcomes until the next `starting` must never keep them
+    /// while the deliverer waits: here a command step waits (up to its timeout) for the file the
+    /// caller makes once every HTTP outcome has been handed on at a `starting` call, so the last
+    /// group's must come before the deliverer waits for that worker (they once waited for the
+    /// slowest transfer, and leases ran out meanwhile).
+    @Test func startingFollowsEveryGroupOfOutcomesBeforeTheDelivererWaits() throws {
+        let sink = try TestServer(script: "http_sink.py")
+        defer { sink.stop() }
+        let directory = makeScratchFolder("deliverer")
+        defer { removeScratchFolder(directory) }
+        let flag = directory + "/written"
+        let deliverer = Deliverer(http: HTTPClient(maxHostConnections: 2, maxTotalConnections: 2), maxWorkers: 1)
+        let http: [DeliveryStep] = (0..<10).map { index in
+            .http([HTTPRequest(method: "POST", url: "\(sink.baseURL)/hook?n=\(index)", body: Data("x".utf8))])
+        }
+        let waiting = DeliveryStep.command(argv: ["/bin/sh", "-c", "while [ ! -e \"$1\" ]; do sleep 0.01; done", "sh", flag],
+                                           environment: ["PATH": "/usr/bin:/bin"], timeout: 10)
+        var held: [Int] = []
+        var written: Set<Int> = []
+        var outcomes: [Int: DeliveryOutcome] = [:]
+        deliverer.deliver(http + [waiting], starting: { indices in
+            written.formUnion(held)
+            held = []
+            if written.isSuperset(of: 0..<10), !FileManager.default.fileExists(atPath: flag) {
+                _ = FileManager.default.createFile(atPath: flag, contents: nil)
+            }
+            return Set(indices)
+        }, onOutcomes: { group in
+            held += group.map(\.index)
+            for (index, outcome) in group { outcomes[index] = outcome }
+        })
+        #expect(outcomes.count == 11)
+        guard case .command(let result) = outcomes[10] else {
+            Issue.record("the command step's outcome: \(String(describing: outcomes[10]))")
+            return
+        }
+        #expect(result.succeeded, "HTTP outcomes were kept while the deliverer waited for the command (it timed out)")
+    }
 }
