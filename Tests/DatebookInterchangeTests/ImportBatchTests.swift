@@ -132,6 +132,26 @@ struct ImportBatchTests {
         #expect(expected.events.contains { $0.title == "Plain 7 again" } && !expected.events.contains { $0.title == "Plain 7" })
     }
 
+    /// On PostgreSQL each batch goes through COPY (into empty tables, then the merge of incoming rows).
+    @Test func batchesOnPostgreSQLLeaveTheStoreTheWholeFileLeaves() throws {
+        let url = try TestPostgres.shared().makeDatabase()
+        let one = try PostgresStore(url: url + "?schema=one"), batched = try PostgresStore(url: url + "?schema=batched")
+        func contents(_ store: PostgresStore) throws -> [String] {
+            var events: [String] = []
+            try store.forEachEvent { events.append("\($0)") }
+            let occurrences = try store.query("SELECT event_id, start_key FROM occurrences ORDER BY 1, 2").all.map { $0.text(0) + " " + $0.text(1) }
+            return events.sorted() + occurrences + ["\(try store.sourceUIDs().sorted { $0.key < $1.key })"]
+        }
+        for (store, size) in [(one, Self.whole), (batched, 3)] {
+            store.recurrenceHorizon = Store.standardHorizon(now: Self.now)
+            _ = try store.importICS(ImportFile(name: "c.ics", copying: Data(Self.small.utf8)), timeZone: Self.zone, today: Self.today,
+                                    batchEvents: size, warn: { _ in }, progress: { _ in })
+        }
+        let expected = try contents(one)
+        #expect(expected.count > 300)
+        #expect(try contents(batched) == expected)
+    }
+
     /// A VTODO before its event, batches earlier, is that event's task; one after its event,
     /// batches later, too.
     @Test func aTodoFindsItsEventInAnotherBatch() throws {
