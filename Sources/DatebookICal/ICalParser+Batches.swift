@@ -39,7 +39,7 @@ extension ICalParser {
 
         /// Checks that the bytes are iCalendar and runs the first pass.
         ///
-        /// `scanned`, when given, is called with byte ranges the first pass is done with, every 64 MB:
+        /// `scanned`, when given, is called with byte ranges the first pass is done with, every 8 MB:
         /// only for bytes that are read again from their file once given back (a file mapping).
         /// `consumed`: as for `parseParts`, ranges the batches read will not be read again.
         ///
@@ -56,7 +56,8 @@ extension ICalParser {
             let floatingZone = opening.floatingZone
             var scan = ICalChunkScanner.Resumable(bytes, from: start)
             var zones: [ICalChunk] = []
-            let step = 64 << 20
+            // Mapped pages stay resident until given back: 8 MB at a time keeps the first pass small.
+            let step = 8 << 20
             var scannedTo = 0
             while !scan.atEnd {
                 while let zone = scan.next(keeping: { $0 == "VTIMEZONE" }, until: scannedTo + step) { zones.append(zone) }
