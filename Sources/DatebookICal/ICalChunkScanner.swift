@@ -27,7 +27,7 @@ struct ICalChunk: Sendable, Equatable {
 /// `BEGIN:VCALENDAR` are read as the calendar's own, each with a warning (`repairs`). An `END:`
 /// naming a component further out closes the ones inside it, which are reported unterminated.
 struct ICalChunkScanner {
-    struct Result {
+    struct Result: Sendable {
         var chunks: [ICalChunk] = []
         /// Components opened but never closed: (name, line).
         var unterminated: [(String, Int)] = []
@@ -47,8 +47,11 @@ struct ICalChunkScanner {
     /// The same scan one component at a time, so a large file's components need not all be listed
     /// at once (`ICalParser.BatchReader`): `result` gathers the repairs and unterminated components
     /// met so far; its `chunks` stay empty.
-    struct Resumable {
-        let bytes: UnsafeBufferPointer<UInt8>
+    struct Resumable: Sendable {
+        /// The bytes, by address (a pointer is not `Sendable`): they outlive the scan, unchanged.
+        private let address: UInt
+        private let count: Int
+        var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: UnsafePointer(bitPattern: address), count: count) }
         private(set) var result = Result()
         /// Open components, outermost first; VCALENDARs only below `open`.
         private var stack: [String] = []
@@ -63,7 +66,8 @@ struct ICalChunkScanner {
 
         /// Lines before `start` (a BOM has none) are not counted.
         init(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) {
-            self.bytes = bytes
+            address = UInt(bitPattern: bytes.baseAddress)
+            count = bytes.count
             lineStart = start
         }
 
@@ -76,7 +80,7 @@ struct ICalChunkScanner {
         /// The next top-level component whose name `keeping` accepts; nil at the end of the bytes, or
         /// once the scan has passed `limit` (then `atEnd` is false and the scan goes on from there).
         mutating func next(keeping: (String) -> Bool, until limit: Int = Int.max) -> ICalChunk? {
-            let count = bytes.count
+            let bytes = bytes
             while lineStart < count {
                 if lineStart >= limit { return nil }
                 // By memchr: this pass is serial, before the parse workers start.

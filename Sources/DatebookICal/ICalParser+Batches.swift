@@ -13,9 +13,13 @@ extension ICalParser {
     /// The components of all batches, in order, are those `parseParts` reads: each batch is parsed
     /// by its workers as `parseParts` parses a file.
     ///
-    /// The reader keeps a view of the bytes: they must stay alive and unchanged while it is used.
-    public struct BatchReader {
-        private let bytes: UnsafeBufferPointer<UInt8>
+    /// The reader keeps a view of the bytes: they must stay alive and unchanged while it is used,
+    /// on whichever thread (`PlannerStore.importICS` reads the next batch on another one).
+    public struct BatchReader: Sendable {
+        /// The bytes, by address (a pointer is not `Sendable`): they outlive the reader, unchanged.
+        private let address: UInt
+        private let count: Int
+        private var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: UnsafePointer(bitPattern: address), count: count) }
         private let fileName: String
         private let defaultTimeZone: TimeZone
         private let floatingZone: TimeZone?
@@ -68,7 +72,8 @@ extension ICalParser {
             }
             first.warn(about: scan.result)
             for zone in zones { first.readTimeZone(zone) }
-            self.bytes = bytes
+            address = UInt(bitPattern: bytes.baseAddress)
+            count = bytes.count
             self.fileName = fileName
             self.defaultTimeZone = defaultTimeZone
             self.floatingZone = floatingZone

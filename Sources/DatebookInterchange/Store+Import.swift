@@ -88,13 +88,17 @@ extension PlannerStore {
             }
         }
         try importTransaction(expected: expected) {
-            var queued: [[ICalDocument]] = [second]
-            var parts: [ICalDocument]? = first
+            try save(PlannerICS.convertBatch(first, fileName: name, options: options, batches: &batches), lines: Self.lines(of: first))
+            // From the second batch on, the next one is read on another thread meanwhile.
+            let prefetch = BatchPrefetch(reader)
+            defer { prefetch.finish() }
+            var parts: [ICalDocument]? = second
             while let current = parts {
                 let lines = Self.lines(of: current)
                 try save(PlannerICS.convertBatch(current, fileName: name, options: options, batches: &batches), lines: lines)
-                progress(reader.offset)
-                parts = queued.isEmpty ? reader.next() : queued.removeFirst()
+                let next = prefetch.next()
+                progress(next.offset)
+                parts = next.batch
             }
             let lines = Self.lines(of: [ICalDocument(events: batches.overrides)])
             try save(PlannerICS.finishBatches(fileName: name, options: options, batches: &batches), lines: lines)
@@ -144,4 +148,67 @@ public struct ImportSummary: Sendable {
     public var events: Int
     public var warnings: Int
     public var uids: [String: String]
+}
+
+/// Reads the batch after the current one on another thread while the current one is joined and
+/// saved: the store writes on one thread, and the parse of the next batch takes the other core.
+/// At most one batch is read ahead.
+private final class BatchPrefetch: Sendable {
+    private struct State: Sendable {
+        /// The reader, while no thread is reading with it.
+        var reader: ICalParser.BatchReader?
+        /// The batch read ahead (`.some(nil)`: there are no more), until taken.
+        var ready: [ICalDocument]??
+        /// Where the reading stands in the file, for progress.
+        var offset = 0
+        /// A read is queued or running.
+        var reading = false
+        /// No more reads may start (`finish`).
+        var stopped = false
+    }
+
+    private let state: Monitor<State>
+
+    init(_ reader: ICalParser.BatchReader) {
+        state = Monitor(State(reader: reader))
+        readAhead()
+    }
+
+    private func readAhead() {
+        state.update { $0.reading = true }
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            let taken = state.update { state -> ICalParser.BatchReader? in
+                guard !state.stopped, let reader = state.reader else {
+                    state.reading = false
+                    return nil
+                }
+                state.reader = nil
+                return reader
+            }
+            guard var reader = taken else { return }
+            let batch = reader.next()
+            state.update { state in
+                state.offset = reader.offset
+                state.reader = reader
+                state.ready = .some(batch)
+                state.reading = false
+            }
+        }
+    }
+
+    /// The next batch (nil after the last) once it is read, and starts reading the one after.
+    func next() -> (batch: [ICalDocument]?, offset: Int) {
+        let taken: (batch: [ICalDocument]?, offset: Int) = state.wait(for: { $0.ready != nil }) { state in
+            defer { state.ready = nil }
+            return (state.ready ?? nil, state.offset)
+        } ?? (nil, 0)
+        if taken.batch != nil { readAhead() }
+        return taken
+    }
+
+    /// Lets no read start and waits for one running to end: the bytes may be unmapped after.
+    func finish() {
+        state.update { $0.stopped = true }
+        state.wait(for: { !$0.reading })
+    }
 }

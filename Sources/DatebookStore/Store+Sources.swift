@@ -25,17 +25,12 @@ extension Store {
     /// The indexes and triggers a large import drops are dropped once, before its first batch,
     /// and made again after its last; into an empty store the batches' new events go in in bulk.
     ///
-    /// Each batch is in id order, but the batches are not: the primary-key B-trees of tasks,
-    /// sources and the events' id index then take rows all over, and with SQLite's 2 MB page cache
-    /// nearly every row read and wrote a page through a system call (1M VEVENTs + 3M VTODOs: 16 s
-    /// of system time, 47 s of CPU in all, against 10.5 s for 300k read whole). So a large import
-    /// gets a page cache of about a quarter KiB per expected event (25 MB at 100k, at most 256 MB),
-    /// within the memory the batches saved; the store's own size comes back after.
+    /// Each batch is in id order, but the batches are not, so the rows of tasks and sources land all
+    /// over their B-trees. A page cache of a quarter KiB per expected event (244 MB at 1M) did not
+    /// make up for it: 56 s of CPU against 47.5 s with the 2 MB cache (loaded host, one run each),
+    /// for 460 MB of peak memory against 181 MB. So the cache stays as it is.
     public func importTransaction<T>(expected: Int, _ body: () throws -> T) throws -> T {
-        let cache = expected >= Self.bulkThreshold ? try wrap { try db.integer("PRAGMA cache_size") } : nil
-        if cache != nil { try wrap { try db.execute("PRAGMA cache_size = -\(min(262_144, max(2_000, expected / 4)))") } }
-        defer { if let cache { try? db.execute("PRAGMA cache_size = \(cache)") } }
-        return try bulkTransaction(count: expected) {
+        try bulkTransaction(count: expected) {
             let bulk = try beginBulk(count: expected)
             importBulk = bulk
             defer { importBulk = nil }
