@@ -17,7 +17,7 @@ import Foundation
 ///   them in file order.
 extension PlannerICS {
     /// VEVENTs per batch: 1M VEVENTs + 3M VTODOs peaked at 2.2 GB read whole.
-    public static let importBatchEvents = 8_192
+    public static let importBatchEvents = 4_096
 
     struct Batches {
         /// What later batches need of an event an earlier one saved.
