@@ -6,7 +6,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 export TMPDIR := $(CURDIR)/.build/tmp
 $(shell mkdir -p .build/tmp)
 
-.PHONY: setup build demo test smoke bench bench-serve bench-postgresql bench-replicas bench-peers clean-bench symbol-order fuzz install uninstall
+.PHONY: setup build demo test smoke bench bench-import bench-serve bench-postgresql bench-replicas bench-peers clean-bench symbol-order fuzz install uninstall
 
 # The Swift runtime and Foundation linked into the binary: it starts in about two thirds of the
 # time (no Swift libraries to load and bind) and runs where no Swift toolchain is installed.
@@ -54,6 +54,7 @@ bench: build
 	@bash scripts/setup.sh --bench
 	$(SWIFT) build $(RELEASE) --product datebook-bench
 	/usr/bin/python3 bench/bench.py
+	/usr/bin/python3 bench/import.py
 	python3 -m pip install --quiet apprise || echo "bench: apprise not installed; its rows are skipped"
 	python3 bench/delivery.py
 	/usr/bin/python3 bench/scheduler.py
@@ -69,6 +70,12 @@ bench: build
 bench-serve: build
 	@bash scripts/setup.sh --bench
 	/usr/bin/python3 bench/serve.py
+
+## Large iCalendar imports alone (bench/import.py: peak RSS and time at BENCH_IMPORT_SIZES, default 100k, 300k,
+## 1M VEVENTs; BENCH_IMPORT_BASELINE=PATH runs another build in turn; writes the Import memory section of bench/results.md).
+bench-import: build
+	@bash scripts/setup.sh --bench
+	/usr/bin/python3 bench/import.py
 
 ## PostgreSQL alone (bench/postgresql.py: import, list, tick and store copy at 100k events on both backends; writes bench/results-postgresql.md).
 bench-postgresql: build

@@ -27,7 +27,7 @@ struct ICalChunk: Sendable, Equatable {
 /// `BEGIN:VCALENDAR` are read as the calendar's own, each with a warning (`repairs`). An `END:`
 /// naming a component further out closes the ones inside it, which are reported unterminated.
 struct ICalChunkScanner {
-    struct Result {
+    struct Result: Sendable {
         var chunks: [ICalChunk] = []
         /// Components opened but never closed: (name, line).
         var unterminated: [(String, Int)] = []
@@ -36,77 +36,123 @@ struct ICalChunkScanner {
     }
 
     static func scan(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Result {
-        var result = Result()
-        /// Open components, outermost first; VCALENDARs only below `open`.
-        var stack: [String] = []
-        /// The open top-level component: its position in `stack`, BEGIN line and offset, skipped lines.
-        var open: (depth: Int, name: String, line: Int, offset: Int, skipped: [Range<Int>])?
-        var calendarEnd: Int?
-        /// Whether the components outside any VCALENDAR were warned about already.
-        var outside = false
-        var line = 1
-        var lineStart = start
-        let count = bytes.count
-        // Lines before `start` (a BOM has none) are not counted.
-        while lineStart < count {
-            // By memchr: this pass is serial, before the parse workers start.
-            let lineEnd = ICalBytes.first(0x0A, in: bytes, from: lineStart, to: count)  // position of LF or count
-            let next = min(count, lineEnd + 1)
-            if let (isBegin, name) = boundary(bytes, lineStart, lineEnd) {
-                if isBegin {
-                    if open == nil {
-                        if name == "VCALENDAR" {
-                            if !stack.isEmpty {
-                                result.repairs.append((line, "BEGIN:VCALENDAR inside another VCALENDAR; its components are read "
-                                                       + "as the outer calendar's"))
-                            }
-                        } else {
-                            if stack.isEmpty, !outside {
-                                // Once per stretch outside: a calendar cut short by a stray END:VCALENDAR
-                                // would otherwise warn about every component after it.
-                                outside = true
-                                let after = calendarEnd.map { "after END:VCALENDAR (line \($0))" } ?? "outside any VCALENDAR"
-                                result.repairs.append((line, "BEGIN:\(name) \(after); it and the components after it "
-                                                       + "are read as part of the calendar"))
-                            }
-                            open = (stack.count, name, line, lineStart, [])
-                        }
-                    }
-                    if name == "VCALENDAR" { outside = false }
-                    stack.append(name)
-                } else if let depth = position(of: name, in: stack, open: open?.depth) {
-                    if let current = open, depth <= current.depth {
-                        if depth == current.depth {
-                            for inner in stack[(depth + 1)...] {
-                                result.repairs.append((current.line, "BEGIN:\(inner) inside \(name) has no END:\(inner); "
-                                                       + "closed by END:\(name)"))
-                            }
-                            result.chunks.append(ICalChunk(name: name, line: current.line, range: current.offset..<next,
-                                                           skipped: current.skipped))
-                        } else {
-                            result.unterminated.append((current.name, current.line))
-                        }
-                        open = nil
-                    }
-                    stack.removeSubrange(depth...)
-                    if name == "VCALENDAR", stack.isEmpty { calendarEnd = line }
-                } else {
-                    let inside = open.map { " inside \($0.name)" } ?? ""
-                    result.repairs.append((line, "END:\(name)\(inside) closes no BEGIN:\(name); the line was ignored"))
-                    open?.skipped.append(lineStart..<next)
-                }
-            }
-            line += 1
-            lineStart = next
-        }
-        if let current = open { result.unterminated.append((current.name, current.line)) }
+        var scan = Resumable(bytes, from: start)
+        var chunks: [ICalChunk] = []
+        while let chunk = scan.next(keeping: { _ in true }) { chunks.append(chunk) }
+        var result = scan.result
+        result.chunks = chunks
         return result
+    }
+
+    /// The same scan one component at a time, so a large file's components need not all be listed
+    /// at once (`ICalParser.BatchReader`): `result` gathers the repairs and unterminated components
+    /// met so far; its `chunks` stay empty.
+    struct Resumable: Sendable {
+        /// The bytes, by address (a pointer is not `Sendable`): they outlive the scan, unchanged.
+        private let address: UInt
+        private let count: Int
+        var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: UnsafePointer(bitPattern: address), count: count) }
+        private(set) var result = Result()
+        /// Open components, outermost first; VCALENDARs only below `open`.
+        private var stack: [String] = []
+        /// The open top-level component: its position in `stack`, BEGIN line and offset, skipped lines.
+        private var open: (depth: Int, name: String, line: Int, offset: Int, skipped: [Range<Int>])?
+        private var calendarEnd: Int?
+        /// Whether the components outside any VCALENDAR were warned about already.
+        private var outside = false
+        private var line = 1
+        private var lineStart: Int
+        private var finished = false
+
+        /// Lines before `start` (a BOM has none) are not counted.
+        init(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) {
+            address = UInt(bitPattern: bytes.baseAddress)
+            count = bytes.count
+            lineStart = start
+        }
+
+        /// Where the scan stands: every byte before it has been scanned.
+        var offset: Int { lineStart }
+
+        /// Whether every byte has been scanned.
+        var atEnd: Bool { finished }
+
+        /// The next top-level component whose name `keeping` accepts; nil at the end of the bytes, or
+        /// once the scan has passed `limit` (then `atEnd` is false and the scan goes on from there).
+        mutating func next(keeping: (String) -> Bool, until limit: Int = Int.max) -> ICalChunk? {
+            let bytes = bytes
+            while lineStart < count {
+                if lineStart >= limit { return nil }
+                // By memchr: this pass is serial, before the parse workers start.
+                let lineEnd = ICalBytes.first(0x0A, in: bytes, from: lineStart, to: count)  // position of LF or count
+                let next = min(count, lineEnd + 1)
+                var found: ICalChunk?
+                if let (isBegin, name) = ICalChunkScanner.boundary(bytes, lineStart, lineEnd) {
+                    found = step(isBegin: isBegin, name: name, next: next)
+                }
+                line += 1
+                lineStart = next
+                if let found, keeping(found.name) { return found }
+            }
+            if !finished, let current = open { result.unterminated.append((current.name, current.line)) }
+            finished = true
+            return nil
+        }
+
+        /// Takes one `BEGIN:`/`END:` line; the component it closes, if any.
+        private mutating func step(isBegin: Bool, name: String, next: Int) -> ICalChunk? {
+            if isBegin {
+                if open == nil {
+                    if name == "VCALENDAR" {
+                        if !stack.isEmpty {
+                            result.repairs.append((line, "BEGIN:VCALENDAR inside another VCALENDAR; its components are read "
+                                                   + "as the outer calendar's"))
+                        }
+                    } else {
+                        if stack.isEmpty, !outside {
+                            // Once per stretch outside: a calendar cut short by a stray END:VCALENDAR
+                            // would otherwise warn about every component after it.
+                            outside = true
+                            let after = calendarEnd.map { "after END:VCALENDAR (line \($0))" } ?? "outside any VCALENDAR"
+                            result.repairs.append((line, "BEGIN:\(name) \(after); it and the components after it "
+                                                   + "are read as part of the calendar"))
+                        }
+                        open = (stack.count, name, line, lineStart, [])
+                    }
+                }
+                if name == "VCALENDAR" { outside = false }
+                stack.append(name)
+                return nil
+            }
+            guard let depth = ICalChunkScanner.position(of: name, in: stack, open: open?.depth) else {
+                let inside = open.map { " inside \($0.name)" } ?? ""
+                result.repairs.append((line, "END:\(name)\(inside) closes no BEGIN:\(name); the line was ignored"))
+                open?.skipped.append(lineStart..<next)
+                return nil
+            }
+            var closed: ICalChunk?
+            if let current = open, depth <= current.depth {
+                if depth == current.depth {
+                    for inner in stack[(depth + 1)...] {
+                        result.repairs.append((current.line, "BEGIN:\(inner) inside \(name) has no END:\(inner); "
+                                               + "closed by END:\(name)"))
+                    }
+                    closed = ICalChunk(name: name, line: current.line, range: current.offset..<next, skipped: current.skipped)
+                } else {
+                    result.unterminated.append((current.name, current.line))
+                }
+                open = nil
+            }
+            stack.removeSubrange(depth...)
+            if name == "VCALENDAR", stack.isEmpty { calendarEnd = line }
+            return closed
+        }
     }
 
     /// Where the component an `END:name` closes sits in `stack`: among the innermost 64, or the open
     /// top-level component. Real calendars nest four deep; a file of 50,000 unclosed BEGINs and as many
     /// stray ENDs would otherwise search the whole stack on each END.
-    private static func position(of name: String, in stack: [String], open: Int?) -> Int? {
+    static func position(of name: String, in stack: [String], open: Int?) -> Int? {
         let low = max(0, stack.count - 64)
         if let found = stack[low...].lastIndex(of: name) { return found }
         if let open, open < low, stack[open] == name { return open }

@@ -77,19 +77,10 @@ public enum ICalParser {
             let start = ICalSniffer.contentStart(bytes)
             try ICalSniffer.check(bytes, start: start, fileName: fileName)
             let scan = ICalChunkScanner.scan(bytes, from: start)
-            let calendarZone = Self.calendarZone(bytes, from: start)
-            let floatingZone = calendarZone.flatMap { ICalZoneResolver.ianaZone(for: $0.name) }
-            var first = Session(bytes: bytes, fileName: fileName,
-                                resolver: ICalZoneResolver(defaultTimeZone: defaultTimeZone, floatingZone: floatingZone),
-                                fastPaths: fastPaths)
-            if let calendarZone, floatingZone == nil {
-                first.warn(line: calendarZone.line, uid: nil, "X-WR-TIMEZONE '\(calendarZone.name)' is not a known time zone; "
-                           + "its floating times stay floating (read in the zone they are viewed in)")
-            }
-            for (line, message) in scan.repairs { first.warn(line: line, uid: nil, message) }
-            for (name, line) in scan.unterminated {
-                first.warn(line: line, uid: nil, "BEGIN:\(name) has no END:\(name); the component was skipped")
-            }
+            let opening = openingSession(bytes, start: start, fileName: fileName, defaultTimeZone: defaultTimeZone, fastPaths: fastPaths)
+            var first = opening.session
+            let floatingZone = opening.floatingZone
+            first.warn(about: scan)
             for chunk in scan.chunks where chunk.name == "VTIMEZONE" { first.readTimeZone(chunk) }
             // Workers take slices of all chunks and skip what is not VEVENT/VTODO (no filtered copy).
             let items = scan.chunks
@@ -112,6 +103,22 @@ public enum ICalParser {
             documents[0].warnings = first.document.warnings + documents[0].warnings
             return documents
         }
+    }
+
+    /// The session that reads the file's VTIMEZONEs and gives its file-level warnings, X-WR-TIMEZONE's first;
+    /// and the zone of the file's floating times.
+    static func openingSession(_ bytes: UnsafeBufferPointer<UInt8>, start: Int, fileName: String, defaultTimeZone: TimeZone,
+                               fastPaths: Bool) -> (session: Session, floatingZone: TimeZone?) {
+        let calendarZone = Self.calendarZone(bytes, from: start)
+        let floatingZone = calendarZone.flatMap { ICalZoneResolver.ianaZone(for: $0.name) }
+        var session = Session(bytes: bytes, fileName: fileName,
+                              resolver: ICalZoneResolver(defaultTimeZone: defaultTimeZone, floatingZone: floatingZone),
+                              fastPaths: fastPaths)
+        if let calendarZone, floatingZone == nil {
+            session.warn(line: calendarZone.line, uid: nil, "X-WR-TIMEZONE '\(calendarZone.name)' is not a known time zone; "
+                         + "its floating times stay floating (read in the zone they are viewed in)")
+        }
+        return (session, floatingZone)
     }
 
     /// The calendar's X-WR-TIMEZONE (Google's exports) and its line, from the properties before the
@@ -157,7 +164,7 @@ public enum ICalParser {
 ///
 /// They are lent by address (a pointer is not `Sendable`): every worker only reads them, and
 /// `parseParts` returns only after every worker is done.
-private struct Job: Sendable {
+struct Job: Sendable {
     let address: UInt
     let count: Int
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: UnsafePointer(bitPattern: address), count: count) }
@@ -207,7 +214,7 @@ private struct Job: Sendable {
 }
 
 /// State of one parse: the bytes, a reusable C-string buffer, and the growing document.
-private struct Session {
+struct Session {
     let bytes: UnsafeBufferPointer<UInt8>
     let fileName: String
     let resolver: ICalZoneResolver
@@ -237,6 +244,14 @@ private struct Session {
 
     mutating func warn(line: Int, uid: String?, _ message: String) {
         document.warnings.append(ICalWarning(fileName: fileName, line: line, uid: uid, message: message))
+    }
+
+    /// What the scan of the file's components read past or found unclosed.
+    mutating func warn(about scan: ICalChunkScanner.Result) {
+        for (line, message) in scan.repairs { warn(line: line, uid: nil, message) }
+        for (name, line) in scan.unterminated {
+            warn(line: line, uid: nil, "BEGIN:\(name) has no END:\(name); the component was skipped")
+        }
     }
 
     /// Runs libical's parser over the used lines of one chunk; also returns its raw RRULE values.

@@ -79,6 +79,15 @@ extension PlannerICS {
     /// The parts are freed as soon as nothing needs them: their VEVENTs once converted (before the
     /// join grows the result), the rest once the tasks are attached; both on another thread.
     public static func convert(_ parts: consuming [ICalDocument], fileName: String, options: Options) -> ICSImport {
+        var whole = Batches()
+        return convert(parts, fileName: fileName, options: options, batches: &whole)
+    }
+
+    /// `convert`, as one batch of an import read in batches when `batches` is active: events earlier
+    /// batches saved are read back from the store where this batch changes them, and VTODOs whose
+    /// event has not come yet wait in `batches` (PlannerICS+Batches.swift).
+    static func convert(_ parts: consuming [ICalDocument], fileName: String, options: Options,
+                        batches: inout Batches) -> ICSImport {
         var converted = Converted.all(parts, calendar: options.calendar, timeZone: options.timeZone, ids: options.ids)
         let count = parts.reduce(0) { $0 + $1.events.count }
         var result = ICSImport(events: [], uids: [:], warnings: parts.flatMap(\.warnings).map(\.description))
@@ -116,7 +125,7 @@ extension PlannerICS {
         /// The converted event with what the store already knows of it (tasks, and the symbol and
         /// colour unless the file gives them to an import).
         func final(_ made: consuming Event, _ component: Converted.Component) -> Event {
-            guard let stored = options.existing(made.id) else { return made }
+            guard let stored = batches.stored(made.id, options: options) else { return made }
             var event = made
             if options.overlays || !component.givesSymbol { event.symbol = stored.symbol }
             if options.overlays || !component.givesColor { event.color = stored.color }
@@ -129,7 +138,7 @@ extension PlannerICS {
             }
         }
         // The join reads only what the parts' threads made (no parsed component is copied).
-        var masterSequences: [String: Int] = [:]
+        var masterSequences = batches.masterSequences
         for p in converted.indices {
             for n in converted[p].components.indices where converted[p].components[n].recurrenceID == nil {
                 warn(converted[p].components[n])
@@ -148,7 +157,10 @@ extension PlannerICS {
                 guard let recurrenceID = converted[p].components[n].recurrenceID else { continue }
                 let uid = converted[p].components[n].uid
                 warn(converted[p].components[n])
-                let masterAt = converted[p].components[n].masterID.flatMap { index[$0] }
+                var masterAt = converted[p].components[n].masterID.flatMap { index[$0] }
+                if masterAt == nil, let master = converted[p].components[n].masterID {
+                    masterAt = batches.load(master, uid: uid, into: &result, index: &index, options: options)
+                }
                 // What follows may read the master's recurrence: give it the EXDATEs added so far.
                 if let master = converted[p].components[n].masterID, let at = masterAt,
                    converted[p].components[n].thisAndFuture || converted[p].components[n].sequence < masterSequences[master] ?? 0,
@@ -234,7 +246,9 @@ extension PlannerICS {
         // Tasks change no event's occurrences.
         expansions?.close()
         result.expansions = expansions
-        attachTodos(parts, todos: converted.map(\.todos), to: &result, index: &index, options: options, fileName: fileName)
+        batches.masterSequences = masterSequences
+        attachTodos(parts, todos: converted.map(\.todos), to: &result, index: &index, options: options, fileName: fileName,
+                    batches: &batches)
         BackgroundRelease.release(consume converted)
         BackgroundRelease.release(consume parts)
         return result
@@ -279,7 +293,7 @@ extension PlannerICS {
 
     /// One part's components converted on their own, in the part's order: per VEVENT the event
     /// (nil for a cancelled one) and what the join needs of the component; per VTODO its task id.
-    private struct Converted: Sendable {
+    struct Converted: Sendable {
         struct Component: Sendable {
             var uid: String
             var recurrenceID: ICalDateValue?
@@ -430,10 +444,16 @@ extension PlannerICS {
     private static let symbols = Symbol.allCases
     private static let colors = EventColor.allCases
 
+    /// The symbol and colour an event of this id gets when its component gives none, picked by the id.
+    static func defaultLook(id: String) -> (symbol: Symbol, color: EventColor) {
+        let seed = Int(truncatingIfNeeded: UInt64(id, radix: 16) ?? 0)
+        return (symbols[abs(seed % symbols.count)], colors[abs(seed / 7 % colors.count)])
+    }
+
     /// The event `item` becomes on its own; what a stored copy keeps (symbol, colour, tasks) is
     /// applied by the join.
     static func makeEvent(_ item: ICalEvent, id: String, options: Options) -> Event {
-        let seed = Int(truncatingIfNeeded: UInt64(id, radix: 16) ?? 0)
+        let look = defaultLook(id: id)
         let written = item.timeZoneName.flatMap { TimeZone(identifier: $0) == nil ? nil : $0 }
         let zone: String
         switch item.start {
@@ -453,8 +473,8 @@ extension PlannerICS {
             start: start, end: Event.inclusiveEnd(dayEnd(of: item, options.timeZone).map { eventStart($0, options.timeZone) },
                                                   start: start, zone: TimeZone(identifier: zone) ?? options.timeZone),
             timeZone: zone,
-            symbol: item.symbol.flatMap(Symbol.init(rawValue:)) ?? symbols[abs(seed % symbols.count)],
-            color: item.color.flatMap(EventColor.init(cssName:)) ?? colors[abs(seed / 7 % colors.count)],
+            symbol: item.symbol.flatMap(Symbol.init(rawValue:)) ?? look.symbol,
+            color: item.color.flatMap(EventColor.init(cssName:)) ?? look.color,
             notes: item.description ?? "", location: item.location ?? "", url: item.url ?? "",
             tasks: [], alerts: alerts, recurrence: recurrence)
     }
@@ -509,12 +529,14 @@ extension PlannerICS {
     /// VTODOs become tasks of the event named by RELATED-TO, else of a per-calendar "Tasks" event.
     /// `todos`: per part and VTODO, what the parts' threads worked out (task id, RELATED-TO key).
     private static func attachTodos(_ parts: [ICalDocument], todos made: [[Converted.Todo]], to result: inout ICSImport,
-                            index: inout JoinIndex, options: Options, fileName: String) {
+                                    index: inout JoinIndex, options: Options, fileName: String, batches: inout Batches) {
         // Events whose stored tasks were replaced by this file's (the "Tasks" event may come last).
-        var cleared = [Bool](repeating: false, count: result.events.count + 1)
+        var cleared = batches.cleared(result.events)
         var taskIDs = TaskIDs()
         func attach(_ todo: borrowing ICalTodo, _ made: borrowing Converted.Todo) {
             var at = made.relatedKey.flatMap { index[key: $0] }
+            if at == nil, let key = made.relatedKey { at = batches.load(key: key, into: &result, index: &index, options: options) }
+            if at == nil, batches.postpone(todo, made) { return }
             if at == nil {
                 if let related = todo.relatedTo {
                     result.warnings.append("\(fileName):\(todo.sourceLine): UID \(todo.uid): RELATED-TO \(related) "
@@ -532,7 +554,7 @@ extension PlannerICS {
                 at = index[id]
             }
             guard let at else { return }
-            if at >= cleared.count { cleared += Array(repeating: false, count: at + 1 - cleared.count) }
+            if at >= cleared.count { cleared += batches.cleared(result.events[cleared.count...]) }
             if !cleared[at] {
                 cleared[at] = true
                 result.events[at].tasks = []
@@ -551,6 +573,8 @@ extension PlannerICS {
             }
             result.events[at].tasks.append(task)
         }
+        // VTODOs of earlier batches whose event came in this one go first, as they came first in the file.
+        for (todo, made) in batches.waiting(for: result.events) { attach(todo, made) }
         // Through the buffers: iterating the todos would copy each one (its strings retained and released).
         for p in parts.indices {
             parts[p].todos.withUnsafeBufferPointer { todos in
@@ -559,6 +583,8 @@ extension PlannerICS {
                 }
             }
         }
+        for (todo, made) in batches.remaining() { attach(todo, made) }
+        batches.placed(result.events, cleared: cleared, uids: result.uids)
     }
 
     /// Which task ids each event has, so a VTODO repeating one is left out (task ids are unique

@@ -13,14 +13,20 @@ public struct ImportFile: ~Copyable {
     /// The allocation, of which the first `count` bytes are the file's.
     private let storage: UnsafeMutableRawBufferPointer
     public let count: Int
+    /// True when the bytes are a read-only mapping of the file: pages given back (`release`) are
+    /// read from the file again if touched, so a first pass over a large file need not keep them.
+    public let isMapped: Bool
 
-    private init(name: String, storage: UnsafeMutableRawBufferPointer, count: Int) {
+    private init(name: String, storage: UnsafeMutableRawBufferPointer, count: Int, isMapped: Bool = false) {
         self.name = name
         self.storage = storage
         self.count = count
+        self.isMapped = isMapped
     }
 
-    deinit { storage.deallocate() }
+    deinit {
+        if isMapped { munmap(storage.baseAddress, storage.count) } else { storage.deallocate() }
+    }
 
     private var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: storage[..<count]) }
 
@@ -51,6 +57,14 @@ public struct ImportFile: ~Copyable {
         guard fd >= 0 else { throw InputError(file: path, line: nil, path: "", message: "cannot read (permissions?)") }
         defer { close(fd) }
         var info = stat()
+        // A regular file is mapped, not read: its pages are the system's cache until touched, and
+        // an import of 1 GB reads it in batches, giving each back when done (docs/ical-notes.md).
+        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
+           let mapped = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0), mapped != UnsafeMutableRawPointer(bitPattern: -1) {
+            self.init(name: path, storage: UnsafeMutableRawBufferPointer(start: mapped, count: Int(info.st_size)),
+                      count: Int(info.st_size), isMapped: true)
+            return
+        }
         guard fstat(fd, &info) == 0, let read = Self.readAll(fd, sizeHint: max(0, Int(info.st_size))) else {
             throw InputError(file: path, line: nil, path: "", message: "cannot read (permissions?)")
         }

@@ -72,6 +72,12 @@ public protocol PlannerStore: AnyObject {
     func timedEventZones() throws -> [String]
     func sourceUIDs() throws -> [String: String]
     func saveImport(_ result: ICSImport, calendar: String, progress: (Int) -> Void) throws
+    /// Runs an import saved batch by batch (`saveImportBatch`) as one transaction: a failure in any
+    /// batch leaves the store as it was. `expected`: about how many events the batches hold.
+    func importTransaction<T>(expected: Int, _ body: () throws -> T) throws -> T
+    /// Saves one batch of an import inside `importTransaction`, as `saveImport` saves a whole one;
+    /// `rewritten`: ids of events an earlier batch saved, which this one saves again.
+    func saveImportBatch(_ batch: ICSImport, calendar: String, rewritten: Set<String>, progress: (Int) -> Void) throws
 
     // Action links (issue 16): the signing key and the links already used
     func secretKey(named name: String, now: Date) throws -> Data

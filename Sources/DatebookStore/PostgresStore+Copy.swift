@@ -142,6 +142,16 @@ extension PostgresStore {
         }
     }
 
+    /// One transaction around the batches; each is saved as a whole import is (COPY into the
+    /// tables while they are empty, then through the merge of `writeInBulk`).
+    public func importTransaction<T>(expected: Int, _ body: () throws -> T) throws -> T {
+        try transaction(body)
+    }
+
+    public func saveImportBatch(_ batch: ICSImport, calendar: String, rewritten: Set<String>, progress: (Int) -> Void) throws {
+        try saveImport(batch, calendar: calendar, progress: progress)
+    }
+
     /// Records the iCalendar UID each event came from (`uids` by event id), replacing older ones.
     func saveSources(of events: [Event], uids: [String: String], calendar: String) throws {
         let sourced = Self.lastOfEachID(events).filter { uids[$0.id] != nil }

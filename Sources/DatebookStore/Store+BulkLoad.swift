@@ -89,11 +89,39 @@ extension Store {
     /// while it joins); without it a large batch submits its own. An event not submitted is
     /// expanded where its row is made.
     func writeMany(_ events: [Event], sources: (calendar: String, uid: @Sendable (Int) -> String?)? = nil,
-                   expansions given: OccurrenceExpansions? = nil, progress: (Int) -> Void = { _ in }) throws {
+                   expansions: OccurrenceExpansions? = nil, progress: (Int) -> Void = { _ in }) throws {
+        let bulk = try beginBulk(count: events.count)
+        try writeBatch(events, bulk: bulk, sources: sources, expansions: expansions, progress: progress)
+        try finishBulk(bulk)
+    }
+
+    /// What a large write changed in the schema for its transaction, until `finishBulk` puts it back.
+    struct BulkWrite {
+        /// The events the store held when the write began; `Int.max` for a small write (not counted).
+        let existing: Int
+        /// The `CREATE INDEX` statements of the secondary indexes dropped until the end.
+        let deferred: [String]
+        /// The `CREATE TRIGGER` statements of the triggers on `events` suspended until the end.
+        let suspended: [String]?
+    }
+
+    /// Starts a write of about `count` events (all of a save, or every batch of an import): drops
+    /// the secondary indexes and suspends the triggers when it is large enough to gain by it.
+    func beginBulk(count: Int) throws -> BulkWrite {
+        let existing = count >= Self.bulkThreshold ? try eventCount() : Int.max
+        return try BulkWrite(existing: existing, deferred: existing <= count ? dropSecondaryIndexes() : [],
+                             suspended: count >= Self.bulkThreshold ? suspendEventTriggers() : nil)
+    }
+
+    /// Writes one batch of a write begun with `beginBulk`, in id order.
+    ///
+    /// `rewritten`: ids an earlier batch of the same write has written (an import's event that a
+    /// later batch changes again); into a store that was empty they take the row-by-row path, which
+    /// replaces rows, while every other event's rows go in in bulk.
+    func writeBatch(_ events: [Event], bulk: BulkWrite, rewritten: Set<String> = [],
+                    sources: (calendar: String, uid: @Sendable (Int) -> String?)? = nil,
+                    expansions given: OccurrenceExpansions? = nil, progress: (Int) -> Void = { _ in }) throws {
         let order = Self.idOrder(events)
-        let existing = events.count >= Self.bulkThreshold ? try eventCount() : Int.max
-        let deferred = existing <= events.count ? try dropSecondaryIndexes() : []
-        let suspended = events.count >= Self.bulkThreshold ? try suspendEventTriggers() : nil
         let horizon = recurrenceHorizon
         // Large batches expand their recurring events on another thread meanwhile.
         var expansions = given
@@ -107,33 +135,40 @@ extension Store {
             made.close()
             expansions = made
         }
-        if existing == 0 {
+        let replaced = bulk.existing == 0 ? order.filter { rewritten.contains(events[$0].id) } : order
+        if bulk.existing == 0 {
             // Into an empty store every id is new: nothing to delete first, and rows go in in bulk.
-            try writeNew(BulkRows.Source(events: events, order: order, horizon: horizon, expansions: expansions,
+            let new = replaced.isEmpty ? order : order.filter { !rewritten.contains(events[$0].id) }
+            try writeNew(BulkRows.Source(events: events, order: new, horizon: horizon, expansions: expansions,
                                          sources: sources), progress: progress)
-        } else {
-            // Through the buffer: each event is read in place, not copied (a dozen strings each).
-            try events.withUnsafeBufferPointer { buffer in
-                for (n, index) in order.enumerated() {
-                    try write(buffer[index], expanded: expansions?.keys(for: buffer[index], at: index, horizon: horizon))
-                    if n % 5_000 == 4_999 { progress(n + 1) }
-                }
-            }
-            if let sources {
-                try saveSources(calendar: sources.calendar, ids: order.lazy.compactMap { index in
-                    sources.uid(index).map { (events[index].id, $0) }
-                })
+        }
+        // Through the buffer: each event is read in place, not copied (a dozen strings each).
+        try events.withUnsafeBufferPointer { buffer in
+            for (n, index) in replaced.enumerated() {
+                try write(buffer[index], expanded: expansions?.keys(for: buffer[index], at: index, horizon: horizon))
+                if n % 5_000 == 4_999 { progress(n + 1) }
             }
         }
-        for sql in deferred { try wrap { try db.execute(sql) } }
-        if let suspended {
-            try wrap {
-                for sql in suspended { try db.execute(sql) }
-                try db.execute(Self.alertLeadSetsCatchUp)
-                try db.execute(CalDAVLocalChanges.bumpAll)
-            }
-            try queueChanged(events.lazy.map(\.id), allEvents: existing == 0)
+        if let sources, !replaced.isEmpty {
+            try saveSources(calendar: sources.calendar, ids: replaced.lazy.compactMap { index in
+                sources.uid(index).map { (events[index].id, $0) }
+            })
         }
+        if bulk.suspended != nil, bulk.existing != 0 { try queueChanged(events.lazy.map(\.id), allEvents: false) }
+    }
+
+    /// Ends a write begun with `beginBulk`: re-creates the dropped indexes and the suspended
+    /// triggers, and replays what the triggers would have done.
+    func finishBulk(_ bulk: BulkWrite) throws {
+        for sql in bulk.deferred { try wrap { try db.execute(sql) } }
+        guard let suspended = bulk.suspended else { return }
+        try wrap {
+            for sql in suspended { try db.execute(sql) }
+            try db.execute(Self.alertLeadSetsCatchUp)
+            try db.execute(CalDAVLocalChanges.bumpAll)
+        }
+        // Every event of a load into an empty store is queued by one statement (the others were, batch by batch).
+        if bulk.existing == 0 { try queueChanged([String](), allEvents: true) }
     }
 
     /// Inserts the rows of events no stored row has (`BulkRows`: made on a helper thread).

@@ -22,6 +22,8 @@ public final class Store {
     /// Which occurrence rows may exist in this transaction; nil until checked (spares bulk imports
     /// two deletes per event).
     var occurrenceRows: OccurrenceRows?
+    /// The write an import read in batches began (`importTransaction`), while it runs.
+    var importBulk: BulkWrite?
 
     /// Opens (creating on first use) the store at `path`.
     ///

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Peak memory and time of large iCalendar imports (issue 33); writes the "Import memory" section
+of bench/results.md.
+
+`import FILE.ics` into a fresh SQLite store of generate.py --ics files (N VEVENTs, about 3N VTODOs
+with RELATED-TO) at BENCH_IMPORT_SIZES (default 100000,300000,1000000), measured with
+`/usr/bin/time -f %M` (peak RSS), wall and CPU time, and the load average before and after each run.
+Goals: ≤ 150 MB at 100k, ≤ 250 MB at 300k, ≤ 500 MB and ≤ 15 s at 1M (the 15 s on a quiet machine:
+on this shared host the wall time follows the load, so CPU time is given beside it).
+
+BENCH_IMPORT_BASELINE=PATH names another datebook build (the one before the batched import, say):
+each size is then imported by it and by this build in turn, in the same run.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402
+
+GENERATE = os.path.join(bench.ROOT, "bench", "generate.py")
+RESULTS = os.path.join(bench.ROOT, "bench", "results.md")
+SIZES = [int(x) for x in os.environ.get("BENCH_IMPORT_SIZES", "100000,300000,1000000").split(",") if x]
+BASELINE = os.environ.get("BENCH_IMPORT_BASELINE", "")
+GOALS = {100_000: 150, 300_000: 250, 1_000_000: 500}
+HEADING = "## Import memory (issue 33)"
+
+
+def load():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+def measure(binary, ics, directory):
+    """One import into a fresh store: (wall s, peak MB, CPU s, load before, load after)."""
+    store = os.path.join(directory, "import.sqlite3")
+    report = os.path.join(directory, "time.txt")
+    env = dict(os.environ, DATEBOOK_STORE=store, NO_COLOR="1")
+    before = load()
+    subprocess.run(["/usr/bin/time", "-o", report, "-f", "%e %M %U %S", binary, "import", ics], env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall, peak_kb, user, system = open(report).read().split()[-4:]
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        if os.path.exists(store + suffix):
+            os.remove(store + suffix)
+    return float(wall), int(peak_kb) / 1024, float(user) + float(system), before, load()
+
+
+def main():
+    if not os.path.exists(bench.BIN):
+        sys.exit("bench/import.py: build the release binary first (make build)")
+    os.makedirs(bench.DATA, exist_ok=True)
+    builds = [("datebook", bench.BIN)] + ([("baseline", BASELINE)] if BASELINE else [])
+    rows = []
+    directory = tempfile.mkdtemp(prefix="datebook-import-bench-")
+    try:
+        for n in SIZES:
+            ics = os.path.join(bench.DATA, f"planner-{n}.ics")
+            if not os.path.exists(ics):
+                subprocess.run([sys.executable, GENERATE, str(n), ics[:-4], "--ics"], check=True, stdout=subprocess.DEVNULL)
+            size = os.path.getsize(ics) / 1e6
+            for label, binary in builds:
+                wall, peak, cpu, before, after = measure(binary, ics, directory)
+                print(f"import {n:,} ({size:.0f} MB), {label}: {wall:.1f} s, {cpu:.1f} s CPU, peak {peak:.0f} MB, "
+                      f"load {before:.1f} → {after:.1f}")
+                rows.append((n, size, label, wall, cpu, peak, before, after))
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    lines = [HEADING, "",
+             f"`import FILE.ics` into a fresh store, one run each (`bench/import.py`, {time.strftime('%Y-%m-%d %H:%M')}); "
+             "peak RSS by `/usr/bin/time -f %M`. Machine: 2 cores shared with other work; the load average is given "
+             "before → after each run, and wall time follows it" + (f"; the two builds ran in turn, baseline `{BASELINE}`" if BASELINE else "") + ".",
+             "", "| file | build | wall s | CPU s | peak MB | load | goal | verdict |", "|---|---|---:|---:|---:|---|---|---|"]
+    for n, size, label, wall, cpu, peak, before, after in rows:
+        goal = GOALS.get(n)
+        ok = goal is None or (peak <= goal and (n < 1_000_000 or wall <= 15))
+        budget = (f"≤ {goal} MB" + (", ≤ 15 s" if n >= 1_000_000 else "")) if goal else ""
+        verdict = ("ok" if ok else "OVER") if goal and label == "datebook" else ""
+        lines.append(f"| {n:,} VEVENT + ~{3 * n:,} VTODO ({size:,.0f} MB) | {label} | {wall:.1f} | {cpu:.1f} | {peak:,.0f} "
+                     f"| {before:.1f} → {after:.1f} | {budget} | {verdict} |")
+    section = "\n".join(lines) + "\n"
+    text = open(RESULTS, encoding="utf-8").read() if os.path.exists(RESULTS) else ""
+    # Replace this script's section, leaving what bench.py wrote.
+    text = re.sub(re.escape(HEADING) + r"\n.*?(?=\n## |\Z)", "", text, flags=re.S).rstrip("\n")
+    with open(RESULTS, "w", encoding="utf-8") as out:
+        out.write((text + "\n\n" if text else "") + section)
+
+
+if __name__ == "__main__":
+    main()
