@@ -16,6 +16,7 @@ public final class PostgresStore: PlannerStore {
 
     public let location: String
     public var recurrenceHorizon: DateInterval?
+    public var editTime: Date?
     /// No file: other instances' changes arrive through `changeListener()`.
     public var watchedFile: String? { nil }
     public let schema: String
