@@ -12,13 +12,14 @@ enum CalDAVCommand: Command {
 
     static let spec = CommandSpec(
         name: "caldav", summary: "sync calendars and to-do lists from CalDAV servers",
-        usage: "add NAME URL --username USER (--password-env VAR | --password-file PATH) [--calendar NAME]… [--ca-file PATH] | edit NAME [--calendar NAME]… | list | sync [NAME] | status [NAME] | rm NAME",
+        usage: "add NAME URL --username USER (--password-env VAR | --password-file PATH) [--calendar NAME]… [--ca-file PATH] [--timeout DURATION] | edit NAME [--calendar NAME]… [--timeout DURATION] | list | sync [NAME] | status [NAME] | rm NAME",
         options: [.value("--username", "USER", "the account's login"),
                   .value("--password-env", "VAR", "read the password from this environment variable at every sync"),
                   .value("--password-file", "PATH", "read the password from this file at every sync"),
                   .value("--calendar", "NAME", repeatable: true, "sync only the calendars with these display names (default: all)"),
                   .value("--every", "DURATION", "how often the daemon will sync it (default 15m)"),
-                  .value("--ca-file", "PATH", "a PEM file of certificates to trust for this server (a private CA, a self-signed one)")],
+                  .value("--ca-file", "PATH", "a PEM file of certificates to trust for this server (a private CA, a self-signed one)"),
+                  .value("--timeout", "DURATION", "how long a request may wait for a byte from the server (default 2m)")],
         positionals: 0...3,
         examples: ["datebook caldav add home https://dav.example.org/ --username ann --password-env DAV_PASSWORD",
                    "datebook caldav sync", "datebook caldav list", "datebook caldav rm home"],
@@ -31,7 +32,10 @@ enum CalDAVCommand: Command {
         by its every request; without one, DATEBOOK_CA_FILE. 'caldav edit NAME' (or 'caldav add'
         again with the same URL and username) discovers the calendars again: new ones are added,
         --calendar picks which are synced (all without it). A calendar deleted on the server is
-        reported and no longer synced; its events stay in datebook.
+        reported and no longer synced; its events stay in datebook. --timeout (the config's timeout)
+        is how long a request may go without a byte from the server before it is given up (default
+        2m: a server may think that long over a big calendar); a whole request may take ten times
+        that, at least 5 minutes.
         """
     )
 
@@ -44,7 +48,11 @@ enum CalDAVCommand: Command {
         switch action {
         case "add": return try add(name: words[1], url: words[2], arguments, store, context)
         case "edit":
-            guard let account = try store.calDAVAccounts().first(where: { $0.name == words[1] }) else { throw try noSuchAccount(words[1], store) }
+            guard var account = try store.calDAVAccounts().first(where: { $0.name == words[1] }) else { throw try noSuchAccount(words[1], store) }
+            if let timeout = try Subcommands.timeout(arguments) {
+                account.timeout = timeout
+                try store.setCalDAVTimeout(timeout, account: account.name)
+            }
             return try refresh(account, chosen: arguments.all("--calendar"), store, context)
         case "rm":
             guard try store.removeCalDAVAccount(named: words[1]) else { throw try noSuchAccount(words[1], store) }
@@ -81,12 +89,18 @@ enum CalDAVCommand: Command {
             }
             return file
         }
-        let account = CalDAVAccount(name: name, url: url, username: username, passwordSource: source, every: every, caFile: caFile)
-        if let existing = try store.calDAVAccounts().first(where: { $0.name == name }) {
+        let timeout = try Subcommands.timeout(arguments)
+        let account = CalDAVAccount(name: name, url: url, username: username, passwordSource: source, every: every, caFile: caFile,
+                                    timeout: timeout)
+        if var existing = try store.calDAVAccounts().first(where: { $0.name == name }) {
             // Added again: its calendars are discovered again (new ones added, --calendar choosing which are synced).
             guard existing.url == url, existing.username == username else {
                 throw CLIError.usage("a caldav account named '\(name)' exists already with another URL or username; "
                                      + "'datebook caldav rm \(name)' first to replace it")
+            }
+            if let timeout {
+                existing.timeout = timeout
+                try store.setCalDAVTimeout(timeout, account: name)
             }
             return try refresh(existing, chosen: arguments.all("--calendar"), store, context)
         }
@@ -301,6 +315,7 @@ enum CalDAVCommand: Command {
             let synced = account.lastSync.map { Rows.when(.instant($0), context) } ?? "never"
             var line = "\(account.name)  \(CalDAVClient.shown(account.url))  \(account.username)  every \(LeadTime(seconds: account.every))  synced \(synced)"
             if let caFile = account.caFile { line += "  ca-file " + TextWidth.clean(caFile) }
+            if let timeout = account.timeout { line += "  timeout \(LeadTime(seconds: timeout))" }
             if let error = account.lastError { line += "  FAILED: " + error }
             context.out.write(line + "\n")
             for calendar in try store.calDAVCalendars(account: account.name) { context.out.write(describe(calendar)) }
@@ -324,9 +339,7 @@ enum CalDAVCommand: Command {
         }
         var client = CalDAVClient(http: HTTPClient(), username: account.username, password: password,
                                   caInfo: caFile ?? environment["DATEBOOK_CA_FILE"])
-        if account.passwordSource == "config", let entry = config.caldav.first(where: { $0.name == account.name }) {
-            client.timeout = Int(entry.timeout)
-        }
+        client.timeout = CalDAVScheduling.configured(account, config).noDataTimeout
         return client
     }
 

@@ -47,6 +47,7 @@ struct Context {
     func openStore(readOnly: Bool = false, extendingHorizon: Bool = true) throws -> any PlannerStore {
         let store = try StoreOpener.open(storePath, readOnly: readOnly)
         store.recurrenceHorizon = Store.standardHorizon(now: now)
+        if nowIsPinned { store.editTime = now }
         if !readOnly, extendingHorizon { try store.extendRecurrenceHorizon() }
         return store
     }

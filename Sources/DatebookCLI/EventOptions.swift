@@ -45,12 +45,16 @@ enum EventOptions {
         }
     }
 
-    /// Runs `body`, turning a refused field into a usage error in the command line's words.
-    static func named<T>(title: String = "TITLE", task: String = "--task", _ body: () throws -> T) throws -> T {
+    /// Runs `body`, turning a refused field into a usage error in the command line's words; an
+    /// alert that cannot be read (`checkLead`) in those of the config's `locale` when `context` is given.
+    static func named<T>(title: String = "TITLE", task: String = "--task", _ context: Context? = nil, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as EventFieldError {
             var message = error.message { optionName($0, title: title, task: task) }
+            if let check = error.check, check.key == "checkLead", let words = try? context?.words() {
+                message = words.text(check.key, check.values.merging(["field": optionName(error.field, title: title, task: task)]) { $1 })
+            }
             if error.field == .symbol { message += "; see 'datebook add --help'" }
             throw CLIError.usage(message)
         }
@@ -90,7 +94,7 @@ enum EventOptions {
     /// Applies the shared options to `event` (used by both `add` and `edit`).
     static func apply(_ arguments: ParsedArguments, to event: inout Event, _ context: Context, newTaskID: () -> String) throws {
         let changes = changes(arguments, context)
-        try named { try changes.apply(to: &event, parser: context.whenParser, newTaskID: newTaskID) }
+        try named(context) { try changes.apply(to: &event, parser: context.whenParser, newTaskID: newTaskID) }
     }
 
     /// Holds `event` to the planner's rules (the ones imports apply); the first problem is a usage

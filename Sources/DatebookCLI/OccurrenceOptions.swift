@@ -70,7 +70,7 @@ enum OccurrenceOptions {
         changes.title = arguments.value("--title")
         changes.clearEnd = arguments.has("--clear-end")
         changes.clearAlerts = arguments.has("--clear-alerts")
-        return try EventOptions.named(title: "--title") { try changes.saveOverride(of: event, at: instance, in: store, parser: context.whenParser) }
+        return try EventOptions.named(title: "--title", context) { try changes.saveOverride(of: event, at: instance, in: store, parser: context.whenParser) }
     }
 
     /// `edit EVENT --from WHEN …`: the series ends before the occurrence WHEN names and a new series

@@ -35,4 +35,13 @@ enum Subcommands {
         }
         return lead.days * 86_400 + lead.seconds
     }
+
+    /// `--timeout DURATION` in seconds (at least 1s, at most a day); nil when not given.
+    static func timeout(_ arguments: ParsedArguments) throws -> Int? {
+        guard let text = arguments.value("--timeout") else { return nil }
+        guard let lead = LeadTime(duration: text), case let seconds = lead.days * 86_400 + lead.seconds, (1...86_400).contains(seconds) else {
+            throw CLIError.usage("--timeout expects a duration from 1s to 1d like 30s, 2m or 5m, got '\(text)'")
+        }
+        return seconds
+    }
 }

@@ -75,12 +75,13 @@ public enum CalDAVScheduling {
         }
     }
 
-    /// The account with the `every` of its config entry, for an account the config registered: the
-    /// config stays its source, so a changed `every` applies without registering it again.
+    /// The account with the `every` and `timeout` of its config entry, for an account the config
+    /// registered: the config stays its source, so a change applies without registering it again.
     public static func configured(_ account: CalDAVAccount, _ config: Config) -> CalDAVAccount {
         guard account.passwordSource == "config", let entry = config.caldav.first(where: { $0.name == account.name }) else { return account }
         var account = account
         account.every = Int(entry.every)
+        account.timeout = entry.timeout.map(Int.init)
         return account
     }
 

@@ -69,10 +69,13 @@ public enum AlertMessage {
         }
         let start = stamp(occurrence.instanceStart(in: calendar.timeZone))
         let end = occurrence.instanceEnd(in: calendar.timeZone).map(stamp)
-        // A lead before the end or an instant alert speaks of how far the start is when it is sent.
+        // A lead before the end speaks of the end (`ends in 15 minutes`); an instant alert of how far the start is when it is sent.
         let spoken = lead.map { lead in
-            lead.isBeforeStart ? leadAtSend(occurrence.start, lead: lead, now: now)
-                : distance(occurrence.start, now: now ?? lead.due(for: occurrence, calendar: calendar))
+            switch lead.anchor {
+            case .start: leadAtSend(occurrence.start, lead: lead, now: now)
+            case .end: atEnd(leadAtSend(occurrence.endInstant(calendar: calendar), lead: lead, now: now))
+            case .instant: distance(occurrence.start, now: now ?? lead.due(for: occurrence, calendar: calendar))
+            }
         }
         var message = OutgoingMessage(
             kind: .alert,
@@ -105,6 +108,19 @@ public enum AlertMessage {
         case ahead(LeadTime)
         /// Started this long ago.
         case started(LeadTime)
+        /// Ends in this much (zero: now): an alert before the end.
+        case ends(LeadTime)
+        /// Ended this long ago (an alert before the end, sent late).
+        case ended(LeadTime)
+    }
+
+    /// The distance to an occurrence's end as the end's: `ends in …`, `ended … ago`.
+    static func atEnd(_ distance: Distance) -> Distance {
+        switch distance {
+        case .ahead(let lead): .ends(LeadTime(days: lead.days, seconds: lead.seconds))
+        case .started(let ago): .ended(ago)
+        case .ends, .ended: distance
+        }
     }
 
     /// The alert's lead when it is sent on time (or early, or within a minute of it); else what is
@@ -137,6 +153,11 @@ public enum AlertMessage {
             return phrase.isEmpty ? words.text("alertTitleNow", ["title": title]) : words.text("alertTitle", ["lead": phrase, "title": title])
         case .started(let ago):
             return words.text("alertTitleStarted", ["lead": leadPhrase(ago, words: words), "title": title])
+        case .ends(let lead):
+            let phrase = leadPhrase(lead, words: words)
+            return phrase.isEmpty ? words.text("alertTitleEndsNow", ["title": title]) : words.text("alertTitleEnds", ["lead": phrase, "title": title])
+        case .ended(let ago):
+            return words.text("alertTitleEnded", ["lead": leadPhrase(ago, words: words), "title": title])
         }
     }
 
@@ -170,6 +191,11 @@ public enum AlertMessage {
             return phrase.isEmpty ? words.text("relativeNow") : words.text("relativeIn", ["lead": phrase])
         case .started(let ago):
             return words.text("relativeStarted", ["lead": ago.parts(["daysShort", "hoursShort", "minutesShort"], words: words)])
+        case .ends(let lead):
+            let phrase = lead.parts(["daysShort", "hoursShort", "minutesShort"], words: words)
+            return phrase.isEmpty ? words.text("relativeNow") : words.text("relativeEnds", ["lead": phrase])
+        case .ended(let ago):
+            return words.text("relativeEnded", ["lead": ago.parts(["daysShort", "hoursShort", "minutesShort"], words: words)])
         }
     }
 

@@ -131,10 +131,11 @@ extension Config {
         let calendars = try item["calendars"].map { node in
             try reader.array(node, path + ".calendars").enumerated().map { try reader.string($1, "\(path).calendars[\($0)]") }
         } ?? []
-        var timeout = CalDAVAccountConfig.defaultTimeout
+        var timeout: TimeInterval?
         if let node = item["timeout"] {
-            timeout = try duration(node, path + ".timeout", reader: reader)
-            guard timeout >= 1 else { throw reader.fail(node, path + ".timeout", "expected a duration of at least 1s, like 30s or 5m") }
+            let seconds = try duration(node, path + ".timeout", reader: reader)
+            timeout = seconds
+            guard seconds >= 1 else { throw reader.fail(node, path + ".timeout", "expected a duration of at least 1s, like 30s or 5m") }
         }
         var caFile: String?
         if let node = item["caFile"] {

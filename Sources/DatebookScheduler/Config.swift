@@ -200,11 +200,12 @@ public struct CalDAVAccountConfig: Sendable, Equatable {
     public var every: TimeInterval
     /// PEM file of certificates to trust for this server (`~` expanded; checked readable when read).
     public var caFile: String?
-    /// How long a request may go without a byte from the server before it is given up (`timeout`).
-    public var timeout: TimeInterval
+    /// How long a request may go without a byte from the server before it is given up (`timeout`);
+    /// nil: `CalDAVAccount.defaultTimeout`.
+    public var timeout: TimeInterval?
 
     public init(name: String, url: String, username: String, password: SecretSource, calendars: [String] = [],
-                every: TimeInterval = 900, caFile: String? = nil, timeout: TimeInterval = CalDAVAccountConfig.defaultTimeout) {
+                every: TimeInterval = 900, caFile: String? = nil, timeout: TimeInterval? = nil) {
         self.name = name
         self.url = url
         self.username = username
@@ -214,7 +215,4 @@ public struct CalDAVAccountConfig: Sendable, Equatable {
         self.caFile = caFile
         self.timeout = timeout
     }
-
-    /// 2 minutes: Radicale's first answer on a cold calendar of 10,000 events took 76 s (issue 31).
-    public static let defaultTimeout: TimeInterval = 120
 }

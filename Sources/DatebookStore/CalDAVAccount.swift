@@ -13,6 +13,9 @@ public struct CalDAVAccount: Sendable, Equatable {
     /// PEM file of certificates to trust for this account's server (a private CA, a self-signed
     /// certificate); every request of the account uses it, before DATEBOOK_CA_FILE.
     public var caFile: String?
+    /// Seconds a request may go without a byte from the server (`caldav add --timeout`, the
+    /// config's `timeout`); nil: `defaultTimeout`.
+    public var timeout: Int?
     public var lastSync: Date?
     /// Why the last sync failed; nil after a good one.
     public var lastError: String?
@@ -20,17 +23,29 @@ public struct CalDAVAccount: Sendable, Equatable {
     public var backoff: CalDAVBackoff
 
     public init(name: String, url: String, username: String, passwordSource: String, every: Int = 15 * 60,
-                caFile: String? = nil, lastSync: Date? = nil, lastError: String? = nil, backoff: CalDAVBackoff = .healthy) {
+                caFile: String? = nil, timeout: Int? = nil, lastSync: Date? = nil, lastError: String? = nil,
+                backoff: CalDAVBackoff = .healthy) {
         self.name = name
         self.url = url
         self.username = username
         self.passwordSource = passwordSource
         self.every = every
         self.caFile = caFile
+        self.timeout = timeout
         self.lastSync = lastSync
         self.lastError = lastError
         self.backoff = backoff
     }
+}
+
+extension CalDAVAccount {
+    /// Seconds a request may go without a byte from the server when the account names none: a
+    /// server may think a long time before its first byte (Radicale's first answer on a cold
+    /// calendar of 10,000 events took 76 s).
+    public static let defaultTimeout = 120
+
+    /// The account's no-data timeout in seconds.
+    public var noDataTimeout: Int { timeout ?? Self.defaultTimeout }
 }
 
 /// One calendar collection of an account, with what the next sync starts from.

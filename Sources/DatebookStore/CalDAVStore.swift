@@ -69,6 +69,11 @@ public protocol CalDAVStore: PlannerStore {
     func calDAVConflicts(account: String, limit: Int) throws -> [(at: Date, calendar: String, message: String)]
     /// Records the end of an account's sync (`error` nil: it succeeded) and its backoff after it.
     func recordCalDAVSync(account: String, now: Date, error: String?, backoff: CalDAVBackoff) throws
+    /// Sets an account's no-data timeout in seconds (nil: the default).
+    func setCalDAVTimeout(_ seconds: Int?, account: String) throws
+    /// When each field of these events was last changed in datebook (`CalDAVEdits`), by event id
+    /// and field; a field without a time was not changed by a timed save.
+    func calDAVEditTimes(of ids: [String]) throws -> [String: [String: Date]]
 }
 
 extension CalDAVStore {

@@ -139,6 +139,8 @@ public struct EventChanges: Sendable {
     }
 
     /// An alert as written (`1h`, `15m before end`, `at 2026-12-24 09:00`; see `LeadTime(phrase:parser:)`).
+    /// The refusal's words are the catalogue's `checkLead` too (the command line and the web planner
+    /// say it in the reader's language); keep the two alike.
     public static func lead(_ text: String, parser: WhenParser) throws -> LeadTime {
         guard let lead = LeadTime(phrase: text, parser: parser) else {
             throw EventFieldError(.alerts, check: ("checkLead", ["value": text])) { _ in

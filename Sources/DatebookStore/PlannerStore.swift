@@ -13,6 +13,9 @@ public protocol PlannerStore: AnyObject {
     var location: String { get }
     /// Where recurring events are expanded ahead (the CLI sets now − 7 days … now + 92 days).
     var recurrenceHorizon: DateInterval? { get set }
+    /// When a change saved through this store is taken to be made (a command's `--now`); nil: the
+    /// system clock at the save. Only CalDAV conflicts read it (`CalDAVEdits`).
+    var editTime: Date? { get set }
     /// The file whose changes mean the store changed (the daemon watches it), or nil.
     var watchedFile: String? { get }
     /// A listener for changes committed by any connection, for a store without a file; nil for SQLite.

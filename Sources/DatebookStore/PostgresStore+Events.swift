@@ -17,10 +17,12 @@ extension PostgresStore {
     public func save(_ events: [Event], progress: (Int) -> Void) throws {
         try transaction {
             guard events.count < Self.copyThreshold else { return try writeInBulk(events) }
+            let before = try calDAVEditBase(events)
             for (index, event) in events.enumerated() {
                 try write(event)
                 if (index + 1) % 1_000 == 0 { progress(index + 1) }
             }
+            try recordCalDAVEdits(events, replacing: before)
         }
         progress(events.count)
     }

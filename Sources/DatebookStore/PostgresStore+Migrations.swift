@@ -272,5 +272,16 @@ extension PostgresStore {
         CREATE TRIGGER events_alert_sets_update AFTER UPDATE ON events REFERENCING NEW TABLE AS touched_events
             FOR EACH STATEMENT EXECUTE FUNCTION remember_alert_lead_sets();
         """,
+        // Version 14. When each field of a CalDAV calendar's event was last changed here, for conflicts
+        // (the later change wins), and each account's request timeout (issue 31); see CalDAVEdits.swift.
+        """
+        CREATE TABLE caldav_edits (
+            event_id TEXT NOT NULL,
+            field TEXT NOT NULL,
+            changed_at BIGINT NOT NULL,
+            PRIMARY KEY (event_id, field)
+        );
+        ALTER TABLE caldav_accounts ADD COLUMN timeout INTEGER;
+        """,
     ]
 }

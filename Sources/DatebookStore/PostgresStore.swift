@@ -16,6 +16,7 @@ public final class PostgresStore: PlannerStore {
 
     public let location: String
     public var recurrenceHorizon: DateInterval?
+    public var editTime: Date?
     public let schema: String
     let connection: PostgresConnection
     /// The URL as libpq takes it (with its password: never printed), for the change listener.

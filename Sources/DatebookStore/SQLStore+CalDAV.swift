@@ -8,14 +8,18 @@ extension SQLStore {
     public func addCalDAVAccount(_ account: CalDAVAccount, calendars: [CalDAVCalendar]) throws -> Bool {
         try transaction {
             guard try run("""
-                INSERT INTO caldav_accounts (name, url, username, password_source, every, ca_file) VALUES ($1, $2, $3, $4, $5, $6)
+                INSERT INTO caldav_accounts (name, url, username, password_source, every, ca_file, timeout) VALUES ($1, $2, $3, $4, $5, $6, $7)
                 ON CONFLICT (name) DO NOTHING
                 """, .text(account.name), .text(account.url), .text(account.username), .text(account.passwordSource),
-                      .int(account.every), .optional(account.caFile)) > 0
+                      .int(account.every), .optional(account.caFile), account.timeout.map { .int($0) } ?? .null) > 0
             else { return false }
             for calendar in calendars { try writeCalDAVCalendar(calendar, account: account.name, upsert: "") }
             return true
         }
+    }
+
+    public func setCalDAVTimeout(_ seconds: Int?, account: String) throws {
+        try run("UPDATE caldav_accounts SET timeout = $1 WHERE name = $2", seconds.map { .int($0) } ?? .null, .text(account))
     }
 
     public func updateCalDAVCalendars(_ calendars: [CalDAVCalendar]) throws {
@@ -41,11 +45,12 @@ extension SQLStore {
     public func calDAVAccounts() throws -> [CalDAVAccount] {
         try rows("""
             SELECT name, url, username, password_source, every, last_sync, last_error, ca_file,
-                failures, next_attempt, login_refused, fingerprint
+                failures, next_attempt, login_refused, fingerprint, timeout
             FROM caldav_accounts ORDER BY name\(dialect.byteOrder)
             """) { row in
             CalDAVAccount(name: row.text(0), url: row.text(1), username: row.text(2), passwordSource: row.text(3), every: row.int(4),
-                          caFile: row.optionalText(7), lastSync: row.date(5), lastError: row.optionalText(6),
+                          caFile: row.optionalText(7), timeout: row.isNull(12) ? nil : row.int(12), lastSync: row.date(5),
+                          lastError: row.optionalText(6),
                           backoff: CalDAVBackoff(failures: row.int(8), nextAttempt: row.date(9), loginRefused: row.int(10) != 0,
                                                  fingerprint: row.optionalText(11)))
         }
@@ -110,7 +115,9 @@ extension SQLStore {
     public func removeCalDAVAccount(named name: String) throws -> Bool {
         try transaction {
             for calendar in try calDAVCalendars(account: name) { try deleteSourceEvents(calendar: calendar.sourceCalendar) }
-            return try run("DELETE FROM caldav_accounts WHERE name = $1", .text(name)) > 0
+            let removed = try run("DELETE FROM caldav_accounts WHERE name = $1", .text(name)) > 0
+            try forgetCalDAVEditsOfRemovedEvents()
+            return removed
         }
     }
 
@@ -133,7 +140,10 @@ extension SQLStore {
             for resource in changed { try upsertCalDAVResource(resource, in: calendar) }
             try run("UPDATE caldav_calendars SET sync_token = $1, ctag = $2 WHERE account = $3 AND url = $4",
                     .optional(syncToken), .optional(ctag), .text(calendar.account), .text(calendar.url))
-            if let events { try replaceSourceEvents(calendar: calendar.sourceCalendar, with: events) }
+            if let events {
+                try replaceSourceEvents(calendar: calendar.sourceCalendar, with: events)
+                try forgetCalDAVEditsOfRemovedEvents()
+            }
             try recordCalDAVSyncedChanges(after: pushedFrom, rebuilt: events != nil, settled: settled && !keptHere, of: calendar)
             return true
         }
@@ -177,7 +187,7 @@ extension SQLStore {
             }
             let before = try calDAVLocalChanges(of: calendar)
             let (events, more) = try update(try self.events(ids: ids))
-            for event in events { try saveInTransaction(event) }
+            for event in events { try write(event) }  // the push's own write: no edit time (CalDAVEdits)
             try upsertCalDAVResource(resource, in: calendar)
             try recordCalDAVConflicts(conflicts + more, in: calendar, now: now)
             return events.isEmpty ? nil : before...(try calDAVLocalChanges(of: calendar))

@@ -7,7 +7,11 @@ extension SQLStore {
 
     /// Saves `event` inside the caller's `transaction { … }`, where `save` would begin a second one
     /// (an action link's change commits with the record of its use).
-    public func saveInTransaction(_ event: Event) throws { try write(event) }
+    public func saveInTransaction(_ event: Event) throws {
+        let before = try calDAVEditBase([event])
+        try write(event)
+        try recordCalDAVEdits([event], replacing: before)
+    }
 
     /// Inserts or replaces one event with its tasks and occurrences (a bulk load takes the
     /// backend's bulk path instead). `expanded`: its occurrence keys, when already expanded.

@@ -7,7 +7,11 @@ import Foundation
 extension Store {
     /// Inserts or replaces events (with their tasks) in one transaction; `progress(done)` after each batch.
     public func save(_ events: [Event], progress: (Int) -> Void = { _ in }) throws {
-        try bulkTransaction(count: events.count) { try writeMany(events, progress: progress) }
+        try bulkTransaction(count: events.count) {
+            let before = try calDAVEditBase(events)
+            try writeMany(events, progress: progress)
+            try recordCalDAVEdits(events, replacing: before)
+        }
         progress(events.count)
     }
 

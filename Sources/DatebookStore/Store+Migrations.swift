@@ -302,6 +302,17 @@ extension Store {
         ALTER TABLE deliveries RENAME COLUMN claimed_until TO lease_until;
         ALTER TABLE scheduler_meta RENAME TO meta;
         """,
+        // Version 20. When each field of a CalDAV calendar's event was last changed here, for conflicts
+        // (the later change wins), and each account's request timeout (issue 31); see CalDAVEdits.swift.
+        """
+        CREATE TABLE caldav_edits (
+            event_id TEXT NOT NULL,
+            field TEXT NOT NULL,
+            changed_at INTEGER NOT NULL,
+            PRIMARY KEY (event_id, field)
+        ) WITHOUT ROWID;
+        ALTER TABLE caldav_accounts ADD COLUMN timeout INTEGER;
+        """,
     ]
 
     /// Work a migration's SQL cannot do, run right after it (keyed by the version it reaches).

@@ -14,6 +14,7 @@ public final class Store {
     private var literalStatements: [UInt: SQLiteStatement] = [:]
     /// Where recurring events' occurrences are materialised when saved (see Store+Recurrence.swift).
     public var recurrenceHorizon: DateInterval?
+    public var editTime: Date?
 
     /// The horizon every command and request sets: a week back, 92 days ahead of `now`.
     public static func standardHorizon(now: Date) -> DateInterval {

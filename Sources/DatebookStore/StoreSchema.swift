@@ -89,7 +89,7 @@ struct StoreSchema: Sendable {
 }
 
 extension StoreSchema {
-    /// The schema of this build (SQLite version 19, PostgreSQL version 12). A new table or column:
+    /// The schema of this build (SQLite version 20, PostgreSQL version 14). A new table or column:
     /// add it here in the order the migration adds it (a column added by `ALTER TABLE` goes last).
     static let current = StoreSchema(tables: [
         Table(name: "events", columns: [
@@ -143,6 +143,7 @@ extension StoreSchema {
             text("name"), text("url"), text("username"), text("password_source"), integer("every"), bigint("last_sync", null: true),
             text("last_error", null: true), text("ca_file", null: true), integer("failures", default: "0"),
             bigint("next_attempt", null: true), integer("login_refused", default: "0"), text("fingerprint", null: true),
+            integer("timeout", null: true),
         ], key: ["name"]),
         Table(name: "caldav_calendars", columns: [
             text("account"), text("url"), text("display_name"), text("color", null: true), text("components"), integer("selected"),
@@ -159,6 +160,7 @@ extension StoreSchema {
         Table(name: "schedulers", columns: [text("host"), integer("pid"), text("version"), bigint("started_at"), bigint("last_seen")],
               key: ["host", "pid"], withoutRowID: false),
         Table(name: "changed_events", columns: [text("event_id")], key: ["event_id"]),
+        Table(name: "caldav_edits", columns: [text("event_id"), text("field"), bigint("changed_at")], key: ["event_id", "field"]),
     ])
 
     static func text(_ name: String, null: Bool = false, default value: String? = nil) -> Column {

@@ -24,7 +24,7 @@ public struct CalDAVClient: Sendable {
     /// Seconds a request may go without a byte from the server (the account's `timeout`): a server
     /// may think for a long time before its first byte (Radicale took 76 s on a cold calendar of
     /// 10,000 events). A whole request may take ten times that, at least 5 minutes.
-    public var timeout = 120
+    public var timeout = CalDAVAccount.defaultTimeout
 
     public init(http: HTTPClient, username: String, password: String, caInfo: String? = nil) {
         self.http = http

@@ -313,7 +313,8 @@ extension CalDAVSync {
         var lost: [String]?
         if response.status == 412 || response.status == 404, !write.isNew {
             if let server = try client.get(resource.url) {
-                let merged = Self.merge(changes, base: original, server: server.text, component: write.component, now: now)
+                let merged = Self.merge(changes, base: original, server: server.text, component: write.component, now: now,
+                                        changedHere: try editTimes(of: write))
                 outcome.merged += 1
                 lost = merged.lost.map { "UID \(resource.uid): \($0)" }
                 resource.text = Self.patched(server.text, merged.changes, write.overrides, component: write.component)
@@ -395,32 +396,5 @@ extension CalDAVSync {
         take(\.text, "SUMMARY")
         take(\.status, "STATUS")
         return (event, lost)
-    }
-
-    /// Our changes that still apply to the server's newer copy: a property the server left as it
-    /// was takes ours; one changed on both sides goes to the later change, ours (noticed now)
-    /// unless the server's LAST-MODIFIED (else DTSTAMP) is later. Returns what lost, in words.
-    static func merge(_ changes: [ICalPatch.Change], base: String, server: String, component: String,
-                      now: Date) -> (changes: [ICalPatch.Change], lost: [String]) {
-        let stamp = (ICalPatch.line("LAST-MODIFIED", in: server, component: component)
-            ?? ICalPatch.line("DTSTAMP", in: server, component: component)).map { String($0.suffix(16)) } ?? ""
-        let serverIsLater = stamp > ICalPatch.utc(now)
-        var kept: [ICalPatch.Change] = []
-        var lost: [String] = []
-        for change in changes where !["LAST-MODIFIED", "DTSTAMP"].contains(change.name) {
-            let theirs = ICalPatch.value(change.name, in: server, component: component)
-            // The server has ours already (a sync killed after its PUT), or left the property alone.
-            guard theirs != change.line, theirs != ICalPatch.value(change.name, in: base, component: component) else {
-                kept.append(change)
-                continue
-            }
-            if serverIsLater {
-                lost.append("\(change.name) changed on both sides; the server's is kept, datebook's '\(change.line ?? "(removed)")' lost")
-            } else {
-                kept.append(change)
-                lost.append("\(change.name) changed on both sides; datebook's is kept, the server's '\(theirs ?? "(none)")' lost")
-            }
-        }
-        return (kept.isEmpty ? [] : kept + stamps(now), lost)
     }
 }

@@ -86,6 +86,8 @@ struct CalDAVPushCommandTests {
 
     @Test(arguments: CalDAVCommandTests.servers) func theSamePropertyChangedOnBothSidesKeepsTheLaterAndShowsTheLoser(_ kind: String) throws {
         let (sandbox, server, environment) = try synced(kind)
+        // The edit at the sandbox's clock (09:00 Berlin), the server's change at its DTSTAMP (no LAST-MODIFIED).
+        let times = " (changed here 2026-11-30 08:00:00Z, on the server 2026-11-01 10:00:00Z)"
         let phone = try #require(try server.get("personal", "dentist.ics"))
             .replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (phone)")
             .replacingOccurrences(of: "END:VEVENT", with: "LOCATION:Main St 1\r\nEND:VEVENT")
@@ -94,14 +96,14 @@ struct CalDAVPushCommandTests {
         let run = sandbox.run(["caldav", "sync"], environment: environment)
         #expect(run.code == 0)
         #expect(run.err == "datebook: warning: caldav 'home' Personal: conflict: UID dentist-1: SUMMARY changed on both sides; "
-                + "datebook's is kept, the server's 'SUMMARY:Dentist (phone)' lost\n")
+                + "datebook's is kept, the server's 'SUMMARY:Dentist (phone)' lost\(times)\n")
         let after = try #require(try server.get("personal", "dentist.ics"))
         #expect(after.contains("SUMMARY:Dentist (datebook)") && after.contains("LOCATION:Main St 1"))
         #expect(sandbox.run(["list"]).out.contains("Dentist (datebook)"))
         #expect(sandbox.run(["caldav", "status"]).out == """
             home: synced Mon 2026-11-30 09:00
               Mon 2026-11-30 09:00  Personal  UID dentist-1: SUMMARY changed on both sides; datebook's is kept, \
-            the server's 'SUMMARY:Dentist (phone)' lost
+            the server's 'SUMMARY:Dentist (phone)' lost\(times)
 
             """)
     }
@@ -326,7 +328,9 @@ struct CalDAVPushCommandTests {
             .replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (phone)"))
         #expect(sandbox.run(["edit", "Dentist", "--title", "Dentist (datebook)"], storePath: store).code == 0)
         #expect(sandbox.run(["caldav", "sync"], environment: environment, storePath: store).code == 0)
-        #expect(sandbox.run(["caldav", "status"], storePath: store).out.contains("SUMMARY changed on both sides"))
+        // The edit's time is recorded on PostgreSQL too (the sandbox's clock, 09:00 Berlin).
+        #expect(sandbox.run(["caldav", "status"], storePath: store).out.contains("SUMMARY changed on both sides; datebook's is kept, "
+                                                                               + "the server's 'SUMMARY:Dentist (phone)' lost (changed here 2026-11-30 08:00:00Z"))
         #expect(sandbox.run(["caldav", "sync"], environment: environment, storePath: store).out == "caldav 'home' Personal: unchanged\n")
         #expect(sandbox.run(["caldav", "rm", "home"], storePath: store).code == 0)
         #expect(!sandbox.run(["list"], storePath: store).out.contains("Dentist"))

@@ -46,6 +46,22 @@ struct ErrorMessageTests {
         #expect(sandbox.run(["export"]).out == before, "\(args) changed the store")
     }
 
+    /// An alert that cannot be read is refused in the words of the config's `locale` (the catalogue's
+    /// `checkLead`, as the web planner says it), naming every form `--alert` takes.
+    @Test(arguments: [("de_DE", "datebook: Vorlaufzeit 'soon' nicht lesbar: erwartet wird eine Dauer wie 1d, 1h, 10m oder 1h30m, "
+                                + "'15m before end' oder 'at 2026-12-24 09:00'"),
+                      ("en_US", "datebook: cannot read alert lead time 'soon': expected a duration like 1d, 1h, 10m or 1h30m, "
+                                + "'15m before end' or 'at 2026-12-24 09:00'")])
+    func anUnreadableAlertIsRefusedInTheConfigsLanguage(_ locale: String, _ message: String) throws {
+        let sandbox = Sandbox()
+        try FileManager.default.createDirectory(atPath: sandbox.home + "/config/datebook", withIntermediateDirectories: true)
+        try "{ locale: \"\(locale)\" }\n".write(toFile: sandbox.home + "/config/datebook/config.json5", atomically: true, encoding: .utf8)
+        let run = sandbox.run(["add", "x", "--at", "today", "--alert", "soon"])
+        #expect(run.code == 64)
+        #expect(run.err.split(separator: "\n").first.map(String.init) == message, "\(run.err)")
+        #expect(!sandbox.run(["list"]).out.contains("x"))
+    }
+
     @Test func ambiguousTitleListsTheCandidates() {
         let sandbox = Sandbox()
         sandbox.run(["add", "Standup", "--at", "tomorrow 9:00"])

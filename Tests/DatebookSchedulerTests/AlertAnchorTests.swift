@@ -31,6 +31,27 @@ struct AlertAnchorTests {
         #expect(trips.map { ISOInstant.format($0.scheduled) } == ["2026-10-24T22:00:00Z"])
     }
 
+    /// An alert before the end speaks of the end: `ends in 15 minutes` when on time, `ended … ago`
+    /// when sent after it, in the reader's language; the desktop's short phrase alike.
+    @Test(arguments: [
+        ("en_US", nil, "ends in 15 minutes: Review", "ends in 15 min"),
+        ("en_US", "2026-10-17T09:05:00Z", "ended 5 minutes ago: Review", "ended 5 min ago"),
+        ("en_US", "2026-10-17T09:00:00Z", "ends now: Review", "now"),
+        ("de_DE", nil, "endet in 15 Minuten: Review", "endet in 15 Min."),
+    ] as [(String, String?, String, String)])
+    func anAlertBeforeTheEndSaysWhenTheEventEnds(_ locale: String, _ sent: String?, _ title: String, _ relative: String) throws {
+        let review = Event(id: EventID.stable("Review"), title: "Review", start: .instant(utc("2026-10-17T08:00:00Z")),
+                           end: .instant(utc("2026-10-17T09:00:00Z")), timeZone: "Europe/Berlin", symbol: .star, color: .red)
+        let words = try DigestLocale(identifier: locale, timeZone: .gmt).words
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "Europe/Berlin") ?? .gmt
+        let lead: LeadTime = try #require(LeadTime("end-15m"))
+        let message = AlertMessage.make(Occurrence(event: review, start: utc("2026-10-17T08:00:00Z")), lead: lead,
+                                        channel: "hook", calendar: calendar, words: words, now: sent.map(utc))
+        #expect(message.title == title)
+        #expect(message.event?.relativeWhen == relative)
+    }
+
     /// The planner's windows are exact: a window that ends at the due time holds it, one that
     /// starts there does not; the occurrence a pass reads starts before the window (its end is in it).
     @Test func anAlertBeforeTheEndIsPlannedInTheWindowOfItsDueTimeOnly() throws {

@@ -27,6 +27,9 @@ struct CalDAVLocalChangesTests {
     }
 
     static let now = CalDAVPullTests.now
+    /// When a conflict's two changes were made: the edits here at `now` (the store's `editTime`),
+    /// the server's at the DTSTAMP of `CalDAVPullTests.dentist`.
+    static let times = " (changed here 2026-11-30 00:53:20Z, on the server 2026-11-01 10:00:00Z)"
 
     func setUp(_ backend: Backend, _ kind: String = "radicale",
                files: [String: String] = ["dentist.ics": CalDAVPullTests.dentist]) throws -> Setup {
@@ -35,6 +38,7 @@ struct CalDAVLocalChangesTests {
         for (file, text) in files { try server.put("personal", file, text) }
         let client = CalDAVClient(http: HTTPClient(), username: server.username, password: server.password)
         let store = try backend.open()
+        store.editTime = Self.now
         let calendars = try client.discover(server.baseURL + "/").map { calendar in
             var calendar = calendar
             calendar.account = "home"
@@ -76,7 +80,8 @@ struct CalDAVLocalChangesTests {
         sync.afterPush = { try once() }
         let result = try sync.sync(try setup.calendar(), now: Self.now)
         #expect(result.pushed.sent == 1 && result.pushed.merged == 1)
-        #expect(result.pushed.conflicts == ["UID dentist-1: SUMMARY changed on both sides; datebook's is kept, the server's 'SUMMARY:Dentist (moved)' lost"])
+        #expect(result.pushed.conflicts == ["UID dentist-1: SUMMARY changed on both sides; datebook's is kept, the server's 'SUMMARY:Dentist (moved)' lost"
+                                            + Self.times])
         let event = try #require(try setup.store.events(titled: "Dentist at 3").first)
         #expect(event.notes == "Bring the card")
         let text = try #require(try setup.server.get("personal", "dentist.ics"))
@@ -138,7 +143,7 @@ struct CalDAVLocalChangesTests {
             if writes == 2 { throw Stopped() }
         }
         #expect(throws: Stopped.self) { try sync.sync(try setup.calendar(), now: Self.now) }
-        let conflict = "UID dentist-1: SUMMARY changed on both sides; datebook's is kept, the server's 'SUMMARY:Dentist (moved)' lost"
+        let conflict = "UID dentist-1: SUMMARY changed on both sides; datebook's is kept, the server's 'SUMMARY:Dentist (moved)' lost" + Self.times
         #expect(try setup.store.calDAVConflicts(account: "home").map(\.message) == [conflict])
 
         let clean = try setup.sync.sync(try setup.calendar(), now: Self.now)

@@ -24,15 +24,24 @@ except ImportError as error:
     sys.exit(3)
 
 
+def calendar(client, name):
+    """The calendar NAME (its display name) of the client's principal. Exits 4 without it."""
+    calendars = [c for c in client.principal().calendars() if c.get_display_name() == name]
+    if not calendars:
+        print(f"no calendar named {name}", file=sys.stderr)
+        sys.exit(4)
+    return calendars[0]
+
+
+def client(url, username):
+    """A `caldav` client logged in as USERNAME; the password is read from stdin."""
+    return caldav.DAVClient(url=url, username=username, password=sys.stdin.readline().rstrip("\n"))
+
+
 def events(url, username, name):
     """The `caldav` items of calendar NAME (its display name); the password is read from stdin. Exits 4 without it."""
-    password = sys.stdin.readline().rstrip("\n")
-    with caldav.DAVClient(url=url, username=username, password=password) as client:
-        calendars = [c for c in client.principal().calendars() if c.get_display_name() == name]
-        if not calendars:
-            print(f"no calendar named {name}", file=sys.stderr)
-            sys.exit(4)
-        return calendars[0].events()
+    with client(url, username) as logged_in:
+        return calendar(logged_in, name).events()
 
 
 def main():
