@@ -272,5 +272,16 @@ extension PostgresStore {
         CREATE TRIGGER events_alert_sets_update AFTER UPDATE ON events REFERENCING NEW TABLE AS touched_events
             FOR EACH STATEMENT EXECUTE FUNCTION remember_alert_lead_sets();
         """,
+        // Version 15 (issue 31; 14 until the migration held for another change is merged before it). Stand-alone
+        // to-dos, as SQLite's version 21: an event may be a to-do list, and a task has a due date, a priority
+        // and a parent task.
+        """
+        ALTER TABLE events ADD COLUMN task_list INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE tasks ADD COLUMN due_key BIGINT;
+        ALTER TABLE tasks ADD COLUMN due_all_day INTEGER;
+        ALTER TABLE tasks ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE tasks ADD COLUMN parent TEXT;
+        CREATE INDEX events_task_lists ON events (id) WHERE task_list = 1;
+        """,
     ]
 }

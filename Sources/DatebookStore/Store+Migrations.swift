@@ -302,6 +302,17 @@ extension Store {
         ALTER TABLE deliveries RENAME COLUMN claimed_until TO lease_until;
         ALTER TABLE scheduler_meta RENAME TO meta;
         """,
+        // Version 21 (issue 31; 20 until the migration held for another change is merged before it). Stand-alone
+        // to-dos: an event may be a to-do list (on no date), and a task has a due date, a priority and a parent
+        // task; see docs/caldav.md "Stand-alone to-dos".
+        """
+        ALTER TABLE events ADD COLUMN task_list INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE tasks ADD COLUMN due_key INTEGER;
+        ALTER TABLE tasks ADD COLUMN due_all_day INTEGER;
+        ALTER TABLE tasks ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE tasks ADD COLUMN parent TEXT;
+        CREATE INDEX events_task_lists ON events (id) WHERE task_list = 1;
+        """,
     ]
 
     /// Work a migration's SQL cannot do, run right after it (keyed by the version it reaches).
