@@ -31,7 +31,9 @@ enum ListCommand: Command {
         return ExitCode.ok
     }
 
-    /// Streams the agenda as text: one indexed range query per period, rows written as they come.
+    /// Streams the agenda as text: one indexed range query per period, rows written as they come;
+    /// the to-dos of the to-do lists due in a period among them, and (for the whole agenda) the
+    /// lists themselves after the periods.
     static func printAgenda(store: any PlannerStore, periods: [Period], _ context: Context) throws {
         let boundaries = PeriodBoundaries(now: context.now, calendar: context.calendar)
         var printedAny = false
@@ -39,13 +41,29 @@ enum ListCommand: Command {
         for period in periods {
             let range = boundaries.range(of: period)
             var first = true
+            func header() {
+                guard first else { return }
+                context.out.write((printedAny ? "\n" : "") + Rows.header(period, context))
+                first = false
+                printedAny = true
+            }
+            var due = try store.dueTasks(from: range.from, to: range.to, calendar: context.calendar)[...]
             try store.forEachOccurrenceSummary(from: range.from, to: range.to, calendar: context.calendar) { occurrence in
-                if first {
-                    context.out.write((printedAny ? "\n" : "") + Rows.header(period, context))
-                    first = false
-                    printedAny = true
+                header()
+                while let next = due.first, next.due < occurrence.start {
+                    context.out.write(TaskListRows.dueRow(next, context))
+                    due = due.dropFirst()
                 }
                 rows.write(occurrence)
+            }
+            if !due.isEmpty { header() }
+            for next in due { context.out.write(TaskListRows.dueRow(next, context)) }
+        }
+        if periods.count > 1 {
+            let lists = TaskListRows.lists(try store.taskLists(), context)
+            if !lists.isEmpty {
+                context.out.write((printedAny ? "\n" : "") + context.style(TaskListRows.header, "1") + "\n" + lists)
+                printedAny = true
             }
         }
         if !printedAny {

@@ -118,16 +118,26 @@ public enum TaskStatus: String, Sendable, Hashable, CaseIterable {
     public var isOpen: Bool { self != .done }
 }
 
-/// One checklist item of an event.
+/// One checklist item of an event, or one to-do of a to-do list (`Event.isTaskList`).
 public struct EventTask: Sendable, Hashable {
     public var id: String
     public var text: String
     public var status: TaskStatus
+    /// When it is due (a to-do's DUE): a to-do of a list shows in the period of this date.
+    public var due: EventStart?
+    /// RFC 5545 PRIORITY: 1 (highest) … 9 (lowest); 0 when none is given.
+    public var priority: Int
+    /// The id of the task of the same event it is a part of (a to-do's RELATED-TO naming another to-do).
+    public var parent: String?
 
-    public init(id: String, text: String, status: TaskStatus = .todo) {
+    public init(id: String, text: String, status: TaskStatus = .todo, due: EventStart? = nil, priority: Int = 0,
+                parent: String? = nil) {
         self.id = id
         self.text = text
         self.status = status
+        self.due = due
+        self.priority = priority
+        self.parent = parent
     }
 
     /// A new task's id: 8 random hex digits (the system's generator).
@@ -156,11 +166,14 @@ public struct Event: EventListing, Identifiable {
     public var alerts: [LeadTime]
     /// An RFC 5545 RRULE value, stored as written.
     public var recurrence: String?
+    /// A to-do list (a calendar's stand-alone to-dos, "Tasks"), not something on a date: no period
+    /// holds it, its start is only the day it was made; its dated tasks show in their due periods.
+    public var isTaskList: Bool
 
     public init(
         id: String, title: String, start: EventStart, end: EventStart? = nil,
         timeZone: String, symbol: Symbol, color: EventColor, notes: String = "", location: String = "", url: String = "",
-        tasks: [EventTask] = [], alerts: [LeadTime] = [], recurrence: String? = nil
+        tasks: [EventTask] = [], alerts: [LeadTime] = [], recurrence: String? = nil, isTaskList: Bool = false
     ) {
         self.id = id
         self.title = title
@@ -175,6 +188,7 @@ public struct Event: EventListing, Identifiable {
         self.tasks = tasks
         self.alerts = alerts
         self.recurrence = recurrence
+        self.isTaskList = isTaskList
     }
 
     /// Tasks that are not done; shown as the event's badge.

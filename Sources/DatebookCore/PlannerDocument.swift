@@ -11,12 +11,13 @@ import Foundation
 /// Instants are UTC with whole seconds; all-day starts and ends are `YYYY-MM-DD`; floating times
 /// (wall-clock times read in the viewer's zone, RFC 5545 §3.3.5) are `YYYY-MM-DDTHH:MM[:SS]`
 /// without offset, and the event says `"floating": true`. `location` and `url` are written only
-/// when set (documents without them, from older versions, read as before).
+/// when set (documents without them, from older versions, read as before), as are a to-do list's
+/// `"taskList": true` and a task's `due` (as `start`), `priority` (1…9) and `parent` (a task id).
 public enum PlannerDocument {
     public static let version = 1
     static let eventKeys = ["id", "title", "start", "allDay", "floating", "end", "timeZone", "symbol", "color",
-                            "notes", "location", "url", "alerts", "recurrence", "tasks"]
-    static let taskKeys = ["id", "text", "status"]
+                            "notes", "location", "url", "alerts", "recurrence", "tasks", "taskList"]
+    static let taskKeys = ["id", "text", "status", "due", "priority", "parent"]
 
     // MARK: Writing
 
@@ -69,9 +70,14 @@ public enum PlannerDocument {
         for (n, task) in event.tasks.enumerated() {
             out += n == 0 ? "\n" : ",\n"
             out += "        { \"id\": \(JSONText.quote(task.id)), \"text\": \(JSONText.quote(task.text)), "
-                + "\"status\": \(JSONText.quote(task.status.rawValue)) }"
+                + "\"status\": \(JSONText.quote(task.status.rawValue))"
+            if let due = task.due { out += ", \"due\": \(start(due))" }
+            if task.priority > 0 { out += ", \"priority\": \(task.priority)" }
+            if let parent = task.parent { out += ", \"parent\": \(JSONText.quote(parent))" }
+            out += " }"
         }
-        out += event.tasks.isEmpty ? "]\n    }" : "\n      ]\n    }"
+        out += event.tasks.isEmpty ? "]" : "\n      ]"
+        out += event.isTaskList ? ",\n      \"taskList\": true\n    }" : "\n    }"
         return out
     }
 
@@ -215,7 +221,16 @@ public enum PlannerDocument {
                     status = TaskStatus(rawValue: try reader.choice(statusNode, taskPath + ".status", TaskStatus.allCases.map(\.rawValue))) ?? .todo
                 }
                 let id = try reader.optionalString(item["id"], taskPath + ".id") ?? String(defaults.newID().prefix(8))
-                tasks.append(EventTask(id: id, text: try reader.string(textNode, taskPath + ".text"), status: status))
+                var task = EventTask(id: id, text: try reader.string(textNode, taskPath + ".text"), status: status)
+                if let dueNode = item["due"], dueNode.value != .null { task.due = try decodeStart(dueNode, path: taskPath + ".due", reader: reader) }
+                if let priorityNode = item["priority"], priorityNode.value != .null {
+                    task.priority = try reader.integer(priorityNode, taskPath + ".priority")
+                    guard (0...9).contains(task.priority) else {
+                        throw reader.fail(priorityNode, taskPath + ".priority", "expected 1 (highest) … 9 (lowest), or 0 for none, got \(task.priority)")
+                    }
+                }
+                task.parent = try reader.optionalString(item["parent"], taskPath + ".parent")
+                tasks.append(task)
             }
         }
         return Event(
@@ -225,7 +240,8 @@ public enum PlannerDocument {
             location: EventURL.cleanLocation(try reader.optionalString(node["location"], path + ".location") ?? ""),
             url: try reader.optionalString(node["url"], path + ".url") ?? "",
             tasks: tasks, alerts: alerts,
-            recurrence: try reader.optionalString(node["recurrence"], path + ".recurrence")
+            recurrence: try reader.optionalString(node["recurrence"], path + ".recurrence"),
+            isTaskList: try node["taskList"].map { $0.value == .null ? false : try reader.bool($0, path + ".taskList") } ?? false
         )
     }
 

@@ -189,7 +189,7 @@ extension ICalChunkScanner {
     /// others (ATTENDEE lists, X- properties, DTSTAMP…), which roughly halves its work on real feeds.
     static let usedProperties: Set<String> = [
         "BEGIN", "END", "UID", "SUMMARY", "DESCRIPTION", "LOCATION", "URL", "DTSTART", "DTEND", "DURATION",
-        "RDATE", "EXDATE", "RECURRENCE-ID", "STATUS", "TRIGGER", "RELATED-TO", "DUE", "ACTION", "EXRULE", "SEQUENCE",
+        "RDATE", "EXDATE", "RECURRENCE-ID", "STATUS", "TRIGGER", "RELATED-TO", "DUE", "PRIORITY", "ACTION", "EXRULE", "SEQUENCE",
         "COLOR", ICalEvent.symbolProperty, ICalEvent.timeZoneProperty,
     ]
 

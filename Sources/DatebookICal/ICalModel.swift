@@ -137,20 +137,26 @@ public struct ICalTodo: Sendable, Equatable {
     /// RELATED-TO: the UID of the parent (usually the event this task belongs to).
     public var relatedTo: String?
     public var due: ICalDateValue?
+    /// PRIORITY: 1 (highest) … 9 (lowest); 0 when none (or an undefined one) is given.
+    public var priority: Int
     /// Line number (1-based) of `BEGIN:VTODO` in the file.
     public var sourceLine: Int
 
     public init(uid: String, summary: String? = nil, status: ICalTaskStatus = .todo,
                 rawStatus: String? = nil, relatedTo: String? = nil, due: ICalDateValue? = nil,
-                sourceLine: Int = 0) {
+                priority: Int = 0, sourceLine: Int = 0) {
         self.uid = uid
         self.summary = summary
         self.status = status
         self.rawStatus = rawStatus
         self.relatedTo = relatedTo
         self.due = due
+        self.priority = priority
         self.sourceLine = sourceLine
     }
+
+    /// A PRIORITY value as kept: 0 (undefined) outside RFC 5545's 1…9.
+    public static func priority(_ value: Int) -> Int { (1...9).contains(value) ? value : 0 }
 }
 
 /// A problem that did not stop the import: which file, line and UID, and what happened.

@@ -383,6 +383,7 @@ struct Session {
             uid: uid, summary: reader.text(component, ICAL_SUMMARY_PROPERTY, icalproperty_get_summary),
             status: ICalTaskStatus(icalStatus: raw), rawStatus: raw,
             relatedTo: reader.text(component, ICAL_RELATEDTO_PROPERTY, icalproperty_get_relatedto),
-            due: due, sourceLine: chunk.line))
+            due: due, priority: component.first(ICAL_PRIORITY_PROPERTY).map { ICalTodo.priority(Int(icalproperty_get_priority($0))) } ?? 0,
+            sourceLine: chunk.line))
     }
 }

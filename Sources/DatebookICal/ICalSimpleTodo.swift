@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads the common, plain VTODO (UID, SUMMARY, STATUS, RELATED-TO, DTSTAMP; no parameters, no
+/// Reads the common, plain VTODO (UID, SUMMARY, STATUS, RELATED-TO, PRIORITY, DTSTAMP; no parameters, no
 /// folded lines, no nested components) without libical.
 ///
 /// Exported task lists are mostly such VTODOs, and handing each to libical's parser costs about a
@@ -17,7 +17,7 @@ enum ICalSimpleTodo {
     private static let vtodo = Array("VTODO".utf8)
 
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, chunk: ICalChunk) -> ICalTodo? {
-        var uid: String?, summary: String?, status: String?, related: String?
+        var uid: String?, summary: String?, status: String?, related: String?, priority = 0
         var lineStart = chunk.range.lowerBound
         let end = chunk.range.upperBound
         while lineStart < end {
@@ -45,6 +45,11 @@ enum ICalSimpleTodo {
                 case .status: status = value.uppercased()
                 default: if escaped { return nil } else { related = value }
                 }
+            case .priority:
+                // libical's reading of anything but plain digits is left to libical.
+                guard let text = ICalBytes.text(valueBytes), !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+                      let value = Int(text) else { return nil }
+                priority = ICalTodo.priority(value)
             default:
                 // Read past, but a value that is not UTF-8 goes to libical like everything odd.
                 guard ICalBytes.isUTF8(valueBytes) else { return nil }
@@ -55,6 +60,6 @@ enum ICalSimpleTodo {
               related.map({ !$0.isEmpty }) ?? true,
               summary.map({ !$0.isEmpty }) ?? true, status.map({ !$0.isEmpty }) ?? true else { return nil }
         return ICalTodo(uid: uid, summary: summary, status: ICalTaskStatus(icalStatus: status), rawStatus: status,
-                        relatedTo: related, due: nil, sourceLine: chunk.line)
+                        relatedTo: related, due: nil, priority: priority, sourceLine: chunk.line)
     }
 }

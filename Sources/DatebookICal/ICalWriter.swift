@@ -67,6 +67,7 @@ public enum ICalWriter {
         out.line("STATUS:" + (keepRaw ? (todo.rawStatus ?? todo.status.icalStatus) : todo.status.icalStatus))
         if let related = todo.relatedTo { out.text("RELATED-TO", related) }
         if let due = todo.due { out.date("DUE", due) }
+        if todo.priority > 0 { out.line("PRIORITY:\(todo.priority)") }
         out.line("END:VTODO")
     }
 

@@ -17,7 +17,7 @@ extension PlannerICS {
 
 /// The planner as iCalendar, written event by event (`export --format ics` streams it): each
 /// event a VEVENT (RRULE, RDATE, EXDATE, VALARM per lead time), followed by its tasks as VTODOs
-/// with RELATED-TO the event.
+/// with RELATED-TO the event; a to-do list's to-dos alone, without RELATED-TO.
 ///
 /// Events that came from iCalendar keep their UID (`uids`); others get `<id>@datebook`, which
 /// `decode` maps back to the same id, so export → import reproduces the planner; the colour
@@ -52,6 +52,12 @@ public struct ICSExport {
     }
 
     public mutating func add(_ event: Event) {
+        // A to-do list is on no date: only its to-dos go out, as VTODOs without RELATED-TO (a part of
+        // another one names that one), whose UIDs name the list an import puts them back in.
+        guard !event.isTaskList else {
+            event.tasks.forEach { writer.todo(todo($0, of: event, relatedTo: nil)) }
+            return
+        }
         var source = uids[event.id].map(PlannerICS.source)
         // A part of a split series: a RANGE=THISANDFUTURE override without a rule when its master is
         // written with the joined rule, else a series of its own (see `SeriesTails`).
@@ -76,10 +82,16 @@ public struct ICSExport {
             timeZoneName: zoneGoesApart(event) ? event.timeZone : nil)
         item.thisAndFuture = tail
         writer.event(item)
-        for task in event.tasks {
-            writer.todo(ICalTodo(uid: task.id + "." + event.id + PlannerICS.uidSuffix, summary: task.text,
-                                 status: ICalTaskStatus(rawValue: task.status.rawValue) ?? .todo, relatedTo: uid))
-        }
+        event.tasks.forEach { writer.todo(todo($0, of: event, relatedTo: uid)) }
+    }
+
+    /// A task as a VTODO `<task>.<event>@datebook`, RELATED-TO `relatedTo` (its event's UID), or
+    /// its parent task's UID when it is a part of another task (an import puts it where that one goes).
+    private func todo(_ task: EventTask, of event: Event, relatedTo: String?) -> ICalTodo {
+        ICalTodo(uid: task.id + "." + event.id + PlannerICS.uidSuffix, summary: task.text,
+                 status: ICalTaskStatus(rawValue: task.status.rawValue) ?? .todo,
+                 relatedTo: task.parent.map { $0 + "." + event.id + PlannerICS.uidSuffix } ?? relatedTo,
+                 due: task.due.map { value($0, zone: event.timeZone) }, priority: task.priority)
     }
 
     public mutating func end() { writer.end() }

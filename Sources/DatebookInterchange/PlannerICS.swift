@@ -526,30 +526,36 @@ extension PlannerICS {
         return .instant(Date(timeIntervalSince1970: value.resolve(in: zone).timeIntervalSince1970.rounded(.down)))
     }
 
-    /// VTODOs become tasks of the event named by RELATED-TO, else of a per-calendar "Tasks" event.
+    /// VTODOs become tasks of the event named by RELATED-TO, else of the calendar's to-do list, the
+    /// "Tasks" event (`Event.isTaskList`). A VTODO whose RELATED-TO names another VTODO of the file
+    /// is a part of it (`EventTask.parent`) and goes where that one goes.
     /// `todos`: per part and VTODO, what the parts' threads worked out (task id, RELATED-TO key).
     private static func attachTodos(_ parts: [ICalDocument], todos made: [[Converted.Todo]], to result: inout ICSImport,
                                     index: inout JoinIndex, options: Options, fileName: String, batches: inout Batches) {
         // Events whose stored tasks were replaced by this file's (the "Tasks" event may come last).
         var cleared = batches.cleared(result.events)
         var taskIDs = TaskIDs()
+        let todoParents = TodoParents(parts, made)
         func attach(_ todo: borrowing ICalTodo, _ made: borrowing Converted.Todo) {
-            var at = made.relatedKey.flatMap { index[key: $0] }
-            if at == nil, let key = made.relatedKey { at = batches.load(key: key, into: &result, index: &index, options: options) }
-            if at == nil, batches.postpone(todo, made) { return }
+            let parent = todo.relatedTo.flatMap { todoParents.taskID[$0] }
+            // The top to-do above this one (itself when it is no part of another) says where it goes.
+            let top = (parent == nil ? nil : todo.relatedTo.flatMap { todoParents.top(of: $0) })
+                ?? TodoParents.Link(uid: todo.uid, relatedTo: todo.relatedTo, key: made.relatedKey)
+            var at = top.key.flatMap { index[key: $0] }
+            // An import in batches: the event may be stored already, or come in a later batch.
+            if at == nil, let key = top.key { at = batches.load(key: key, into: &result, index: &index, options: options) }
+            if at == nil, parent == nil, batches.postpone(todo, made) { return }
             if at == nil {
-                if let related = todo.relatedTo {
+                if let related = todo.relatedTo, parent == nil {
                     result.warnings.append("\(fileName):\(todo.sourceLine): UID \(todo.uid): RELATED-TO \(related) "
                                            + "names no event in this file; the task goes to the \"Tasks\" event")
                 }
-                let id = EventID.stable(options.calendar + "\u{0}tasks")
+                let id = top.relatedTo == nil ? taskListID(of: top.uid, options: options) : taskListID(calendar: options.calendar)
                 if index[id] == nil {
                     let stored = options.existing(id)
                     _ = index.insert(id, at: result.events.count)
-                    result.events.append(Event(id: id, title: "Tasks", start: stored?.start ?? .allDay(options.today),
-                                               timeZone: options.timeZone.identifier, symbol: stored?.symbol ?? .star,
-                                               color: stored?.color ?? .primary))
-                    result.uids[id] = "tasks"
+                    result.events.append(taskList(id: id, stored: stored, today: options.today, timeZone: options.timeZone))
+                    result.uids[id] = taskListUID
                 }
                 at = index[id]
             }
@@ -564,7 +570,8 @@ extension PlannerICS {
             case .doing: .doing
             case .done: .done
             }
-            var task = EventTask(id: made.taskID, text: todo.summary ?? "(no text)", status: status)
+            var task = EventTask(id: made.taskID, text: todo.summary ?? "(no text)", status: status,
+                                 due: todo.due.map { eventStart($0, options.timeZone) }, priority: todo.priority, parent: parent)
             func warn(_ message: String) { result.warnings.append("\(fileName):\(todo.sourceLine): UID \(todo.uid): \(message)") }
             if let change = EventValidation.repairText(&task) { warn("SUMMARY " + change) }
             guard taskIDs.insert(task.id, at: at, of: result.events[at].tasks) else {
@@ -585,6 +592,64 @@ extension PlannerICS {
         }
         for (todo, made) in batches.remaining() { attach(todo, made) }
         batches.placed(result.events, cleared: cleared, uids: result.uids)
+    }
+
+    /// The UID under which a calendar's to-do list is recorded (it has no resource of its own).
+    public static let taskListUID = "tasks"
+
+    /// The id of the to-do list of `calendar` (a source calendar key, `caldav:home URL`).
+    public static func taskListID(calendar: String) -> String { EventID.stable(calendar + "\u{0}tasks") }
+
+    /// The list a VTODO without RELATED-TO goes to: the one its UID names (`<task>.<list>@datebook`, as
+    /// `export` and a sync write a list's to-dos), unless that id is an event's that is no list; else
+    /// its calendar's.
+    static func taskListID(of uid: String, options: Options) -> String {
+        if uid.hasSuffix(uidSuffix), let dot = uid.lastIndex(of: ".") {
+            let id = String(uid[uid.index(after: dot)...].dropLast(uidSuffix.count))
+            if id.count == 16, id.allSatisfy(\.isHexDigit), options.existing(id)?.isTaskList ?? true { return id }
+        }
+        return taskListID(calendar: options.calendar)
+    }
+
+    /// A calendar's to-do list, "Tasks", made the day it is first needed (`stored`: the store's copy,
+    /// whose day, symbol and colour it keeps).
+    public static func taskList(id: String, stored: Event?, today: CalendarDate, timeZone: TimeZone) -> Event {
+        Event(id: id, title: "Tasks", start: stored?.start ?? .allDay(today), timeZone: timeZone.identifier,
+              symbol: stored?.symbol ?? .star, color: stored?.color ?? .primary, isTaskList: true)
+    }
+
+    /// The VTODOs of a file by UID: their task ids, and the RELATED-TO each names with its event key,
+    /// so a to-do of a to-do (RELATED-TO its parent) goes where the top one goes.
+    private struct TodoParents {
+        struct Link {
+            var uid: String
+            var relatedTo: String?
+            var key: UInt64?
+        }
+
+        var taskID: [String: String] = [:]
+        var links: [String: Link] = [:]
+
+        init(_ parts: [ICalDocument], _ made: [[Converted.Todo]]) {
+            for p in parts.indices {
+                for n in parts[p].todos.indices where taskID[parts[p].todos[n].uid] == nil {
+                    let uid = parts[p].todos[n].uid
+                    taskID[uid] = made[p][n].taskID
+                    links[uid] = Link(uid: uid, relatedTo: parts[p].todos[n].relatedTo, key: made[p][n].relatedKey)
+                }
+            }
+        }
+
+        /// The top to-do above `uid` (a chain longer than 32, or a loop, has none).
+        func top(of uid: String) -> Link? {
+            var current = uid
+            for _ in 0..<32 {
+                guard let link = links[current] else { return nil }
+                guard let next = link.relatedTo, taskID[next] != nil else { return link }
+                current = next
+            }
+            return nil
+        }
     }
 
     /// Which task ids each event has, so a VTODO repeating one is left out (task ids are unique

@@ -56,6 +56,9 @@ public struct DigestContext: Sendable {
                 "lang": .string(locale.identifier.replacingOccurrences(of: "_", with: "-")),
                 "hasSections": .bool(!sections.isEmpty),
                 "sections": .array(sections),
+                "hasTaskLists": .bool(!input.taskLists.isEmpty),
+                "taskListsTextHeading": .string(words.text("todoLists").uppercased(with: Locale(identifier: locale.identifier))),
+                "taskLists": .array(input.taskLists.map(taskList)),
                 "calendar": CalendarGrid(input: input, locale: locale, today: today).value,
                 "textRule": .string(String(repeating: "─", count: DigestContext.textColumns)),
                 "words": .object(words.words.mapValues { .string($0) }),
@@ -165,12 +168,58 @@ public struct DigestContext: Sendable {
         }
 
         func task(_ task: EventTask) -> MustacheValue {
-            [
+            self.task(task, depth: 0)
+        }
+
+        /// A task, with a to-do's due date and priority in words; `depth`: how many to-dos it is a part of.
+        func task(_ task: EventTask, depth: Int) -> MustacheValue {
+            let due = dueText(task) ?? "", priority = priorityText(task) ?? ""
+            return [
                 "id": .string(task.id),
                 "text": .string(Self.displayText(task.text)),
                 "status": .string(task.status.rawValue),
                 "doing": .bool(task.status == .doing),
                 "done": .bool(task.status == .done),
+                "due": .string(due),
+                "hasDue": .bool(!due.isEmpty),
+                "priority": .int(task.priority),
+                "priorityText": .string(priority),
+                "hasPriority": .bool(!priority.isEmpty),
+                "depth": .int(depth),
+                "indent": .string(String(repeating: "  ", count: depth)),
+            ]
+        }
+
+        /// `due Fri, Dec 4 all day`, or nil without a due date.
+        func dueText(_ task: EventTask) -> String? {
+            task.due.map { words.text("dueOn", ["date": locale.when($0.resolved(in: input.calendar), allDay: $0.isAllDay,
+                                                                     now: input.now, words: words).display]) }
+        }
+
+        /// `priority 1`, or nil without one.
+        func priorityText(_ task: EventTask) -> String? {
+            task.priority > 0 ? words.text("priority", ["priority": String(task.priority)]) : nil
+        }
+
+        /// A to-do list: its open to-dos (`Event.openTaskOutline`) and its plain-text lines, the title
+        /// and badge, then `[ ] Renew passport · due Fri, Dec 4 all day · priority 1`, indented by depth.
+        func taskList(_ list: Event) -> MustacheValue {
+            let outline = list.openTaskOutline
+            let badge = Badge.text(list) { words.count("left", $0) }
+            let separator = words.text("headingSeparator")
+            var text = [TextWidth.truncate(Self.displayText(list.title) + separator + badge, to: DigestContext.textColumns)]
+            for (task, depth) in outline {
+                let line = String(repeating: "  ", count: depth + 1) + (task.status == .doing ? "[~] " : "[ ] ")
+                    + ([Self.displayText(task.text), dueText(task), priorityText(task)].compactMap { $0 }).joined(separator: separator)
+                text.append(TextWidth.truncate(line, to: DigestContext.textColumns))
+            }
+            return [
+                "id": .string(list.id),
+                "shortID": .string(list.shortID),
+                "title": .string(Self.displayText(list.title)),
+                "badge": .string(badge),
+                "tasks": .array(outline.map { self.task($0.task, depth: $0.depth) }),
+                "text": .array(text.map { .string($0) }),
             ]
         }
 

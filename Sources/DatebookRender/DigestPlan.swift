@@ -107,6 +107,8 @@ public struct DigestInput: Sendable {
     public var week: (events: Int, openTasks: Int)
     /// True when counting the week stopped at a cap: `week`'s numbers are lower bounds.
     public var weekCapped: Bool
+    /// The to-do lists with open to-dos (`Event.isTaskList`), on no date: shown after the periods.
+    public var taskLists: [Event] = []
 
     public init(now: Date, calendar: Calendar, windows: [DigestWindowResult], eventDays: Set<Int>,
                 week: (events: Int, openTasks: Int), weekCapped: Bool = false) {

@@ -31,11 +31,18 @@ public enum DigestQuery {
                 try recurring?.readFuture(window, singles: totals.events, cap: countCap, store: store, calendar: calendar)
             }
             let extra = recurring?.windows[window.kind] ?? RecurringDigest.Window()
-            guard !occurrences.isEmpty || extra.count > 0 else { continue }
+            let due = try store.dueTasks(from: window.from, to: window.to, calendar: calendar).map { dueOccurrence($0, calendar) }
+            guard !occurrences.isEmpty || extra.count > 0 || !due.isEmpty else { continue }
             if extra.count > 0 {
                 occurrences = try merge(occurrences, extra.shown, window: window, store: store)
                 totals.events += extra.count
                 totals.openTasks += extra.openTasks
+            }
+            if !due.isEmpty {
+                let all = (occurrences + due).sorted(by: Occurrence.chronological)
+                occurrences = window.newest ? Array(all.suffix(window.limit)) : Array(all.prefix(window.limit))
+                totals.events += due.count
+                totals.openTasks += due.count
             }
             windows.append(DigestWindowResult(kind: window.kind, occurrences: occurrences, total: totals.events,
                                               openTasks: totals.openTasks, capped: totals.capped))
@@ -52,9 +59,23 @@ public enum DigestQuery {
         }
         let week = try store.totals(from: plan.now, to: PeriodBoundaries(now: plan.now, calendar: calendar).sevenDays,
                                     calendar: calendar, singleOnly: single, cap: countCap)
-        return DigestInput(now: plan.now, calendar: calendar, windows: windows, eventDays: eventDays,
-                           week: (week.events + (recurring?.week.events ?? 0), week.openTasks + (recurring?.week.openTasks ?? 0)),
-                           weekCapped: week.capped)
+        var input = DigestInput(now: plan.now, calendar: calendar, windows: windows, eventDays: eventDays,
+                                week: (week.events + (recurring?.week.events ?? 0), week.openTasks + (recurring?.week.openTasks ?? 0)),
+                                weekCapped: week.capped)
+        input.taskLists = try store.taskLists().filter { $0.badge > 0 }
+        // The week's to-dos due: each an entry of Today or Next 7 Days, and an open task.
+        let dueThisWeek = try store.dueTasks(from: plan.now, to: PeriodBoundaries(now: plan.now, calendar: calendar).sevenDays,
+                                             calendar: calendar).count
+        input.week = (input.week.events + dueThisWeek, input.week.openTasks + dueThisWeek)
+        return input
+    }
+
+    /// A to-do of a to-do list due in a window, as the digest shows it: a row of its own at its due
+    /// date, titled with its text (counted as one open task; the list itself is on no date).
+    static func dueOccurrence(_ due: DueTask, _ calendar: Calendar) -> Occurrence {
+        let event = Event(id: due.listID, title: due.task.text, start: due.task.due ?? .instant(due.due),
+                          timeZone: calendar.timeZone.identifier, symbol: .star, color: .primary)
+        return Occurrence(event: event, calendar: calendar)
     }
 
     /// The window's single and recurring occurrences in one chronological list of at most

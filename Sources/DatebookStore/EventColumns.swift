@@ -7,7 +7,7 @@
 /// (Store+Migrations.swift).
 enum EventColumn: Int, CaseIterable {
     case id, title, startKey, allDay, endKey, endAllDay, timeZone, symbol, color, notes, alerts, recurrence
-    case taskCount, openCount, location, url
+    case taskCount, openCount, location, url, taskList
 
     var name: String {
         switch self {
@@ -27,6 +27,7 @@ enum EventColumn: Int, CaseIterable {
         case .openCount: "open_count"
         case .location: "location"
         case .url: "url"
+        case .taskList: "task_list"
         }
     }
 
@@ -45,7 +46,7 @@ enum EventColumn: Int, CaseIterable {
 /// The columns of the `tasks` table, in order; in a joined row (`Store.selectSQL`) all but the
 /// event id follow the event's columns.
 enum TaskColumn: Int, CaseIterable {
-    case eventID, position, id, text, status
+    case eventID, position, id, text, status, dueKey, dueAllDay, priority, parent
 
     var name: String {
         switch self {
@@ -54,6 +55,10 @@ enum TaskColumn: Int, CaseIterable {
         case .id: "id"
         case .text: "text"
         case .status: "status"
+        case .dueKey: "due_key"
+        case .dueAllDay: "due_all_day"
+        case .priority: "priority"
+        case .parent: "parent"
         }
     }
 

@@ -50,6 +50,9 @@ public protocol PlannerStore: AnyObject {
     func events(titled title: String) throws -> [Event]
     func forEachEvent(_ body: (Event) throws -> Void) throws
     func forEachEvent(withTaskIn statuses: Set<TaskStatus>, _ body: (Event) throws -> Void) throws
+    /// The to-do lists (`Event.isTaskList`) with their tasks, and their open to-dos due in a window.
+    func taskLists() throws -> [Event]
+    func dueTasks(from: Date?, to: Date?, calendar: Calendar) throws -> [DueTask]
     func eventCount() throws -> Int
     func eventNames(prefix: String, limit: Int) throws -> [EventName]
 

@@ -283,5 +283,16 @@ extension PostgresStore {
         );
         ALTER TABLE caldav_accounts ADD COLUMN timeout INTEGER;
         """,
+        // Version 15 (issue 31). Stand-alone
+        // to-dos, as SQLite's version 21: an event may be a to-do list, and a task has a due date, a priority
+        // and a parent task.
+        """
+        ALTER TABLE events ADD COLUMN task_list INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE tasks ADD COLUMN due_key BIGINT;
+        ALTER TABLE tasks ADD COLUMN due_all_day INTEGER;
+        ALTER TABLE tasks ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE tasks ADD COLUMN parent TEXT;
+        CREATE INDEX events_task_lists ON events (id) WHERE task_list = 1;
+        """,
     ]
 }

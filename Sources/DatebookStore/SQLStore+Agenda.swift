@@ -6,6 +6,10 @@ extension Store {
     /// event's from its key (its wall clock read as UTC): zones span UTC−12…UTC+14.
     static let allDayEarliest: Int64 = 14 * 3600
     static let allDayLatest: Int64 = 12 * 3600
+    /// Leaves the to-do lists out of a listing of events by date (`Event.isTaskList`: on no date).
+    /// An id test against the partial index `events_task_lists`, so the covering indexes of the
+    /// listings still answer without a table row per event.
+    static let notTaskList = " AND e.id NOT IN (SELECT l.id FROM events l WHERE l.task_list = 1)"
 }
 
 extension SQLStore {
@@ -34,7 +38,7 @@ extension SQLStore {
         read: @escaping (String, [SQLValue], String, (Item) throws -> Void) throws -> Void,
         _ body: (OccurrenceOf<Item>) throws -> Void
     ) throws {
-        var conditions = ["e.recurrence IS NULL"]
+        var conditions = ["e.recurrence IS NULL" + Store.notTaskList]
         var values: [SQLValue] = []
         var recurring = RecurringMerge(sorted)
         func merged(_ occurrence: OccurrenceOf<Item>) throws {

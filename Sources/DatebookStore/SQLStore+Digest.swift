@@ -161,7 +161,7 @@ struct ExactWindow {
         let wallTo = to.map { Self.wallKey(atOrAfter: $0, calendar) } ?? Int64.max
         (self.timedFrom, self.timedTo, self.dayFrom, self.dayTo) = (timedFrom, timedTo, dayFrom, dayTo)
         condition = "e.start_key >= $1 AND e.start_key < $2 AND CASE e.all_day WHEN 0 THEN e.start_key >= $3 AND e.start_key < $4 "
-            + "WHEN 1 THEN e.start_key >= $5 AND e.start_key < $6 ELSE e.start_key >= $7 AND e.start_key < $8 END"
+            + "WHEN 1 THEN e.start_key >= $5 AND e.start_key < $6 ELSE e.start_key >= $7 AND e.start_key < $8 END" + Store.notTaskList
         keys = [min(timedFrom, dayFrom, wallFrom), max(timedTo, dayTo, wallTo), timedFrom, timedTo, dayFrom, dayTo, wallFrom, wallTo]
     }
 

@@ -158,6 +158,7 @@ extension Store {
             case .openCount: row.int(event.badge)
             case .location: row.text(event.location)
             case .url: row.text(event.url)
+            case .taskList: row.int(event.isTaskList ? 1 : 0)
             }
         }
     }
@@ -177,6 +178,10 @@ extension Store {
             case .id: row.text(task.id)
             case .text: row.text(task.text)
             case .status: row.text(task.status.rawValue)
+            case .dueKey: if let due = task.due { row.integer(key(due).0) } else { row.null() }
+            case .dueAllDay: if let due = task.due { row.int(key(due).1.rawValue) } else { row.null() }
+            case .priority: row.int(task.priority)
+            case .parent: row.optional(task.parent)
             }
         }
     }
@@ -219,6 +224,7 @@ extension Store {
             case .taskCount, .openCount: break // derived from the tasks, which are read with them
             case .location: event.location = row.text(index)
             case .url: event.url = row.text(index)
+            case .taskList: event.isTaskList = row.int(index) != 0
             }
         }
         return event
@@ -226,8 +232,11 @@ extension Store {
 
     /// The task of a joined row read with `selectSQL` (its position apart).
     static func task(from row: some ColumnReader) -> EventTask {
-        EventTask(id: row.text(TaskColumn.id.joinedIndex), text: row.text(TaskColumn.text.joinedIndex),
-                  status: TaskStatus(rawValue: row.text(TaskColumn.status.joinedIndex)) ?? .todo)
+        let due = TaskColumn.dueKey.joinedIndex
+        return EventTask(id: row.text(TaskColumn.id.joinedIndex), text: row.text(TaskColumn.text.joinedIndex),
+                         status: TaskStatus(rawValue: row.text(TaskColumn.status.joinedIndex)) ?? .todo,
+                         due: row.isNull(due) ? nil : start(key: row.int64(due), kind: row.int(TaskColumn.dueAllDay.joinedIndex)),
+                         priority: row.int(TaskColumn.priority.joinedIndex), parent: row.optionalText(TaskColumn.parent.joinedIndex))
     }
 
     /// The sort key (`EventStart.occurrenceKey`) and the kind, stored in `all_day`/`end_all_day`.

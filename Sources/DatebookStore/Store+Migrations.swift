@@ -313,6 +313,16 @@ extension Store {
         ) WITHOUT ROWID;
         ALTER TABLE caldav_accounts ADD COLUMN timeout INTEGER;
         """,
+        // Version 21 (issue 31). Stand-alone to-dos: an event may be a to-do list (on no date), and a task
+        // has a due date, a priority and a parent task; see docs/caldav.md "Stand-alone to-dos".
+        """
+        ALTER TABLE events ADD COLUMN task_list INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE tasks ADD COLUMN due_key INTEGER;
+        ALTER TABLE tasks ADD COLUMN due_all_day INTEGER;
+        ALTER TABLE tasks ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE tasks ADD COLUMN parent TEXT;
+        CREATE INDEX events_task_lists ON events (id) WHERE task_list = 1;
+        """,
     ]
 
     /// Work a migration's SQL cannot do, run right after it (keyed by the version it reaches).

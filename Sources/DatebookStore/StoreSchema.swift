@@ -97,6 +97,7 @@ extension StoreSchema {
             integer("end_all_day", null: true), text("time_zone"), text("symbol"), text("color"), text("notes", default: "''"),
             text("alerts", default: "''"), text("recurrence", null: true), integer("task_count", default: "0"),
             integer("open_count", default: "0"), text("location", default: "''"), text("url", default: "''"),
+            integer("task_list", default: "0"),
         ], key: ["id"], indexes: [
             Index(name: "events_by_start", columns: ["start_key", "id"]),
             Index(name: "events_by_title", columns: ["title"]),
@@ -108,8 +109,12 @@ extension StoreSchema {
                   columns: ["id", "title", "start_key", "all_day", "symbol", "color", "task_count", "open_count"],
                   condition: "recurrence IS NOT NULL"),
             Index(name: "events_recurring", columns: ["id"], condition: "recurrence IS NOT NULL", only: .postgres),
+            // The to-do lists (`Event.isTaskList`): listings leave them out, the list view reads them.
+            Index(name: "events_task_lists", columns: ["id"], condition: "task_list = 1"),
         ], withoutRowID: false),
-        Table(name: "tasks", columns: [text("event_id"), integer("position"), text("id"), text("text"), text("status")],
+        Table(name: "tasks", columns: [text("event_id"), integer("position"), text("id"), text("text"), text("status"),
+                                       bigint("due_key", null: true), integer("due_all_day", null: true),
+                                       integer("priority", default: "0"), text("parent", null: true)],
               key: ["event_id", "position"]),
         // Materialised occurrences, on both since PostgreSQL 12 (docs/store.md "Occurrences").
         Table(name: "occurrences", columns: [text("event_id"), bigint("start_key")], key: ["event_id", "start_key"],

@@ -128,6 +128,13 @@ extension CalDAVSync {
                                            calendar, now: now))
             }
         }
+        // A to-do list made here (`datebook task add --list`) for a calendar whose server has no stand-alone
+        // to-do yet: its tasks go up as VTODOs of their own, without RELATED-TO (the list has no resource).
+        for (id, uid) in here.sorted(by: { $0.key < $1.key }) where uid == PlannerICS.taskListUID && base.uids[id] == nil {
+            guard let list = try store.event(id: id) else { continue }
+            read[id] = list
+            writes += list.tasks.map { Self.newTask($0, of: id, relatedTo: nil, calendar, now: now) }
+        }
         // Events made in datebook for this calendar (`datebook add --calendar`) and not on the server yet.
         for (id, uid) in try unsent(calendar, known: Set(byUID.keys), made: base.uids) {
             guard let event = try store.event(id: id) else { continue }
@@ -242,10 +249,14 @@ extension CalDAVSync {
     }
 
     /// The property lines to change so that the server's to-do reads as `current` (STATUS,
-    /// COMPLETED and PERCENT-COMPLETE for the status, RFC 5545 §3.8.1.11).
+    /// COMPLETED and PERCENT-COMPLETE for the status, RFC 5545 §3.8.1.11; DUE and PRIORITY).
     static func taskChanges(from base: EventTask, to current: EventTask, text: String, at now: Date) -> [ICalPatch.Change] {
         var changes: [ICalPatch.Change] = []
         if current.text != base.text { changes.append(.init("SUMMARY", ICalPatch.textLine("SUMMARY", current.text))) }
+        if current.due != base.due { changes.append(.init("DUE", current.due.map { ICalPatch.dateLine("DUE", $0) })) }
+        if current.priority != base.priority {
+            changes.append(.init("PRIORITY", current.priority == 0 ? nil : "PRIORITY:\(current.priority)"))
+        }
         if current.status != base.status {
             switch current.status {
             case .todo:
@@ -276,6 +287,8 @@ extension CalDAVSync {
         case .done: lines += ["STATUS:COMPLETED", "COMPLETED:" + ICalPatch.utc(now), "PERCENT-COMPLETE:100"]
         }
         if let relatedTo { lines.append("RELATED-TO:" + relatedTo) }
+        if let due = task.due { lines.append(ICalPatch.dateLine("DUE", due)) }
+        if task.priority > 0 { lines.append("PRIORITY:\(task.priority)") }
         lines += ["END:VTODO", "END:VCALENDAR"]
         return lines.joined(separator: "\r\n") + "\r\n"
     }

@@ -99,7 +99,8 @@ struct CalDAVCalendarsTests {
         #expect(sandbox.run(["caldav", "list"]).out.contains("office  \(server.baseURL)/  ann  every 30m"))
     }
 
-    /// Each synced calendar with a to-do of its own has a "Tasks" event: the export names each with a UID of its own.
+    /// Each synced calendar with a to-do of its own has a to-do list, "Tasks", on no date: the export writes
+    /// the events with a UID each and the lists' to-dos alone, and reads back as the same events and lists.
     @Test(arguments: CalDAVCommandTests.servers) func anExportOfTwoCalendarsWithToDosHasOneUIDPerEvent(_ kind: String) throws {
         let (sandbox, server, environment) = try twoCalendars(kind)
         try server.put("personal", "milk.ics", CalDAVCommandTests.milk)
@@ -112,11 +113,14 @@ struct CalDAVCalendarsTests {
         let uids = lines.indices.filter { lines[$0] == "BEGIN:VEVENT" }.compactMap { start in
             lines[start...].first { $0.hasPrefix("UID:") }
         }
-        #expect(uids.count == 4 && Set(uids).count == 4, "\(uids)")
-        // Read back, the same four events (the renamed "Tasks" event maps back to itself).
+        #expect(uids.count == 2 && Set(uids).count == 2, "\(uids)")
+        let todos = lines.indices.filter { lines[$0] == "BEGIN:VTODO" }.compactMap { start in lines[start...].first { $0.hasPrefix("UID:") } }
+        #expect(todos.count == 2 && Set(todos + uids).count == 4, "\(todos)")
+        // Read back, the same two events and two lists (each to-do's UID names its list).
         let again = Sandbox()
         #expect(again.run(["import", path]).code == 0)
-        #expect(again.run(["list", "--period", "all"]).out.components(separatedBy: "Tasks").count - 1 == 2)
+        let list = again.run(["list", "--period", "all"]).out
+        #expect(list.components(separatedBy: "Tasks").count - 1 == 2 && list.contains("To-do lists\n") && !list.contains("Past\n"), "\(list)")
     }
 
     /// A to-do whose RELATED-TO names no event is warned about when it comes, not at every later rebuild.

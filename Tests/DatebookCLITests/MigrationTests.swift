@@ -32,6 +32,7 @@ struct MigrationTests {
         "64d0fdc3a2a0ef759ae1c914b6fbfaf86ddd770fe052506a9334fc98fbd4edb0",  // 18
         "c918144872a5515943b2354fa145f2fd3c3ccf598a2af379f9065f006f269227",  // 19
         "0deba22ed891a4f472e96624779e7b7530339971ec5c5b9dc25b93337cde57a6",  // 20
+        "524a74b13eeb41b598de0c19c5c482f31ad6fabadf2193162e9ba646dfc0945c",  // 21
     ]
 
     /// The same for PostgreSQL (`PostgresStore.migrations`).
@@ -50,6 +51,7 @@ struct MigrationTests {
         "a66b452587aa98cbf5a89f1547bf3b5cc46913f7ffc09c6cfda2004ec64b8094",  // 12
         "d3138d2241740d38601c8f9f1c277063800330827a08ce00cabf359978f29e57",  // 13
         "8ad1a8a5111077b8dd4e7be815e9f400d9c8c61226459658811fb9468016941a",  // 14
+        "a2407edf749377c13fe38ab409a008173cb9113092fb0ee705fb827c0d941157",  // 15
     ]
 
     /// Rows for every table a version may have, each written with the columns the table had when it

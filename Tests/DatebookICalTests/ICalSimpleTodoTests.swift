@@ -16,6 +16,9 @@ struct ICalSimpleTodoTests {
         "SUMMARY:Ünïcødé ✓",
         "STATUS:in-process",
         "RELATED-TO:party@example.org",
+        "PRIORITY:1",
+        "PRIORITY:0",
+        "PRIORITY:12",
     ])
     func plainTodoMatchesLibical(line: String) throws {
         let plain = "BEGIN:VTODO\r\nUID:t1\r\nDTSTAMP:20260101T000000Z\r\n\(line)\r\nEND:VTODO\r\n"
@@ -30,6 +33,15 @@ struct ICalSimpleTodoTests {
             ICalSimpleTodo.parse($0, chunk: ICalChunk(name: "VTODO", line: 1, range: 0..<bytes.count))
         }
         #expect(direct != nil, "the plain form must take the fast path")
+    }
+
+    /// PRIORITY 1…9 is kept on both paths; 0 and values outside RFC 5545's range mean none.
+    @Test func priorityIsReadOnBothPaths() throws {
+        for (line, expected) in [("PRIORITY:1", 1), ("PRIORITY:9", 9), ("PRIORITY:0", 0), ("PRIORITY:12", 0)] {
+            let plain = try todos("BEGIN:VTODO\r\nUID:t1\r\n\(line)\r\nEND:VTODO\r\n")
+            let folded = try todos("BEGIN:VTODO\r\nUID:t1\r\nDUE;VALUE=DATE:20260520\r\n\(line)\r\nEND:VTODO\r\n")
+            #expect(plain.first?.priority == expected && folded.first?.priority == expected, "\(line)")
+        }
     }
 
     @Test(arguments: [

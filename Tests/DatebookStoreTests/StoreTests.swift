@@ -279,7 +279,7 @@ struct StoreUpgradeTests {
         #expect(try raw.integer("SELECT count(*) FROM sqlite_master WHERE name IN ('deliveries_due', 'deliveries_by_event', 'deliveries_by_update')") == 3)
         // Schema 8 dropped the status index of tasks; the tasks query still answers.
         #expect(try raw.integer("SELECT count(*) FROM sqlite_master WHERE name = 'tasks_by_status'") == 0)
-        #expect(throws: SQLiteError.self) { try raw.execute("INSERT INTO tasks VALUES ('e1', 2, 't2', 'x', 'later')") }
+        #expect(throws: SQLiteError.self) { try raw.execute("INSERT INTO tasks (event_id, position, id, text, status) VALUES ('e1', 2, 't2', 'x', 'later')") }
         #expect(throws: SQLiteError.self) {
             try raw.execute("UPDATE deliveries SET state = 'lost' WHERE key = 'k1'")
         }
@@ -288,7 +288,7 @@ struct StoreUpgradeTests {
         var details: [String] = []
         while try plan.step() { details.append(plan.text(3)) }
         #expect(details.contains { $0.contains("INDEX event_sources_by_calendar") }, "\(details)")
-        for insert in ["INSERT INTO tasks VALUES (?, ?, ?, ?, ?)",
+        for insert in ["INSERT INTO tasks (event_id, position, id, text, status) VALUES (?, ?, ?, ?, ?)",
                        "INSERT INTO deliveries (key, kind, channel, due_at, state, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"] {
             let plan = try raw.prepare("EXPLAIN " + insert)
             var opcodes: [String] = []

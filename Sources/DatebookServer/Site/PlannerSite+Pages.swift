@@ -63,20 +63,32 @@ extension PlannerSite {
                 if case .object(let start)? = eventFields["start"], case .string(let iso)? = start["iso"], let date = ISOInstant.parse(iso) {
                     eventFields["at"] = .string(ISOInstant.format(date))
                 }
-                for key in ["openTasks", "doneTasks"] {
-                    guard case .array(let tasks)? = eventFields[key] else { continue }
-                    eventFields[key] = .array(tasks.map { task in
-                        guard case .object(var taskFields) = task, case .string(let taskID)? = taskFields["id"] else { return task }
-                        taskFields["eventPath"] = .string(path)
-                        taskFields["anchor"] = .string(anchor(id + "-" + taskID))
-                        return .object(taskFields)
-                    })
-                }
+                for key in ["openTasks", "doneTasks"] { eventFields[key] = eventFields[key].map { tagging($0, of: id, path: path) } }
                 return .object(eventFields)
             })
             return .object(fields)
         })
+        // The to-do lists' to-dos post to their list (an event of its own).
+        if case .array(let lists)? = root["taskLists"] {
+            root["taskLists"] = .array(lists.map { list in
+                guard case .object(var fields) = list, case .string(let id)? = fields["id"] else { return list }
+                fields["path"] = .string(eventPath(id))
+                fields["tasks"] = fields["tasks"].map { tagging($0, of: id, path: eventPath(id)) }
+                return .object(fields)
+            })
+        }
         return root
+    }
+
+    /// Each task of `tasks` (an array) with its event's `eventPath` and its `anchor`.
+    static func tagging(_ tasks: MustacheValue, of id: String, path: String) -> MustacheValue {
+        guard case .array(let tasks) = tasks else { return tasks }
+        return .array(tasks.map { task in
+            guard case .object(var taskFields) = task, case .string(let taskID)? = taskFields["id"] else { return task }
+            taskFields["eventPath"] = .string(path)
+            taskFields["anchor"] = .string(anchor(id + "-" + taskID))
+            return .object(taskFields)
+        })
     }
 
     /// `GET /events/{id}` (`?at=ISO`: the occurrence that was clicked; else the next one from

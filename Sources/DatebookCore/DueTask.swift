@@ -1,0 +1,56 @@
+import Foundation
+
+/// An open to-do of a to-do list (`Event.isTaskList`) due in a period: listed there by its due
+/// date beside the events, while the list itself is on no date.
+public struct DueTask: Sendable, Equatable {
+    /// The list it is on, and the list's title.
+    public var listID: String
+    public var listTitle: String
+    public var task: EventTask
+    /// The instant it is due in the user's zone (an all-day DUE: that day's start), for periods and sorting.
+    public var due: Date
+
+    public init(listID: String, listTitle: String, task: EventTask, due: Date) {
+        self.listID = listID
+        self.listTitle = listTitle
+        self.task = task
+        self.due = due
+    }
+
+    /// By due date, then priority (1 first, none last), then text.
+    public static func ordered(_ a: DueTask, _ b: DueTask) -> Bool {
+        (a.due, a.task.priorityRank, a.task.text) < (b.due, b.task.priorityRank, b.task.text)
+    }
+}
+
+extension EventTask {
+    /// 1…9, and 10 for no priority: sorts the most urgent first and the unranked last.
+    public var priorityRank: Int { priority == 0 ? 10 : priority }
+}
+
+extension Event {
+    /// The open tasks in list order, each part of another open task (`EventTask.parent`) right after
+    /// that one, with how many tasks it is a part of: a to-do list as `list` and the digest show it.
+    /// A task deeper than 8, or in a loop of parents, is shown at the top.
+    public var openTaskOutline: [(task: EventTask, depth: Int)] {
+        let open = tasks.filter(\.status.isOpen)
+        let ids = Set(open.map(\.id))
+        var children: [String: [EventTask]] = [:]
+        for task in open {
+            if let parent = task.parent, ids.contains(parent) { children[parent, default: []].append(task) }
+        }
+        var outline: [(task: EventTask, depth: Int)] = []
+        func add(_ task: EventTask, _ depth: Int) {
+            guard depth < 8 else { return }
+            outline.append((task, depth))
+            for child in children[task.id] ?? [] { add(child, depth + 1) }
+        }
+        for task in open where task.parent.map({ !ids.contains($0) }) ?? true { add(task, 0) }
+        // Those a loop of parents (or too deep a chain) left out, at the top.
+        if outline.count < open.count {
+            let shown = Set(outline.map(\.task.id))
+            outline += open.filter { !shown.contains($0.id) }.map { ($0, 0) }
+        }
+        return outline
+    }
+}
