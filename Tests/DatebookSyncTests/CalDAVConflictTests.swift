@@ -46,8 +46,8 @@ struct CalDAVConflictTests {
 
     /// Each field changed by a save is timed at the store's `editTime`, one by one, and only for an
     /// event of a CalDAV calendar; the sync's own writes time nothing.
-    @Test(arguments: CalDAVLocalChangesTests.Backend.allCases)
-    func aSaveTimesEachFieldItChangesOfACalDAVEvent(_ backend: CalDAVLocalChangesTests.Backend) throws {
+    @Test(arguments: Backend.allCases)
+    func aSaveTimesEachFieldItChangesOfACalDAVEvent(_ backend: Backend) throws {
         let store = try backend.open()
         let calendar = CalDAVCalendar(account: "home", url: "http://127.0.0.1:9/ann/personal/", displayName: "Personal", components: ["VEVENT"])
         try store.addCalDAVAccount(CalDAVAccount(name: "home", url: "http://127.0.0.1:9/", username: "ann", passwordSource: "env:X"),
