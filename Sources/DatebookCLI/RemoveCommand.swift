@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookStore
 import Foundation
 
 /// `datebook rm EVENT`
@@ -15,7 +16,7 @@ enum RemoveCommand: Command {
             context.out.write(try OccurrenceOptions.cancel(event, when, in: store, context))
             return ExitCode.ok
         }
-        try store.delete(id: event.id)
+        try EventChanges.delete(event, in: store)
         context.out.write("removed " + event.shortID + "  " + TextWidth.clean(event.title) + "\n")
         return ExitCode.ok
     }

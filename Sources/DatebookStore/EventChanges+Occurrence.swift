@@ -28,6 +28,16 @@ extension EventChanges {
         return made
     }
 
+    /// Removes `event` and, for a series, the overrides of its moved occurrences (events of their
+    /// own, `UID#RECURRENCE-ID`), in one transaction: `rm` and the web planner's Delete alike.
+    public static func delete(_ event: Event, in store: any PlannerStore) throws {
+        let overrides = event.recurrence == nil ? [] : OccurrenceChange.overrides(of: event, sources: try store.sourceUIDs())
+        try store.transaction {
+            for override in overrides { try store.delete(id: override.id) }
+            try store.delete(id: event.id)
+        }
+    }
+
     /// Excludes the occurrence of `event` starting at `instance` from its series, and removes the
     /// override that stood for it, if any.
     public static func cancel(_ instance: EventStart, of event: Event, in store: any PlannerStore) throws {

@@ -34,6 +34,18 @@ struct OccurrenceCommandTests {
         #expect(theirs.map { $0.split(separator: "\t")[1] } == ["T:1796113800", "T:1797323400", "T:1797928200", "T:1798533000"], "\(theirs)")
     }
 
+    /// Removing a series removes its moved occurrences with it (issue 32: they were left behind).
+    @Test func rmASeriesRemovesItsMovedOccurrences() throws {
+        let sandbox = Self.standup()
+        defer { try? FileManager.default.removeItem(atPath: sandbox.home) }
+        let edit = sandbox.run(["edit", "Standup", "--occurrence", "2026-12-15", "--at", "2026-12-15 14:00", "--title", "Moved standup"])
+        #expect(edit.code == 0, "\(edit.err)")
+        #expect(Self.rows(sandbox, "tandup").contains { $0.contains("Moved standup") })
+        let rm = sandbox.run(["rm", "Standup"])
+        #expect(rm.code == 0, "\(rm.err)")
+        #expect(Self.rows(sandbox, "tandup").isEmpty, "\(sandbox.run(["list", "--period", "all"]).out)")
+    }
+
     @Test func editOccurrenceMovesOneAndKeepsItsTasks() throws {
         let sandbox = Self.standup()
         defer { try? FileManager.default.removeItem(atPath: sandbox.home) }

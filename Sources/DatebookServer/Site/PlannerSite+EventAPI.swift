@@ -147,7 +147,7 @@ extension PlannerSite {
             if let text = request.query["occurrence"] {
                 try EventChanges.cancel(try apiOccurrence(text, of: event, in: store), of: event, in: store)
             } else {
-                try Self.delete(event, in: store)
+                try EventChanges.delete(event, in: store)
             }
             return WebResponse(status: 204, headers: [])
         }

@@ -98,20 +98,9 @@ extension PlannerSite {
             guard let instance = try occurrence(text, of: event, in: store) else { return noOccurrencePage }
             try EventChanges.cancel(instance, of: event, in: store)
         } else {
-            try Self.delete(event, in: store)
+            try EventChanges.delete(event, in: store)
         }
         return .seeOther("/")
-    }
-
-    /// Removes `event` and, for a series, the overrides of its moved occurrences (events of their
-    /// own, `UID#RECURRENCE-ID`), in one transaction: without them a deleted series' moved
-    /// occurrences stayed on the agenda and in the feed.
-    static func delete(_ event: Event, in store: any PlannerStore) throws {
-        let overrides = event.recurrence == nil ? [] : OccurrenceChange.overrides(of: event, sources: try store.sourceUIDs())
-        try store.transaction {
-            for override in overrides { try store.delete(id: override.id) }
-            try store.delete(id: event.id)
-        }
     }
 
     /// 409 for an event from a subscribed feed: it is changed at its source (tasks may be attached).
