@@ -36,10 +36,16 @@ struct EventFieldPathsTests {
         }
     }
 
-    /// The fixture really is non-default in every field: an `Event` made with defaults differs in each one.
+    /// Fields the fixture leaves at their default on purpose: a to-do list is on no date and shown
+    /// apart from the periods, so the rendered paths below would not show this event as one
+    /// (TaskListStoreTests and CalDAVToDoListTests carry the flag through the store and the sync).
+    static let leftDefault: Set<String> = ["isTaskList"]
+
+    /// The fixture really is non-default in every other field: an `Event` made with defaults differs in each one.
     @Test func theFixtureSetsEveryField() {
         let plain = Event(id: "", title: "", start: .allDay(CalendarDate(dayNumber: 0)), timeZone: "", symbol: .star, color: .primary)
-        #expect(Self.differences(Self.full, plain).count == Mirror(reflecting: plain).children.count)
+        let fields = Mirror(reflecting: plain).children.compactMap(\.label).filter { !Self.leftDefault.contains($0) }
+        #expect(Self.differences(Self.full, plain).map { String($0.prefix { $0 != ":" }) } == fields)
     }
 
     @Test func theStoreKeepsEveryFieldRowByRowAndInBulk() throws {
