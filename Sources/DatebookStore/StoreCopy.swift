@@ -19,20 +19,15 @@ public struct StoreCopy {
         public var rows: Int
     }
 
-    /// A table copied row by row as text, by its column names (the same on both backends).
+    /// A table copied row by row as text, by the column names both backends have (`StoreSchema`).
     struct Table {
         var name: String
         var columns: [String]
     }
 
-    static let tables: [Table] = [
-        Table(name: "event_sources", columns: ["event_id", "calendar", "uid"]),
-        Table(name: "feeds", columns: PostgresStore.feedColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }),
-        Table(name: "deliveries", columns: LedgerSQL.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-            + ["created_at"]),
-        Table(name: "secrets", columns: ["name", "value", "created_at"]),
-        Table(name: "used_action_links", columns: ["id", "action", "event_id", "used_at", "expires_at"]),
-    ]
+    static let tables: [Table] = ["event_sources", "feeds", "deliveries", "secrets", "used_action_links"].map { name in
+        Table(name: name, columns: StoreSchema.current.sharedColumns(of: name))
+    }
 
     /// Every table a copy counts, in the order of its report.
     public static let countedTables = ["events", "tasks"] + tables.map(\.name) + ["last pass"]

@@ -57,6 +57,12 @@ struct StoreSchema: Sendable {
         })
     }
 
+    /// The names of the columns of table `name` that both backends have, in declared order.
+    func sharedColumns(of name: String) -> [String] {
+        guard let table = tables.first(where: { $0.name == name }) else { preconditionFailure("no table \(name) in the schema") }
+        return table.columns.filter { $0.only == nil }.map(\.name)
+    }
+
     /// `CREATE TABLE` and `CREATE INDEX` statements for every table `kind` has.
     func createSQL(_ kind: SQLDialect.Kind) -> String {
         on(kind).tables.map { Self.createSQL($0, kind) }.joined(separator: "\n")
