@@ -54,3 +54,20 @@ extension Event {
         return outline
     }
 }
+
+extension DueTask {
+    /// This to-do as a row of the period of its due date: an occurrence of its list (`isTaskList`,
+    /// the list's id, so a link goes to the list) titled with its text, holding the to-do as its one
+    /// task (so it counts as one open task). `Event.dueToDo` tells such a row from an event.
+    public func occurrence(calendar: Calendar) -> Occurrence {
+        let event = Event(id: listID, title: task.text, start: task.due ?? .instant(due), timeZone: calendar.timeZone.identifier,
+                          symbol: .star, color: .primary, tasks: [task], isTaskList: true)
+        return Occurrence(event: event, start: due)
+    }
+}
+
+extension Event {
+    /// The to-do a due row stands for (`DueTask.occurrence`), nil for an event. A list itself is on
+    /// no date, so an occurrence of a list in a period is always such a row.
+    public var dueToDo: EventTask? { isTaskList && tasks.count == 1 ? tasks[0] : nil }
+}
