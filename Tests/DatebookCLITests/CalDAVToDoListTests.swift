@@ -87,6 +87,7 @@ struct CalDAVToDoListTests {
     /// with open to-dos under `taskLists`, with the whole agenda only.
     @Test func listJSONHoldsTheDueToDosAndTheLists() throws {
         let sandbox = try Self.imported()
+        #expect(sandbox.run(["edit", "Tasks", "--symbol", "heart.fill"]).code == 0)
         let run = sandbox.run(["list", "--json"])
         let root = try #require(try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any], "\(run.out)")
         let periods = try #require(root["periods"] as? [[String: Any]])
@@ -98,6 +99,7 @@ struct CalDAVToDoListTests {
         #expect(lists.count == 1 && list["title"] as? String == "Tasks" && list["badge"] as? Int == 3 && list["taskList"] as? Bool == true)
         #expect(row["id"] as? String == list["id"] as? String && row["title"] as? String == "Renew passport", "\(row)")
         #expect(row["start"] as? String == "2026-12-04T00:00:00+01:00" && row["allDay"] as? Bool == true && row["taskList"] as? Bool == true)
+        #expect(row["symbol"] as? String == "heart.fill" && row["emoji"] as? String == list["emoji"] as? String, "the list's look: \(row)")
         let todo = try #require((row["tasks"] as? [[String: Any]])?.first)
         #expect(todo["due"] as? String == "2026-12-04" && todo["priority"] as? Int == 1 && todo["status"] as? String == "todo", "\(todo)")
         let tasks = try #require(list["tasks"] as? [[String: Any]])
