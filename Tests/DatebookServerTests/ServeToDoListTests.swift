@@ -11,9 +11,10 @@ struct ServeToDoListTests {
         BEGIN:VTODO\r\nUID:milk-1\r\nDTSTAMP:20261101T100000Z\r\nSUMMARY:Buy milk\r\nEND:VTODO\r\nEND:VCALENDAR\r\n
         """
 
-    /// A server over a store with `todos` imported.
-    static func serving() throws -> ServeSandbox {
+    /// A server over a store with `todos` imported, its clock at `now`.
+    static func serving(now: String = "2026-11-30 09:00") throws -> ServeSandbox {
         let sandbox = try ServeSandbox()
+        sandbox.now = now
         let file = sandbox.directory + "/todos.ics"
         try todos.write(toFile: file, atomically: true, encoding: .utf8)
         let imported = try sandbox.run(["import", file])
@@ -61,6 +62,10 @@ struct ServeToDoListTests {
         for period in ["next30", "future", "overdue"] {
             #expect(!(try sandbox.get("/period/" + period).text.contains("Renew passport")), "\(period)")
         }
+        // A week later it is overdue: on the Overdue page, with its priority.
+        let later = try Self.serving(now: "2026-12-07 09:00")
+        let overdue = try later.get("/period/overdue").text
+        #expect(overdue.contains(">Renew passport</a>") && overdue.contains("priority 1</div>"), "\(overdue)")
         let agenda = try sandbox.get("/api/v1/agenda").text
         #expect(agenda.contains("\"title\": \"Renew passport\", \"start\": \"2026-12-04T00:00:00+01:00\", \"allDay\": true"), "\(agenda)")
         #expect(agenda.contains("\"taskLists\": [\n    {\"id\": "), "\(agenda)")
