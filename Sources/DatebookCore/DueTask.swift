@@ -9,12 +9,17 @@ public struct DueTask: Sendable, Equatable {
     public var task: EventTask
     /// The instant it is due in the user's zone (an all-day DUE: that day's start), for periods and sorting.
     public var due: Date
+    /// The list's symbol and colour, which its due rows wear.
+    public var symbol: Symbol
+    public var color: EventColor
 
-    public init(listID: String, listTitle: String, task: EventTask, due: Date) {
+    public init(listID: String, listTitle: String, task: EventTask, due: Date, symbol: Symbol = .star, color: EventColor = .primary) {
         self.listID = listID
         self.listTitle = listTitle
         self.task = task
         self.due = due
+        self.symbol = symbol
+        self.color = color
     }
 
     /// By due date, then priority (1 first, none last), then text.
@@ -53,4 +58,22 @@ extension Event {
         }
         return outline
     }
+}
+
+extension DueTask {
+    /// This to-do as a row of the period of its due date: an occurrence of its list (`isTaskList`,
+    /// the list's id, so a link goes to the list, and its symbol and colour) titled with its text,
+    /// holding the to-do as its one task (so it counts as one open task). `Event.dueToDo` tells such
+    /// a row from an event.
+    public func occurrence(calendar: Calendar) -> Occurrence {
+        let event = Event(id: listID, title: task.text, start: task.due ?? .instant(due), timeZone: calendar.timeZone.identifier,
+                          symbol: symbol, color: color, tasks: [task], isTaskList: true)
+        return Occurrence(event: event, start: due)
+    }
+}
+
+extension Event {
+    /// The to-do a due row stands for (`DueTask.occurrence`), nil for an event. A list itself is on
+    /// no date, so an occurrence of a list in a period is always such a row.
+    public var dueToDo: EventTask? { isTaskList && tasks.count == 1 ? tasks[0] : nil }
 }

@@ -141,10 +141,16 @@ public struct ICalTodo: Sendable, Equatable {
     public var priority: Int
     /// Line number (1-based) of `BEGIN:VTODO` in the file.
     public var sourceLine: Int
+    /// COLOR (RFC 7986) and `X-DATEBOOK-SYMBOL`, as written: the look of the to-do list a
+    /// stand-alone to-do belongs to (datebook writes its list's on each of them).
+    public var color: String?
+    public var symbol: String?
 
     public init(uid: String, summary: String? = nil, status: ICalTaskStatus = .todo,
                 rawStatus: String? = nil, relatedTo: String? = nil, due: ICalDateValue? = nil,
-                priority: Int = 0, sourceLine: Int = 0) {
+                priority: Int = 0, sourceLine: Int = 0, color: String? = nil, symbol: String? = nil) {
+        self.color = color
+        self.symbol = symbol
         self.uid = uid
         self.summary = summary
         self.status = status

@@ -384,6 +384,7 @@ struct Session {
             status: ICalTaskStatus(icalStatus: raw), rawStatus: raw,
             relatedTo: reader.text(component, ICAL_RELATEDTO_PROPERTY, icalproperty_get_relatedto),
             due: due, priority: component.first(ICAL_PRIORITY_PROPERTY).map { ICalTodo.priority(Int(icalproperty_get_priority($0))) } ?? 0,
-            sourceLine: chunk.line))
+            sourceLine: chunk.line, color: reader.text(component, ICAL_COLOR_PROPERTY, icalproperty_get_color),
+            symbol: reader.xText(component, ICalEvent.symbolProperty)))
     }
 }

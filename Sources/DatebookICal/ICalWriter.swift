@@ -68,6 +68,8 @@ public enum ICalWriter {
         if let related = todo.relatedTo { out.text("RELATED-TO", related) }
         if let due = todo.due { out.date("DUE", due) }
         if todo.priority > 0 { out.line("PRIORITY:\(todo.priority)") }
+        if let color = todo.color { out.text("COLOR", color) }
+        if let symbol = todo.symbol { out.text(ICalEvent.symbolProperty, symbol) }
         out.line("END:VTODO")
     }
 

@@ -87,11 +87,14 @@ public struct ICSExport {
 
     /// A task as a VTODO `<task>.<event>@datebook`, RELATED-TO `relatedTo` (its event's UID), or
     /// its parent task's UID when it is a part of another task (an import puts it where that one goes).
+    /// A to-do list's carry the list's colour and symbol (`COLOR`, `X-DATEBOOK-SYMBOL`), as an event's
+    /// VEVENT does: the list has no component of its own.
     private func todo(_ task: EventTask, of event: Event, relatedTo: String?) -> ICalTodo {
         ICalTodo(uid: task.id + "." + event.id + PlannerICS.uidSuffix, summary: task.text,
                  status: ICalTaskStatus(rawValue: task.status.rawValue) ?? .todo,
                  relatedTo: task.parent.map { $0 + "." + event.id + PlannerICS.uidSuffix } ?? relatedTo,
-                 due: task.due.map { value($0, zone: event.timeZone) }, priority: task.priority)
+                 due: task.due.map { value($0, zone: event.timeZone) }, priority: task.priority,
+                 color: event.isTaskList ? event.color.cssName : nil, symbol: event.isTaskList ? event.symbol.rawValue : nil)
     }
 
     public mutating func end() { writer.end() }

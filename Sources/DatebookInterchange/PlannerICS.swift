@@ -554,7 +554,8 @@ extension PlannerICS {
                 if index[id] == nil {
                     let stored = options.existing(id)
                     _ = index.insert(id, at: result.events.count)
-                    result.events.append(taskList(id: id, stored: stored, today: options.today, timeZone: options.timeZone))
+                    result.events.append(taskList(id: id, stored: stored, today: options.today, timeZone: options.timeZone,
+                                                  color: todo.color, symbol: todo.symbol))
                     result.uids[id] = taskListUID
                 }
                 at = index[id]
@@ -612,10 +613,13 @@ extension PlannerICS {
     }
 
     /// A calendar's to-do list, "Tasks", made the day it is first needed (`stored`: the store's copy,
-    /// whose day, symbol and colour it keeps).
-    public static func taskList(id: String, stored: Event?, today: CalendarDate, timeZone: TimeZone) -> Event {
+    /// whose day, symbol and colour it keeps; else the `COLOR` and `X-DATEBOOK-SYMBOL` of its first
+    /// to-do, as `export` writes a list's on its to-dos).
+    public static func taskList(id: String, stored: Event?, today: CalendarDate, timeZone: TimeZone,
+                                color: String? = nil, symbol: String? = nil) -> Event {
         Event(id: id, title: "Tasks", start: stored?.start ?? .allDay(today), timeZone: timeZone.identifier,
-              symbol: stored?.symbol ?? .star, color: stored?.color ?? .primary, isTaskList: true)
+              symbol: stored?.symbol ?? symbol.flatMap(Symbol.init(rawValue:)) ?? .star,
+              color: stored?.color ?? color.flatMap(EventColor.init(cssName:)) ?? .primary, isTaskList: true)
     }
 
     /// The VTODOs of a file by UID: their task ids, and the RELATED-TO each names with its event key,

@@ -77,12 +77,25 @@ public struct DigestContext: Sendable {
 
         func entry(_ occurrence: Occurrence) -> DigestOutline.Entry {
             let event = occurrence.event
-            let open = event.tasks.filter { $0.status == .doing } + event.tasks.filter { $0.status == .todo }
-            let done = event.tasks.filter { $0.status == .done }
+            let (open, done) = rowTasks(event)
             return DigestOutline.Entry(
                 emoji: event.symbol.emoji, title: Self.displayText(event.title), when: when(occurrence).display,
-                badge: Badge.text(event) { words.count("left", $0) }, location: Self.displayText(event.location),
+                badge: rowBadge(event), location: Self.displayText(event.location),
                 tasks: (open + done).map { DigestOutline.Task(text: Self.displayText($0.text), done: $0.status == .done) })
+        }
+
+        /// The tasks a row lists: an event's, open ones (in progress first) then done ones; none for
+        /// a due to-do's row (`Event.dueToDo`), which is the task itself.
+        func rowTasks(_ event: Event) -> (open: [EventTask], done: [EventTask]) {
+            guard event.dueToDo == nil else { return ([], []) }
+            return (event.tasks.filter { $0.status == .doing } + event.tasks.filter { $0.status == .todo },
+                    event.tasks.filter { $0.status == .done })
+        }
+
+        /// An event's badge (`3 left`, `✓`); a due to-do's priority (`priority 1`) in its place.
+        func rowBadge(_ event: Event) -> String {
+            guard let todo = event.dueToDo else { return Badge.text(event) { words.count("left", $0) } }
+            return priorityText(todo) ?? ""
         }
 
         /// `Next 7 Days · 3 open tasks`.
@@ -124,9 +137,10 @@ public struct DigestContext: Sendable {
             let event = occurrence.event
             let title = Self.displayText(event.title)
             let when = self.when(occurrence)
-            let badge = Badge.text(event) { words.count("left", $0) }
-            let open = event.tasks.filter { $0.status == .doing } + event.tasks.filter { $0.status == .todo }
-            let done = event.tasks.filter { $0.status == .done }
+            let todo = event.dueToDo
+            let badge = todo == nil ? rowBadge(event) : ""
+            let priority = todo.flatMap(priorityText) ?? ""
+            let (open, done) = rowTasks(event)
             let location = Self.displayText(event.location)
             let repeats = occurrence.series.map(self.repeats) ?? ""
             return [
@@ -145,7 +159,11 @@ public struct DigestContext: Sendable {
                 "openCount": .int(event.badge),
                 "openTasks": .array(open.map(task)),
                 "doneTasks": .array(done.map(task)),
-                "hasTasks": .bool(!event.tasks.isEmpty),
+                "hasTasks": .bool(!(open + done).isEmpty),
+                // A to-do of a to-do list due in this section (`Event.dueToDo`), with its priority.
+                "isToDo": .bool(todo != nil),
+                "priorityText": .string(priority),
+                "hasPriority": .bool(!priority.isEmpty),
                 "location": .string(location),
                 "hasLocation": .bool(!location.isEmpty),
                 // A row standing for its whole series (Future: each series once, at its next occurrence).
@@ -155,7 +173,7 @@ public struct DigestContext: Sendable {
                 "url": .string(event.url),
                 "hasURL": .bool(!event.url.isEmpty),
                 "text": .array(TextLayout.eventLines(emoji: event.symbol.emoji, title: title, when: when.display,
-                                                     badge: badge, repeats: repeats, location: location, url: event.url,
+                                                     badge: todo == nil ? badge : priority, repeats: repeats, location: location, url: event.url,
                                                      open: open, done: done).map { .string($0) }),
             ]
         }

@@ -31,7 +31,7 @@ public enum DigestQuery {
                 try recurring?.readFuture(window, singles: totals.events, cap: countCap, store: store, calendar: calendar)
             }
             let extra = recurring?.windows[window.kind] ?? RecurringDigest.Window()
-            let due = try store.dueTasks(from: window.from, to: window.to, calendar: calendar).map { dueOccurrence($0, calendar) }
+            let due = try store.dueTasks(from: window.from, to: window.to, calendar: calendar).map { $0.occurrence(calendar: calendar) }
             guard !occurrences.isEmpty || extra.count > 0 || !due.isEmpty else { continue }
             if extra.count > 0 {
                 occurrences = try merge(occurrences, extra.shown, window: window, store: store)
@@ -68,14 +68,6 @@ public enum DigestQuery {
                                              calendar: calendar).count
         input.week = (input.week.events + dueThisWeek, input.week.openTasks + dueThisWeek)
         return input
-    }
-
-    /// A to-do of a to-do list due in a window, as the digest shows it: a row of its own at its due
-    /// date, titled with its text (counted as one open task; the list itself is on no date).
-    static func dueOccurrence(_ due: DueTask, _ calendar: Calendar) -> Occurrence {
-        let event = Event(id: due.listID, title: due.task.text, start: due.task.due ?? .instant(due.due),
-                          timeZone: calendar.timeZone.identifier, symbol: .star, color: .primary)
-        return Occurrence(event: event, calendar: calendar)
     }
 
     /// The window's single and recurring occurrences in one chronological list of at most

@@ -24,7 +24,7 @@ extension SQLStore {
                 guard let date = task.due?.resolved(in: calendar) else { continue }
                 if let from, date < from { continue }
                 if let to, date >= to { continue }
-                due.append(DueTask(listID: list.id, listTitle: list.title, task: task, due: date))
+                due.append(DueTask(listID: list.id, listTitle: list.title, task: task, due: date, symbol: list.symbol, color: list.color))
             }
         }
         return due.sorted(by: DueTask.ordered)

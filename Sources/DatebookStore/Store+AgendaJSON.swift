@@ -36,16 +36,49 @@ public enum AgendaJSON {
     /// One occurrence: its event's fields with the occurrence's `start` in `timeZone`'s offset.
     public static func occurrence(_ occurrence: Occurrence, timeZone: TimeZone, sources: [String: String] = [:]) -> String {
         let event = occurrence.event
-        let tasks = event.tasks.map { "{\"id\": \(JSONText.quote($0.id)), \"text\": \(JSONText.quote($0.text)), \"status\": \"\($0.status.rawValue)\"}" }
         return "{\"id\": \(JSONText.quote(event.id)), \"title\": \(JSONText.quote(event.title)), "
             + "\"start\": \(JSONText.quote(ISOInstant.format(occurrence.start, in: timeZone))), "
-            + "\"allDay\": \(event.start.isAllDay), \"floating\": \(event.start.isFloating), \"symbol\": \(JSONText.quote(event.symbol.rawValue)), "
-            + "\"emoji\": \(JSONText.quote(event.symbol.emoji)), \"color\": \(JSONText.quote(event.color.rawValue)), "
+            + "\"allDay\": \(event.start.isAllDay), \"floating\": \(event.start.isFloating), " + looks(of: event)
             + "\"location\": \(optional(event.location)), \"url\": \(optional(event.url)), "
             + "\"badge\": \(event.badge), \"complete\": \(event.isComplete), "
             + "\"repeats\": \(event.recurrence.map { JSONText.quote(RecurrenceText($0).rule ?? "") } ?? "null"), "
             + "\"forSeries\": \(occurrence.series != nil), \"override\": \(override(of: event, timeZone: timeZone, sources: sources)), "
-            + "\"tasks\": [" + tasks.joined(separator: ", ") + "]}"
+            + tasks(of: event, timeZone: timeZone) + (event.isTaskList ? ", \"taskList\": true}" : "}")
+    }
+
+    /// `"symbol": …, "emoji": …, "color": …, ` of an event or a list.
+    static func looks(of event: Event) -> String {
+        "\"symbol\": \(JSONText.quote(event.symbol.rawValue)), \"emoji\": \(JSONText.quote(event.symbol.emoji)), "
+            + "\"color\": \(JSONText.quote(event.color.rawValue)), "
+    }
+
+    /// `"tasks": [{"id", "text", "status"}, …]`; a to-do list's (and a due to-do's row, `Event.dueToDo`)
+    /// also with each to-do's `due` (a date, an instant in `timeZone`'s offset, or a floating time), `priority` and
+    /// `parent` (`null` when it has none).
+    static func tasks(of event: Event, timeZone: TimeZone) -> String {
+        let tasks = event.tasks.map { task in
+            var text = "{\"id\": \(JSONText.quote(task.id)), \"text\": \(JSONText.quote(task.text)), \"status\": \"\(task.status.rawValue)\""
+            if event.isTaskList {
+                let due = task.due.map { due -> String in
+                    switch due {
+                    case .instant(let date): ISOInstant.format(date, in: timeZone)
+                    case .allDay(let day): day.description
+                    case .floating(let time): time.description
+                    }
+                }
+                text += ", \"due\": \(due.map(JSONText.quote) ?? "null"), \"priority\": \(task.priority > 0 ? String(task.priority) : "null"), "
+                    + "\"parent\": \(task.parent.map(JSONText.quote) ?? "null")"
+            }
+            return text + "}"
+        }
+        return "\"tasks\": [" + tasks.joined(separator: ", ") + "]"
+    }
+
+    /// A to-do list (`Event.isTaskList`, on no date): an event's keys but those of a date, place and
+    /// recurrence, then its tasks with their due dates, priorities and parents.
+    public static func taskList(_ list: Event, timeZone: TimeZone) -> String {
+        "{\"id\": \(JSONText.quote(list.id)), \"title\": \(JSONText.quote(list.title)), " + looks(of: list)
+            + "\"badge\": \(list.badge), \"complete\": \(list.isComplete), " + tasks(of: list, timeZone: timeZone) + ", \"taskList\": true}"
     }
 }
 
@@ -60,7 +93,7 @@ extension PlannerStore {
         for period in periods {
             let range = boundaries.range(of: period)
             var first = true
-            try forEachOccurrence(from: range.from, to: range.to, calendar: calendar) { occurrence in
+            func row(_ occurrence: Occurrence) {
                 if first {
                     write((firstPeriod ? "\n" : "\n    ]},\n") + "    {\"period\": \(JSONText.quote(period.rawValue)), "
                           + "\"title\": \(JSONText.quote(period.title)), \"events\": [\n")
@@ -71,7 +104,23 @@ extension PlannerStore {
                 first = false
                 write("      " + AgendaJSON.occurrence(occurrence, timeZone: calendar.timeZone, sources: sources))
             }
+            // The open to-dos due in the period, each a row of its list at its due date among the events.
+            var due = try dueTasks(from: range.from, to: range.to, calendar: calendar)[...]
+            try forEachOccurrence(from: range.from, to: range.to, calendar: calendar) { occurrence in
+                while let next = due.first, next.due < occurrence.start {
+                    row(next.occurrence(calendar: calendar))
+                    due = due.dropFirst()
+                }
+                row(occurrence)
+            }
+            for next in due { row(next.occurrence(calendar: calendar)) }
         }
-        write(firstPeriod ? "]\n}\n" : "\n    ]}\n  ]\n}\n")
+        write(firstPeriod ? "]" : "\n    ]}\n  ]")
+        // The to-do lists with open to-dos, on no date: with the whole agenda only, as `list` shows them.
+        if periods.count > 1 {
+            let lists = try taskLists().filter { $0.badge > 0 }.map { "    " + AgendaJSON.taskList($0, timeZone: calendar.timeZone) }
+            write(",\n  \"taskLists\": [" + (lists.isEmpty ? "]" : "\n" + lists.joined(separator: ",\n") + "\n  ]"))
+        }
+        write("\n}\n")
     }
 }

@@ -110,10 +110,14 @@ extension CalDAVSync {
                 }
             }
             let currentTasks = Dictionary((current?.tasks ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            // The event's UID for its tasks' RELATED-TO (none for a to-do list, which has no resource).
+            let eventUID = base.uids[event.id].flatMap { byUID[$0] == nil ? nil : $0 }
+            let look = current.map { Self.listLook(from: event, to: $0) } ?? []
             for task in event.tasks {
                 guard let resource = resources.first(where: { PlannerICS.taskID($0.uid) == task.id }) else { continue }
                 if let local = currentTasks[task.id] {
-                    let changes = Self.taskChanges(from: task, to: local, text: resource.text, at: now)
+                    let related = Self.relatedTo(local.parent, of: event.id, eventUID: eventUID, resources: resources)
+                    let changes = Self.taskChanges(from: task, to: local, text: resource.text, at: now, relatedTo: related, besides: look)
                     if Self.changesText(resource.text, changes, [], component: "VTODO") {
                         writes.append(Write(resource: resource, component: "VTODO", changes: changes))
                     }
@@ -124,8 +128,9 @@ extension CalDAVSync {
             // An override's tasks stay in datebook: a VTODO's RELATED-TO names a series, never one occurrence of it.
             guard let current, base.uids[event.id]?.contains("#") != true else { continue }
             for task in current.tasks where baseTasks[task.id] == nil {
-                writes.append(Self.newTask(task, of: event.id, relatedTo: base.uids[event.id].flatMap { byUID[$0] == nil ? nil : $0 },
-                                           calendar, now: now))
+                writes.append(Self.newTask(task, of: event.id, relatedTo: Self.relatedTo(task.parent, of: event.id, eventUID: eventUID,
+                                                                                         resources: resources),
+                                           calendar, now: now, list: current.isTaskList ? current : nil))
             }
         }
         // A to-do list made here (`datebook task add --list`) for a calendar whose server has no stand-alone
@@ -133,7 +138,8 @@ extension CalDAVSync {
         for (id, uid) in here.sorted(by: { $0.key < $1.key }) where uid == PlannerICS.taskListUID && base.uids[id] == nil {
             guard let list = try store.event(id: id) else { continue }
             read[id] = list
-            writes += list.tasks.map { Self.newTask($0, of: id, relatedTo: nil, calendar, now: now) }
+            writes += list.tasks.map { Self.newTask($0, of: id, relatedTo: Self.relatedTo($0.parent, of: id, eventUID: nil, resources: resources),
+                                                    calendar, now: now, list: list) }
         }
         // Events made in datebook for this calendar (`datebook add --calendar`) and not on the server yet.
         for (id, uid) in try unsent(calendar, known: Set(byUID.keys), made: base.uids) {
@@ -142,7 +148,8 @@ extension CalDAVSync {
             writes.append(Write(resource: CalDAVResource(url: calendar.url + Self.fileName(uid), etag: nil, uid: uid,
                                                          text: Self.newEvent(event, uid: uid, now: now)),
                                 component: "VEVENT", changes: [], isNew: true))
-            writes += event.tasks.map { Self.newTask($0, of: id, relatedTo: uid, calendar, now: now) }
+            writes += event.tasks.map { Self.newTask($0, of: id, relatedTo: Self.relatedTo($0.parent, of: id, eventUID: uid, resources: resources),
+                                                     calendar, now: now) }
         }
         return writes
     }
@@ -150,11 +157,22 @@ extension CalDAVSync {
     /// `<letters and digits of the UID>.ics`: the name of a resource made here.
     static func fileName(_ uid: String) -> String { uid.filter { $0.isLetter || $0.isNumber || $0 == "-" } + ".ics" }
 
+    /// The RELATED-TO a task of `eventID` goes up with: its parent to-do's UID when it is a part of
+    /// one (the server's UID of that VTODO, else the one a task made here gets), else its event's
+    /// (`eventUID`; nil for a to-do list's, which has no resource).
+    static func relatedTo(_ parent: String?, of eventID: String, eventUID: String?, resources: [CalDAVResource]) -> String? {
+        guard let parent else { return eventUID }
+        return resources.first { PlannerICS.taskID($0.uid) == parent && ICalPatch.line("UID", in: $0.text, component: "VTODO") != nil }?.uid
+            ?? "\(parent).\(eventID)@datebook"
+    }
+
     /// A new VTODO for a task added here (`UID` `<task>.<event>@datebook`, RELATED-TO its event's UID).
-    static func newTask(_ task: EventTask, of eventID: String, relatedTo: String?, _ calendar: CalDAVCalendar, now: Date) -> Write {
+    /// A to-do of a list (`list`) carries the list's colour and symbol, as `export` writes it.
+    static func newTask(_ task: EventTask, of eventID: String, relatedTo: String?, _ calendar: CalDAVCalendar, now: Date,
+                        list: Event? = nil) -> Write {
         let uid = "\(task.id).\(eventID)@datebook"
         return Write(resource: CalDAVResource(url: calendar.url + Self.fileName("\(task.id)-\(eventID)"), etag: nil, uid: uid,
-                                              text: newTodo(uid: uid, task: task, relatedTo: relatedTo, now: now)),
+                                              text: newTodo(uid: uid, task: task, relatedTo: relatedTo, now: now, list: list)),
                      component: "VTODO", changes: [], isNew: true)
     }
 
@@ -249,9 +267,13 @@ extension CalDAVSync {
     }
 
     /// The property lines to change so that the server's to-do reads as `current` (STATUS,
-    /// COMPLETED and PERCENT-COMPLETE for the status, RFC 5545 §3.8.1.11; DUE and PRIORITY).
-    static func taskChanges(from base: EventTask, to current: EventTask, text: String, at now: Date) -> [ICalPatch.Change] {
-        var changes: [ICalPatch.Change] = []
+    /// COMPLETED and PERCENT-COMPLETE for the status, RFC 5545 §3.8.1.11; DUE and PRIORITY; RELATED-TO,
+    /// `relatedTo`, when it became a part of another to-do or of none).
+    /// `besides`: changes of the to-do's list (`listLook`) that every to-do of it takes.
+    static func taskChanges(from base: EventTask, to current: EventTask, text: String, at now: Date,
+                            relatedTo: String? = nil, besides: [ICalPatch.Change] = []) -> [ICalPatch.Change] {
+        var changes = besides
+        if current.parent != base.parent { changes.append(.init("RELATED-TO", relatedTo.map { "RELATED-TO:" + $0 })) }
         if current.text != base.text { changes.append(.init("SUMMARY", ICalPatch.textLine("SUMMARY", current.text))) }
         if current.due != base.due { changes.append(.init("DUE", current.due.map { ICalPatch.dateLine("DUE", $0) })) }
         if current.priority != base.priority {
@@ -274,11 +296,23 @@ extension CalDAVSync {
         return changes.isEmpty ? [] : changes + stamps(now)
     }
 
+    /// A to-do list's colour and symbol changed here: `COLOR` and `X-DATEBOOK-SYMBOL` of each of its
+    /// to-dos (the list has no resource; `base` read them from its first to-do, as an import does).
+    static func listLook(from base: Event, to current: Event) -> [ICalPatch.Change] {
+        guard current.isTaskList else { return [] }
+        var changes: [ICalPatch.Change] = []
+        if current.symbol != base.symbol {
+            changes.append(.init(ICalEvent.symbolProperty, ICalPatch.textLine(ICalEvent.symbolProperty, current.symbol.rawValue)))
+        }
+        if current.color != base.color { changes.append(.init("COLOR", ICalPatch.textLine("COLOR", current.color.cssName))) }
+        return changes
+    }
+
     static func stamps(_ now: Date) -> [ICalPatch.Change] {
         [.init("LAST-MODIFIED", "LAST-MODIFIED:" + ICalPatch.utc(now)), .init("DTSTAMP", "DTSTAMP:" + ICalPatch.utc(now))]
     }
 
-    static func newTodo(uid: String, task: EventTask, relatedTo: String?, now: Date) -> String {
+    static func newTodo(uid: String, task: EventTask, relatedTo: String?, now: Date, list: Event? = nil) -> String {
         var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//datebook//CalDAV//EN", "BEGIN:VTODO", "UID:" + uid,
                      "DTSTAMP:" + ICalPatch.utc(now), ICalPatch.textLine("SUMMARY", task.text)]
         switch task.status {
@@ -289,6 +323,9 @@ extension CalDAVSync {
         if let relatedTo { lines.append("RELATED-TO:" + relatedTo) }
         if let due = task.due { lines.append(ICalPatch.dateLine("DUE", due)) }
         if task.priority > 0 { lines.append("PRIORITY:\(task.priority)") }
+        if let list {
+            lines += [ICalPatch.textLine("COLOR", list.color.cssName), ICalPatch.textLine(ICalEvent.symbolProperty, list.symbol.rawValue)]
+        }
         lines += ["END:VTODO", "END:VCALENDAR"]
         return lines.joined(separator: "\r\n") + "\r\n"
     }

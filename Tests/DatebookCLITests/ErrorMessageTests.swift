@@ -26,7 +26,7 @@ struct ErrorMessageTests {
         (["show", "Nope"], "datebook: no event matches 'Nope'; 'datebook list' shows ids and titles", 64),
         (["show", "abc"], "datebook: no event matches 'abc' (an id prefix needs at least 4 characters); 'datebook list' shows ids and titles", 64),
         (["task", "done", "Pagliacci", "9"], "datebook: task number 9 is out of range for 'Pagliacci': expected 1…3", 64),
-        (["task", "finish", "Pagliacci", "1"], "datebook: unknown task action 'finish'; expected add, done, start, undo or rm", 64),
+        (["task", "finish", "Pagliacci", "1"], "datebook: unknown task action 'finish'; expected add, done, start, undo, rm or edit", 64),
         (["tasks", "--status", "opn"], "datebook: unknown status 'opn' (did you mean 'open'?); expected todo, doing, done, open or all", 64),
         (["cal", "2026-13"], "datebook: cannot read month '2026-13': expected YYYY-MM, e.g. 2026-12", 64),
         (["list", "--tz", "Europe/Berln"], "datebook: unknown time zone 'Europe/Berln' (did you mean 'Europe/Berlin'?); use an IANA name like Europe/Berlin", 64),

@@ -35,6 +35,14 @@ enum DigestFixtures {
                      tasks: tasks.enumerated().map { EventTask(id: "t\($0.offset)", text: $0.element) })
     }
 
+    /// The row of a to-do of a to-do list due Thursday 2026-12-03 (all day), with priority 1 unless said.
+    static func dueToDo(priority: Int = 1) -> Event {
+        let day = EventStart.allDay(CalendarDate(year: 2026, month: 12, day: 3))
+        let task = EventTask(id: "passport", text: "Renew passport", due: day, priority: priority)
+        return DueTask(listID: "7a5c0000000000aa", listTitle: "Tasks", task: task, due: day.resolved(in: calendar))
+            .occurrence(calendar: calendar).event
+    }
+
     static func render(_ format: DigestFormat, locale: String = "en_US", extra: [Event] = [],
                        overrides: String? = nil) throws -> String {
         try DigestRenderer(overrideDirectory: overrides).render(context(locale: locale, extra: extra), format: format)

@@ -10,9 +10,25 @@ struct DigestGoldenTests {
         (.html, "en_US", "digest-en_US.html"), (.html, "de_DE", "digest-de_DE.html"), (.html, "ja_JP", "digest-ja_JP.html"),
     ]
 
+    /// The demo planner with a to-do of a to-do list due Thursday with priority 1 (issue 31): a row of
+    /// Next 7 Days titled with its text, its priority where an event's badge goes.
     @Test(arguments: cases)
     func demoDigestMatchesGoldenFile(format: DigestFormat, locale: String, snapshot: String) throws {
-        snapshots.expect(try DigestFixtures.render(format, locale: locale), named: snapshot)
+        snapshots.expect(try DigestFixtures.render(format, locale: locale, extra: [DigestFixtures.dueToDo()]), named: snapshot)
+    }
+
+    @Test func aDueToDoShowsItsPriorityInEachFormat() throws {
+        let extra = [DigestFixtures.dueToDo()]
+        let text = try DigestFixtures.render(.text, extra: extra)
+        #expect(text.contains("\n  ⭐ Renew passport                            Thu, Dec 3 all day      priority 1\n"), "\(text)")
+        #expect(!text.contains("[ ] Renew passport"), "the row is the to-do: no checklist under it")
+        let markdown = try DigestFixtures.render(.markdown, extra: extra)
+        #expect(markdown.contains("- ⭐ **Renew passport** — Thu, Dec 3 all day · priority 1\n"), "\(markdown)")
+        let html = try DigestFixtures.render(.html, extra: extra)
+        #expect(html.contains("Thu, Dec 3 all day · priority 1"), "\(html)")
+        #expect(try DigestFixtures.render(.text, locale: "de_DE", extra: extra).contains("Priorität 1"))
+        // Without a priority the row says nothing in the badge's place.
+        #expect(!(try DigestFixtures.render(.text, extra: [DigestFixtures.dueToDo(priority: 0)])).contains("priority"))
     }
 
     @Test func markdownDigestThroughCmarkMatchesGoldenFile() throws {

@@ -11,13 +11,20 @@ struct ServeToDoListTests {
         BEGIN:VTODO\r\nUID:milk-1\r\nDTSTAMP:20261101T100000Z\r\nSUMMARY:Buy milk\r\nEND:VTODO\r\nEND:VCALENDAR\r\n
         """
 
-    @Test func theAgendaPageListsTheToDoListsAndADueToDoInItsPeriod() throws {
+    /// A server over a store with `todos` imported, its clock at `now`.
+    static func serving(now: String = "2026-11-30 09:00") throws -> ServeSandbox {
         let sandbox = try ServeSandbox()
+        sandbox.now = now
         let file = sandbox.directory + "/todos.ics"
-        try Self.todos.write(toFile: file, atomically: true, encoding: .utf8)
+        try todos.write(toFile: file, atomically: true, encoding: .utf8)
         let imported = try sandbox.run(["import", file])
         try #require(imported.status == 0, "\(imported.err)")
         try sandbox.start()
+        return sandbox
+    }
+
+    @Test func theAgendaPageListsTheToDoListsAndADueToDoInItsPeriod() throws {
+        let sandbox = try Self.serving()
         let page = try sandbox.get("/")
         #expect(page.status == 200)
         let lists = try #require(page.text.components(separatedBy: "id=\"todo-lists\"").last)
@@ -36,5 +43,31 @@ struct ServeToDoListTests {
         let week = try #require(digest.components(separatedBy: "NEXT 7 DAYS").last?.components(separatedBy: "TO-DO LISTS").first)
         #expect(week.contains("Renew passport"), "\(digest)")
         #expect(!digest.contains("OVERDUE"), "\(digest)")
+    }
+
+    /// The period pages (where the agenda's "… more" leads) and the day page list a due to-do among
+    /// the events of its date, with its priority, linking to its list; the agenda API holds the lists.
+    @Test func aPeriodPageListsTheToDosDueInIt() throws {
+        let sandbox = try Self.serving()
+        let list = try #require(try sandbox.get("/").text.components(separatedBy: "id=\"todo-lists\"").last)
+        let listPath = try #require(list.components(separatedBy: "<a class=\"title\" dir=\"auto\" href=\"").dropFirst().first?
+            .components(separatedBy: "\"").first)
+        let next7 = try sandbox.get("/period/next7")
+        #expect(next7.status == 200)
+        #expect(next7.text.contains("href=\"\(listPath)?at=") && next7.text.contains(">Renew passport</a>"), "\(next7.text)")
+        #expect(next7.text.contains("Fri, Dec 4 all day · priority 1</div>"), "\(next7.text)")
+        #expect(!next7.text.contains("Buy milk") && !next7.text.contains("Get photos"), "only a to-do with a due date has a period")
+        #expect(try sandbox.get("/day/2026-12-04").text.contains(">Renew passport</a>"))
+        #expect(!(try sandbox.get("/day/2026-12-03").text.contains("Renew passport")))
+        for period in ["next30", "future", "overdue"] {
+            #expect(!(try sandbox.get("/period/" + period).text.contains("Renew passport")), "\(period)")
+        }
+        // A week later it is overdue: on the Overdue page, with its priority.
+        let later = try Self.serving(now: "2026-12-07 09:00")
+        let overdue = try later.get("/period/overdue").text
+        #expect(overdue.contains(">Renew passport</a>") && overdue.contains("priority 1</div>"), "\(overdue)")
+        let agenda = try sandbox.get("/api/v1/agenda").text
+        #expect(agenda.contains("\"title\": \"Renew passport\", \"start\": \"2026-12-04T00:00:00+01:00\", \"allDay\": true"), "\(agenda)")
+        #expect(agenda.contains("\"taskLists\": [\n    {\"id\": "), "\(agenda)")
     }
 }
