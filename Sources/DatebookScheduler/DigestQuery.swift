@@ -20,6 +20,8 @@ public enum DigestQuery {
         // Recurring events are read apart; leaving them out of the range queries also lets these
         // run on the covering index of single events alone.
         let single = true
+        // The to-do lists, read once: each window takes its due to-dos from them (one query, not one per window).
+        let lists = try store.taskLists()
         var windows: [DigestWindowResult] = []
         for window in plan.windows {
             var occurrences = try store.firstOccurrences(from: window.from, to: window.to, calendar: calendar, limit: window.limit,
@@ -31,7 +33,7 @@ public enum DigestQuery {
                 try recurring?.readFuture(window, singles: totals.events, cap: countCap, store: store, calendar: calendar)
             }
             let extra = recurring?.windows[window.kind] ?? RecurringDigest.Window()
-            let due = try store.dueTasks(from: window.from, to: window.to, calendar: calendar).map { $0.occurrence(calendar: calendar) }
+            let due = DueTask.due(in: lists, from: window.from, to: window.to, calendar: calendar).map { $0.occurrence(calendar: calendar) }
             guard !occurrences.isEmpty || extra.count > 0 || !due.isEmpty else { continue }
             if extra.count > 0 {
                 occurrences = try merge(occurrences, extra.shown, window: window, store: store)
@@ -62,28 +64,28 @@ public enum DigestQuery {
         var input = DigestInput(now: plan.now, calendar: calendar, windows: windows, eventDays: eventDays,
                                 week: (week.events + (recurring?.week.events ?? 0), week.openTasks + (recurring?.week.openTasks ?? 0)),
                                 weekCapped: week.capped)
-        input.taskLists = try store.taskLists().filter { $0.badge > 0 }
+        input.taskLists = lists.filter { $0.badge > 0 }
         // The week's to-dos due: each an entry of Today or Next 7 Days, and an open task.
-        let dueThisWeek = try store.dueTasks(from: plan.now, to: PeriodBoundaries(now: plan.now, calendar: calendar).sevenDays,
-                                             calendar: calendar).count
+        let dueThisWeek = DueTask.due(in: lists, from: plan.now, to: PeriodBoundaries(now: plan.now, calendar: calendar).sevenDays,
+                                      calendar: calendar).count
         input.week = (input.week.events + dueThisWeek, input.week.openTasks + dueThisWeek)
         return input
     }
 
     /// The window's single and recurring occurrences in one chronological list of at most
-    /// `limit`; the recurring ones shown (listing summaries) are loaded whole (their tasks), once
-    /// per event, and left out if the event is gone meanwhile.
+    /// `limit`; the recurring ones shown (listing summaries) are loaded whole (their tasks) by one
+    /// read of their ids (one round trip, where one per event was 52 of a digest's 88 statements
+    /// on PostgreSQL), and left out if the event is gone meanwhile.
     static func merge(_ single: [Occurrence], _ recurring: [OccurrenceSummary], window: DigestPlan.Window,
                       store: any PlannerStore) throws -> [Occurrence] {
         let all = (single.map { ($0.summary, Optional($0)) } + recurring.map { ($0, nil) })
             .sorted { OccurrenceSummary.chronological($0.0, $1.0) }
         let shown = window.newest ? Array(all.suffix(window.limit)) : Array(all.prefix(window.limit))
-        var loaded: [String: Event] = [:]
-        return try shown.compactMap { summary, whole in
+        let ids = shown.compactMap { summary, whole in whole == nil ? summary.event.id : nil }
+        let loaded = ids.isEmpty ? [:] : try store.events(ids: ids)
+        return shown.compactMap { summary, whole in
             if let whole { return whole }
-            let id = summary.event.id
-            if loaded[id] == nil { loaded[id] = try store.event(id: id) }
-            return loaded[id].map { Occurrence(event: $0, start: summary.start, series: summary.series) }
+            return loaded[summary.event.id].map { Occurrence(event: $0, start: summary.start, series: summary.series) }
         }
     }
 }
@@ -119,11 +121,15 @@ struct RecurringDigest {
     var week = (events: 0, openTasks: 0)
     /// Where the first read ended.
     private let readTo: Date
+    /// Future's read (each series at its next occurrence from `from`), when Overdue's check needed it first.
+    private var future: (from: Date, occurrences: [OccurrenceSummary])?
 
     /// The read of a store with no `recurrenceHorizon` reaches this far past Future's start.
     static let openEndedReach: TimeInterval = 366 * 86_400
 
-    init(plan: DigestPlan, store: any PlannerStore, calendar: Calendar) throws {
+    /// `sharingFuture`: Overdue's check that a series goes on takes Future's read (see below);
+    /// false asks the store apart, the plain path the shared one is tested against.
+    init(plan: DigestPlan, store: any PlannerStore, calendar: Calendar, sharingFuture: Bool = true) throws {
         let monthFirst = plan.month.first.start(in: calendar), monthNext = plan.month.next.start(in: calendar)
         let sevenDays = PeriodBoundaries(now: plan.now, calendar: calendar).sevenDays
         let from = ([monthFirst, plan.now] + plan.windows.compactMap(\.from)).min() ?? plan.now
@@ -135,9 +141,13 @@ struct RecurringDigest {
         readTo = min(max(futureFrom, monthNext), horizonEnd)
         var overdue: [String: OccurrenceSummary] = [:]
         var goesOn = Set<String>()
+        // Once every day of the month is marked, no occurrence needs its calendar day worked out.
+        let monthLength = plan.month.next.dayNumber - plan.month.first.dayNumber
         try store.forEachRecurringOccurrence(from: readFrom, to: readTo, calendar: calendar) { occurrence in
             let start = occurrence.start
-            if start >= monthFirst, start < monthNext { monthDays.insert(CalendarDate(start, in: calendar.timeZone).day) }
+            if monthDays.count < monthLength, start >= monthFirst, start < monthNext {
+                monthDays.insert(CalendarDate(start, in: calendar.timeZone).day)
+            }
             if start >= plan.now {
                 goesOn.insert(occurrence.event.id)
                 if start < sevenDays {
@@ -163,8 +173,20 @@ struct RecurringDigest {
         }
         // The few that did not occur in the first read may still occur later, however far ahead.
         let candidates = Set(overdue.keys).subtracting(goesOn)
-        if !candidates.isEmpty {
-            try store.forEachRecurringOccurrence(from: max(readTo, plan.now), to: nil, calendar: calendar) { occurrence in
+        let after = max(readTo, plan.now)
+        let futureStart = plan.windows.first { $0.to == nil }.map { $0.from ?? readTo }
+        if !candidates.isEmpty, sharingFuture, let futureStart, futureStart >= plan.now, futureStart >= readFrom, futureStart <= after {
+            // Future's read answers it, and is kept for Future: a series occurring at or after `after`
+            // has a next occurrence at or after Future's start, and one whose next occurrence lies
+            // before `after` occurred in the first read at or after now, so is no candidate. The
+            // store's pass over every series (its next occurrences, the rules of those past the
+            // horizon) then runs once a digest instead of twice.
+            var read: [OccurrenceSummary] = []
+            try store.forEachRecurringOccurrence(from: futureStart, to: nil, calendar: calendar) { read.append($0) }
+            for occurrence in read where candidates.contains(occurrence.event.id) { goesOn.insert(occurrence.event.id) }
+            future = (futureStart, read)
+        } else if !candidates.isEmpty {
+            try store.forEachRecurringOccurrence(from: after, to: nil, calendar: calendar) { occurrence in
                 if candidates.contains(occurrence.event.id) { goesOn.insert(occurrence.event.id) }
             }
         }
@@ -204,7 +226,12 @@ struct RecurringDigest {
     /// Future: each series once, at its next occurrence however far ahead (as in `list`), each with
     /// its rule (`OccurrenceOf.series`).
     mutating func readFuture(_ window: DigestPlan.Window, singles: Int, cap: Int, store: any PlannerStore, calendar: Calendar) throws {
-        try store.forEachRecurringOccurrence(from: window.from ?? readTo, to: nil, calendar: calendar) { occurrence in
+        let from = window.from ?? readTo
+        if let future, future.from == from {
+            for occurrence in future.occurrences { add(occurrence, to: window) }
+            return
+        }
+        try store.forEachRecurringOccurrence(from: from, to: nil, calendar: calendar) { occurrence in
             add(occurrence, to: window)
         }
     }

@@ -18,8 +18,16 @@ extension SQLStore {
     /// The open to-dos of the lists due in `[from, to)` (open bounds when nil), by due date. The
     /// lists are few: their tasks are read whole and the window is checked in the user's zone.
     public func dueTasks(from: Date?, to: Date?, calendar: Calendar) throws -> [DueTask] {
+        DueTask.due(in: try taskLists(), from: from, to: to, calendar: calendar)
+    }
+}
+
+extension DueTask {
+    /// The open to-dos of `lists` due in `[from, to)` (open bounds when nil), by due date: a caller
+    /// asking for several windows (the digest) reads the lists once and asks this of each.
+    public static func due(in lists: [Event], from: Date?, to: Date?, calendar: Calendar) -> [DueTask] {
         var due: [DueTask] = []
-        for list in try taskLists() {
+        for list in lists {
             for task in list.tasks where task.status.isOpen {
                 guard let date = task.due?.resolved(in: calendar) else { continue }
                 if let from, date < from { continue }
