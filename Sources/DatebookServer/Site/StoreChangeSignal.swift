@@ -84,7 +84,9 @@ extension StoreChangeSignal {
             let second = words(48)
             let backfill = page.load(fromByteOffset: 96, as: UInt32.self)
             guard first == second, page.load(fromByteOffset: 12, as: UInt8.self) != 0 else { return nil }
-            // The checksum of the copy read first, over its first 40 bytes.
+            // The checksum of the copy read first, over its first 40 bytes (as 32-bit words in native order;
+            // the halves below are those words on a little-endian machine, and on another one the sum never
+            // matches: the plain check every time, never a wrong answer).
             var s1: UInt32 = 0, s2: UInt32 = 0
             for word in [first.0, first.1, first.2, first.3, first.4] {
                 s1 = s1 &+ UInt32(truncatingIfNeeded: word) &+ s2
