@@ -137,8 +137,9 @@ final class ServerCore: Sendable {
             exchangeSlot.pointee = Unmanaged.passRetained(exchange).toOpaque()
             inFlight.withLock { $0 += 1 }
             setAwaitingHeaders(connection, false)
-            let fields = Self.values(connection, query: false)
-            exchange.headers = Dictionary(fields.map { ($0.name.lowercased(), $0.value) }) { _, last in last }
+            // Names in lower case, once (`lowercased` three times per header was 2 % of a 304's CPU).
+            let fields = Self.values(connection, query: false).map { (name: $0.name.lowercased(), value: $0.value) }
+            exchange.headers = Dictionary(fields.map { ($0.name, $0.value) }) { _, last in last }
             let peer = Self.peerAddress(connection)
             exchange.client = forwarded.client(peer: peer, headers: exchange.headers)
             if let refusal = Self.framingRefusal(fields) {
@@ -200,10 +201,10 @@ final class ServerCore: Sendable {
 
     /// Why a request's framing is refused (400, connection closed), or nil: both `Content-Length` and
     /// `Transfer-Encoding`, or two `Content-Length`s. A proxy in front may read such a request's end
-    /// elsewhere than the server does, and smuggle a second request inside the first.
+    /// elsewhere than the server does, and smuggle a second request inside the first. `fields`' names are in lower case.
     static func framingRefusal(_ fields: [(name: String, value: String)]) -> String? {
-        let lengths = fields.filter { $0.name.lowercased() == "content-length" }
-        let encodings = fields.filter { $0.name.lowercased() == "transfer-encoding" }
+        let lengths = fields.filter { $0.name == "content-length" }
+        let encodings = fields.filter { $0.name == "transfer-encoding" }
         if !lengths.isEmpty, !encodings.isEmpty { return "Both Content-Length and Transfer-Encoding: send one of them.\n" }
         if lengths.count > 1 { return "Content-Length given \(lengths.count) times: send it once.\n" }
         if encodings.count > 1 { return "Transfer-Encoding given \(encodings.count) times: send it once.\n" }

@@ -55,8 +55,9 @@ struct FeedDocument: Sendable, Equatable {
     }
 
     /// RFC 9110 section 13.1: `If-None-Match` with a weak comparison (`W/` ignored, `*` matches
-    /// anything); only without it, `If-Modified-Since` at or after the stamp.
-    static func notModified(_ document: FeedDocument, ifNoneMatch: String?, ifModifiedSince: String?) -> Bool {
+    /// anything); only without it, `If-Modified-Since` (any of RFC 9110's three date forms, `HTTPDate`;
+    /// `now` reads an RFC 850 two-digit year) at or after the stamp.
+    static func notModified(_ document: FeedDocument, ifNoneMatch: String?, ifModifiedSince: String?, now: Date) -> Bool {
         if let ifNoneMatch {
             // A calendar app sends back the tag it was given: one comparison.
             if ifNoneMatch == document.etag { return true }
@@ -67,11 +68,7 @@ struct FeedDocument: Sendable, Equatable {
             }
         }
         guard let ifModifiedSince else { return false }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        guard let since = formatter.date(from: ifModifiedSince.trimmingCharacters(in: .whitespaces)) else { return false }
+        guard let since = HTTPDate.parse(ifModifiedSince, now: now) else { return false }
         return document.stamp <= since
     }
 }

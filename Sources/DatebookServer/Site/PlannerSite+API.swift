@@ -85,7 +85,7 @@ extension PlannerSite {
     func calendarFeed(_ request: WebRequest, _: RouteParameters) throws -> WebResponse {
         let entry = try feedDocument()
         let headers: [(name: String, value: String)] = [("ETag", entry.etag), ("Last-Modified", entry.lastModified), ("Cache-Control", "no-cache")]
-        if FeedDocument.notModified(entry, ifNoneMatch: request.header("if-none-match"), ifModifiedSince: request.header("if-modified-since")) {
+        if FeedDocument.notModified(entry, ifNoneMatch: request.header("if-none-match"), ifModifiedSince: request.header("if-modified-since"), now: settings.now()) {
             return WebResponse(status: 304, headers: headers + [("Content-Length", String(entry.body.count))])
         }
         return WebResponse(status: 200, headers: [("Content-Type", "text/calendar; charset=utf-8")] + headers, body: entry.body)
