@@ -63,8 +63,9 @@ extension Scheduler {
         }
         deliverer.deliver(sendable.map(\.step), starting: { indices in
             do {
-                let at = passTime()
-                if let fence = groups.write(starting: indices, at: at, mustWrite: !unrecorded.progress.isEmpty) {
+                // Again after a write: one held up (a locked store) may have let the fences of
+                // those asked about, fresh when it began, grow old (StoreFaultTests).
+                while let fence = groups.write(starting: indices, at: passTime(), mustWrite: !unrecorded.progress.isEmpty) {
                     _ = try commit(fencing: fence)
                 }
                 let allowed = groups.allowed(indices, at: passTime())
