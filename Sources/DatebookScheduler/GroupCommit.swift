@@ -1,14 +1,15 @@
 import Foundation
 
 /// When `deliver` writes to the ledger, and which claims it fences then: the one door of the
-/// fan-out's group commit (docs/scheduler.md, "In flight").
+/// fan-out's group commit (docs/scheduler.md, "In flight and held").
 ///
 /// Plain path: one transaction per `starting` call, with the outcomes of the turn and the fence
 /// of the transfers that start in it (about three per turn with six connections to one host).
 /// Here outcomes are held until `holdCount` of them or `holdTime` has passed, and a fence takes
 /// the claims up to `fenceAhead` past those asked for, so most turns start their transfers on a
-/// fence already committed and write nothing. 10,000 webhook alerts to nginx: 9,000 → 450
-/// transactions, 165–180 → ~110 µs CPU an alert (bench/results-peers.md).
+/// fence already committed and write nothing. 10,000 webhook alerts to nginx: about 3,300 → 630
+/// transactions, 208 → 159 µs CPU an alert in one alternated run at load 15–26
+/// (bench/results-peers.md). `holdCount` 0 is the plain path (`GroupCommitTests` compares them).
 ///
 /// What it keeps: a transfer starts only on a committed fence younger than `fenceLife` (a process
 /// held up longer fences again, and finds a claim another process took over gone); a split
