@@ -48,6 +48,8 @@ ROW_STARTS = {"fanout": "| `tick`", "agenda": "| 30-day agenda", "import": "| `i
 AGENDA_SIZES = [int(x) for x in os.environ.get("BENCH_AGENDA_SIZES", "100000,1000000").split(",") if x]
 IMPORT_SIZES = [int(x) for x in os.environ.get("BENCH_IMPORT_SIZES", "100000,300000,1000000").split(",") if x]
 ALERTS = int(os.environ.get("BENCH_ALERTS", "10000"))
+# A second datebook binary for the fan-out part (say, the main branch's), alternated with BIN; printed only.
+BASELINE = os.environ.get("BENCH_BASELINE")
 # How long the peer may take on one agenda run (calcurse at 1M events can take many minutes).
 PEER_LIMIT = int(os.environ.get("BENCH_PEER_LIMIT", "600"))
 NOW = scheduler.NOW
@@ -148,21 +150,28 @@ def fanout(directory):
         body_size = int(statistics.median(sizes)) if sizes else 300
         cfg = curl_config(directory, nginx.port, body_size)
         for load in LOADS:
-            ours, theirs = [], []
+            ours, theirs, before = [], [], []
             with Load(load):
                 for run in range(RUNS):
-                    copy = os.path.join(directory, f"run-{load}-{run}.sqlite3")
-                    shutil.copy(store, copy)
-                    ours.append(rusage_run([BIN, "--now", scheduler.iso(NOW), "tick"], scheduler.env(copy, config),
-                                           ok=(0, 75)))
-                    os.remove(copy)
+                    # BENCH_BASELINE (another build's binary) goes first in each turn, for before/after figures.
+                    for binary, figures in ([(BASELINE, before)] if BASELINE else []) + [(BIN, ours)]:
+                        copy = os.path.join(directory, f"run-{load}-{run}.sqlite3")
+                        shutil.copy(store, copy)
+                        figures.append(rusage_run([binary, "--now", scheduler.iso(NOW), "tick"], scheduler.env(copy, config),
+                                                  ok=(0, 75)))
+                        os.remove(copy)
                     theirs.append(rusage_run(["curl", "--silent", "--parallel", "--parallel-max", "32", "-K", cfg]))
+            if before:
+                wall_b = statistics.median(s[0] for s in before)
+                cpu_b = statistics.median(s[1] for s in before)
+                print(f"fan-out at load {load}: BENCH_BASELINE {wall_b:.2f} s wall {cpu_b:.2f} s CPU "
+                      f"({cpu_b / ALERTS * 1e6:.0f} µs/alert); ratio {statistics.median(s[0] for s in theirs) / wall_b:.2f}")
             wall_d = statistics.median(s[0] for s in ours)
             cpu_d = statistics.median(s[1] for s in ours)
             wall_c = statistics.median(s[0] for s in theirs)
             cpu_c = statistics.median(s[1] for s in theirs)
             rows.append((load, body_size, wall_d, cpu_d, wall_c, cpu_c))
-            print(f"fan-out at load {load}: datebook {wall_d:.2f} s wall {cpu_d:.2f} s CPU; "
+            print(f"fan-out at load {load}: datebook {wall_d:.2f} s wall {cpu_d:.2f} s CPU ({cpu_d / ALERTS * 1e6:.0f} µs/alert); "
                   f"curl {wall_c:.2f} s wall {cpu_c:.2f} s CPU; ratio {wall_c / wall_d:.2f}")
     finally:
         nginx.stop()

@@ -13,6 +13,8 @@ enum SchedulerFactory {
     static func make(_ context: Context, store: any PlannerStore, config: Config? = nil, log: @escaping (String) -> Void = { _ in }) -> Scheduler {
         var options = Scheduler.Options()
         if let lease = context.environment["DATEBOOK_LEASE"].flatMap(TimeInterval.init), lease > 0 { options.lease = lease }
+        // Outcomes held before a write (`GroupCommit`); 0 writes at every turn (tests and benchmarks).
+        if let hold = context.environment["DATEBOOK_OUTCOME_HOLD"].flatMap(Int.init), hold >= 0 { options.outcomeHold = hold }
         options.actionLinkBaseURL = (config ?? context.config).serve.baseURL
         do {
             options.words = try context.words(config ?? context.config)

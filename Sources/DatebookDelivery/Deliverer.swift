@@ -264,17 +264,22 @@ private final class OutcomeMailbox: Sendable {
     }
 
     /// Everything posted so far, waiting for it when there is none (answering the workers that ask
-    /// to start meanwhile, through `decide`); nil once every producer finished.
+    /// to start meanwhile, through `decide`, and calling `decide([])` every 200 ms of waiting, so a
+    /// caller holding outcomes writes them); nil once every producer finished.
     func take(answering decide: ([Int]) -> Set<Int>) -> Group? {
         while true {
             let ready: (State) -> Bool = { !$0.waiting.isEmpty || !$0.asking.isEmpty || $0.producers <= 0 }
-            let taken: (Group, [Int], Bool)? = state.wait(for: ready) { state in
+            let taken: (Group, [Int], Bool)? = state.wait(until: .now() + .milliseconds(200), for: ready) { state in
                 let asked = state.asking
                 state.asking = []
                 let group: Group = state.waiting.isEmpty ? [] : state.takeAll()
                 return (group, asked, group.isEmpty && asked.isEmpty && state.producers <= 0)
             }
-            let (group, asked, done) = taken ?? ([], [], true)
+            guard let taken else {
+                _ = decide([])
+                continue
+            }
+            let (group, asked, done) = taken
             answer(asked, decide)
             if !group.isEmpty { return group }
             if done { return nil }

@@ -4,19 +4,21 @@ import DatebookStore
 import Foundation
 
 extension Scheduler {
-    /// Sends claimed deliveries and records each outcome as it arrives: each group of outcomes is
-    /// committed before the connections that produced them start another transfer, so a crash can
-    /// send again only what was in flight (at most `deliverer.maxInFlight`). A group is written at
-    /// the `starting` call the deliverer makes right after it, before it waits for anything, in
-    /// one transaction with the fence of the transfers that start then (if any).
+    /// Sends claimed deliveries and records their outcomes in groups (`GroupCommit`): outcomes are
+    /// held until `options.outcomeHold` of them or `options.outcomeHoldTime` has passed, then
+    /// written at the next `starting` call the deliverer makes (right after a group of outcomes,
+    /// before it waits for anything, and at least every 200 ms while it waits), in one transaction
+    /// with the fence of the transfers that start then and of the next claims. So a crash can send
+    /// again what was in flight and what was held: at most `inFlightBound`.
     ///
     /// Those commits skip the fsync (`tick` runs the pass's batches in `Store.withDeferredSync`): a
     /// process crash loses none of them, a power failure at most the last 50 ms (a lost record
     /// means a duplicate, never a lost delivery).
     ///
-    /// Before a delivery's first transfer its claim is fenced (`startSending`, at `passTime()`): one
-    /// whose lease ran out while this process was held up (SIGSTOP, a full disk, a paused VM), or
-    /// that another process took over, is not sent (its new claimant sends it).
+    /// Before a delivery's first transfer its claim is fenced (`startSending`, at `passTime()`), no
+    /// longer ago than `GroupCommit.fenceLife`: one whose lease ran out while this process was held
+    /// up (SIGSTOP, a full disk, a paused VM), or that another process took over, is not sent (its
+    /// new claimant sends it).
     ///
     /// `events`: the claimed rows' events, read once for the batch; the log lines name them from there.
     func deliver(_ claimed: [LedgerEntry], _ prepared: [PreparedDelivery], events: [String: Event] = [:], now: Date,
@@ -33,33 +35,44 @@ extension Scheduler {
         }
         try record(settled, now: now, report: &report, events: events)
         var failure: Error?
-        // Outcomes accepted but not written yet: written at the next `starting`, which the
-        // deliverer calls right after each group before it waits for anything (so they never wait
-        // for a transfer, which once let their leases run out: ReplicaTests), with the fence of the
-        // transfers that start then, in one transaction instead of two per group of outcomes.
+        // Outcomes accepted but not written yet: written at a later `starting` (`groups` says
+        // which), with the fence of the transfers that start then, in one transaction.
         var unrecorded: (outcomes: [Outcome], progress: [DeliveryProgressRecord]) = ([], [])
-        func commit(fencing claims: [LedgerEntry]) throws -> Set<String> {
+        var groups = groupCommit(claims: sendable.count)
+        // Each claim with its fencing token: the lease its last fence gave it.
+        var claims = sendable.map(\.entry)
+        func commit(fencing indices: [Int]) throws -> Set<Int> {
             let (outcomes, progress) = unrecorded
-            guard !claims.isEmpty || !outcomes.isEmpty || !progress.isEmpty else { return [] }
-            let started = try patiently(Self.commitDescription(recording: outcomes.count + progress.count, starting: claims.count)) {
-                try store.transaction { () -> Set<String> in
+            guard !indices.isEmpty || !outcomes.isEmpty || !progress.isEmpty else { return [] }
+            let fence = indices.map { claims[$0] }
+            let (started, at) = try patiently(Self.commitDescription(recording: outcomes.count + progress.count, starting: fence.count)) {
+                try store.transaction { () -> (Set<String>, Date) in
                     // Progress first: what it records was accepted, whatever the settlement says.
                     try store.recordProgress(progress, claimant: claimant)
                     try settle(outcomes, now: now)
-                    return try store.startSending(claims, claimant: claimant, now: passTime(), lease: options.lease)
+                    let at = passTime()
+                    return (try store.startSending(fence, claimant: claimant, now: at, lease: options.lease), at)
                 }
             }
             unrecorded = ([], [])
+            let fenced = Set(indices.filter { started.contains(claims[$0].key) })
+            for index in fenced { claims[index] = claims[index].fenced(at: at, lease: options.lease) }
+            groups.written(fenced: indices, started: fenced, at: at)
             account(outcomes, report: &report, events: events)
-            return started
+            return fenced
         }
         deliverer.deliver(sendable.map(\.step), starting: { indices in
             do {
-                let started = try commit(fencing: indices.map { sendable[$0].entry })
-                for index in indices where !started.contains(sendable[index].entry.key) {
+                // Again after a write: one held up (a locked store) may have let the fences of
+                // those asked about, fresh when it began, grow old (StoreFaultTests).
+                while let fence = groups.write(starting: indices, at: passTime(), mustWrite: !unrecorded.progress.isEmpty) {
+                    _ = try commit(fencing: fence)
+                }
+                let allowed = groups.allowed(indices, at: passTime())
+                for index in indices where !allowed.contains(index) {
                     log("not sent: \(describe(sendable[index].entry, events: events)) to \(sendable[index].entry.channel) — " + Self.claimLost)
                 }
-                return Set(indices.filter { started.contains(sendable[$0].entry.key) })
+                return allowed
             } catch {
                 failure = failure ?? error
                 return []
@@ -75,9 +88,25 @@ extension Scheduler {
                     unrecorded.outcomes.append(decide(entry, outcome, now: now))
                 }
             }
+            groups.hold(group.count, at: passTime())
         }
         do { _ = try commit(fencing: []) } catch { failure = failure ?? error }
         if let failure { throw failure }
+    }
+
+    /// The group commit of one batch of `claims` sendable deliveries, from the options: fenced
+    /// twice the held outcomes ahead, so the writes the outcomes make keep the pool of fenced claims
+    /// from running dry between them. A fence lets its transfer start for 1 s at most, and half the
+    /// lease when that is shorter: far inside the lease it renewed, whatever other hosts' clocks say.
+    func groupCommit(claims: Int) -> GroupCommit {
+        GroupCommit(claims: claims, holdCount: options.outcomeHold, holdTime: options.outcomeHoldTime,
+                    fenceAhead: 2 * options.outcomeHold, fenceLife: min(1, options.lease / 2))
+    }
+
+    /// The most deliveries one crash may send again: those in flight and the outcomes held.
+    public var inFlightBound: Int {
+        let (sum, overflow) = deliverer.maxInFlight.addingReportingOverflow(max(0, options.outcomeHold))
+        return overflow ? .max : sum
     }
 
     /// `body` (a ledger write the next transfers wait for), tried again on any store error — a full

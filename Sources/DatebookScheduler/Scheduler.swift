@@ -11,7 +11,7 @@ import Foundation
 /// `UPDATE … WHERE state = 'pending'` inside BEGIN IMMEDIATE, so two processes never send the
 /// same delivery; it is marked sent only after the channel accepted it; a crash leaves it
 /// `sending` until its lease ends or its process is gone, and it is then sent again (a crash
-/// duplicates only what it had in flight: at most `deliverer.maxInFlight`).
+/// duplicates only what it had in flight or held unwritten: at most `inFlightBound`).
 public final class Scheduler {
     /// Tunables; the defaults suit cron and the daemon.
     public struct Options: Sendable {
@@ -22,6 +22,11 @@ public final class Scheduler {
         /// The furthest back a pass looks after a long downtime (older items are not recorded at all).
         public var maxLookBack: TimeInterval = 35 * 86_400
         public var claimBatch = 250
+        /// Outcomes a pass may hold unwritten while further transfers start, written together with
+        /// the next fences (`GroupCommit`): what a crash may send again beyond what was in flight.
+        public var outcomeHold = 32
+        /// How long the first held outcome may wait to be written (plus one turn of the deliverer).
+        public var outcomeHoldTime: TimeInterval = 0.05
         /// While a pass cannot record outcomes (full disk, store locked), it logs this often that it
         /// keeps trying (it tries until it can, holding back the next transfers meanwhile).
         public var recordPatience: TimeInterval = 60

@@ -97,4 +97,25 @@ import Testing
         }
         #expect(result.succeeded, "HTTP outcomes were kept while the deliverer waited for the command (it timed out)")
     }
+    /// A caller holding outcomes (the scheduler's group commit) is called while the deliverer waits
+    /// for a worker, at least every 200 ms: the command waits for the third such call.
+    @Test func startingIsCalledWhileTheDelivererWaitsForAWorker() throws {
+        let directory = makeScratchFolder("deliverer")
+        defer { removeScratchFolder(directory) }
+        let flag = directory + "/asked"
+        let waiting = DeliveryStep.command(argv: ["/bin/sh", "-c", "while [ ! -e \"$1\" ]; do sleep 0.01; done", "sh", flag],
+                                           environment: ["PATH": "/usr/bin:/bin"], timeout: 10)
+        var calls = 0
+        var outcome: DeliveryOutcome?
+        Deliverer(maxWorkers: 1).deliver([waiting], starting: { indices in
+            if indices.isEmpty { calls += 1 }
+            if calls == 3 { _ = FileManager.default.createFile(atPath: flag, contents: nil) }
+            return Set(indices)
+        }, onOutcomes: { outcome = $0.first?.outcome })
+        guard case .command(let result) = outcome else {
+            Issue.record("the command step's outcome: \(String(describing: outcome))")
+            return
+        }
+        #expect(result.succeeded, "no call while the deliverer waited for the command (it timed out)")
+    }
 }

@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookDelivery
+import DatebookScheduler
 import DatebookStore
 import Foundation
 import Testing
@@ -7,8 +8,9 @@ import Testing
 /// The real binary, killed with SIGKILL at random moments while it sends, then restarted.
 @Suite(.serialized) struct CrashTests {
     /// Both channels are on the one sink, so the default client has at most this many transfers
-    /// in flight: the most one crash may send twice.
-    static let inFlightBound = HTTPClient().maxTransfersPerHost
+    /// in flight, and a pass holds at most `outcomeHold` outcomes unwritten (`GroupCommit`): the
+    /// most one crash may send twice.
+    static let inFlightBound = HTTPClient().maxTransfersPerHost + Scheduler.Options().outcomeHold
 
     @Test func killingTickWhileItSendsLosesNothingAndDuplicatesAtMostWhatWasInFlight() throws {
         #expect(FileManager.default.fileExists(atPath: datebookBinary), "build first: swift build")

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookDelivery
 import DatebookScheduler
 import DatebookStore
 import DatebookTestSupport
@@ -30,7 +31,7 @@ import Testing
         let firstLog = sandbox.directory + "/first.log"
         let first = try sandbox.start(["tick"], log: firstLog)
         defer { if first.isRunning { kill(first.processIdentifier, SIGCONT); Reaper.stop(first) } }
-        #expect(StoreFaultTests.wait(seconds: 30) { sink.requestCount() >= CrashTests.inFlightBound || !first.isRunning })
+        #expect(StoreFaultTests.wait(seconds: 30) { sink.requestCount() >= HTTPClient().maxTransfersPerHost || !first.isRunning })
         kill(first.processIdentifier, SIGSTOP)
         let atStop = sink.requestCount()
         try #require(first.isRunning && atStop < Self.count, "the first tick ended before it could be stopped mid-batch")

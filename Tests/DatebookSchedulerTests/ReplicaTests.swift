@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookDelivery
+import DatebookScheduler
 import DatebookStore
 import DatebookTestSupport
 import Foundation
@@ -25,8 +26,9 @@ import Testing
     /// must reconnect on their own, without a restart, to keep delivering.
     static let cutsConnectionsAndRestartsTheServer = true
     /// What one killed replica can have sent and not recorded: each of its passes (`PassRunner`
-    /// runs up to 4 at once) records every answer before its connection to the sink takes another.
-    static let inFlightBound = 4 * HTTPClient().maxTransfersPerHost
+    /// runs up to 4 at once) has at most its connections to the sink in flight and `outcomeHold`
+    /// answers held unwritten (`GroupCommit`).
+    static let inFlightBound = 4 * (HTTPClient().maxTransfersPerHost + Scheduler.Options().outcomeHold)
 
     /// What may be sent twice after one disruption: the keys claimed and not yet recorded then.
     struct Disruption {
