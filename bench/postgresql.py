@@ -54,7 +54,7 @@ def linkage():
     plain `swift build -c release` loads it and Foundation's libraries at every start, which cost
     `list --period next30` about 12 ms of CPU more at a load of 26 (docs/performance.md, "Process start")."""
     libraries = subprocess.run(["ldd", BINARY], capture_output=True, text=True).stdout
-    return "the Swift runtime loaded at start (not `make build`)" if "libswiftCore" in libraries else "the Swift runtime linked in (`make build`)"
+    return "Swift runtime loaded at start: not `make build`'s binary" if "libswiftCore" in libraries else "Swift runtime linked in, as `make build` builds it"
 
 
 def as_server(args):
