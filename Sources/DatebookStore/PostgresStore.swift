@@ -129,16 +129,17 @@ public final class PostgresStore: PlannerStore {
             return try body()
         }
         try reconnectIfLost()
-        try wrap { try connection.execute("BEGIN") }
+        // Sent with the first statement (PostgresConnection+Begin.swift).
+        connection.begin()
         occurrenceRows = nil
         depth = 1
         defer { depth = 0 }
         do {
             let result = try body()
-            try wrap { try connection.execute("COMMIT") }
+            try wrap { try connection.commit() }
             return result
         } catch {
-            try? connection.execute("ROLLBACK")
+            try? connection.rollback()
             throw error
         }
     }
