@@ -33,8 +33,6 @@ final class PostgresConnection {
     /// The statements this connection repeats; `preparing` false runs every one plainly.
     private var statements = PreparedStatements()
     var preparing = true
-    /// A `BEGIN` not sent yet: it goes with the transaction's first statement (`begin(_:)`).
-    var pendingBegin: String?
 
     /// Connects with a `postgresql://` URL or a `key=value` conninfo string.
     ///
@@ -79,7 +77,6 @@ final class PostgresConnection {
     func reset() throws {
         api.pointee.reset(handle)
         statements.forget()
-        pendingBegin = nil
         guard !isBroken else { throw connectionError() }
     }
 
@@ -114,28 +111,21 @@ final class PostgresConnection {
 
     /// `PQexecParams`: parsed and planned by the server on each run.
     private func plainQuery(_ sql: String, _ parameters: [String?]) throws -> PostgresRows {
-        if let begin = takePendingBegin() {
-            return try withParameters(parameters) { values in
-                try pipelined(after: begin) { api.pointee.sendQueryParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0) }
-            }
-        }
         let result: OpaquePointer? = withParameters(parameters) { values in
             api.pointee.execParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
         }
         return try check(result)
     }
 
-    /// Runs statements without parameters (several may be separated by `;`), after a pending `BEGIN`.
+    /// Runs statements without parameters (several may be separated by `;`).
     func execute(_ sql: String) throws {
-        let text = takePendingBegin().map { $0 + "; " + sql } ?? sql
-        _ = try check(api.pointee.exec(handle, text))
+        _ = try check(api.pointee.exec(handle, sql))
     }
 
     /// Sends `rows` to `COPY table (columns) FROM STDIN` in text format; returns the rows copied.
     @discardableResult
     func copy(into table: String, columns: [String], rows: some Sequence<[String?]>) throws -> Int {
         let sql = "COPY \(table) (\(columns.joined(separator: ", "))) FROM STDIN"
-        if let begin = takePendingBegin() { try execute(begin) }
         let started = api.pointee.exec(handle, sql)
         guard api.pointee.resultStatus(started) == PGRES_COPY_IN else { _ = try check(started); return 0 }
         api.pointee.clear(started)
@@ -180,7 +170,7 @@ final class PostgresConnection {
         }
     }
 
-    func connectionError() -> PostgresError {
+    private func connectionError() -> PostgresError {
         PostgresError(message: Self.oneLine(cText(api.pointee.errorMessage(handle))), sqlState: nil)
     }
 
@@ -199,12 +189,12 @@ final class PostgresConnection {
     }
 
     /// Lends `values` to C as NUL-terminated strings (NULL for nil) for the length of `body`.
-    func withParameters<R>(_ values: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) throws -> R) rethrows -> R {
+    func withParameters<R>(_ values: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
         var pointers: [UnsafeMutablePointer<CChar>?] = values.map { $0.map { strdup($0) } ?? nil }
         defer { pointers.forEach { free($0) } }
-        return try pointers.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return try body(nil) }
-            return try base.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { try body($0) }
+        return pointers.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return body(nil) }
+            return base.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { body($0) }
         }
     }
 }

@@ -65,11 +65,6 @@ extension PostgresConnection {
 
     /// `PQexecPrepared` in text format, like `query`.
     func execute(prepared name: String, _ parameters: [String?]) throws -> PostgresRows {
-        if let begin = takePendingBegin() {
-            return try withParameters(parameters) { values in
-                try pipelined(after: begin) { api.pointee.sendQueryPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0) }
-            }
-        }
         let result: OpaquePointer? = withParameters(parameters) { values in
             api.pointee.execPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
         }

@@ -129,17 +129,16 @@ public final class PostgresStore: PlannerStore {
             return try body()
         }
         try reconnectIfLost()
-        // Sent with the first statement (PostgresConnection+Begin.swift).
-        connection.begin()
+        try wrap { try connection.execute("BEGIN") }
         occurrenceRows = nil
         depth = 1
         defer { depth = 0 }
         do {
             let result = try body()
-            try wrap { try connection.commit() }
+            try wrap { try connection.execute("COMMIT") }
             return result
         } catch {
-            try? connection.rollback()
+            try? connection.execute("ROLLBACK")
             throw error
         }
     }

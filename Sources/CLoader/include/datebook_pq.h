@@ -17,9 +17,7 @@
     X(getvalue, PQgetvalue) X(getlength, PQgetlength) X(getisnull, PQgetisnull) X(cmdTuples, PQcmdTuples) \
     X(putCopyData, PQputCopyData) X(putCopyEnd, PQputCopyEnd) X(getResult, PQgetResult) \
     X(setNoticeProcessor, PQsetNoticeProcessor) X(conninfoParse, PQconninfoParse) X(conninfoFree, PQconninfoFree) \
-    X(freemem, PQfreemem) X(reset, PQreset) X(socket, PQsocket) X(consumeInput, PQconsumeInput) X(notifies, PQnotifies) \
-    X(enterPipelineMode, PQenterPipelineMode) X(exitPipelineMode, PQexitPipelineMode) X(pipelineSync, PQpipelineSync) \
-    X(sendQueryParams, PQsendQueryParams) X(sendQueryPrepared, PQsendQueryPrepared)
+    X(freemem, PQfreemem) X(reset, PQreset) X(socket, PQsocket) X(consumeInput, PQconsumeInput) X(notifies, PQnotifies)
 
 struct datebook_pq_api {
     DATEBOOK_PQ_FUNCTIONS(DATEBOOK_LIBRARY_FIELD)
