@@ -3,6 +3,10 @@
 /// and each size is one SQL text, prepared once per connection (SQLite's statement cache and
 /// PostgreSQL's prepared statements are both keyed by the text).
 ///
+/// On PostgreSQL a batch whose columns are all parameters is one statement over one array per
+/// column instead (`arrays`): a group of 7 outcomes was 3 statements (4 + 2 + 1), each a round trip
+/// inside the group's transaction (bench/results-postgresql.md, Replicas).
+///
 /// The texts are made once (`init`); `SQLDatabase.run(_:shared:_:values:row:)` runs them.
 struct SQLBatch: Sendable {
     /// How one column of a row is written: a parameter as it is, or one PostgreSQL must read as a
@@ -26,6 +30,11 @@ struct SQLBatch: Sendable {
     /// values list (`UPDATE … WHERE key = $3`): used for a batch of one, and for every row where
     /// the dialect runs rows one by one (`SQLDialect.rowStatements`).
     let single: String?
+    /// The statement for any number of rows, each column one array parameter after the shared ones
+    /// (`SELECT * FROM unnest(CAST($3 AS TEXT[]), CAST($4 AS BIGINT[]))` for the values list): one
+    /// round trip and one prepared text whatever the count, where the dialect reads arrays
+    /// (`SQLDialect.columnArrays`). Nil when a column is verbatim (its type would be unknown there).
+    let arrays: String?
 
     /// `make` writes the statement around its values list (`VALUES (…), (…)`); the rows' parameters
     /// are numbered after the `shared` ones (`$1…$shared`).
@@ -51,6 +60,15 @@ struct SQLBatch: Sendable {
             }
             return make(list)
         }
+        let typed = columns.enumerated().map { n, column -> String? in
+            switch column {
+            case .value: "CAST($\(shared + n + 1) AS TEXT[])"
+            case .bigint: "CAST($\(shared + n + 1) AS BIGINT[])"
+            case .verbatim: nil
+            }
+        }
+        let arrays = typed.compactMap { $0 }
+        self.arrays = arrays.count == typed.count ? make("SELECT * FROM unnest(" + arrays.joined(separator: ", ") + ")") : nil
     }
 }
 
@@ -78,6 +96,14 @@ extension SQLDatabase {
             return changed
         }
         guard !items.isEmpty else { return 0 }
+        if dialect.columnArrays, let arrays = batch.arrays, items.count > 1 || batch.single == nil {
+            // One statement (atomic on its own): each column's values as one array literal.
+            var columns = Array(repeating: [String?](), count: batch.parameters)
+            for item in items {
+                for (n, value) in values(item).enumerated() { columns[n].append(value.text) }
+            }
+            return try run(arrays, shared + columns.map { .text(PostgresStore.arrayLiteral($0)) }, row: row)
+        }
         let oneByOne = dialect.rowStatements && batch.single != nil
         let statements = oneByOne ? items.count : items.count / SQLBatch.sizes[0] + (items.count % SQLBatch.sizes[0]).nonzeroBitCount
         return try statements > 1 ? transaction(runAll) : runAll()

@@ -51,13 +51,16 @@ public struct SQLDialect: Sendable, Equatable {
     /// `WITH … AS (VALUES …) UPDATE … FROM` costs three times a keyed UPDATE for one row
     /// (bench/results-postgresql.md); PostgreSQL pays a round trip per statement.
     let rowStatements: Bool
+    /// Whether a batch of rows runs as one statement taking one array parameter per column
+    /// (`SQLBatch.arrays`, `unnest`): PostgreSQL's arrays; SQLite has none (it runs rows one by one).
+    let columnArrays: Bool
 
     public static let sqlite = SQLDialect(kind: .sqlite, hasFile: true, skipLocked: "", byteOrder: "",
                                           locksRows: false, insertionOrder: "rowid", beginSnapshot: "BEGIN",
                                           recurringListing: " INDEXED BY events_recurring_listing",
                                           planningLock: nil, dataVersion: "PRAGMA data_version",
                                           integrityCheck: "PRAGMA integrity_check", schemaVersion: "PRAGMA user_version",
-                                          rowStatements: true)
+                                          rowStatements: true, columnArrays: false)
     public static let postgres = SQLDialect(kind: .postgres, hasFile: false, skipLocked: " FOR UPDATE SKIP LOCKED",
                                             byteOrder: " COLLATE \"C\"",
                                             locksRows: true, insertionOrder: "id",
@@ -67,7 +70,7 @@ public struct SQLDialect: Sendable, Equatable {
                                             dataVersion: "SELECT last_value FROM data_version",
                                             integrityCheck: "SELECT 'ok'",
                                             schemaVersion: "SELECT value FROM meta WHERE name = 'schema_version'",
-                                            rowStatements: false)
+                                            rowStatements: false, columnArrays: true)
 
     /// The dialect of the store a location names: a `postgresql://` or `postgres://` URL, else a file.
     /// Code above the store asks this, not the location's spelling, what a store is (`hasFile`).

@@ -33,13 +33,22 @@ extension SQLStore {
         return found
     }
 
-    /// The events with these ids, by id (ids without an event are left out): one query per 100.
+    /// The events with these ids, by id (ids without an event are left out): one query per 100 (PostgreSQL: one).
     /// Read one by one, the passes of 3 PostgreSQL replicas delivering 10,000 alerts looked events
     /// up about 10 times per delivery (15.4 s in all; 5.6 s in one query, loaded machine). A short
-    /// chunk repeats its first id, so there is one SQL text (one prepared statement).
+    /// chunk repeats its first id, so there is one SQL text (one prepared statement). Where the
+    /// dialect reads arrays, all ids go in one query (`= ANY`): for 10,000 events 163 ms against
+    /// 665 ms in chunks of 100 (psql, PostgreSQL 15, load average 20 on 2 cores).
     public func events(ids: [String]) throws -> [String: Event] {
         let unique = Array(Set(ids))
         var found: [String: Event] = [:]
+        if dialect.columnArrays {
+            guard !unique.isEmpty else { return found }
+            try stream(where: "e.id = ANY(CAST($1 AS TEXT[]))", [.text(PostgresStore.arrayLiteral(unique))], order: "e.id") {
+                found[$0.id] = $0
+            }
+            return found
+        }
         let width = 100
         let sql = "e.id IN (" + (1...width).map { "$\($0)" }.joined(separator: ", ") + ")"
         for chunk in stride(from: 0, to: unique.count, by: width) {

@@ -25,6 +25,24 @@ private func sample(_ calendar: Calendar) -> [Event] {
 }
 
 struct BackendTests {
+    /// `events(ids:)` reads many events at once (SQLite: 100 a query; PostgreSQL: one query over an
+    /// array), each with its tasks in order; a repeated id counts once, an unknown one is left out.
+    @Test(arguments: Backend.allCases)
+    func manyEventsAreReadByIdWithTheirTasks(_ backend: Backend) throws {
+        let store = try backend.open()
+        let events = (0..<250).map { n in
+            Event(id: String(format: "ab%04d", n), title: "Event \(n) \"quoted\", {braced}", start: .instant(now.addingTimeInterval(Double(n) * 60)),
+                  timeZone: "UTC", symbol: .star, color: .indigo,
+                  tasks: n % 3 == 0 ? [EventTask(id: "t1", text: "First"), EventTask(id: "t2", text: "Second", status: .done)] : [])
+        }
+        try store.save(events)
+        let wanted = events.filter { !$0.id.hasSuffix("7") }
+        let found = try store.events(ids: wanted.map(\.id) + wanted.prefix(30).map(\.id) + ["missing"])
+        #expect(found.count == wanted.count)
+        #expect(wanted.allSatisfy { found[$0.id]?.title == $0.title && found[$0.id]?.tasks.map(\.text) == $0.tasks.map(\.text) })
+        #expect(try store.events(ids: []).isEmpty)
+    }
+
     /// What the dialect answers of a store: its schema version, whether a file is watched, and that
     /// the write-ahead log calls the daemon makes on any store work on both (PostgreSQL's do nothing).
     @Test(arguments: Backend.allCases)

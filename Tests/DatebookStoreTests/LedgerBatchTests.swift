@@ -7,7 +7,8 @@ import Testing
 private let now = Date(timeIntervalSince1970: 1_796_025_600)  // 2026-12-01T08:00:00Z
 
 /// The ledger written once (SQLStore+Ledger.swift) on both backends, with batches that take several
-/// statements (`SQLBatch`: 300 rows are 256 + 32 + 8 + 4) and the parts no other suite runs on both.
+/// statements (`SQLBatch`: 300 plans are 256 + 32 + 8 + 4; on PostgreSQL 300 outcomes are one statement
+/// over column arrays) and the parts no other suite runs on both.
 struct LedgerBatchTests {
     static func entries(_ count: Int) -> [LedgerEntry] {
         (0..<count).map { n in
@@ -23,6 +24,13 @@ struct LedgerBatchTests {
         #expect(batch.texts[batch.texts.count - 2]
                 == "INSERT INTO t (a, b, c) VALUES ($2, CAST($3 AS BIGINT), $1), ($4, CAST($5 AS BIGINT), $1)")
         #expect(batch.parameters == 2)
+        // A verbatim column's type would be unknown in an array's SELECT: that batch has no array form.
+        #expect(batch.arrays == nil)
+    }
+
+    @Test func aBatchOfParametersIsOneTextOverOneArrayPerColumn() {
+        let batch = SQLBatch(shared: 2, columns: [.value, .bigint]) { "WITH rows (a, b) AS (\($0)) SELECT a, b FROM rows" }
+        #expect(batch.arrays == "WITH rows (a, b) AS (SELECT * FROM unnest(CAST($3 AS TEXT[]), CAST($4 AS BIGINT[]))) SELECT a, b FROM rows")
     }
 
     @Test(arguments: Backend.allCases)
@@ -47,13 +55,15 @@ struct LedgerBatchTests {
         #expect(try store.delivery(key: claimed[2].key)?.progress == "parts 1")
         #expect(try store.delivery(key: claimed[3].key)?.progress == nil)
 
+        // What an array literal must quote (PostgreSQL's column arrays) comes back as written, beside NULLs.
+        let awkward = #" "quoted", {braced} \ NULL"#
         let outcomes = claimed.dropLast().enumerated().map { n, claim in
-            Settlement(key: claim.key, state: n % 2 == 0 ? .sent : .failed, reason: n % 2 == 0 ? nil : "gone \(n)")
+            Settlement(key: claim.key, state: n % 2 == 0 ? .sent : .failed, reason: n % 2 == 0 ? nil : "gone \(n)" + awkward)
         }
         try store.settle(outcomes, claimant: "a:1", now: now.addingTimeInterval(402))
         let rows = try store.allDeliveries()
         #expect(rows.filter { $0.state == .sent }.count == 150)
-        #expect(rows.filter { $0.state == .failed }.map(\.reason) == (0..<149).map { "gone \($0 * 2 + 1)" })
+        #expect(rows.filter { $0.state == .failed }.map(\.reason) == (0..<149).map { "gone \($0 * 2 + 1)" + awkward })
         #expect(rows.filter { $0.state.isSettled }.allSatisfy { $0.settledBy == "a:1" && $0.claimedBy == nil })
         #expect(try store.settledDeliveries(since: now, excluding: [.failed]).count == 150)
         #expect(try store.openDeliveries().map(\.key) == ["k0299", "k0300"])
