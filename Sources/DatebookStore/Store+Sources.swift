@@ -33,7 +33,8 @@ extension Store {
         try bulkTransaction(count: expected) {
             let bulk = try beginBulk(count: expected, stage: true)
             importBulk = bulk
-            defer { importBulk = nil }
+            // A failed import's rollback drops the TEMP tables with the staged rows.
+            defer { (importBulk, importStagePending) = (nil, false) }
             let result = try body()
             try finishBulk(bulk)
             return result
