@@ -15,6 +15,9 @@ import Foundation
 /// - A VTODO whose event has not come yet waits until it comes, and goes first among its tasks (it
 ///   came first in the file); VTODOs of no event wait for the end, where the "Tasks" event gets
 ///   them in file order.
+/// - A VTODO that is part of another (RELATED-TO a VTODO) goes where its top VTODO goes, whichever
+///   batch either is in: one naming a VTODO not seen yet waits for it, and every VTODO's UID is kept
+///   (as a join key) with the event it went to or waits for, so later parts find their top.
 extension PlannerICS {
     /// VEVENTs per batch: 1M VEVENTs + 3M VTODOs peaked at 2.2 GB read whole.
     public static let importBatchEvents = 4_096
@@ -48,8 +51,12 @@ extension PlannerICS {
         var masterSequences: [String: Int] = [:]
         var overrides: [ICalEvent] = []
         private var waiting: [Waiting?] = []
-        /// Positions in `waiting` by the join key of the event their RELATED-TO names.
+        /// Positions in `waiting` by the join key they wait for: of the event their top VTODO's
+        /// RELATED-TO names, or of a VTODO's UID not seen yet.
         private var pending: [UInt64: [Int]] = [:]
+        /// By the join key of a VTODO's UID, that of the event it went to, or of what it waits for.
+        /// 16 bytes a VTODO (about 70 MB for 3M): any later VTODO may name any earlier one.
+        private var todoTargets: [UInt64: UInt64] = [:]
         /// Ids of the last joined batch's events that an earlier batch saved.
         private(set) var rewritten: Set<String> = []
         /// UIDs of the recurring events saved (the CLI names them in warnings about truncated series).
@@ -70,7 +77,7 @@ extension PlannerICS {
                 if let stored { looks[key] = (Self.index(stored.symbol), Self.index(stored.color)) }
                 return stored
             }
-            guard var event = try? store.event(id: id) else { return nil }
+            guard var event = try? store.importedEvent(id: id) else { return nil }
             let look = PlannerICS.defaultLook(id: id)
             event.symbol = entry.symbol == Placed.byID ? look.symbol : Symbol.allCases[Int(entry.symbol)]
             event.color = entry.color == Placed.byID ? look.color : EventColor.allCases[Int(entry.color)]
@@ -83,7 +90,7 @@ extension PlannerICS {
         /// Reads back an event an earlier batch saved into this batch's result; its position, or nil
         /// when no earlier batch saved `id`.
         func load(_ id: String, uid: String?, into result: inout ICSImport, index: inout JoinIndex, options: Options) -> Int? {
-            guard let store, placed[JoinIndex.key(id)] != nil, let event = try? store.event(id: id) else { return nil }
+            guard let store, placed[JoinIndex.key(id)] != nil, let event = try? store.importedEvent(id: id) else { return nil }
             let position = result.events.count
             result.events.append(event)
             _ = index.insert(id, at: position)
@@ -105,31 +112,51 @@ extension PlannerICS {
             return events.map { placed[JoinIndex.key($0.id)]?.hasFileTasks == true }
         }
 
-        /// Keeps a VTODO whose event is not placed yet for a later batch; false when it cannot wait
-        /// (a whole file, or the last join).
-        mutating func postpone(_ todo: borrowing ICalTodo, _ made: borrowing Converted.Todo) -> Bool {
+        /// Keeps a VTODO for a later batch until the event or VTODO of join key `key` comes; false when
+        /// it cannot wait (a whole file, or the last join).
+        mutating func postpone(_ todo: borrowing ICalTodo, _ made: borrowing Converted.Todo, until key: UInt64) -> Bool {
             guard store != nil, !isLast else { return false }
-            if let key = made.relatedKey { pending[key, default: []].append(waiting.count) }
+            pending[key, default: []].append(waiting.count)
+            todoTargets[made.key] = key
             waiting.append(Waiting(todo: copy todo, made: copy made))
             return true
         }
 
-        /// The waiting VTODOs of `events`, in file order, taken out.
-        mutating func waiting(for events: [Event]) -> [(ICalTodo, Converted.Todo)] {
-            guard !pending.isEmpty else { return [] }
-            var found: [Int] = []
-            for event in events {
-                if let positions = pending.removeValue(forKey: JoinIndex.key(event.id)) { found += positions }
-            }
-            return found.sorted().compactMap { take($0) }
+        /// Records that the VTODO of UID key `key` went to the event `id`.
+        mutating func placedTodo(_ key: UInt64, in id: String) {
+            if store != nil { todoTargets[key] = JoinIndex.key(id) }
         }
 
-        /// Every VTODO still waiting, in file order, taken out: only in the last join.
-        mutating func remaining() -> [(ICalTodo, Converted.Todo)] {
-            guard isLast else { return [] }
-            pending = [:]
-            defer { waiting = [] }
-            return waiting.indices.compactMap { take($0) }
+        /// The join key of the event where the VTODO of UID key `key`, of an earlier batch, went or waits.
+        func todoTarget(_ key: UInt64) -> UInt64? { todoTargets.isEmpty ? nil : todoTargets[key] }
+
+        /// The task id of the VTODO `uid` (of join key `key`) when an earlier batch had it.
+        func todoTaskID(_ uid: String, key: UInt64?) -> String? {
+            guard let key, todoTarget(key) != nil else { return nil }
+            return PlannerICS.taskID(uid)
+        }
+
+        /// The waiting VTODOs of `events` and of the VTODOs `todos` (every one in the last join), in
+        /// file order, taken out. One waiting twice (for a VTODO, then for its event) keeps its line.
+        mutating func waiting(for events: [Event], todos: [[Converted.Todo]]) -> [(ICalTodo, Converted.Todo)] {
+            guard !pending.isEmpty else { return [] }
+            var found: [Int] = []
+            if isLast {
+                found = Array(waiting.indices)
+                pending = [:]
+            } else {
+                for event in events {
+                    if let positions = pending.removeValue(forKey: JoinIndex.key(event.id)) { found += positions }
+                }
+                for part in todos {
+                    for todo in part {
+                        if let positions = pending.removeValue(forKey: todo.key) { found += positions }
+                    }
+                }
+            }
+            let taken = found.compactMap { take($0) }.sorted { $0.0.sourceLine < $1.0.sourceLine }
+            if isLast { waiting = [] }
+            return taken
         }
 
         private mutating func take(_ position: Int) -> (ICalTodo, Converted.Todo)? {

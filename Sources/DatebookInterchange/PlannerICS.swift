@@ -311,10 +311,12 @@ extension PlannerICS {
 
         var events: [Event?] = []
         var components: [Component] = []
-        /// Per VTODO: its task id, and the join key of the event its RELATED-TO names.
+        /// Per VTODO: its task id, the join key of the event its RELATED-TO names, and its own UID's
+        /// key (what a VTODO of a later batch naming it in RELATED-TO looks up, `Batches.todoTargets`).
         struct Todo: Sendable {
             var taskID: String
             var relatedKey: UInt64?
+            var key: UInt64 = 0
         }
         var todos: [Todo] = []
 
@@ -361,7 +363,8 @@ extension PlannerICS {
             let calendarKey = calendarKey(options)
             todos = part.todos.map { todo in
                 Todo(taskID: taskID(todo.uid),
-                     relatedKey: todo.relatedTo.map { eventKey(uid: $0, options: options, calendarKey: calendarKey) })
+                     relatedKey: todo.relatedTo.map { eventKey(uid: $0, options: options, calendarKey: calendarKey) },
+                     key: eventKey(uid: todo.uid, options: options, calendarKey: calendarKey))
             }
         }
 
@@ -535,16 +538,22 @@ extension PlannerICS {
         // Events whose stored tasks were replaced by this file's (the "Tasks" event may come last).
         var cleared = batches.cleared(result.events)
         var taskIDs = TaskIDs()
-        let todoParents = TodoParents(parts, made)
+        // VTODOs of earlier batches that waited for an event or a VTODO of this batch (in the last join,
+        // all that wait) go first, as they came first in the file; parent links reach them too.
+        let early = batches.waiting(for: result.events, todos: made)
+        let todoParents = TodoParents(early, parts, made)
         func attach(_ todo: borrowing ICalTodo, _ made: borrowing Converted.Todo) {
-            let parent = todo.relatedTo.flatMap { todoParents.taskID[$0] }
+            // The VTODO its RELATED-TO names: in this join, or placed by (or waiting since) an earlier batch.
+            let parent = todoParents.taskID(made.relatedKey) ?? todo.relatedTo.flatMap { batches.todoTaskID($0, key: made.relatedKey) }
             // The top to-do above this one (itself when it is no part of another) says where it goes.
-            let top = (parent == nil ? nil : todo.relatedTo.flatMap { todoParents.top(of: $0) })
+            let top = (parent == nil ? nil : made.relatedKey.flatMap { todoParents.top(of: $0) })
                 ?? TodoParents.Link(uid: todo.uid, relatedTo: todo.relatedTo, key: made.relatedKey)
-            var at = top.key.flatMap { index[key: $0] }
-            // An import in batches: the event may be stored already, or come in a later batch.
-            if at == nil, let key = top.key { at = batches.load(key: key, into: &result, index: &index, options: options) }
-            if at == nil, parent == nil, batches.postpone(todo, made) { return }
+            // The event the top's RELATED-TO names, or the one the earlier batch's VTODO it names went to.
+            let key = top.key.map { batches.todoTarget($0) ?? $0 }
+            var at = key.flatMap { index[key: $0] }
+            // An import in batches: the event may be stored already, or it (or the VTODO above) come later.
+            if at == nil, let key { at = batches.load(key: key, into: &result, index: &index, options: options) }
+            if at == nil, let key, batches.postpone(todo, made, until: key) { return }
             if at == nil {
                 if let related = todo.relatedTo, parent == nil {
                     result.warnings.append("\(fileName):\(todo.sourceLine): UID \(todo.uid): RELATED-TO \(related) "
@@ -580,9 +589,9 @@ extension PlannerICS {
                 return
             }
             result.events[at].tasks.append(task)
+            batches.placedTodo(made.key, in: result.events[at].id)
         }
-        // VTODOs of earlier batches whose event came in this one go first, as they came first in the file.
-        for (todo, made) in batches.waiting(for: result.events) { attach(todo, made) }
+        for (todo, made) in early { attach(todo, made) }
         // Through the buffers: iterating the todos would copy each one (its strings retained and released).
         for p in parts.indices {
             parts[p].todos.withUnsafeBufferPointer { todos in
@@ -591,7 +600,6 @@ extension PlannerICS {
                 }
             }
         }
-        for (todo, made) in batches.remaining() { attach(todo, made) }
         batches.placed(result.events, cleared: cleared, uids: result.uids)
     }
 
@@ -622,8 +630,10 @@ extension PlannerICS {
               color: stored?.color ?? color.flatMap(EventColor.init(cssName:)) ?? .primary, isTaskList: true)
     }
 
-    /// The VTODOs of a file by UID: their task ids, and the RELATED-TO each names with its event key,
-    /// so a to-do of a to-do (RELATED-TO its parent) goes where the top one goes.
+    /// The VTODOs of a file by the join key of their UID (`Converted.Todo.key`; hashing the UID's
+    /// text for 12k VTODOs a batch was 5 % of a 1M import's CPU): their task ids, and the RELATED-TO
+    /// each names with its event key, so a to-do of a to-do (RELATED-TO its parent) goes where the
+    /// top one goes.
     private struct TodoParents {
         struct Link {
             var uid: String
@@ -631,25 +641,32 @@ extension PlannerICS {
             var key: UInt64?
         }
 
-        var taskID: [String: String] = [:]
-        var links: [String: Link] = [:]
+        private var entries: [UInt64: (taskID: String, link: Link)] = [:]
 
-        init(_ parts: [ICalDocument], _ made: [[Converted.Todo]]) {
+        /// `early`: VTODOs of earlier batches joined before the parts' (`Batches.waiting`).
+        init(_ early: [(ICalTodo, Converted.Todo)], _ parts: [ICalDocument], _ made: [[Converted.Todo]]) {
+            entries.reserveCapacity(early.count + parts.reduce(0) { $0 + $1.todos.count })
+            for (todo, made) in early { add(todo, made) }
             for p in parts.indices {
-                for n in parts[p].todos.indices where taskID[parts[p].todos[n].uid] == nil {
-                    let uid = parts[p].todos[n].uid
-                    taskID[uid] = made[p][n].taskID
-                    links[uid] = Link(uid: uid, relatedTo: parts[p].todos[n].relatedTo, key: made[p][n].relatedKey)
-                }
+                for n in parts[p].todos.indices { add(parts[p].todos[n], made[p][n]) }
             }
         }
 
-        /// The top to-do above `uid` (a chain longer than 32, or a loop, has none).
-        func top(of uid: String) -> Link? {
-            var current = uid
+        /// The first VTODO of a UID counts.
+        private mutating func add(_ todo: borrowing ICalTodo, _ made: borrowing Converted.Todo) {
+            guard entries[made.key] == nil else { return }
+            entries[made.key] = (made.taskID, Link(uid: todo.uid, relatedTo: todo.relatedTo, key: made.relatedKey))
+        }
+
+        /// The task id of the VTODO whose UID has join key `key`.
+        func taskID(_ key: UInt64?) -> String? { key.flatMap { entries[$0]?.taskID } }
+
+        /// The top to-do above the VTODO of UID key `key` (a chain longer than 32, or a loop, has none).
+        func top(of key: UInt64) -> Link? {
+            var current = key
             for _ in 0..<32 {
-                guard let link = links[current] else { return nil }
-                guard let next = link.relatedTo, taskID[next] != nil else { return link }
+                guard let link = entries[current]?.link else { return nil }
+                guard let next = link.key, entries[next] != nil else { return link }
                 current = next
             }
             return nil

@@ -32,8 +32,16 @@ extension PlannerStore {
     public func importICS(_ file: consuming ImportFile, timeZone: TimeZone, today: CalendarDate,
                           batchEvents: Int = PlannerICS.importBatchEvents,
                           warn: (String) -> Void, progress: (Int) -> Void) throws -> ImportSummary {
+        // Old Mac line ends: read in batches from a copy with LF line ends.
+        if !file.withBytes({ ICalParser.BatchReader.canRead($0) }), let copy = file.withLineFeeds() {
+            try file.watch.check(file.name)
+            file = copy
+        }
+        let watch = file.watch
         guard file.withBytes({ ICalParser.BatchReader.canRead($0) }) else {
+            let name = file.name
             let result = try decodeImport(file, timeZone: timeZone, today: today)
+            try watch.check(name)
             return try saveWhole(result, warn: warn)
         }
         let options = try importOptions(timeZone: timeZone, today: today)
@@ -41,14 +49,14 @@ extension PlannerStore {
         let address = file.address
         let mapped = file.isMapped
         return try file.withBytes { (bytes: UnsafeRawBufferPointer) throws -> ImportSummary in
-            try importBatches(bytes, name: name, address: address, mapped: mapped, options: options, batchEvents: batchEvents,
-                              warn: warn, progress: progress)
+            try importBatches(bytes, name: name, address: address, mapped: mapped, watch: watch, options: options,
+                              batchEvents: batchEvents, warn: warn, progress: progress)
         }
     }
 
     /// `importICS` over the file's bytes; `address`: where `ImportFile.release` gives pages back.
     private func importBatches(_ bytes: UnsafeRawBufferPointer, name: String, address: UInt, mapped: Bool,
-                               options: PlannerICS.Options, batchEvents: Int,
+                               watch: ImportFile.Watch, options: PlannerICS.Options, batchEvents: Int,
                                warn: (String) -> Void, progress: (Int) -> Void) throws -> ImportSummary {
         let timeZone = options.timeZone
         let release: @Sendable (Range<Int>) -> Void = { range in
@@ -67,6 +75,7 @@ extension PlannerStore {
         }
         let first = reader.next() ?? []
         guard let second = reader.next() else {
+            try watch.check(name)
             defer { progress(bytes.count) }
             return try saveWhole(PlannerICS.convert(first, fileName: name, options: options), warn: warn)
         }
@@ -76,6 +85,8 @@ extension PlannerStore {
         var batches = PlannerICS.Batches(store: self)
         var warnings = 0
         func save(_ batch: ICSImport, lines: ClosedRange<Int>?) throws {
+            // A batch read after the file shrank is zeros: nothing of it may stay.
+            try watch.check(name)
             for warning in batch.warnings { warn(warning) }
             warnings += batch.warnings.count
             do {

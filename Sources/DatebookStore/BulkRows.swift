@@ -60,6 +60,27 @@ final class BulkRows: Sendable {
             }
         }
 
+        /// The store's table.
+        var name: String {
+            switch self {
+            case .events: "events"
+            case .tasks: "tasks"
+            case .occurrences: "occurrences"
+            case .spans: "recurrence_spans"
+            case .sources: "event_sources"
+            }
+        }
+
+        /// The columns of its key, in order (`ImportStage` inserts in that order).
+        var key: String {
+            switch self {
+            case .events: "id"
+            case .tasks: "event_id, position"
+            case .occurrences: "event_id, start_key"
+            case .spans, .sources: "event_id"
+            }
+        }
+
         var head: String {
             switch self {
             case .events: EventColumn.insertHead
@@ -201,10 +222,13 @@ final class BulkRows: Sendable {
 /// The writer's side: statements for 1…`rowsPerStatement` rows of each table, bound from chunks.
 struct BulkInserter {
     private let store: Store
+    /// Rows go to `ImportStage`'s TEMP tables instead of the store's.
+    private let staged: Bool
     private var statements: [[SQLiteStatement?]]
 
-    init(store: Store) {
+    init(store: Store, staged: Bool = false) {
         self.store = store
+        self.staged = staged
         statements = Array(repeating: Array(repeating: nil, count: BulkRows.rowsPerStatement + 1),
                            count: BulkRows.Table.allCases.count)
     }
@@ -230,7 +254,8 @@ struct BulkInserter {
     private mutating func statement(_ table: BulkRows.Table, rows: Int) throws -> SQLiteStatement {
         if let cached = statements[table.rawValue][rows] { return cached }
         let prepared = try store.wrap {
-            try store.db.prepare(BulkRows.sql(table.head, columns: table.columns, rows: rows, tail: table.tail))
+            try store.db.prepare(staged ? BulkRows.sql(ImportStage.head(table), columns: table.columns, rows: rows)
+                                 : BulkRows.sql(table.head, columns: table.columns, rows: rows, tail: table.tail))
         }
         statements[table.rawValue][rows] = prepared
         return prepared

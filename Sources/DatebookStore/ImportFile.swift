@@ -16,17 +16,37 @@ public struct ImportFile: ~Copyable {
     /// True when the bytes are a read-only mapping of the file: pages given back (`release`) are
     /// read from the file again if touched, so a first pass over a large file need not keep them.
     public let isMapped: Bool
+    /// The mapping's `MappedFileGuard` slot.
+    private let guarded: Int?
 
     private init(name: String, storage: UnsafeMutableRawBufferPointer, count: Int, isMapped: Bool = false) {
         self.name = name
         self.storage = storage
         self.count = count
         self.isMapped = isMapped
+        guarded = isMapped ? storage.baseAddress.flatMap { MappedFileGuard.watch($0, count: storage.count) } : nil
     }
 
     deinit {
+        if let guarded { MappedFileGuard.release(guarded) }
         if isMapped { munmap(storage.baseAddress, storage.count) } else { storage.deallocate() }
     }
+
+    /// Asks whether a mapped file changed under its reader: a read past its new end found zeros
+    /// instead of ending the process with SIGBUS (`MappedFileGuard`).
+    public struct Watch: Sendable {
+        let slot: Int?
+
+        /// Throws `InputError` naming the file when it was truncated while it was read.
+        public func check(_ name: String) throws(InputError) {
+            guard let slot, MappedFileGuard.faulted(slot) else { return }
+            throw InputError(file: name, line: nil, path: "",
+                             message: "the file was truncated while it was read; nothing was imported, the store is as it was")
+        }
+    }
+
+    /// This file's `Watch`, valid while the file is.
+    public var watch: Watch { Watch(slot: guarded) }
 
     private var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: storage[..<count]) }
 
@@ -37,15 +57,12 @@ public struct ImportFile: ~Copyable {
         self.init(name: name, storage: storage, count: data.count)
     }
 
-    /// Reads the file at `path` (standard input for `-`) straight into memory of its own.
+    /// Maps the file at `path` (standard input for `-`; see `init(name:descriptor:)`).
     ///
     /// - Throws: `InputError` naming the file: missing, a directory, or unreadable.
     public init(path: String) throws(InputError) {
         if path == "-" {
-            guard let read = Self.readAll(STDIN_FILENO, sizeHint: 0) else {
-                throw InputError(file: "<stdin>", line: nil, path: "", message: "cannot read standard input")
-            }
-            self.init(name: "<stdin>", storage: read.storage, count: read.count)
+            try self.init(name: "<stdin>", descriptor: STDIN_FILENO)
             return
         }
         var isDirectory: ObjCBool = false
@@ -56,19 +73,84 @@ public struct ImportFile: ~Copyable {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw InputError(file: path, line: nil, path: "", message: "cannot read (permissions?)") }
         defer { close(fd) }
+        try self.init(name: path, descriptor: fd)
+    }
+
+    /// Maps the file open as `fd`: a regular file is mapped, not read (its pages are the system's
+    /// cache until touched, and an import of 1 GB reads it in batches, giving each back when done;
+    /// docs/ical-notes.md). Anything else (a pipe) is copied through a 1 MB buffer into an unnamed
+    /// temporary file, which is mapped: memory follows the batch for standard input too, and the
+    /// copy takes the input's size on disk until the import ends.
+    init(name: String, descriptor fd: Int32) throws(InputError) {
         var info = stat()
-        // A regular file is mapped, not read: its pages are the system's cache until touched, and
-        // an import of 1 GB reads it in batches, giving each back when done (docs/ical-notes.md).
-        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
-           let mapped = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0), mapped != UnsafeMutableRawPointer(bitPattern: -1) {
-            self.init(name: path, storage: UnsafeMutableRawBufferPointer(start: mapped, count: Int(info.st_size)),
-                      count: Int(info.st_size), isMapped: true)
+        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0, let mapped = Self.map(fd, count: Int(info.st_size)) {
+            self.init(name: name, storage: mapped, count: mapped.count, isMapped: true)
             return
         }
-        guard fstat(fd, &info) == 0, let read = Self.readAll(fd, sizeHint: max(0, Int(info.st_size))) else {
-            throw InputError(file: path, line: nil, path: "", message: "cannot read (permissions?)")
+        if (info.st_mode & S_IFMT) != S_IFREG, let spooled = Self.spool(fd) {
+            self.init(name: name, storage: spooled, count: spooled.count, isMapped: true)
+            return
         }
-        self.init(name: path, storage: read.storage, count: read.count)
+        guard let read = Self.readAll(fd, sizeHint: max(0, Int(info.st_size))) else {
+            throw InputError(file: name, line: nil, path: "", message: name == "<stdin>" ? "cannot read standard input" : "cannot read (permissions?)")
+        }
+        self.init(name: name, storage: read.storage, count: read.count)
+    }
+
+    /// A copy whose lone CRs (old Mac line ends) are LFs, as `ICalBytes.lineFeedsForLoneCarriageReturns`
+    /// makes them, in a mapped temporary file, so that such a file is read in batches too; nil when no
+    /// temporary file can be made.
+    public func withLineFeeds() -> ImportFile? {
+        let source = bytes.bindMemory(to: UInt8.self)
+        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: Self.spoolChunk)
+        defer { buffer.deallocate() }
+        guard let copy = Self.spooled({ file in
+            var done = 0
+            while done < source.count {
+                let end = min(source.count, done + Self.spoolChunk)
+                for index in done..<end {
+                    let byte = source[index]
+                    buffer[index - done] = byte == 0x0D && (index + 1 == source.count || source[index + 1] != 0x0A) ? 0x0A : byte
+                }
+                guard fwrite(buffer.baseAddress, 1, end - done, file) == end - done else { return false }
+                done = end
+            }
+            return true
+        }) else { return nil }
+        return ImportFile(name: name, storage: copy, count: copy.count, isMapped: true)
+    }
+
+    static let spoolChunk = 1 << 20
+
+    /// `fd` read to its end into a mapped temporary file.
+    private static func spool(_ fd: Int32) -> UnsafeMutableRawBufferPointer? {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: spoolChunk, alignment: 16)
+        defer { buffer.deallocate() }
+        return spooled { file in
+            while true {
+                let n = read(fd, buffer.baseAddress, buffer.count)
+                if n < 0, errno == EINTR { continue }
+                guard n >= 0 else { return false }
+                if n == 0 { return true }
+                guard fwrite(buffer.baseAddress, 1, n, file) == n else { return false }
+            }
+        }
+    }
+
+    /// A temporary file with no name (`tmpfile`), filled by `fill` and mapped; nil when it cannot be
+    /// made, filled or mapped, or is empty. The mapping outlives the file's descriptor.
+    private static func spooled(_ fill: (UnsafeMutablePointer<FILE>) -> Bool) -> UnsafeMutableRawBufferPointer? {
+        guard let file = tmpfile() else { return nil }
+        defer { fclose(file) }
+        guard fill(file), fflush(file) == 0 else { return nil }
+        let size = ftello(file)
+        guard size > 0 else { return nil }
+        return map(fileno(file), count: Int(size))
+    }
+
+    private static func map(_ fd: Int32, count: Int) -> UnsafeMutableRawBufferPointer? {
+        guard let mapped = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), mapped != UnsafeMutableRawPointer(bitPattern: -1) else { return nil }
+        return UnsafeMutableRawBufferPointer(start: mapped, count: count)
     }
 
     /// Lends the bytes for reading.

@@ -84,6 +84,9 @@ public protocol PlannerStore: AnyObject {
     /// Saves one batch of an import inside `importTransaction`, as `saveImport` saves a whole one;
     /// `rewritten`: ids of events an earlier batch saved, which this one saves again.
     func saveImportBatch(_ batch: ICSImport, calendar: String, rewritten: Set<String>, progress: (Int) -> Void) throws
+    /// `event(id:)` for an event an earlier batch of the running import saved (whose rows may wait
+    /// to be written, `ImportStage`).
+    func importedEvent(id: String) throws -> Event?
 
     // Action links (issue 16): the signing key and the links already used
     func secretKey(named name: String, now: Date) throws -> Data
@@ -189,6 +192,7 @@ extension PlannerStore {
         try expandRecurringEvents(from: from, to: to, calendar: calendar, onlyOpen: false, include: include, body)
     }
     public func saveImport(_ result: ICSImport, calendar: String) throws { try saveImport(result, calendar: calendar, progress: { _ in }) }
+    public func importedEvent(id: String) throws -> Event? { try event(id: id) }
     /// An import of `datebook import FILE.ics` (calendar `PlannerICS.importCalendar`).
     public func saveImport(_ result: ICSImport, progress: (Int) -> Void) throws {
         try saveImport(result, calendar: PlannerICS.importCalendar, progress: progress)

@@ -103,14 +103,22 @@ extension Store {
         let deferred: [String]
         /// The `CREATE TRIGGER` statements of the triggers on `events` suspended until the end.
         let suspended: [String]?
+        /// New events' rows go to `ImportStage` until the end (an import in batches into an empty store).
+        var staged = false
     }
 
     /// Starts a write of about `count` events (all of a save, or every batch of an import): drops
     /// the secondary indexes and suspends the triggers when it is large enough to gain by it.
-    func beginBulk(count: Int) throws -> BulkWrite {
+    /// `stage`: the write comes in batches not in id order between them (`ImportStage`).
+    func beginBulk(count: Int, stage: Bool = false) throws -> BulkWrite {
         let existing = count >= Self.bulkThreshold ? try eventCount() : Int.max
-        return try BulkWrite(existing: existing, deferred: existing <= count ? dropSecondaryIndexes() : [],
-                             suspended: count >= Self.bulkThreshold ? suspendEventTriggers() : nil)
+        var bulk = try BulkWrite(existing: existing, deferred: existing <= count ? dropSecondaryIndexes() : [],
+                                 suspended: count >= Self.bulkThreshold ? suspendEventTriggers() : nil)
+        if stage, existing == 0 {
+            try createImportStage()
+            bulk.staged = true
+        }
+        return bulk
     }
 
     /// Writes one batch of a write begun with `beginBulk`, in id order.
@@ -140,7 +148,9 @@ extension Store {
             // Into an empty store every id is new: nothing to delete first, and rows go in in bulk.
             let new = replaced.isEmpty ? order : order.filter { !rewritten.contains(events[$0].id) }
             try writeNew(BulkRows.Source(events: events, order: new, horizon: horizon, expansions: expansions,
-                                         sources: sources), progress: progress)
+                                         sources: sources), staged: bulk.staged, progress: progress)
+            // The rows replaced below may be staged.
+            if !replaced.isEmpty { try flushImportStage() }
         }
         // Through the buffer: each event is read in place, not copied (a dozen strings each).
         try events.withUnsafeBufferPointer { buffer in
@@ -160,6 +170,7 @@ extension Store {
     /// Ends a write begun with `beginBulk`: re-creates the dropped indexes and the suspended
     /// triggers, and replays what the triggers would have done.
     func finishBulk(_ bulk: BulkWrite) throws {
+        if bulk.staged { try dropImportStage() }
         for sql in bulk.deferred { try wrap { try db.execute(sql) } }
         guard let suspended = bulk.suspended else { return }
         try wrap {
@@ -172,9 +183,10 @@ extension Store {
     }
 
     /// Inserts the rows of events no stored row has (`BulkRows`: made on a helper thread).
-    private func writeNew(_ source: BulkRows.Source, progress: (Int) -> Void) throws {
+    private func writeNew(_ source: BulkRows.Source, staged: Bool, progress: (Int) -> Void) throws {
         let rows = BulkRows(source)
-        var inserter = BulkInserter(store: self)
+        var inserter = BulkInserter(store: self, staged: staged)
+        if staged { importStagePending = true }
         var done = 0
         do {
             while let chunk = rows.next() {

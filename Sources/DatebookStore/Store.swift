@@ -25,6 +25,8 @@ public final class Store {
     var occurrenceRows: OccurrenceRows?
     /// The write an import read in batches began (`importTransaction`), while it runs.
     var importBulk: BulkWrite?
+    /// Rows wait in `ImportStage`'s TEMP tables.
+    var importStagePending = false
 
     /// Opens (creating on first use) the store at `path`.
     ///

@@ -168,6 +168,87 @@ struct ImportBatchTests {
         #expect(events.first { $0.title == "A" }?.tasks.map(\.text) == ["For A"])
     }
 
+    /// To-dos that are parts of other to-dos (RELATED-TO a VTODO) go under their top to-do's event
+    /// whichever batches the parts, the top and the event are in: a part before its top (and a
+    /// part of that part), a part after its top, and parts of a to-do of no event.
+    @Test(arguments: [1, 3, 50])
+    func partsOfATodoFollowTheirTopAcrossBatches(batchEvents: Int) throws {
+        let text = Self.calendar(
+            Self.todo("c1", "Child", for: "top") + Self.todo("g1", "Grandchild", for: "c1")
+                + Self.event("a", "A", day: 1) + Self.event("b", "B", day: 2) + Self.todo("top", "Top", for: "late")
+                + Self.event("c", "C", day: 3) + Self.event("d", "D", day: 4) + Self.event("late", "Late", day: 5)
+                + Self.todo("after", "After", for: "top") + Self.event("e", "E", day: 6) + Self.todo("free", "Free", for: nil)
+                + Self.event("f", "F", day: 7) + Self.todo("part", "Part of free", for: "free"))
+        let folder = ScratchFolder("import-batches")
+        let one = try Self.store(folder, "one.sqlite3"), batched = try Self.store(folder, "batched.sqlite3")
+        let (_, wholeWarnings) = try Self.importing(text, into: one, batchEvents: Self.whole)
+        let (_, warnings) = try Self.importing(text, into: batched, batchEvents: batchEvents)
+        let expected = try Self.contents(one)
+        #expect(try Self.contents(batched) == expected)
+        #expect(warnings == wholeWarnings && warnings == [])
+        let late = expected.events.first { $0.title == "Late" }
+        #expect(late?.tasks.map(\.text) == ["Child", "Grandchild", "Top", "After"])
+        #expect(late?.tasks.map(\.parent) == [PlannerICS.taskID("top"), PlannerICS.taskID("c1"), nil, PlannerICS.taskID("top")])
+        let list = expected.events.first { $0.isTaskList }
+        #expect(list?.tasks.map(\.text) == ["Free", "Part of free"])
+        #expect(list?.tasks.last?.parent == PlannerICS.taskID("free"))
+    }
+
+    /// A file truncated while it is read in batches (as the second batch is saved, before the rest
+    /// is read) ends the import with an error naming it instead of SIGBUS; the store is as it was.
+    @Test func aFileTruncatedWhileItIsReadLeavesTheStoreAsItWas() throws {
+        var body = ""
+        for n in 0..<400 { body += Self.event("e\(n)", "Event \(n) " + String(repeating: "x", count: 300), day: n) }
+        let folder = ScratchFolder("import-batches")
+        let store = try Self.store(folder, "store.sqlite3", holding: Self.calendar(Self.event("kept", "Kept", day: 1)))
+        let before = try Self.contents(store)
+        let path = folder.file("truncated.ics")
+        try Data(Self.calendar(body).utf8).write(to: URL(fileURLWithPath: path))
+        var truncated = false
+        do {
+            _ = try store.importICS(ImportFile(path: path), timeZone: Self.zone, today: Self.today, batchEvents: 10, warn: { _ in },
+                                    progress: { _ in
+                                        guard !truncated else { return }
+                                        truncated = truncate(path, 100) == 0
+                                    })
+            Issue.record("the import of a truncated file succeeded")
+        } catch let error as InputError {
+            #expect(error.file == path)
+            #expect(error.message.contains("truncated while it was read") && error.message.contains("nothing was imported"))
+        }
+        #expect(truncated)
+        #expect(try Self.contents(store) == before)
+    }
+
+    /// Standard input (a pipe) and a file with old Mac line ends (CR alone) are read in batches
+    /// from a mapped copy, and leave the store the whole file leaves.
+    @Test func aPipeAndCROnlyLineEndsAreReadInBatchesFromACopy() throws {
+        let folder = ScratchFolder("import-batches")
+        let one = try Self.store(folder, "one.sqlite3")
+        let (wholeSummary, _) = try Self.importing(Self.small, into: one, batchEvents: Self.whole)
+        let expected = try Self.contents(one)
+        let pipe = Pipe()
+        let writer = Thread { pipe.fileHandleForWriting.write(Data(Self.small.utf8)); try? pipe.fileHandleForWriting.close() }
+        writer.start()
+        let piped = try ImportFile(name: "<stdin>", descriptor: pipe.fileHandleForReading.fileDescriptor)
+        let (mapped, count) = (piped.isMapped, piped.count)
+        #expect(mapped && count == Self.small.utf8.count)
+        let fromPipe = try Self.store(folder, "pipe.sqlite3")
+        let summary = try fromPipe.importICS(piped, timeZone: Self.zone, today: Self.today, batchEvents: 3, warn: { _ in }, progress: { _ in })
+        #expect(summary.events == wholeSummary.events)
+        #expect(try Self.contents(fromPipe) == expected)
+        let mac = Self.small.replacingOccurrences(of: "\r\n", with: "\r")
+        guard let copy = ImportFile(name: "c.ics", copying: Data(mac.utf8)).withLineFeeds() else {
+            Issue.record("no copy with line feeds")
+            return
+        }
+        let (copyMapped, copied) = (copy.isMapped, copy.withBytes { Array($0) })
+        #expect(copyMapped && copied == Array(Self.small.replacingOccurrences(of: "\r\n", with: "\n").utf8))
+        let fromMac = try Self.store(folder, "mac.sqlite3")
+        try Self.importing(mac, into: fromMac, batchEvents: 3)
+        #expect(try Self.contents(fromMac) == expected)
+    }
+
     /// A component the store refuses in the last batch fails the whole import, naming the file and
     /// the batch's lines; the store is as it was.
     @Test func aRefusedComponentInTheLastBatchLeavesTheStoreAsItWas() throws {
