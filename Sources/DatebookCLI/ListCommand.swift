@@ -38,6 +38,8 @@ enum ListCommand: Command {
         let boundaries = PeriodBoundaries(now: context.now, calendar: context.calendar)
         var printedAny = false
         var rows = RowWriter(context)
+        // The to-do lists, read once: each period takes its due to-dos from them.
+        let lists = try store.taskLists()
         for period in periods {
             let range = boundaries.range(of: period)
             var first = true
@@ -47,22 +49,19 @@ enum ListCommand: Command {
                 first = false
                 printedAny = true
             }
-            var due = try store.dueTasks(from: range.from, to: range.to, calendar: context.calendar)[...]
+            var due = DueToDoMerge(DueTask.due(in: lists, from: range.from, to: range.to, calendar: context.calendar))
             try store.forEachOccurrenceSummary(from: range.from, to: range.to, calendar: context.calendar) { occurrence in
                 header()
-                while let next = due.first, next.due < occurrence.start {
-                    context.out.write(TaskListRows.dueRow(next, context))
-                    due = due.dropFirst()
-                }
+                for next in due.before(occurrence.start) { context.out.write(TaskListRows.dueRow(next, context)) }
                 rows.write(occurrence)
             }
-            if !due.isEmpty { header() }
-            for next in due { context.out.write(TaskListRows.dueRow(next, context)) }
+            if !due.remaining.isEmpty { header() }
+            for next in due.remaining { context.out.write(TaskListRows.dueRow(next, context)) }
         }
         if periods.count > 1 {
-            let lists = TaskListRows.lists(try store.taskLists(), context)
-            if !lists.isEmpty {
-                context.out.write((printedAny ? "\n" : "") + context.style(TaskListRows.header, "1") + "\n" + lists)
+            let shown = TaskListRows.lists(lists, context)
+            if !shown.isEmpty {
+                context.out.write((printedAny ? "\n" : "") + context.style(TaskListRows.header, "1") + "\n" + shown)
                 printedAny = true
             }
         }

@@ -77,3 +77,22 @@ extension Event {
     /// no date, so an occurrence of a list in a period is always such a row.
     public var dueToDo: EventTask? { isTaskList && tasks.count == 1 ? tasks[0] : nil }
 }
+
+/// The open to-dos due in a span (by due date, `DueTask.ordered`) among that span's occurrences as
+/// they are read, in time order: each to-do comes before the first occurrence that starts after it
+/// is due, the rest after the last one (`list`, `list --json`, the web period pages).
+public struct DueToDoMerge {
+    private var rest: ArraySlice<DueTask>
+
+    public init(_ due: [DueTask]) { rest = due[...] }
+
+    /// Takes out the to-dos due before `start`, to be shown before the occurrence that starts then.
+    public mutating func before(_ start: Date) -> ArraySlice<DueTask> {
+        let taken = rest.prefix { $0.due < start }
+        rest = rest.dropFirst(taken.count)
+        return taken
+    }
+
+    /// The to-dos not taken yet: due after the span's last occurrence.
+    public var remaining: ArraySlice<DueTask> { rest }
+}

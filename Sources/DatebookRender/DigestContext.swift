@@ -215,9 +215,7 @@ public struct DigestContext: Sendable {
         }
 
         /// `priority 1`, or nil without one.
-        func priorityText(_ task: EventTask) -> String? {
-            task.priority > 0 ? words.text("priority", ["priority": String(task.priority)]) : nil
-        }
+        func priorityText(_ task: EventTask) -> String? { words.priority(task) }
 
         /// A to-do list: its open to-dos (`Event.openTaskOutline`) and its plain-text lines, the title
         /// and badge, then `[ ] Renew passport · due Fri, Dec 4 all day · priority 1`, indented by depth.

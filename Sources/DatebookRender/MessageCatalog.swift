@@ -91,6 +91,11 @@ public struct MessageCatalog: Sendable {
         fill(messages[key]?.other ?? key, values)
     }
 
+    /// `priority 1` for a to-do with a priority (RFC 5545's 1 … 9), nil without one.
+    public func priority(_ task: EventTask) -> String? {
+        task.priority > 0 ? text("priority", ["priority": String(task.priority)]) : nil
+    }
+
     /// The message `key` for `count` things (`{count}` filled in; `capped` adds `+` and is never
     /// "one"), in the language's plural form.
     public func count(_ key: String, _ count: Int, capped: Bool = false, _ values: [String: String] = [:]) -> String {

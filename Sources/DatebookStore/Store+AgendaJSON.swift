@@ -90,6 +90,8 @@ extension PlannerStore {
               + "  \"timeZone\": \(JSONText.quote(calendar.timeZone.identifier)),\n  \"periods\": [")
         var firstPeriod = true
         let sources = try sourceUIDs()
+        // The to-do lists, read once: each period takes its due to-dos from them.
+        let lists = try taskLists()
         for period in periods {
             let range = boundaries.range(of: period)
             var first = true
@@ -105,21 +107,18 @@ extension PlannerStore {
                 write("      " + AgendaJSON.occurrence(occurrence, timeZone: calendar.timeZone, sources: sources))
             }
             // The open to-dos due in the period, each a row of its list at its due date among the events.
-            var due = try dueTasks(from: range.from, to: range.to, calendar: calendar)[...]
+            var due = DueToDoMerge(DueTask.due(in: lists, from: range.from, to: range.to, calendar: calendar))
             try forEachOccurrence(from: range.from, to: range.to, calendar: calendar) { occurrence in
-                while let next = due.first, next.due < occurrence.start {
-                    row(next.occurrence(calendar: calendar))
-                    due = due.dropFirst()
-                }
+                for next in due.before(occurrence.start) { row(next.occurrence(calendar: calendar)) }
                 row(occurrence)
             }
-            for next in due { row(next.occurrence(calendar: calendar)) }
+            for next in due.remaining { row(next.occurrence(calendar: calendar)) }
         }
         write(firstPeriod ? "]" : "\n    ]}\n  ]")
         // The to-do lists with open to-dos, on no date: with the whole agenda only, as `list` shows them.
         if periods.count > 1 {
-            let lists = try taskLists().filter { $0.badge > 0 }.map { "    " + AgendaJSON.taskList($0, timeZone: calendar.timeZone) }
-            write(",\n  \"taskLists\": [" + (lists.isEmpty ? "]" : "\n" + lists.joined(separator: ",\n") + "\n  ]"))
+            let open = lists.filter { $0.badge > 0 }.map { "    " + AgendaJSON.taskList($0, timeZone: calendar.timeZone) }
+            write(",\n  \"taskLists\": [" + (open.isEmpty ? "]" : "\n" + open.joined(separator: ",\n") + "\n  ]"))
         }
         write("\n}\n")
     }

@@ -163,14 +163,17 @@ extension CalDAVSync {
     static func relatedTo(_ parent: String?, of eventID: String, eventUID: String?, resources: [CalDAVResource]) -> String? {
         guard let parent else { return eventUID }
         return resources.first { PlannerICS.taskID($0.uid) == parent && ICalPatch.line("UID", in: $0.text, component: "VTODO") != nil }?.uid
-            ?? "\(parent).\(eventID)@datebook"
+            ?? madeUID(task: parent, of: eventID)
     }
+
+    /// `<task>.<event>@datebook`: the UID of the VTODO of a task made here.
+    static func madeUID(task: String, of eventID: String) -> String { "\(task).\(eventID)" + PlannerICS.uidSuffix }
 
     /// A new VTODO for a task added here (`UID` `<task>.<event>@datebook`, RELATED-TO its event's UID).
     /// A to-do of a list (`list`) carries the list's colour and symbol, as `export` writes it.
     static func newTask(_ task: EventTask, of eventID: String, relatedTo: String?, _ calendar: CalDAVCalendar, now: Date,
                         list: Event? = nil) -> Write {
-        let uid = "\(task.id).\(eventID)@datebook"
+        let uid = madeUID(task: task.id, of: eventID)
         return Write(resource: CalDAVResource(url: calendar.url + Self.fileName("\(task.id)-\(eventID)"), etag: nil, uid: uid,
                                               text: newTodo(uid: uid, task: task, relatedTo: relatedTo, now: now, list: list)),
                      component: "VTODO", changes: [], isNew: true)

@@ -56,7 +56,7 @@ extension PlannerSite {
             // A to-do due here (`Event.dueToDo`) links to its list and shows its priority instead of a badge.
             let todo = event.dueToDo
             let badge = todo == nil ? Badge.text(event) { words.count("left", $0) } : ""
-            let priority = todo.flatMap { $0.priority > 0 ? words.text("priority", ["priority": String($0.priority)]) : nil } ?? ""
+            let priority = todo.flatMap(words.priority) ?? ""
             shown.append(["path": .string(Self.eventPath(event.id)), "at": .string(ISOInstant.format(occurrence.start)),
                           "title": .string(TextWidth.clean(event.title)), "emoji": .string(event.symbol.emoji), "color": .string(event.color.rawValue),
                           "when": .string(locale.when(occurrence.start, allDay: event.start.isAllDay, now: now, words: words).display),
@@ -65,15 +65,12 @@ extension PlannerSite {
         }
         let planner = try store(now: now, readOnly: true)
         // The open to-dos of the to-do lists due in the span, among the events by their due dates.
-        var due = try planner.dueTasks(from: from, to: to, calendar: settings.calendar)[...]
+        var due = DueToDoMerge(try planner.dueTasks(from: from, to: to, calendar: settings.calendar))
         try planner.forEachOccurrence(from: from, to: to, calendar: settings.calendar) { occurrence in
-            while let next = due.first, next.due < occurrence.start {
-                add(next.occurrence(calendar: settings.calendar))
-                due = due.dropFirst()
-            }
+            for next in due.before(occurrence.start) { add(next.occurrence(calendar: settings.calendar)) }
             add(occurrence)
         }
-        for next in due { add(next.occurrence(calendar: settings.calendar)) }
+        for next in due.remaining { add(next.occurrence(calendar: settings.calendar)) }
         let pages = max(1, (total + Self.pageSize - 1) / Self.pageSize)
         let value: MustacheValue = [
             "lang": .string(lang), "timeZone": .string(settings.calendar.timeZone.identifier), "page": try self.page(request),
