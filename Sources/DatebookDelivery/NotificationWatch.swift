@@ -46,7 +46,9 @@ public enum NotificationWatch {
         defer { close(null) }
         var bound = environment.merging(listenerEnvironment) { $1 }
         if let lifetime {
-            bound["DATEBOOK_NOTIFY_UNTIL"] = String(Int(Date().timeIntervalSince1970 + lifetime.rounded(.up)))
+            // Rounded up as a whole: the waiter reads whole seconds, and truncating now + lifetime
+            // would end notify-send up to a second early.
+            bound["DATEBOOK_NOTIFY_UNTIL"] = String(Int((Date().timeIntervalSince1970 + lifetime).rounded(.up)))
             bound["DATEBOOK_NOTIFY_PID"] = String(pid)
         }
         _ = try CommandRunner.spawn(listener, environment: bound, stdin: stdout, stdout: null, stderr: null, newSession: true)

@@ -87,7 +87,7 @@ import Testing
         defer { bus.stop() }
         let summary = "lifetime-" + UUID().uuidString
         let shown = try NotificationWatch.show(["notify-send", "--print-id", "--action=done=Done", "--", summary, "body"],
-                                               listener: [waiter, "/bin/echo"], lifetime: 1,
+                                               listener: [waiter, "/bin/echo"], lifetime: 3,
                                                environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         guard case .shown(let id) = shown else {
             Issue.record("not shown: \(shown)")
