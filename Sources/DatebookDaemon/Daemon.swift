@@ -68,7 +68,9 @@ public final class Daemon {
     public static let maxSleep: TimeInterval = 60
 
     private let host: Host
-    private let store: any PlannerStore
+    /// The store `init` opened, handed over to `run`: held nowhere else, so the connection to a file
+    /// the path no longer names is closed when `run` lets go of it.
+    private var opened: (any PlannerStore)?
     /// What wakes the loop: `post(.stop)` ends `run` as SIGTERM does, `.reload` reads the config
     /// again as SIGHUP does (from any thread).
     public let wakeups: Wakeups
@@ -77,9 +79,10 @@ public final class Daemon {
     /// started next answers, so a stop sent as soon as it answers is never lost).
     public init(_ host: Host) throws {
         self.host = host
-        store = try host.openStore()
+        let store = try host.openStore()
         // The main thread only decides when to run a pass; it reads a few pages around now.
         try store.limitPageCache(kibibytes: 1024)
+        opened = store
         let log = host.log
         wakeups = Wakeups(watchingStore: store.watchedFile, listener: store.changeListener(), log: { log($0) })
     }
@@ -89,7 +92,8 @@ public final class Daemon {
         let host = host
         let log = host.log
         let wakeups = wakeups
-        var store = store
+        guard var store = opened else { preconditionFailure("Daemon.run is called once") }
+        opened = nil
         // The file the daemon has open: a path that comes to name another file (a backup moved
         // over it) or none (deleted) is noticed at the next wake-up (StoreFile).
         let checksFile = store.watchedFile != nil
