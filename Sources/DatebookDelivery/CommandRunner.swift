@@ -153,6 +153,9 @@ public struct CommandRunner: Sendable {
         }
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        // Nothing else of the daemon's reaches the hook (a descriptor opened without close-on-exec,
+        // by a library or another thread at this moment).
+        SpawnActions.closeAll(from: 3, in: &actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

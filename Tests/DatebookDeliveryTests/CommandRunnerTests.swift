@@ -46,6 +46,21 @@ import Testing
         #expect(String(decoding: result.stdout, as: UTF8.self) == "Café Zoë, Hauptstraße 1|https://example.org/events/evt-42")
     }
 
+    /// A descriptor this process holds open without close-on-exec (a library's, or one another
+    /// thread is handing to its own child) does not reach the command: only 0, 1 and 2 do.
+    @Test func onlyTheStandardDescriptorsReachTheCommand() throws {
+        let directory = makeScratchFolder("cmd-fds")
+        defer { removeScratchFolder(directory) }
+        let inherited = open(directory + "/held", O_WRONLY | O_CREAT, 0o600)
+        #expect(inherited > 2)
+        defer { close(inherited) }
+        let result = try CommandRunner().run(["sh", "-c", "ls /proc/self/fd"])
+        let listed = String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").compactMap { Int32($0) }
+        // ls's own directory descriptor aside (numbered from 3 once the others are gone).
+        #expect(!listed.contains(inherited) || inherited == 3, "\(listed)")
+        #expect(listed.filter { $0 > 2 }.count <= 1, "\(listed)")
+    }
+
     @Test func timeoutSendsTermThenKill() throws {
         let start = Date()
         let result = try CommandRunner(timeout: 0.5, grace: 0.5).run(["sh", "-c", "trap '' TERM; sleep 30"])

@@ -192,6 +192,7 @@ final class SpawnedProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        SpawnActions.closeAll(from: 3, in: &actions)  // nothing else (SpawnActions says why)
         // A process group of its own, watched by the reaper: nothing outlives a crashed test process.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -1,3 +1,4 @@
+import DatebookDelivery
 import Foundation
 
 /// Headless Chromium driven through the DevTools protocol over `--remote-debugging-pipe`: JSON
@@ -51,6 +52,7 @@ public final class Browser {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        SpawnActions.closeAll(from: 5, in: &actions)  // nothing else (SpawnActions says why)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

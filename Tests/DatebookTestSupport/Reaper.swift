@@ -1,3 +1,4 @@
+import DatebookDelivery
 import Foundation
 import Synchronization
 
@@ -57,6 +58,9 @@ public enum Reaper {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, fds[0], 0)  // dup2 clears close-on-exec on fd 0
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        // Nothing else: a descriptor another thread's `Process` watches its child with would stay open
+        // in the reaper, and that `waitUntilExit` would wait for the test process's end (SpawnActions).
+        SpawnActions.closeAll(from: 3, in: &actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

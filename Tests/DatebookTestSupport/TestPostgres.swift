@@ -1,3 +1,4 @@
+import DatebookDelivery
 import Foundation
 
 /// A throwaway PostgreSQL server on 127.0.0.1: `initdb` into a temporary directory, `pg_ctl start`
@@ -156,6 +157,7 @@ public final class TestPostgres: @unchecked Sendable {  // immutable after init;
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        SpawnActions.closeAll(from: 3, in: &actions)  // nothing else reaches the server (SpawnActions says why)
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
