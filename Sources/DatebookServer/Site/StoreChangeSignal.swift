@@ -8,8 +8,8 @@ import Synchronization
 /// was a fifth of the server's CPU per 304 (bench/results-serve.md). This keeps the last plain
 /// signature and hands it out again while nothing can have changed it:
 ///
-/// - the store's wal-index header is as it was: the `-shm` file's first page, mapped read-only
-///   once, read with SQLite's two-copies rule (both copies equal, `isInit` set, the checksum right:
+/// - the store's wal-index header is as it was: the `-shm` file's first 136 bytes, read with one
+///   `pread` from a descriptor kept open, with SQLite's two-copies rule (both copies equal, `isInit` set, the checksum right:
 ///   else a writer is halfway and the answer is "unsure"). Every commit changes it (`iChange`,
 ///   `mxFrame`), a WAL reset its salts, the moment the commit becomes visible to readers; inotify
 ///   never reports it (SQLite writes the header through its own mapping);
@@ -26,8 +26,8 @@ import Synchronization
 /// the header, no plain signature yet. Not seen (a known limit): a folder *above* the store's
 /// renamed under the live server.
 ///
-/// The mapping is of the first page only; SQLite shortens a `-shm` to 3 bytes, never to 0, when
-/// it rebuilds it, so the page stays readable (a page wholly past the file's end would be SIGBUS).
+/// Read, not mapped: a `-shm` shortened under the server (SQLite rebuilding it, or anyone's
+/// `truncate`) is a short read, "unsure", where a mapped page past the file's end would be SIGBUS.
 /// `StoreChangeSignalTests` checks that the cache's answers are the store's after commits by another
 /// process, a checkpoint, a WAL reset, a store `mv`-ed in place and the `-shm` made again.
 final class StoreChangeSignal: Sendable {
@@ -44,7 +44,7 @@ final class StoreChangeSignal: Sendable {
             guard let current = slot, current.usable else { return counted(plain, storePath) }
             switch current.drainEvents() {
             case .quiet: break
-            case .touched: current.remap()
+            case .touched: current.reopen()
             case .lost:
                 slot = nil  // set up again at the next request
                 return counted(plain, storePath)
@@ -99,17 +99,18 @@ extension StoreChangeSignal {
 
     enum Events { case quiet, touched, lost }
 
-    /// The inotify watch on the store's folder and the `-shm` mapping of one store path.
+    /// The inotify watch on the store's folder and the open `-shm` of one store path.
     final class Watch {
         let storePath: String
         private let inotify: Int32
         private let names: Set<String>
         private let shmPath: String
-        /// The `-shm` file's first page; nil when it is missing (`shmMissing`) or too short.
-        private var page: UnsafeRawPointer?
+        /// The `-shm` file, or -1 when it could not be opened (`shmMissing` when it is not there).
+        private var shm: Int32 = -1
         private var shmMissing = false
         var trusted: (header: Header, signature: [Int])?
-        static let pageSize = 4096
+        /// The wal-index header's two copies and the checkpoint information up to `nBackfill`.
+        static let headerSize = 136
 
         init(_ storePath: String) {
             self.storePath = storePath
@@ -135,11 +136,11 @@ extension StoreChangeSignal {
                 fd = -1
             }
             inotify = fd
-            if fd >= 0 { remap() }
+            if fd >= 0 { reopen() }
         }
 
         deinit {
-            unmap()
+            closeShm()
             if inotify >= 0 { close(inotify) }
         }
 
@@ -174,34 +175,27 @@ extension StoreChangeSignal {
             return result
         }
 
-        /// Maps the `-shm` file's first page again (it may be another file now) and forgets the
-        /// trusted signature.
-        func remap() {
+        /// Opens the `-shm` file again (it may be another file now) and forgets the trusted signature.
+        func reopen() {
             trusted = nil
-            unmap()
-            let fd = open(shmPath, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                shmMissing = errno == ENOENT
-                return
-            }
-            defer { close(fd) }
-            var info = stat()
-            guard fstat(fd, &info) == 0, info.st_size >= 136 else { return }
-            let mapped = mmap(nil, Self.pageSize, PROT_READ, MAP_SHARED, fd, 0)
-            guard let mapped, mapped != MAP_FAILED else { return }
-            page = UnsafeRawPointer(mapped)
+            closeShm()
+            shm = open(shmPath, O_RDONLY | O_CLOEXEC)
+            if shm < 0 { shmMissing = errno == ENOENT }
         }
 
-        private func unmap() {
-            if let page { munmap(UnsafeMutableRawPointer(mutating: page), Self.pageSize) }
-            page = nil
+        private func closeShm() {
+            if shm >= 0 { close(shm) }
+            shm = -1
             shmMissing = false
         }
 
-        /// The header now; nil when unsure.
+        /// The header now; nil when unsure (no `-shm` open, or one too short to hold the header).
         func header() -> Header? {
             if shmMissing { return .absent }
-            return page.flatMap(Header.read)
+            guard shm >= 0 else { return nil }
+            return withUnsafeTemporaryAllocation(byteCount: Self.headerSize, alignment: 8) { buffer in
+                pread(shm, buffer.baseAddress, Self.headerSize, 0) == Self.headerSize ? Header.read(UnsafeRawPointer(buffer.baseAddress!)) : nil
+            }
         }
     }
 }
