@@ -28,6 +28,23 @@ public struct DueTask: Sendable, Equatable {
     }
 }
 
+extension DueTask {
+    /// The open to-dos of `lists` due in `[from, to)` (open bounds when nil), by due date: a caller
+    /// asking for several windows (the digest) reads the lists once and asks this of each.
+    public static func due(in lists: [Event], from: Date?, to: Date?, calendar: Calendar) -> [DueTask] {
+        var due: [DueTask] = []
+        for list in lists {
+            for task in list.tasks where task.status.isOpen {
+                guard let date = task.due?.resolved(in: calendar) else { continue }
+                if let from, date < from { continue }
+                if let to, date >= to { continue }
+                due.append(DueTask(listID: list.id, listTitle: list.title, task: task, due: date, symbol: list.symbol, color: list.color))
+            }
+        }
+        return due.sorted(by: DueTask.ordered)
+    }
+}
+
 extension EventTask {
     /// 1…9, and 10 for no priority: sorts the most urgent first and the unranked last.
     public var priorityRank: Int { priority == 0 ? 10 : priority }
