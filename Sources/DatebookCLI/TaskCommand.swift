@@ -141,7 +141,25 @@ enum TaskCommand: Command {
             }
             up = event.tasks[next].parent
         }
+        // `seen`: the new parent and the tasks above it. The task's own parts go down with it.
+        let levels = seen.count + 1 + levelsBelow(event.tasks[index].id, in: event)
+        guard levels <= Event.taskOutlineLevels else {
+            throw CLIError.usage("\(option) \(name): \(task) and its parts would go \(levels) levels deep under "
+                                 + "'\(TextWidth.clean(event.tasks[parent].text))'; an outline has at most \(Event.taskOutlineLevels)")
+        }
         event.tasks[index].parent = event.tasks[parent].id
+    }
+
+    /// How many levels of parts the task `id` has below it (0: none), a loop of parents counted once.
+    static func levelsBelow(_ id: String, in event: Event) -> Int {
+        var seen: Set<String> = [id]
+        var level = [id], levels = 0
+        while true {
+            let parents = Set(level)
+            level = event.tasks.filter { task in task.parent.map(parents.contains) == true && seen.insert(task.id).inserted }.map(\.id)
+            if level.isEmpty { return levels }
+            levels += 1
+        }
     }
 
     /// ` under 2 'Renew passport'`, or nothing for a task that is a part of no other.

@@ -51,9 +51,13 @@ extension EventTask {
 }
 
 extension Event {
+    /// How many levels of parts an outline shows (the top level counts): `task edit --parent` and
+    /// `--under` refuse a link that would go deeper; one from elsewhere (a server) is shown at the top.
+    public static let taskOutlineLevels = 8
+
     /// The open tasks in list order, each part of another open task (`EventTask.parent`) right after
     /// that one, with how many tasks it is a part of: a to-do list as `list` and the digest show it.
-    /// A task deeper than 8, or in a loop of parents, is shown at the top.
+    /// A task deeper than `taskOutlineLevels`, or in a loop of parents, is shown at the top.
     public var openTaskOutline: [(task: EventTask, depth: Int)] {
         let open = tasks.filter(\.status.isOpen)
         let ids = Set(open.map(\.id))
@@ -63,7 +67,7 @@ extension Event {
         }
         var outline: [(task: EventTask, depth: Int)] = []
         func add(_ task: EventTask, _ depth: Int) {
-            guard depth < 8 else { return }
+            guard depth < Self.taskOutlineLevels else { return }
             outline.append((task, depth))
             for child in children[task.id] ?? [] { add(child, depth + 1) }
         }

@@ -175,6 +175,20 @@ struct CalDAVToDoListTests {
             let run = sandbox.run(arguments)
             #expect(run.code == 64 && run.err.contains(message), "\(arguments): \(run.err)")
         }
+        // A chain as deep as an outline shows (8 levels) is taken; a ninth level is refused, also when
+        // it comes from moving a task with parts of its own.
+        for level in 1...5 {
+            let deeper = sandbox.run(["task", "add", "Tasks", "Level \(level + 3)", "--under", level == 1 ? "Buy milk" : "Level \(level + 2)"])
+            #expect(deeper.code == 0, "\(deeper.err)")
+        }
+        let tooDeep = sandbox.run(["task", "add", "Tasks", "Level 9", "--under", "Level 8"])
+        #expect(tooDeep.code == 64 && tooDeep.err.contains("--under Level 8: 'Level 9' and its parts would go 9 levels deep under 'Level 8'; "
+                                                           + "an outline has at most 8"), "\(tooDeep.err)")
+        let moved = sandbox.run(["task", "edit", "Tasks", "Get photos", "--parent", "Sign form"])
+        #expect(moved.code == 64 && moved.err.contains("--parent Sign form: 'Get photos' and its parts would go 9 levels deep under 'Sign form'"),
+                "\(moved.err)")
+        #expect(sandbox.run(["task", "edit", "Tasks", "Level 5", "--parent", "Sign form"]).code == 0)
+        for _ in 4...8 { #expect(sandbox.run(["task", "rm", "Tasks", "5"]).code == 0) }
         let top = sandbox.run(["task", "edit", "Tasks", "Buy milk", "--no-parent"])
         #expect(top.code == 0 && top.out.hasPrefix("task 3 'Buy milk' is a part of no other task of "), "\(top.out)\(top.err)")
         #expect(sandbox.run(["list"]).out.contains("      [ ] Get photos\n      [ ] Sign form\n    [ ] Buy milk\n"))
