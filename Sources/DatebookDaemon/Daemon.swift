@@ -120,6 +120,10 @@ public final class Daemon {
         // The next due moment as last read: while a noted change waits for busy passes it stands,
         // since reading it expands the events near now (10,000 due ones take longer than a pass's share).
         var next: Date?
+        // The due moment last slept toward, until a pass starts once it has come: a wake-up for another
+        // reason just after it (a store change, a pass's end) still starts that pass, though `nextWake`
+        // read then no longer names it (it looks after now).
+        var target: Date?
         // When to sync the CalDAV accounts changed here: a while after the first store change since.
         var calDAVSync: ContinuousClock.Instant?
         // The synced calendars' local changes as last seen (`CalDAVScheduling.localChangesMark`).
@@ -200,7 +204,10 @@ public final class Daemon {
             }
             let storeThere = !checksFile || identity != nil
             if changed, runner.untilQuiet <= .zero { due = true }
-            if due, storeThere, runner.start(settings) { changed = false }
+            if due, storeThere, runner.start(settings) {
+                changed = false
+                if let moment = target, moment <= Date() { target = nil }
+            }
             let now = Date()
             if due || heartbeat.isDue(now: now) {
                 heartbeat.beat(store, now: now)
@@ -218,8 +225,12 @@ public final class Daemon {
                 // A few milliseconds past the due second, so the pass sees it as due. Something already
                 // due is left to a running pass; its end wakes this loop again.
                 let wait = next.timeIntervalSince(now) + 0.005
-                if wait > 0.005 || !runner.isBusy { sleep = min(Self.maxSleep, max(0, wait)) }
+                if wait > 0.005 || !runner.isBusy {
+                    sleep = min(Self.maxSleep, max(0, wait))
+                    target = min(target ?? next, next)
+                }
             }
+            if !storeThere { target = nil }
             // A pass that failed (the store unreachable) is tried again with backoff.
             if let retry = runner.retryDelay, !runner.isBusy { sleep = min(sleep, retry) }
             // A failing CalDAV account is tried again when its backoff ends (a pass then finds it due).
@@ -243,6 +254,7 @@ public final class Daemon {
             if reasons.contains(.storeFileWritten) { lookAtContent = true }
             if reasons.contains(.passFinished) { tidy = true }
             due = (reasons.isEmpty && sleep >= timer) || ContinuousClock.now - started >= .seconds(timer)
+                || target.map { Date() >= $0 } == true
             if reasons.contains(.reload) {
                 do {
                     let config = try host.reloadConfig()

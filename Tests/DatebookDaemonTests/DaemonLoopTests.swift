@@ -1,4 +1,6 @@
+import DatebookCore
 import DatebookDaemon
+import DatebookDelivery
 import DatebookScheduler
 import DatebookStore
 import DatebookSync
@@ -105,6 +107,52 @@ import Testing
         #expect(reloads.current == 1)
         #expect(log.all.last == "stopping: in-flight deliveries finished")
         #expect(try Store(path: path).schedulers(seenSince: .distantPast).isEmpty)
+    }
+
+    /// Wake-ups for other reasons (store changes, passes ending) all around an alert's due moment:
+    /// the first one after it starts the pass, though the next due moment read then is later (else
+    /// the loop sleeps on to its heartbeat, 30 s late, or for as long as the wake-ups go on).
+    @Test func aWakeUpStormAroundTheDueMomentStillSendsTheAlert() throws {
+        let folder = ScratchFolder("daemon-storm")
+        let path = folder.file("datebook.sqlite3")
+        let out = folder.file("alerts.txt")
+        let log = Log()
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
+        let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 3).rounded(.up))
+        try Store(path: path).save(Event(id: "storm", title: "Stormy", start: .instant(due.addingTimeInterval(60)), timeZone: "UTC",
+                                         symbol: .star, color: .primary))
+        let config = Config(timeZone: "UTC", channels: [Channel(name: "file", kind: .file(path: out, format: .text))],
+                            alerts: AlertPolicy(before: [LeadTime(seconds: 60)], channels: ["file"]))
+        let host = Daemon.Host(
+            storePath: path, configPath: folder.file("config.json5"), config: config, calendar: calendar, environment: [:],
+            version: "test", openStore: { try StoreOpener.open(path) },
+            scheduler: { Scheduler(store: $0, config: $1, calendar: calendar, log: { log.write($0) }) },
+            digestRenderer: { _ in PlainDigestRenderer() }, reloadConfig: { config },
+            accounts: NoAccounts(), log: { log.write($0) })
+        let daemon = try Daemon(host)
+        let wakeups = daemon.wakeups
+        let sentAt = Shared<Date?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            defer { done.signal() }
+            defer { wakeups.post(.stop) }
+            _ = log.wait(for: "started (pid")
+            // From a second before the due moment to 3 s after it, a store-change wake-up every
+            // millisecond (nothing changed: no pass of its own); the alert is looked for meanwhile.
+            let storm = due.addingTimeInterval(-1)
+            while Date() < storm { Thread.sleep(forTimeInterval: 0.01) }
+            while Date() < due.addingTimeInterval(3) {
+                wakeups.post(.storeChanged)
+                if sentAt.current == nil, FileManager.default.fileExists(atPath: out) { sentAt.update { $0 = Date() } }
+                Thread.sleep(forTimeInterval: 0.001)
+            }
+        }.start()
+        try daemon.run()
+        done.wait()
+        let sent = try #require(sentAt.current, "\(log.all)")
+        #expect(sent.timeIntervalSince(due) < 2, "\(log.all)")
+        #expect(((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("Stormy"))
     }
 
     @Test func aDaemonGoneLeavesTheSignalsAsTheyWere() throws {
