@@ -211,6 +211,24 @@ struct CalDAVToDoListTests {
         #expect(list.contains("      [ ] Buy milk\n") && list.contains("      [ ] Sign form\n") && list.contains("    [ ] Get photos\n"), "\(list)")
     }
 
+    /// A part made here meets a change of the same to-do on the other device (its ETag moved: the
+    /// `PUT` answers 412): the merge keeps both, the parent link from here and the priority from there,
+    /// and the next sync has nothing to send.
+    @Test(.enabled(if: ready), arguments: CalDAVCommandTests.servers) func aPartMadeHereSurvivesAChangeOnTheServer(_ kind: String) throws {
+        let (sandbox, server, environment) = try synced(kind)
+        #expect(sandbox.run(["task", "edit", "Tasks", "Buy milk", "--parent", "Renew passport"]).code == 0)
+        try server.put("personal", "milk.ics", Self.todo("milk-1", "Buy milk", "PRIORITY:3\r\nLAST-MODIFIED:20261130T080500Z\r\n"))
+        // The push comes first: its PUT carries the ETag of the last sync, answered 412, merged, sent again.
+        let run = sandbox.run(["caldav", "sync"], environment: environment)
+        #expect(run.code == 0 && run.out.hasPrefix("caldav 'home' Personal: 1 sent, 0 removed on the server\n"), "\(run.out)\(run.err)")
+        let peer = try Self.peer(server)
+        #expect(peer.contains("Buy milk\t-\t3\tpassport-1\tNEEDS-ACTION"), "\(peer)")
+        #expect(sandbox.run(["caldav", "sync"], environment: environment).out.hasSuffix("unchanged\n"))
+        let list = sandbox.run(["list"]).out
+        #expect(list.contains("    [ ] Renew passport  due Fri 2026-12-04 all day, priority 1\n"), "\(list)")
+        #expect(list.contains("      [ ] Buy milk, priority 3\n"), "\(list)")
+    }
+
     /// A list's symbol and colour go out on each of its to-dos (`X-DATEBOOK-SYMBOL`, `COLOR`: the list
     /// has no component of its own) and come back with an import into an empty store.
     @Test func aListsSymbolAndColourRoundTripThroughTheExport() throws {
