@@ -13,12 +13,45 @@ then the import of a generated .ics.
 """
 import glob
 import os
+import re
 import statistics
 import subprocess
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.path.join(ROOT, "bench", "results.md")
+
+
+def help_requested(doc):
+    """True, after printing the script's docstring, when it was run with -h or --help: the caller
+    then ends without running the benchmark."""
+    if any(argument in ("-h", "--help") for argument in sys.argv[1:]):
+        print((doc or "").strip())
+        return True
+    return False
+
+
+def write_section(heading, lines, path=RESULTS):
+    """Puts `lines` in bench/results.md as the section `heading` ("## …", up to the next "## "
+    heading), in place of that section's earlier run, else at the end; every other section stays as
+    it was. `heading` None: the part before the first "## " heading (bench.py's own tables)."""
+    text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+    body = "\n".join(lines).strip("\n") + "\n"
+    if heading is None:
+        first = text.find("\n## ") if not text.startswith("## ") else -1
+        rest = text[first + 1:] if first >= 0 else (text if text.startswith("## ") else "")
+        text = body + ("\n" + rest if rest else "")
+    else:
+        pattern = re.compile(r"(^|\n)" + re.escape(heading) + r"\n.*?(?=\n## |\Z)", re.S)
+        section = heading + "\n\n" + body.lstrip("\n") if not body.startswith(heading) else body
+        if pattern.search(text):
+            text = pattern.sub(lambda match: match.group(1) + section.rstrip("\n") + ("\n" if match.end() < len(text) else ""),
+                               text, count=1)
+        else:
+            text = text.rstrip("\n") + ("\n\n" if text else "") + section
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(text.rstrip("\n") + "\n")
 BIN = os.path.join(ROOT, ".build", "release", "datebook")
 DATA = os.path.join(ROOT, "bench", "data")
 RUNS = int(os.environ.get("BENCH_RUNS", "7"))
@@ -239,9 +272,9 @@ def main():
         lines += ["", "| events | import (chunks of 100k) ms | peak RSS MB |", "|---:|---:|---:|"]
         lines += [f"| {n:,} | {ms:.0f} | {rss:.1f} |" for n, ms, rss in imports]
     lines += ical_lines
-    with open(os.path.join(ROOT, "bench", "results.md"), "w", encoding="utf-8") as out:
-        out.write("\n".join(lines) + "\n")
+    write_section(None, lines)
 
 
 if __name__ == "__main__":
-    main()
+    if not help_requested(__doc__):
+        main()

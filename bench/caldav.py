@@ -30,6 +30,7 @@ import tempfile
 import time
 import urllib.request
 import base64
+import bench
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATEBOOK = os.path.join(ROOT, ".build", "release", "datebook")
@@ -390,4 +391,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if not bench.help_requested(__doc__):
+        main()

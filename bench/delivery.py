@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import bench
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, ".build", "release", "datebook-bench")
@@ -206,4 +207,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if not bench.help_requested(__doc__):
+        main()

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import bench
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RELEASE = os.path.join(ROOT, ".build", "release")
@@ -152,16 +153,9 @@ def main():
         verdict = ("ok" if kilobytes <= 10 * 1024 and cpu < 0.5 else "OVER") if index == 0 else ""
         print(f"{label}: {' + '.join(names)}: {kilobytes / 1024:.1f} MB, CPU {cpu:.3f} %")
         lines.append(f"| {label} | {' + '.join(names)} | {kilobytes / 1024:.1f} MB | {cpu:.3f} % | {budget} | {verdict} |")
-    path = os.path.join(ROOT, "bench", "results.md")
-    text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
-    if MARKER in text:
-        start = text.index(MARKER)
-        following = text.find("\n## ", start + len(MARKER))
-        text = text[:start].rstrip("\n") + "\n" + ("\n" + text[following:].lstrip("\n") if following >= 0 else "")
-        text = text.rstrip("\n") + "\n"
-    with open(path, "w", encoding="utf-8") as out:
-        out.write(text + "\n".join(lines) + "\n")
+    bench.write_section(MARKER.strip(), lines)
 
 
 if __name__ == "__main__":
-    main()
+    if not bench.help_requested(__doc__):
+        main()

@@ -84,16 +84,10 @@ def main():
             lines.append(f"| {names[what]} | {label} | {statistics.median(r[0] for r in runs):.1f} "
                          f"| {statistics.median(r[1] for r in runs):.1f} | {budgets[what]} |")
     print("\n".join(lines))
-    path = os.path.join(bench.ROOT, "bench", "results.md")
-    text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
-    if MARKER in text:
-        head, _, rest = text.partition("\n" + MARKER)
-        following = rest.find("\n## ")
-        text = head.rstrip("\n") + "\n" + (rest[following:].lstrip("\n") if following >= 0 else "")
-    with open(path, "w", encoding="utf-8") as out:
-        out.write(text.rstrip("\n") + "\n" + "\n".join(lines) + "\n")
+    bench.write_section(MARKER, lines)
     shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    main()
+    if not bench.help_requested(__doc__):
+        main()

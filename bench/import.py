@@ -28,7 +28,6 @@ import bench  # noqa: E402
 import postgresql  # noqa: E402
 
 GENERATE = os.path.join(bench.ROOT, "bench", "generate.py")
-RESULTS = os.path.join(bench.ROOT, "bench", "results.md")
 SIZES = [int(x) for x in os.environ.get("BENCH_IMPORT_SIZES", "100000,300000,1000000").split(",") if x]
 BASELINE = os.environ.get("BENCH_IMPORT_BASELINE", "")
 GOALS = {100_000: 150, 300_000: 250, 1_000_000: 500}
@@ -113,13 +112,9 @@ def main():
         verdict = ("ok" if ok else "OVER") if goal and label.startswith("datebook") else ""
         lines.append(f"| {n:,} VEVENT + ~{3 * n:,} VTODO ({size:,.0f} MB) | {label} | {wall:.1f} | {cpu:.1f} | {peak:,.0f} "
                      f"| {before:.1f} → {after:.1f} | {budget} | {verdict} |")
-    section = "\n".join(lines) + "\n"
-    text = open(RESULTS, encoding="utf-8").read() if os.path.exists(RESULTS) else ""
-    # Replace this script's section, leaving what bench.py wrote.
-    text = re.sub(re.escape(HEADING) + r"\n.*?(?=\n## |\Z)", "", text, flags=re.S).rstrip("\n")
-    with open(RESULTS, "w", encoding="utf-8") as out:
-        out.write((text + "\n\n" if text else "") + section)
+    bench.write_section(HEADING, lines)
 
 
 if __name__ == "__main__":
-    main()
+    if not bench.help_requested(__doc__):
+        main()

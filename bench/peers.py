@@ -388,4 +388,5 @@ def digest_lines(digest_cpu, list_cpu, measured):
 
 
 if __name__ == "__main__":
-    main()
+    if not bench.help_requested(__doc__):
+        main()

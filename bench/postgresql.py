@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import bench
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BINARY = os.path.join(ROOT, ".build/release/datebook")
@@ -203,12 +204,9 @@ def main():
             verdict = "" if budget is None else ("ok" if ms <= budget else "OVER")
             lines.append(f"| {name} | `{command}` | {figure(ms)} | {figure(cpu)} | {budget or ''} | {verdict} |")
         lines += [line for line in kept_rows if "store copy" in line]
-        text = "\n".join(lines) + "\n"
         # The sections other scripts write below the table (bench/replicas.py) stay.
-        kept = earlier[earlier.index("\n## "):] if "\n## " in earlier else ""
-        with open(path, "w") as f:
-            f.write(text + kept)
-        print(text)
+        bench.write_section(None, lines, path=path)
+        print("\n".join(lines))
     finally:
         if os.path.exists(os.path.join(data, "postmaster.pid")):
             as_server([PG + "/pg_ctl", "-D", data, "-m", "immediate", "-w", "stop"])
@@ -216,4 +214,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if not bench.help_requested(__doc__):
+        main()

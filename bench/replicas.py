@@ -33,6 +33,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scheduler import Nginx, free_port, idle_usage, write_config  # noqa: E402
+import bench
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BINARY = os.path.join(ROOT, ".build/release/datebook")
@@ -312,14 +313,10 @@ def main():
         f"| PostgreSQL | alert already due of an event added by another process, 3 idle replicas "
         f"(max of {len(late)}; median {statistics.median(late):.3f} s) | {max(late):.3f} s | 1 s | {ok(max(late) <= 1)} |",
     ]
-    path = os.path.join(ROOT, "bench", "results-postgresql.md")
-    text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
-    if MARKER in text:
-        text = text[:text.index(MARKER)]
-    with open(path, "w", encoding="utf-8") as out:
-        out.write(text.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n")
+    bench.write_section(MARKER.strip(), lines, path=os.path.join(ROOT, "bench", "results-postgresql.md"))
     print("\n".join(lines))
 
 
 if __name__ == "__main__":
-    main()
+    if not bench.help_requested(__doc__):
+        main()

@@ -220,15 +220,9 @@ def main():
         f"| `run` RSS, idle again after delivering {len(late)} alerts (curl and TLS initialised) "
         f"| {rss_after:.1f} MB | 30 MB | {ok(rss_after <= 30)} |",
     ]
-    # Replace this script's section of an earlier run instead of appending a second one.
-    path = os.path.join(ROOT, "bench", "results.md")
-    text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
-    marker = "\n## Scheduler (bench/scheduler.py)"
-    if marker in text:
-        text = text[:text.index(marker)].rstrip("\n") + "\n"
-    with open(path, "w", encoding="utf-8") as out:
-        out.write(text + "\n".join(lines) + "\n")
+    bench.write_section("## Scheduler (bench/scheduler.py)", lines)
 
 
 if __name__ == "__main__":
-    main()
+    if not bench.help_requested(__doc__):
+        main()

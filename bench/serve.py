@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+import bench
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATEBOOK = os.path.join(ROOT, ".build", "release", "datebook")
@@ -375,4 +376,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if not bench.help_requested(__doc__):
+        main()
