@@ -8,8 +8,8 @@ import Synchronization
 /// was a fifth of the server's CPU per 304 (bench/results-serve.md). This keeps the last plain
 /// signature and hands it out again while nothing can have changed it:
 ///
-/// - the store's wal-index header is as it was: the `-shm` file's first 136 bytes, read with one
-///   `pread` from a descriptor kept open, with SQLite's two-copies rule (both copies equal, `isInit` set, the checksum right:
+/// - the store's wal-index header is as it was: the `-shm` file's first page, mapped read-only
+///   once, read with SQLite's two-copies rule (both copies equal, `isInit` set, the checksum right:
 ///   else a writer is halfway and the answer is "unsure"). Every commit changes it (`iChange`,
 ///   `mxFrame`), a WAL reset its salts, the moment the commit becomes visible to readers; inotify
 ///   never reports it (SQLite writes the header through its own mapping);
@@ -26,8 +26,10 @@ import Synchronization
 /// the header, no plain signature yet. Not seen (a known limit): a folder *above* the store's
 /// renamed under the live server.
 ///
-/// Read, not mapped: a `-shm` shortened under the server (SQLite rebuilding it, or anyone's
-/// `truncate`) is a short read, "unsure", where a mapped page past the file's end would be SIGBUS.
+/// The mapping is of the first page only; SQLite shortens a `-shm` to 3 bytes, never to 0, when
+/// it rebuilds it, so the page stays readable (a page wholly past the file's end would be SIGBUS).
+/// A `pread` of the header per request instead was measured at 6 % more CPU per 304 and not taken
+/// (bench/results-serve.md, notes).
 /// `StoreChangeSignalTests` checks that the cache's answers are the store's after commits by another
 /// process, a checkpoint, a WAL reset, a store `mv`-ed in place and the `-shm` made again.
 final class StoreChangeSignal: Sendable {
@@ -44,7 +46,7 @@ final class StoreChangeSignal: Sendable {
             guard let current = slot, current.usable else { return counted(plain, storePath) }
             switch current.drainEvents() {
             case .quiet: break
-            case .touched: current.reopen()
+            case .touched: current.remap()
             case .lost:
                 slot = nil  // set up again at the next request
                 return counted(plain, storePath)
@@ -99,18 +101,17 @@ extension StoreChangeSignal {
 
     enum Events { case quiet, touched, lost }
 
-    /// The inotify watch on the store's folder and the open `-shm` of one store path.
+    /// The inotify watch on the store's folder and the `-shm` mapping of one store path.
     final class Watch {
         let storePath: String
         private let inotify: Int32
         private let names: Set<String>
         private let shmPath: String
-        /// The `-shm` file, or -1 when it could not be opened (`shmMissing` when it is not there).
-        private var shm: Int32 = -1
+        /// The `-shm` file's first page; nil when it is missing (`shmMissing`) or too short.
+        private var page: UnsafeRawPointer?
         private var shmMissing = false
         var trusted: (header: Header, signature: [Int])?
-        /// The wal-index header's two copies and the checkpoint information up to `nBackfill`.
-        static let headerSize = 136
+        static let pageSize = 4096
 
         init(_ storePath: String) {
             self.storePath = storePath
@@ -136,11 +137,11 @@ extension StoreChangeSignal {
                 fd = -1
             }
             inotify = fd
-            if fd >= 0 { reopen() }
+            if fd >= 0 { remap() }
         }
 
         deinit {
-            closeShm()
+            unmap()
             if inotify >= 0 { close(inotify) }
         }
 
@@ -175,27 +176,34 @@ extension StoreChangeSignal {
             return result
         }
 
-        /// Opens the `-shm` file again (it may be another file now) and forgets the trusted signature.
-        func reopen() {
+        /// Maps the `-shm` file's first page again (it may be another file now) and forgets the
+        /// trusted signature.
+        func remap() {
             trusted = nil
-            closeShm()
-            shm = open(shmPath, O_RDONLY | O_CLOEXEC)
-            if shm < 0 { shmMissing = errno == ENOENT }
+            unmap()
+            let fd = open(shmPath, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                shmMissing = errno == ENOENT
+                return
+            }
+            defer { close(fd) }
+            var info = stat()
+            guard fstat(fd, &info) == 0, info.st_size >= 136 else { return }
+            let mapped = mmap(nil, Self.pageSize, PROT_READ, MAP_SHARED, fd, 0)
+            guard let mapped, mapped != MAP_FAILED else { return }
+            page = UnsafeRawPointer(mapped)
         }
 
-        private func closeShm() {
-            if shm >= 0 { close(shm) }
-            shm = -1
+        private func unmap() {
+            if let page { munmap(UnsafeMutableRawPointer(mutating: page), Self.pageSize) }
+            page = nil
             shmMissing = false
         }
 
-        /// The header now; nil when unsure (no `-shm` open, or one too short to hold the header).
+        /// The header now; nil when unsure.
         func header() -> Header? {
             if shmMissing { return .absent }
-            guard shm >= 0 else { return nil }
-            return withUnsafeTemporaryAllocation(byteCount: Self.headerSize, alignment: 8) { buffer in
-                pread(shm, buffer.baseAddress, Self.headerSize, 0) == Self.headerSize ? Header.read(UnsafeRawPointer(buffer.baseAddress!)) : nil
-            }
+            return page.flatMap(Header.read)
         }
     }
 }
