@@ -33,23 +33,22 @@ def help_requested(doc):
 
 
 def write_section(heading, lines, path=RESULTS):
-    """Puts `lines` in bench/results.md as the section `heading` ("## …", up to the next "## "
-    heading), in place of that section's earlier run, else at the end; every other section stays as
-    it was. `heading` None: the part before the first "## " heading (bench.py's own tables)."""
+    """Puts `lines` (the section's own, from its heading on) in bench/results.md as the section
+    `heading` ("## …", up to the next "## " heading), in place of that section's earlier run, else at
+    the end; every other section stays as it was. `heading` None: the part before the first "## "
+    heading (bench.py's own tables)."""
     text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
     body = "\n".join(lines).strip("\n") + "\n"
     if heading is None:
-        first = text.find("\n## ") if not text.startswith("## ") else -1
-        rest = text[first + 1:] if first >= 0 else (text if text.startswith("## ") else "")
-        text = body + ("\n" + rest if rest else "")
+        first = re.search(r"^## ", text, re.M)
+        text = body + ("\n" + text[first.start():] if first else "")
     else:
         pattern = re.compile(r"(^|\n)" + re.escape(heading) + r"\n.*?(?=\n## |\Z)", re.S)
-        section = heading + "\n\n" + body.lstrip("\n") if not body.startswith(heading) else body
         if pattern.search(text):
-            text = pattern.sub(lambda match: match.group(1) + section.rstrip("\n") + ("\n" if match.end() < len(text) else ""),
+            text = pattern.sub(lambda match: match.group(1) + body.rstrip("\n") + ("\n" if match.end() < len(text) else ""),
                                text, count=1)
         else:
-            text = text.rstrip("\n") + ("\n\n" if text else "") + section
+            text = text.rstrip("\n") + ("\n\n" if text else "") + body
     with open(path, "w", encoding="utf-8") as out:
         out.write(text.rstrip("\n") + "\n")
 BIN = os.path.join(ROOT, ".build", "release", "datebook")

@@ -32,7 +32,7 @@ import urllib.request
 import base64
 import bench
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = bench.ROOT
 DATEBOOK = os.path.join(ROOT, ".build", "release", "datebook")
 
 

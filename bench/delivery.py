@@ -18,7 +18,7 @@ import tempfile
 import time
 import bench
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = bench.ROOT
 BENCH = os.path.join(ROOT, ".build", "release", "datebook-bench")
 HTTP_COUNT = int(os.environ.get("BENCH_HTTP_COUNT", "10000"))
 MAIL_COUNT = int(os.environ.get("BENCH_MAIL_COUNT", "200"))

@@ -19,12 +19,12 @@ import tempfile
 import time
 import bench
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = bench.ROOT
 RELEASE = os.path.join(ROOT, ".build", "release")
 SERVER = os.path.join(ROOT, "Tests", "DatebookDeliveryTests", "Support", "notification_server.py")
 SECONDS = int(os.environ.get("BENCH_DESKTOP_SECONDS", "10"))
 HZ = os.sysconf("SC_CLK_TCK")
-MARKER = "\n## Desktop notification buttons (bench/desktop.py)"
+MARKER = "## Desktop notification buttons (bench/desktop.py)"
 
 
 def status_kb(pid, key="VmRSS:"):
@@ -144,7 +144,7 @@ def main():
     finally:
         bus.stop()
         shutil.rmtree(directory, ignore_errors=True)
-    lines = ["", MARKER.strip(), "",
+    lines = ["", MARKER, "",
              f"An alert with Done and Snooze on screen, release build; CPU over {SECONDS} s.", "",
              "| what waits for the click | processes that stay | RSS (sum) | CPU | budget | verdict |",
              "|---|---|---:|---:|---|---|"]
@@ -153,7 +153,7 @@ def main():
         verdict = ("ok" if kilobytes <= 10 * 1024 and cpu < 0.5 else "OVER") if index == 0 else ""
         print(f"{label}: {' + '.join(names)}: {kilobytes / 1024:.1f} MB, CPU {cpu:.3f} %")
         lines.append(f"| {label} | {' + '.join(names)} | {kilobytes / 1024:.1f} MB | {cpu:.3f} % | {budget} | {verdict} |")
-    bench.write_section(MARKER.strip(), lines)
+    bench.write_section(MARKER, lines)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ throwaway PostgreSQL 15 on 127.0.0.1 (the batched COPY path), right after the sa
 the server's own CPU is not in the CPU column.
 """
 import os
-import re
 import shutil
 import subprocess
 import sys

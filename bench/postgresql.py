@@ -30,7 +30,7 @@ import tempfile
 import time
 import bench
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = bench.ROOT
 BINARY = os.path.join(ROOT, ".build/release/datebook")
 PG = "/usr/lib/postgresql/15/bin"
 NOW = ["--now", "2026-12-01T09:00Z", "--tz", "Europe/Berlin"]

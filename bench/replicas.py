@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scheduler import Nginx, free_port, idle_usage, write_config  # noqa: E402
 import bench
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = bench.ROOT
 BINARY = os.path.join(ROOT, ".build/release/datebook")
 BUILD = BINARY
 BASELINE = os.environ.get("BENCH_BASELINE")
@@ -44,7 +44,7 @@ COUNT = int(os.environ.get("BENCH_ALERTS", "10000"))
 IDLE = int(os.environ.get("BENCH_IDLE_SECONDS", "30"))
 LATENCY_SAMPLES = int(os.environ.get("BENCH_LATENCY_SAMPLES", "3"))
 FINAL = ("sent", "sent-late", "skipped", "cancelled", "failed")
-MARKER = "\n## Replicas (bench/replicas.py)"
+MARKER = "## Replicas (bench/replicas.py)"
 
 
 def iso(t):
@@ -296,7 +296,7 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
     ok = lambda b: "ok" if b else "OVER"  # noqa: E731
     lines = [
-        MARKER.strip(), "",
+        MARKER, "",
         f"Release build; {COUNT:,} alerts already due, to nginx (204) on 127.0.0.1; PostgreSQL 15 with default settings on the",
         f"same machine. Load average {os.getloadavg()[0]:.1f} when done (2 cores, shared). {time.strftime('%Y-%m-%d %H:%M')}.",
         "",
@@ -313,7 +313,7 @@ def main():
         f"| PostgreSQL | alert already due of an event added by another process, 3 idle replicas "
         f"(max of {len(late)}; median {statistics.median(late):.3f} s) | {max(late):.3f} s | 1 s | {ok(max(late) <= 1)} |",
     ]
-    bench.write_section(MARKER.strip(), lines, path=os.path.join(ROOT, "bench", "results-postgresql.md"))
+    bench.write_section(MARKER, lines, path=os.path.join(ROOT, "bench", "results-postgresql.md"))
     print("\n".join(lines))
 
 

@@ -29,7 +29,7 @@ import time
 import urllib.request
 import bench
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = bench.ROOT
 DATEBOOK = os.environ.get("BENCH_SERVE_BINARY") or os.path.join(ROOT, ".build", "release", "datebook")
 DURATION = os.environ.get("BENCH_SERVE_DURATION", "5s")
 NOW = ["--now", "2026-11-30 09:00", "--tz", "Europe/Berlin"]

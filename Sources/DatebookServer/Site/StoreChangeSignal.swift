@@ -31,7 +31,7 @@ import Synchronization
 /// A `pread` of the header per request instead was measured at 6 % more CPU per 304 and not taken
 /// (bench/results-serve.md, notes).
 /// `StoreChangeSignalTests` checks that the cache's answers are the store's after commits by another
-/// process, a checkpoint, a WAL reset, a store `mv`-ed in place and the `-shm` made again.
+/// process, a checkpoint, a WAL reset, a store `mv`-ed in place and the `-shm` made again or left empty.
 final class StoreChangeSignal: Sendable {
     private let watch = Mutex<Watch?>(nil)
     /// How many times the plain check ran (tests count them).
