@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookDaemon
+import DatebookInterchange
 import DatebookStore
 import Foundation
 

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookInterchange
 import DatebookStore
 import Foundation
 

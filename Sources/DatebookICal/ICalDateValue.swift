@@ -20,6 +20,12 @@ public struct ICalLocalDateTime: Sendable, Equatable, Hashable {
         self.second = second
     }
 
+    /// A planner's floating time, as the same wall clock.
+    public init(_ time: FloatingTime) {
+        self.init(year: time.date.year, month: time.date.month, day: time.date.day, hour: time.hour, minute: time.minute,
+                  second: time.second)
+    }
+
     /// The instant this wall-clock time names in `timeZone`.
     ///
     /// A time inside a spring-forward gap moves forward by the gap (02:30 → 03:30), as RFC 5545 asks.

@@ -4,6 +4,11 @@ import DatebookStore
 import Foundation
 
 extension PlannerStore {
+    /// Saves an import of `datebook import FILE.ics` (calendar `PlannerICS.importCalendar`).
+    public func saveImport(_ result: ICSImport, progress: (Int) -> Void) throws {
+        try saveImport(result, calendar: PlannerICS.importCalendar, progress: progress)
+    }
+
     /// `datebook import FILE.ics`: reads the file as an import into this store (ids namespaced
     /// by `PlannerICS.importCalendar`; a re-import keeps the stored tasks, and the symbol and colour
     /// the file does not give), with the memory work of `PlannerICS.decode(_:options:)`. Save the

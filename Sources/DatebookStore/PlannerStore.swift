@@ -193,10 +193,6 @@ extension PlannerStore {
     }
     public func saveImport(_ result: ICSImport, calendar: String) throws { try saveImport(result, calendar: calendar, progress: { _ in }) }
     public func importedEvent(id: String) throws -> Event? { try event(id: id) }
-    /// An import of `datebook import FILE.ics` (calendar `PlannerICS.importCalendar`).
-    public func saveImport(_ result: ICSImport, progress: (Int) -> Void) throws {
-        try saveImport(result, calendar: PlannerICS.importCalendar, progress: progress)
-    }
     public func settledDeliveries(since: Date) throws -> [LedgerEntry] { try settledDeliveries(since: since, excluding: []) }
     public func claimDue(now: Date, lease: TimeInterval, claimant: String) throws -> [LedgerEntry] {
         try claimDue(now: now, lease: lease, claimant: claimant, limit: 1000)

@@ -81,7 +81,9 @@ public struct RecurrenceText: Sendable, Equatable {
         }
     }
 
-    static func value(_ text: String) -> ICalDateValue? {
+    /// The value a text `format` wrote names (`YYYYMMDD`, `YYYYMMDDTHHMMSS`, with `Z` in UTC), read by its digits;
+    /// nil with fewer than eight.
+    public static func value(_ text: String) -> ICalDateValue? {
         let digits = Array(text.filter(\.isNumber))
         func number(_ from: Int, _ count: Int) -> Int? { Int(String(digits[from..<(from + count)])) }
         guard digits.count >= 8, let y = number(0, 4), let m = number(4, 2), let d = number(6, 2) else { return nil }
@@ -122,7 +124,7 @@ public enum RecurrenceExpander {
         case .floating(let time):
             // Keys of floating occurrences are wall-clock times read as UTC, like the start's.
             zone = utc
-            value = PlannerICS.value(time)
+            value = .floating(ICalLocalDateTime(time))
         }
         let lower = Date(timeIntervalSince1970: TimeInterval(max(window.lowerBound, -62_000_000_000)))
         let upper = Date(timeIntervalSince1970: TimeInterval(min(window.upperBound, 250_000_000_000)))

@@ -14,7 +14,7 @@ extension Store {
     static let sourcesUpsert = "ON CONFLICT(event_id) DO UPDATE SET calendar = excluded.calendar, uid = excluded.uid"
 
     /// Saves imported events and their UIDs in one transaction; `progress(done)` after each batch.
-    public func saveImport(_ result: ICSImport, calendar: String = PlannerICS.importCalendar, progress: (Int) -> Void = { _ in }) throws {
+    public func saveImport(_ result: ICSImport, calendar: String, progress: (Int) -> Void = { _ in }) throws {
         try bulkTransaction(count: result.events.count) {
             try writeMany(result.events, sources: (calendar, { result.uids[result.events[$0].id] }),
                           expansions: result.expansions, progress: progress)

@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookICal
+import DatebookInterchange
 import DatebookStore
 import Foundation
 

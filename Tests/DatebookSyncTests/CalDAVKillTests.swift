@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookDelivery
+import DatebookInterchange
 import DatebookStore
 import DatebookTestSupport
 import Foundation

@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookDelivery
+import DatebookInterchange
 import DatebookStore
 @testable import DatebookSync
 import DatebookTestSupport

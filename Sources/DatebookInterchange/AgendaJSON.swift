@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookStore
 import Foundation
 
 /// The agenda as JSON: what `datebook list --json` prints and `GET /api/v1/agenda` answers.

@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookICal
+import DatebookStore
 import Foundation
 
 extension PlannerICS {

@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookICal
+import DatebookStore
 import Foundation
 
 /// How RECURRENCE-ID overrides change their master beyond one instance: stale overrides
@@ -49,10 +50,7 @@ extension PlannerICS {
     }
 
     /// A floating time as iCalendar's floating DATE-TIME.
-    public static func value(_ time: FloatingTime) -> ICalDateValue {
-        .floating(ICalLocalDateTime(year: time.date.year, month: time.date.month, day: time.date.day,
-                                    hour: time.hour, minute: time.minute, second: time.second))
-    }
+    public static func value(_ time: FloatingTime) -> ICalDateValue { .floating(ICalLocalDateTime(time)) }
 
     /// An event's start as an iCalendar value in the event's own zone (UTC when it is unknown).
     public static func value(_ start: EventStart, zone: String) -> ICalDateValue {

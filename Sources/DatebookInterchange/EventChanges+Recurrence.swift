@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookStore
 import Foundation
 
 /// `recurrence`, `until` and `count`: the repeat rule as people give it, refused where the

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookStore
 import Foundation
 
 /// One occurrence of a series changed or cancelled on its own (`OccurrenceChange`), for every

@@ -1,5 +1,6 @@
 import DatebookCore
 import DatebookICal
+import DatebookStore
 import Foundation
 
 /// One occurrence of a series changed on its own, as iCalendar means it: cancelled (an EXDATE of
@@ -105,7 +106,7 @@ public enum OccurrenceChange {
         var text = RecurrenceText(recurrence)
         let known = Set(text.exdates.map(RecurrenceText.format))
         for exdate in RecurrenceText(old).exdates where !known.contains(RecurrenceText.format(exdate)) {
-            let (key, _) = Store.key(start(exdate))
+            let key = start(exdate).occurrenceKey
             let found = RecurrenceExpander.keys(start: event.start, timeZone: event.timeZone, recurrence: recurrence,
                                                 window: key ..< key + 1, cap: 1).keys
             if found.contains(key) { text.exdates.append(exdate) }

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookStore
 import Foundation
 
 /// A field of an event as people give it: an option of `add`/`edit`, an input of the web form, a
