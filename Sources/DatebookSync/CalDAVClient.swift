@@ -220,9 +220,45 @@ public struct CalDAVClient: Sendable {
         return result
     }
 
-    /// The text and ETag of each resource in `urls` (`calendar-multiget`, `batchSize` at a time);
-    /// URLs the server no longer has are left out.
-    public func resources(_ urls: [String], in calendar: String) throws -> [CalDAVResource] {
+    /// The text and ETag of each resource in `urls`, of a calendar whose listing holds `listed`
+    /// resources; URLs the server no longer has are left out.
+    ///
+    /// A few come by `calendar-multiget`, `batchSize` at a time. More than one batch that is at
+    /// least half the calendar (a first sync from a server whose `sync-collection` leaves the texts
+    /// out, as Xandikos does) comes by one `calendar-query` for every resource instead: Xandikos
+    /// answered 10,000 that way in 0.6 s, against 4.5 s for 40 multigets (docs/caldav.md, "Pull").
+    /// What the query did not bring, or all of them when the server refuses it, comes by multiget.
+    public func resources(_ urls: [String], in calendar: String, listed: Int) throws -> [CalDAVResource] {
+        guard urls.count > batchSize, urls.count * 2 >= listed else { return try multiget(urls, in: calendar) }
+        var found: [String: CalDAVResource] = [:]
+        do {
+            let (status, _) = try multistatus("REPORT", calendar, depth: "1", body: Self.everyResource)
+            for entry in status.responses {
+                guard let data = entry.calendarData else { continue }
+                found[entry.url] = Self.resource(entry.url, etag: entry.prop(DAVNamespace.dav, "getetag")?.text, text: data)
+            }
+        } catch let error as CalDAVError {
+            // Refused or not understood (a server without the query, or one that limits its
+            // answers): multigets alone. No answer at all, or a refused login, ends the sync.
+            switch error {
+            case .status, .notCalDAV, .malformed: break
+            default: throw error
+            }
+        }
+        let rest = urls.filter { found[$0] == nil }
+        return urls.compactMap { found[$0] } + (rest.isEmpty ? [] : try multiget(rest, in: calendar))
+    }
+
+    /// `calendar-query` for every resource of a calendar with its text (RFC 4791 §7.8: a filter
+    /// on VCALENDAR alone matches every calendar object).
+    static let everyResource = """
+        <?xml version="1.0" encoding="utf-8"?>
+        <C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">\
+        <D:prop><D:getetag/><C:calendar-data/></D:prop><C:filter><C:comp-filter name="VCALENDAR"/></C:filter></C:calendar-query>
+        """
+
+    /// `calendar-multiget` of `urls`, `batchSize` at a time.
+    func multiget(_ urls: [String], in calendar: String) throws -> [CalDAVResource] {
         var result: [CalDAVResource] = []
         var start = 0
         while start < urls.count {

@@ -137,7 +137,8 @@ public struct CalDAVSync {
             return PullOutcome(calendar: calendar.displayName, received: 0, removed: 0, events: nil, warnings: [])
         }
         let received = try wanted.compactMap { changes.resources[$0] }
-            + client.resources(wanted.filter { changes.resources[$0] == nil }, in: calendar.url)
+            + client.resources(wanted.filter { changes.resources[$0] == nil }, in: calendar.url,
+                               listed: max(changes.present.count, held.count))
         // Listed but gone by the time of the multiget: removed as well.
         let got = Set(received.map(\.url))
         removed.formUnion(wanted.filter { !got.contains($0) && held[$0] != nil })

@@ -102,6 +102,35 @@ struct CalDAVPullTests {
         #expect(held[setup.calendar.url + "dentist.ics"]?.text == (try setup.server.get("personal", "dentist.ics")))
     }
 
+    /// Most of a calendar listed without its texts (a first sync from Xandikos): one `calendar-query`
+    /// brings every text, the same bytes, instead of a multiget per batch. A few of a larger
+    /// calendar still come by multiget.
+    @Test(arguments: servers) func aCalendarListedWithoutTextsComesByOneQuery(_ kind: String) throws {
+        let setup = try setUp(kind)
+        for n in 1...4 { try setup.server.put("personal", "e\(n).ics", Self.event("e-\(n)", "Event \(n)")) }
+        var client = setup.sync.client
+        client.dataInSyncReport = false
+        client.batchSize = 2
+        let sync = CalDAVSync(store: setup.store, client: client, timeZone: setup.sync.timeZone)
+        let report = "REPORT " + setup.server.calendarPath("personal")
+        var before = setup.server.requests().count
+        #expect(try sync.pull(setup.calendar, now: Self.now).received == 5)
+        #expect(Array(setup.server.requests().dropFirst(before)) == [report, report], "the listing, the query (not 3 multigets)")
+        let held = try setup.store.calDAVResources(of: setup.calendar)
+        for name in ["dentist"] + (1...4).map({ "e\($0)" }) {
+            #expect(held[setup.calendar.url + name + ".ics"]?.text == (try setup.server.get("personal", name + ".ics")), "\(name)")
+        }
+        // Two changed of five held, with batches of one: two multigets, no query of all five.
+        for n in 1...2 { try setup.server.put("personal", "e\(n).ics", Self.event("e-\(n)", "Event \(n) moved")) }
+        client.batchSize = 1
+        let later = CalDAVSync(store: setup.store, client: client, timeZone: setup.sync.timeZone)
+        let calendar = try #require(try setup.store.calDAVCalendars(account: "home").first { $0.displayName == "Personal" })
+        before = setup.server.requests().count
+        #expect(try later.pull(calendar, now: Self.now).received == 2)
+        #expect(Array(setup.server.requests().dropFirst(before)).filter { $0 == report }.count == 3, "the listing, two multigets")
+        #expect(try setup.store.events(titled: "Event 2 moved").count == 1)
+    }
+
     /// The first incremental sync learns the calendar's getctag; from then on an unchanged calendar is that one PROPFIND.
     @Test func anUnchangedCalendarCostsOneRequest() throws {
         let setup = try setUp()
