@@ -194,6 +194,30 @@ struct ImportBatchTests {
         #expect(list?.tasks.last?.parent == PlannerICS.taskID("free"))
     }
 
+    /// Known gap: a VTODO whose UID is also a VEVENT's (two components of one UID, which RFC 5545
+    /// does not allow and a CalDAV server refuses), named by a to-do that comes before both. The
+    /// whole file makes the to-do a part of that VTODO; in batches, when the VEVENT's batch is
+    /// joined before the VTODO is read, the to-do has gone to the event already. Settling it would
+    /// need a look ahead in the file or a move of the task at the end. Fails (and so flags itself)
+    /// once both agree.
+    @Test(arguments: [1, 3])
+    func aTodoNamingAUIDOfBothAnEventAndALaterTodo(batchEvents: Int) throws {
+        let text = Self.calendar(
+            Self.todo("kid", "Kid", for: "x") + Self.event("a", "A", day: 1) + Self.event("b", "B", day: 2)
+                + Self.event("x", "X event", day: 3) + Self.event("c", "C", day: 4) + Self.todo("x", "X todo", for: "b")
+                + Self.event("d", "D", day: 5) + Self.todo("kid2", "Kid2", for: "x"))
+        let folder = ScratchFolder("import-batches")
+        let one = try Self.store(folder, "one.sqlite3"), batched = try Self.store(folder, "batched.sqlite3")
+        try Self.importing(text, into: one, batchEvents: Self.whole)
+        try Self.importing(text, into: batched, batchEvents: batchEvents)
+        let expected = try Self.contents(one)
+        #expect(expected.events.first { $0.title == "B" }?.tasks.map(\.text) == ["Kid", "X todo", "Kid2"])
+        let got = try Self.contents(batched)
+        withKnownIssue("the to-do goes to the VEVENT of that UID in batches, to the VTODO in the whole file") {
+            #expect(got == expected)
+        }
+    }
+
     /// A file truncated while it is read in batches (as the second batch is saved, before the rest
     /// is read) ends the import with an error naming it instead of SIGBUS; the store is as it was.
     @Test func aFileTruncatedWhileItIsReadLeavesTheStoreAsItWas() throws {
