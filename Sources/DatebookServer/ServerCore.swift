@@ -12,6 +12,8 @@ final class ServerCore: Sendable {
     let forwarded: ForwardedClient
     let clients: ClientCounts
     private let inFlight = Mutex(0)
+    /// False once a stop began: new connections are closed as they come.
+    private let accepting = Atomic(true)
     private let watch = Mutex<[UInt: WatchedConnection]>([:])
     private let watchdogStop = Mutex(false)
 
@@ -31,6 +33,9 @@ final class ServerCore: Sendable {
         forwarded = ForwardedClient(trustedProxies: settings.trustedProxies)
         clients = ClientCounts(limit: settings.perClientConnectionLimit)
     }
+
+    /// Closes every connection that comes from now on (a stop began).
+    func stopAccepting() { accepting.store(false, ordering: .sequentiallyConsistent) }
 
     /// Waits (up to `drainTimeout`) for the requests in flight, and ends the watchdog.
     func drain() {
@@ -221,6 +226,12 @@ final class ServerCore: Sendable {
             core.inFlight.withLock { $0 -= 1 }
             if let connection { core.setAwaitingHeaders(connection, true) }
         }
+    }
+
+    static let acceptHandler: MHD_AcceptPolicyCallback = { context, _, _ in
+        guard let context else { return cmhd_no() }
+        return Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue().accepting.load(ordering: .sequentiallyConsistent)
+            ? cmhd_yes() : cmhd_no()
     }
 
     static let connectionHandler: MHD_NotifyConnectionCallback = { context, connection, _, event in

@@ -84,7 +84,8 @@ public final class WebServer: Sendable {
         do {
             started = try settings.listen.withSocketAddress { address in
                 c.address = address
-                return cmhd_start(&c, ServerCore.accessHandler, context, ServerCore.completedHandler, context, ServerCore.connectionHandler, context)
+                return cmhd_start(&c, ServerCore.acceptHandler, context, ServerCore.accessHandler, context, ServerCore.completedHandler, context,
+                                  ServerCore.connectionHandler, context)
             }
         } catch {
             Unmanaged<ServerCore>.fromOpaque(context).release()
@@ -123,10 +124,14 @@ public final class WebServer: Sendable {
 
     private static func shutDown(_ handle: UInt, _ core: ServerCore) {
         guard let daemon = OpaquePointer(bitPattern: handle) else { return }
-        let listening = cmhd_quiesce(daemon)
+        // Not MHD_quiesce_daemon: with a pool of epoll workers, libmicrohttpd 0.9.75 removes the
+        // listening socket from a worker's epoll set there while that worker, woken by a request,
+        // may remove it too, and the loser of that race aborts the process ("Failed to remove
+        // listen FD from epoll set", seen in a test run). New connections are refused instead
+        // (`acceptHandler`) until MHD_stop_daemon closes the socket.
+        core.stopAccepting()
         core.drain()
         cmhd_stop(daemon)
-        if listening >= 0 { close(listening) }
         // The daemon's reference, taken at start: no callback runs any more.
         Unmanaged.passUnretained(core).release()
     }

@@ -16,7 +16,7 @@
    library they fail (NULL daemon, MHD_NO) and datebook_library_problem(DATEBOOK_LIBRARY_MICROHTTPD)
    says why. X(field, symbol), typed by microhttpd.h. */
 #define CMHD_FUNCTIONS(X) \
-    X(start_daemon, MHD_start_daemon) X(stop_daemon, MHD_stop_daemon) X(quiesce_daemon, MHD_quiesce_daemon) \
+    X(start_daemon, MHD_start_daemon) X(stop_daemon, MHD_stop_daemon) \
     X(get_daemon_info, MHD_get_daemon_info) X(get_connection_info, MHD_get_connection_info) \
     X(get_connection_values, MHD_get_connection_values) X(create_response_from_buffer, MHD_create_response_from_buffer) \
     X(add_response_header, MHD_add_response_header) X(queue_response, MHD_queue_response) \
@@ -70,15 +70,15 @@ static size_t cmhd_unescape_keeping_slash(void *context, struct MHD_Connection *
     return (size_t)(write - text);
 }
 
-/// Starts a daemon polling with epoll on its own pool of threads.
-static inline struct MHD_Daemon *cmhd_start(const cmhd_settings *settings,
+/// Starts a daemon polling with epoll on its own pool of threads; `accept` decides on each new connection.
+static inline struct MHD_Daemon *cmhd_start(const cmhd_settings *settings, MHD_AcceptPolicyCallback accept, void *accept_context,
                                             MHD_AccessHandlerCallback handler, void *handler_context,
                                             MHD_RequestCompletedCallback completed, void *completed_context,
                                             MHD_NotifyConnectionCallback connection, void *connection_context) {
     const struct cmhd_api *api = cmhd();
     if (!api) return NULL;
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | (settings->ipv6 ? MHD_USE_IPv6 : 0);
-    return api->start_daemon(flags, 0, NULL, NULL, handler, handler_context,
+    return api->start_daemon(flags, 0, accept, accept_context, handler, handler_context,
                              MHD_OPTION_SOCK_ADDR, settings->address,
                              MHD_OPTION_CONNECTION_TIMEOUT, settings->connection_timeout,
                              MHD_OPTION_CONNECTION_MEMORY_LIMIT, settings->connection_memory_limit,
@@ -91,12 +91,6 @@ static inline struct MHD_Daemon *cmhd_start(const cmhd_settings *settings,
                              MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
                              MHD_OPTION_NOTIFY_CONNECTION, connection, connection_context,
                              MHD_OPTION_END);
-}
-
-/// Stops accepting; returns the listening socket, which the caller must close (after cmhd_stop), or -1.
-static inline int cmhd_quiesce(struct MHD_Daemon *daemon) {
-    const struct cmhd_api *api = cmhd();
-    return api ? api->quiesce_daemon(daemon) : -1;
 }
 
 static inline void cmhd_stop(struct MHD_Daemon *daemon) {
