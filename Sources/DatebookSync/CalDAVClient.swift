@@ -232,10 +232,8 @@ public struct CalDAVClient: Sendable {
         guard urls.count > batchSize, urls.count * 2 >= listed else { return try multiget(urls, in: calendar) }
         var found: [String: CalDAVResource] = [:]
         do {
-            let (status, _) = try multistatus("REPORT", calendar, depth: "1", body: Self.everyResource)
-            for entry in status.responses {
-                guard let data = entry.calendarData else { continue }
-                found[entry.url] = Self.resource(entry.url, etag: entry.prop(DAVNamespace.dav, "getetag")?.text, text: data)
+            for resource in Self.withTexts(try multistatus("REPORT", calendar, depth: "1", body: Self.everyResource).0) {
+                found[resource.url] = resource
             }
         } catch let error as CalDAVError {
             // Refused or not understood (a server without the query, or one that limits its
@@ -245,8 +243,7 @@ public struct CalDAVClient: Sendable {
             default: throw error
             }
         }
-        let rest = urls.filter { found[$0] == nil }
-        return urls.compactMap { found[$0] } + (rest.isEmpty ? [] : try multiget(rest, in: calendar))
+        return urls.compactMap { found[$0] } + (try multiget(urls.filter { found[$0] == nil }, in: calendar))
     }
 
     /// `calendar-query` for every resource of a calendar with its text (RFC 4791 §7.8: a filter
@@ -270,13 +267,16 @@ public struct CalDAVClient: Sendable {
                 <C:calendar-multiget xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">\
                 <D:prop><D:getetag/><C:calendar-data/></D:prop>\(hrefs)</C:calendar-multiget>
                 """
-            let (status, _) = try multistatus("REPORT", calendar, depth: "1", body: body)
-            for entry in status.responses {
-                guard let data = entry.calendarData else { continue }
-                result.append(Self.resource(entry.url, etag: entry.prop(DAVNamespace.dav, "getetag")?.text, text: data))
-            }
+            result += Self.withTexts(try multistatus("REPORT", calendar, depth: "1", body: body).0)
         }
         return result
+    }
+
+    /// The resources of a multistatus that came with their text (`calendar-data`).
+    static func withTexts(_ status: DAVMultistatus) -> [CalDAVResource] {
+        status.responses.compactMap { entry in
+            entry.calendarData.map { resource(entry.url, etag: entry.prop(DAVNamespace.dav, "getetag")?.text, text: $0) }
+        }
     }
 
     static func resource(_ url: String, etag: String?, text: String) -> CalDAVResource {
