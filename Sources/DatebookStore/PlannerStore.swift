@@ -61,7 +61,8 @@ public protocol PlannerStore: AnyObject {
     func forEachOccurrenceSummary(from: Date?, to: Date?, calendar: Calendar, _ body: (OccurrenceSummary) throws -> Void) throws
     func firstOccurrences(from: Date?, to: Date?, calendar: Calendar, limit: Int,
                           onlyOpen: Bool, singleOnly: Bool, newest: Bool) throws -> [Occurrence]
-    func totals(from: Date?, to: Date?, calendar: Calendar, onlyOpen: Bool, singleOnly: Bool, cap: Int) throws -> WindowTotals
+    func countedOccurrences(from: Date?, to: Date?, calendar: Calendar, onlyOpen: Bool, singleOnly: Bool, cap: Int) throws
+        -> [CountedOccurrence]
     func hasOccurrence(from: Date?, to: Date?, calendar: Calendar, singleOnly: Bool) throws -> Bool
     func hasRecurringEvents() throws -> Bool
     /// Recurring occurrences in `[from, to)`, chronological; with no `to`, each series once at its first
@@ -69,6 +70,7 @@ public protocol PlannerStore: AnyObject {
     func forEachRecurringOccurrence(from: Date, to: Date?, calendar: Calendar, _ body: (OccurrenceSummary) throws -> Void) throws
     func expandRecurringEvents(from: Date, to: Date, calendar: Calendar, onlyOpen: Bool,
                                include: (EventSummary) -> Bool, _ body: (EventSummary, [Date]) throws -> Bool) throws
+    func firstSeries(atOrAfter from: Date, calendar: Calendar, count: Int) throws -> [OccurrenceSummary]?
     @discardableResult func extendRecurrenceHorizon() throws -> Int
     func recurrenceLimit(of event: Event) throws -> RecurrenceLimit?
     func truncatedRecurrences() throws -> [RecurrenceLimit]
@@ -181,8 +183,12 @@ extension PlannerStore {
         }
         return Agenda(occurrences: occurrences, boundaries: boundaries, periods: periods)
     }
-    public func totals(from: Date?, to: Date?, calendar: Calendar, singleOnly: Bool, cap: Int) throws -> WindowTotals {
-        try totals(from: from, to: to, calendar: calendar, onlyOpen: false, singleOnly: singleOnly, cap: cap)
+    /// The number of occurrences in `[from, to)` and the sum of their open tasks, counting stopped
+    /// after `cap` (`capped` is then set; see `countedOccurrences`).
+    public func totals(from: Date?, to: Date?, calendar: Calendar, onlyOpen: Bool = false, singleOnly: Bool = false,
+                       cap: Int = Int.max) throws -> WindowTotals {
+        let counted = try countedOccurrences(from: from, to: to, calendar: calendar, onlyOpen: onlyOpen, singleOnly: singleOnly, cap: cap)
+        return WindowTotals(capping: counted.map(\.openTasks), cap: cap)
     }
     public func hasOccurrence(from: Date?, to: Date?, calendar: Calendar) throws -> Bool {
         try hasOccurrence(from: from, to: to, calendar: calendar, singleOnly: false)
