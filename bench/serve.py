@@ -12,6 +12,7 @@ Measures, on 127.0.0.1 with wrk (Debian `wrk`, setup.sh --bench):
   * GET /healthz beside 500 idle connections;
   * idle: CPU over 5 s with no requests, and resident memory;
   * the server's CPU per 304 and per GET / with 4 workers beside the default (one per core), alternately.
+The 304, page and CPU rows are medians of BENCH_SERVE_ROUNDS (3) rounds, datebook and nginx alternated in each.
 Both servers write an access-log line per request (datebook's default; nginx's access_log, its default too),
 into a folder of its own: a log beside the store would wake the server's store watch (inotify) at every line.
 Writes bench/results-serve.md. Run by `make bench-serve` (release build first). BENCH_SERVE_BINARY=PATH
@@ -22,6 +23,7 @@ import re
 import shutil
 import socket
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,6 +34,7 @@ import bench
 ROOT = bench.ROOT
 DATEBOOK = os.environ.get("BENCH_SERVE_BINARY") or os.path.join(ROOT, ".build", "release", "datebook")
 DURATION = os.environ.get("BENCH_SERVE_DURATION", "5s")
+ROUNDS = int(os.environ.get("BENCH_SERVE_ROUNDS", "3"))
 NOW = ["--now", "2026-11-30 09:00", "--tz", "Europe/Berlin"]
 BUDGETS = {
     "304": 20_000, "page": 5_000, "cpu_ratio": 1.5, "p99": 10.0, "ics10k": 50.0, "idle_cpu": 1.0, "rss": 30.0, "start": 50.0,
@@ -221,10 +224,22 @@ def main():
     # nginx serves the same bytes beside it; each load runs on datebook, then on nginx, in turn.
     nginx, nginx_port, nginx_pids = nginx_static(workdir, {"index.html": page, "calendar.ics": feed_body})
     nginx_etag = urllib.request.urlopen(f"http://127.0.0.1:{nginx_port}/calendar.ics").headers["ETag"]
-    not_modified, cpu304 = not_modified_load(port, "/calendar.ics", etag, [process.pid])
-    nginx_304, nginx_cpu304 = not_modified_load(nginx_port, "/calendar.ics", nginx_etag, nginx_pids)
-    page_rate, page_p99, errors_page, cpu_page = wrk(base + "/", pids=[process.pid])
-    static_rate, static_p99, nginx_errors_page, nginx_cpu_page = wrk(f"http://127.0.0.1:{nginx_port}/index.html", pids=nginx_pids)
+    # ROUNDS rounds, the two servers alternated in each; every figure is the median of its rounds (one
+    # 5 s run each moved the CPU per request by ±10 % from run to run on this shared host).
+    samples = {"304": [], "nginx_304": [], "page": [], "static": []}
+    for _ in range(ROUNDS):
+        samples["304"].append(not_modified_load(port, "/calendar.ics", etag, [process.pid]))
+        samples["nginx_304"].append(not_modified_load(nginx_port, "/calendar.ics", nginx_etag, nginx_pids))
+        samples["page"].append(wrk(base + "/", pids=[process.pid]))
+        samples["static"].append(wrk(f"http://127.0.0.1:{nginx_port}/index.html", pids=nginx_pids))
+    def median(name, field):
+        return statistics.median(sample[field] for sample in samples[name])
+    not_modified, cpu304 = median("304", 0), median("304", 1)
+    nginx_304, nginx_cpu304 = median("nginx_304", 0), median("nginx_304", 1)
+    page_rate, page_p99, cpu_page = median("page", 0), median("page", 1), median("page", 3)
+    errors_page = max(sample[2] for sample in samples["page"])
+    static_rate, static_p99, nginx_cpu_page = median("static", 0), median("static", 1), median("static", 3)
+    nginx_errors_page = max(sample[2] for sample in samples["static"])
     nginx.terminate()
     nginx.wait()
     # From two other loopback addresses, 250 each: one client may hold at most 256 connections.
@@ -319,6 +334,7 @@ def main():
         "# Server benchmark",
         "",
         f"Release build, loopback only, wrk -t2 -c32 -d{DURATION}, 2 cores shared with the load generator, "
+        f"the 304, page and CPU rows the median of {ROUNDS} rounds with datebook and nginx alternated, "
         f"load average {load:.2f} at the end. `make bench-serve` writes this file (bench/serve.py).",
         "",
         "| workload | measured | budget | verdict |",
