@@ -209,9 +209,18 @@ public final class Daemon {
                 if let moment = target, moment <= Date() { target = nil }
             }
             let now = Date()
+            // A beat writes through this connection: never into content copied over the file since
+            // the last look. A copy's inotify events may not be read yet when a timer's beat comes (on
+            // a loaded machine): then the content is looked at first, at once.
+            var lookNow = false
             if due || heartbeat.isDue(now: now) {
-                heartbeat.beat(store, now: now)
-                tidy = true
+                if checksFile, identity != nil, !heartbeat.isHeld(inFile: host.storePath) {
+                    lookAtContent = true
+                    lookNow = true
+                } else {
+                    heartbeat.beat(store, now: now)
+                    tidy = true
+                }
             }
             // Idle, the store file is whole: its log folded in (a pass does this when it ends, but
             // this thread's own writes may come after). Once per beat or pass end, never waiting.
@@ -239,6 +248,7 @@ public final class Daemon {
             if let at = calDAVSync, !(ContinuousClock.now >= at && runner.isBusy) {
                 sleep = min(sleep, max(0.01, Self.seconds(at - ContinuousClock.now)))
             }
+            if lookNow { sleep = 0 }
             let timer = sleep
             // A noted change: looked at again when the passes may have fallen quiet.
             if changed, case let left = runner.untilQuiet, left > .zero { sleep = min(sleep, Self.seconds(left)) }

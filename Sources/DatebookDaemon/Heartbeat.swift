@@ -53,4 +53,12 @@ public struct Heartbeat {
         StoreFile.waitUntilQuiet(path, quiet: 0.2)
         return (try? Store.holds(written, inFile: path)) != true
     }
+
+    /// Whether the SQLite file at `path` holds the last beat written, read at once (true before a
+    /// beat was written): asked before each beat, which writes through the daemon's connection, so
+    /// that no beat goes into content copied over the file whose inotify events are not read yet.
+    public func isHeld(inFile path: String) -> Bool {
+        guard let written else { return true }
+        return (try? Store.holds(written, inFile: path)) == true
+    }
 }

@@ -59,4 +59,25 @@ struct StatusSchedulersTests {
         heartbeat.beat(writable, now: start.addingTimeInterval(30))
         #expect(try writable.schedulers(seenSince: .distantPast).map(\.lastSeen) == [start.addingTimeInterval(30)])
     }
+
+    /// What the daemon asks before each beat: the file still holds the last beat written. Another
+    /// store's bytes copied over it do not (the daemon then looks at the content before writing).
+    @Test func aBeatIsHeldUntilOtherContentIsCopiedOverTheFile() throws {
+        let sandbox = Sandbox()
+        #expect(sandbox.run(["add", "Dentist", "--at", "2026-12-04 10:00"]).code == 0)
+        let other = Sandbox()
+        #expect(other.run(["add", "Plumber", "--at", "2026-12-05 10:00"]).code == 0)
+        let start = Date(timeIntervalSince1970: 1_796_025_600)
+        var heartbeat = Heartbeat(started: start, version: Datebook.version)
+        #expect(heartbeat.isHeld(inFile: sandbox.store), "before a beat: nothing to look for")
+        do {
+            let store = try Store(path: sandbox.store)
+            heartbeat.beat(store, now: start)
+            try store.emptyLog()
+        }
+        #expect(heartbeat.isHeld(inFile: sandbox.store))
+        try Data(contentsOf: URL(fileURLWithPath: other.store)).write(to: URL(fileURLWithPath: sandbox.store))
+        #expect(!heartbeat.isHeld(inFile: sandbox.store))
+    }
 }
+
