@@ -10,18 +10,21 @@ import Foundation
 /// A request without `Host` (HTTP/1.0; libmicrohttpd refuses HTTP/1.1 without one) is answered:
 /// browsers always send it.
 struct HostNames: Sendable, Equatable {
-    var listen: ListenAddress
-    var names: Set<String>
+    let listen: ListenAddress
+    let names: Set<String>
+    /// The listen address's host as a request's is compared (normalised once, not per request).
+    private let listenHost: String
 
     init(listen: ListenAddress, names: [String]) {
         self.listen = listen
         self.names = Set(names.map { Self.normalized($0) })
+        listenHost = Self.normalized(listen.host)
     }
 
     func accepts(_ header: String?) -> Bool {
         guard let header, !header.isEmpty else { return true }
         let host = Self.normalized(Self.hostPart(header))
-        if host == "localhost" || names.contains(host) || host == Self.normalized(listen.host) { return true }
+        if host == "localhost" || names.contains(host) || host == listenHost { return true }
         guard ListenAddress.isNumeric(host) else { return false }
         if ListenAddress(host: host, port: 0).isLoopback { return true }
         return listen.host == "0.0.0.0" || listen.host == "::"

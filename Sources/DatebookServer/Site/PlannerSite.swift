@@ -96,11 +96,13 @@ public struct PlannerSite: Sendable {
         routes.add("GET", "/month/{month}", auth.page(monthPage))
         routes.add("GET", "/day/{day}", auth.page(dayPage))
         routes.add("GET", "/period/{period}", auth.page(periodPage))
+        // Made once: a method reference made per request copied the whole site each time.
+        let feed = auth.api(calendarFeed)
         routes.add("GET", "/calendar.ics") { [self] request, parameters in
             if let given = request.query["token"] {
-                return try feedByToken(given, request, parameters) { try auth.api(calendarFeed)(request, parameters) }
+                return try feedByToken(given, request, parameters) { try feed(request, parameters) }
             }
-            return try auth.api(calendarFeed)(request, parameters)
+            return try feed(request, parameters)
         }
         routes.add("GET", "/feeds/{token}/calendar.ics") { [self] request, parameters in
             try feedByToken(parameters["token"] ?? "", request, parameters) { .text(404, "Not found.\n") }
