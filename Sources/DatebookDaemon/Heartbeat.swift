@@ -49,9 +49,9 @@ public struct Heartbeat {
     /// moment (a copy in progress is not judged half done); a file that cannot be read then counts
     /// as replaced too. False before a beat was written.
     public func isLost(inFile path: String) -> Bool {
-        guard let written else { return false }
+        guard written != nil else { return false }
         StoreFile.waitUntilQuiet(path, quiet: 0.2)
-        return (try? Store.holds(written, inFile: path)) != true
+        return !isHeld(inFile: path)
     }
 
     /// Whether the SQLite file at `path` holds the last beat written, read at once (true before a

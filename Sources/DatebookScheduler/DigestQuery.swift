@@ -39,9 +39,7 @@ public enum DigestQuery {
             if extra.count > 0 {
                 occurrences = try merge(occurrences, extra.shown, window: window, store: store)
             }
-            // The window's first `countCap` of both kinds: each kind was counted that far.
-            var totals = WindowTotals(capping: CountedOccurrence.merged(counted, extra.counted, limit: countCap + 1).map(\.openTasks),
-                                      cap: countCap)
+            var totals = capped(counted, extra.counted)
             if !due.isEmpty {
                 let all = (occurrences + due).sorted(by: Occurrence.chronological)
                 occurrences = window.newest ? Array(all.suffix(window.limit)) : Array(all.prefix(window.limit))
@@ -61,18 +59,22 @@ public enum DigestQuery {
             }
             day = next
         }
-        let weekSingles = try store.countedOccurrences(from: plan.now, to: PeriodBoundaries(now: plan.now, calendar: calendar).sevenDays,
-                                                       calendar: calendar, onlyOpen: false, singleOnly: single, cap: countCap)
-        let week = WindowTotals(capping: CountedOccurrence.merged(weekSingles, recurring?.week ?? [], limit: countCap + 1).map(\.openTasks),
-                                cap: countCap)
+        let sevenDays = PeriodBoundaries(now: plan.now, calendar: calendar).sevenDays
+        let week = capped(try store.countedOccurrences(from: plan.now, to: sevenDays, calendar: calendar, onlyOpen: false,
+                                                       singleOnly: single, cap: countCap), recurring?.week ?? [])
         var input = DigestInput(now: plan.now, calendar: calendar, windows: windows, eventDays: eventDays,
                                 week: (week.events, week.openTasks), weekCapped: week.capped)
         input.taskLists = lists.filter { $0.badge > 0 }
         // The week's to-dos due: each an entry of Today or Next 7 Days, and an open task.
-        let dueThisWeek = DueTask.due(in: lists, from: plan.now, to: PeriodBoundaries(now: plan.now, calendar: calendar).sevenDays,
-                                      calendar: calendar).count
+        let dueThisWeek = DueTask.due(in: lists, from: plan.now, to: sevenDays, calendar: calendar).count
         input.week = (input.week.events + dueThisWeek, input.week.openTasks + dueThisWeek)
         return input
+    }
+
+    /// The totals of a window's first `countCap` occurrences of both kinds, single and recurring,
+    /// each counted that far (`countedOccurrences`, `RecurringDigest.Window.counted`).
+    static func capped(_ single: [CountedOccurrence], _ recurring: [CountedOccurrence]) -> WindowTotals {
+        WindowTotals(capping: CountedOccurrence.merged(single, recurring, limit: countCap + 1).map(\.openTasks), cap: countCap)
     }
 
     /// The window's single and recurring occurrences in one chronological list of at most

@@ -141,8 +141,8 @@ extension SQLStore {
                                window.values + [.integer(Int64(min(cap, Int(Int64.max - 1))) + 1)]) { row in
             CountedOccurrence(start: Store.start(key: row.int64(1), kind: row.int(2)).resolved(in: calendar), openTasks: row.int(0))
         }
-        // Key order is start order but for all-day and floating events near timed ones.
-        return counted.enumerated().sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }.map(\.element)
+        // Key order is start order but for all-day and floating events near timed ones (the sort is stable).
+        return counted.sorted { $0.start < $1.start }
     }
 
     /// The first `count` recurring series by their next occurrence at or after `from` (as

@@ -44,7 +44,9 @@ public final class TestServer: @unchecked Sendable {
     /// The JSON objects recorded so far, one per request/message.
     public func records() throws -> [[String: Any]] {
         let text = try String(contentsOf: recordFile, encoding: .utf8)
-        return try text.split(separator: "\n").compactMap {
+        // Whole lines only: read while the sink writes one, the last may be cut short.
+        let end = text.lastIndex(of: "\n").map { text.index(after: $0) } ?? text.startIndex
+        return try text[..<end].split(separator: "\n").compactMap {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
     }
