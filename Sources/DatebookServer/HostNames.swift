@@ -41,7 +41,7 @@ struct HostNames: Sendable, Equatable {
     }
 
     static func normalized(_ host: String) -> String {
-        let lower = host.lowercased()
+        let lower = HeaderText.lowercased(host)
         return lower.hasSuffix(".") ? String(lower.dropLast()) : lower
     }
 }

@@ -65,7 +65,7 @@ public struct Routes: Sendable {
         let parts = Self.split(path)
         // A segment with an encoded `/` (an id `a/b`) is one segment, but never one that would read
         // as `.` or `..` were it split.
-        guard path.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == "." || $0 == ".." } }),
+        guard path.hasPrefix("/"), !parts.contains(where: Self.isDotSegment),
               !Self.hasEmptySegment(path) || path == "/" else { return (.notFound, path) }
         var allowed: [String] = []
         let method = method.uppercased()
@@ -79,6 +79,13 @@ public struct Routes: Sendable {
             allowed.append(route.method)
         }
         return (allowed.isEmpty ? .notFound : .wrongMethod(allowed: Array(Set(allowed)).sorted()), path)
+    }
+
+    /// True when a segment is empty, or is or holds (between encoded slashes) `.` or `..`.
+    static func isDotSegment(_ part: String) -> Bool {
+        if part.isEmpty || part == "." || part == ".." { return true }
+        return HeaderText.contains(part, UInt8(ascii: "/"))
+            && part.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == "." || $0 == ".." }
     }
 
     /// True when `path` has `//` (an empty segment).

@@ -11,18 +11,28 @@ final class ServerCore: Sendable {
     let hosts: HostNames
     let forwarded: ForwardedClient
     let clients: ClientCounts
-    private let inFlight = Mutex(0)
+    private let inFlight = Atomic(0)
     /// False once a stop began: new connections are closed as they come.
     private let accepting = Atomic(true)
-    private let watch = Mutex<[UInt: WatchedConnection]>([:])
+    /// The open connections, for the slow-client watch; each is also its connection's socket context
+    /// in libmicrohttpd, so a request reaches its own without this lock.
+    private let watch = Mutex<[ObjectIdentifier: WatchedConnection]>([:])
     private let watchdogStop = Mutex(false)
 
-    struct WatchedConnection {
-        var fd: Int32
-        var since: ContinuousClock.Instant
-        var awaitingHeaders: Bool
+    /// One open connection, from its opening to its closing.
+    final class WatchedConnection: Sendable {
+        let fd: Int32
         /// The peer whose count (`clients`) this connection holds; nil for a trusted proxy's.
-        var counted: String?
+        let counted: String?
+        /// When (`monotonicNanoseconds`) it began waiting for a request's line and headers; 0 while
+        /// a request is answered, and once the watch shut its socket.
+        let awaitingSince = Atomic<Int64>(0)
+
+        init(fd: Int32, counted: String?) {
+            self.fd = fd
+            self.counted = counted
+            awaitingSince.store(monotonicNanoseconds(), ordering: .relaxed)
+        }
     }
 
     init(settings: ServerSettings, routes: Routes, log: @escaping @Sendable (String) -> Void) {
@@ -40,7 +50,7 @@ final class ServerCore: Sendable {
     /// Waits (up to `drainTimeout`) for the requests in flight, and ends the watchdog.
     func drain() {
         let deadline = ContinuousClock.now + settings.drainTimeout
-        while inFlight.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
+        while inFlight.load(ordering: .sequentiallyConsistent) > 0, ContinuousClock.now < deadline {
             Thread.sleep(forTimeInterval: 0.01)
         }
         watchdogStop.withLock { $0 = true }
@@ -61,12 +71,18 @@ final class ServerCore: Sendable {
         thread.start()
     }
 
+    /// Shuts the sockets of connections waiting for their headers longer than `headerDeadline`. Each
+    /// stays watched until libmicrohttpd closes it, which gives its client's count back.
     private func dropSlowClients() {
-        let now = ContinuousClock.now
+        let now = monotonicNanoseconds()
+        let deadline = settings.headerDeadline.components
+        let limit = deadline.seconds * 1_000_000_000 + deadline.attoseconds / 1_000_000_000
         watch.withLock { connections in
-            for (key, connection) in connections where connection.awaitingHeaders && now - connection.since > settings.headerDeadline {
+            for connection in connections.values {
+                let since = connection.awaitingSince.load(ordering: .relaxed)
+                guard since != 0, now - since > limit,
+                      connection.awaitingSince.compareExchange(expected: since, desired: 0, ordering: .relaxed).exchanged else { continue }
                 shutdown(connection.fd, Int32(SHUT_RDWR))
-                connections[key] = nil
             }
         }
     }
@@ -74,13 +90,16 @@ final class ServerCore: Sendable {
     /// Watches a connection from its opening to its closing, and counts it for its peer (a peer
     /// over `perClientConnectionLimit` has the new connection shut at once); a trusted proxy's
     /// connections are not counted (its clients' requests are, in `access`).
-    private func watchConnection(_ connection: OpaquePointer, opened: Bool) {
-        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
-        let fd = cmhd_connection_fd(connection)
+    private func watchConnection(_ connection: OpaquePointer, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, opened: Bool) {
         guard opened else {
-            if let counted = watch.withLock({ $0.removeValue(forKey: key) })?.counted { clients.give(counted) }
+            guard let context, let opaque = context.pointee else { return }
+            let watched = Unmanaged<WatchedConnection>.fromOpaque(opaque).takeRetainedValue()
+            context.pointee = nil
+            watch.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(watched)) }
+            if let counted = watched.counted { clients.give(counted) }
             return
         }
+        let fd = cmhd_connection_fd(connection)
         let peer = Self.peerAddress(connection)
         var counted: String?
         if !forwarded.trusts(peer) {
@@ -90,9 +109,9 @@ final class ServerCore: Sendable {
             }
             counted = peer
         }
-        watch.withLock { connections in
-            connections[key] = WatchedConnection(fd: fd, since: .now, awaitingHeaders: true, counted: counted)
-        }
+        let watched = WatchedConnection(fd: fd, counted: counted)
+        watch.withLock { $0[ObjectIdentifier(watched)] = watched }
+        context?.pointee = Unmanaged.passRetained(watched).toOpaque()
     }
 
     /// The peer's address as text (`127.0.0.1`, `::1`), "" when unknown.
@@ -104,12 +123,11 @@ final class ServerCore: Sendable {
         }
     }
 
-    private func setAwaitingHeaders(_ connection: OpaquePointer, _ awaiting: Bool) {
-        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
-        watch.withLock { connections in
-            connections[key]?.awaitingHeaders = awaiting
-            connections[key]?.since = .now
-        }
+    /// Marks the connection as waiting for a request's headers (from now), or as answering one.
+    private static func setAwaitingHeaders(_ connection: OpaquePointer, _ awaiting: Bool) {
+        guard let opaque = cmhd_socket_context(connection) else { return }
+        let watched = Unmanaged<WatchedConnection>.fromOpaque(opaque).takeUnretainedValue()
+        watched.awaitingSince.store(awaiting ? monotonicNanoseconds() : 0, ordering: .relaxed)
     }
 
     // MARK: libmicrohttpd callbacks
@@ -140,10 +158,10 @@ final class ServerCore: Sendable {
         guard let slot = exchangeSlot.pointee else {
             let exchange = Exchange()
             exchangeSlot.pointee = Unmanaged.passRetained(exchange).toOpaque()
-            inFlight.withLock { $0 += 1 }
-            setAwaitingHeaders(connection, false)
+            inFlight.add(1, ordering: .relaxed)
+            Self.setAwaitingHeaders(connection, false)
             // Names in lower case, once (`lowercased` three times per header was 2 % of a 304's CPU).
-            let fields = Self.values(connection, query: false).map { (name: $0.name.lowercased(), value: $0.value) }
+            let fields = Self.values(connection, query: false).map { (name: HeaderText.lowercased($0.name), value: $0.value) }
             exchange.headers = Dictionary(fields.map { ($0.name, $0.value) }) { _, last in last }
             let peer = Self.peerAddress(connection)
             exchange.client = forwarded.client(peer: peer, headers: exchange.headers)
@@ -223,8 +241,8 @@ final class ServerCore: Sendable {
             if let counted = Unmanaged<Exchange>.fromOpaque(slot).takeUnretainedValue().counted { core.clients.give(counted) }
             Unmanaged<Exchange>.fromOpaque(slot).release()
             exchangeSlot.pointee = nil
-            core.inFlight.withLock { $0 -= 1 }
-            if let connection { core.setAwaitingHeaders(connection, true) }
+            core.inFlight.subtract(1, ordering: .relaxed)
+            if let connection { setAwaitingHeaders(connection, true) }
         }
     }
 
@@ -234,10 +252,10 @@ final class ServerCore: Sendable {
             ? cmhd_yes() : cmhd_no()
     }
 
-    static let connectionHandler: MHD_NotifyConnectionCallback = { context, connection, _, event in
+    static let connectionHandler: MHD_NotifyConnectionCallback = { context, connection, socketContext, event in
         guard let context, let connection else { return }
         let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
-        WebServer.insideCallback { core.watchConnection(connection, opened: cmhd_is_connection_start(event) != 0) }
+        WebServer.insideCallback { core.watchConnection(connection, context: socketContext, opened: cmhd_is_connection_start(event) != 0) }
     }
 
     /// Queues `response` (with the security headers) and writes the access-log line.
@@ -248,7 +266,7 @@ final class ServerCore: Sendable {
         var size = secured.body.count
         if secured.status == 304 {
             size = secured.header("Content-Length").flatMap { Int($0) } ?? Int(bitPattern: UInt.max)
-            secured.headers.removeAll { $0.name.lowercased() == "content-length" }
+            secured.headers.removeAll { HeaderText.sameName($0.name, "content-length") }
         }
         let names = secured.headers.map { strdup($0.name) }, values = secured.headers.map { strdup($0.value) }
         defer { (names + values).forEach { free($0) } }
@@ -282,4 +300,11 @@ final class ServerCore: Sendable {
         }, Unmanaged.passUnretained(collected).toOpaque())
         return collected.values
     }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds (never 0 on a running system).
+func monotonicNanoseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
 }

@@ -20,13 +20,13 @@ public struct WebRequest: Sendable, Equatable {
         self.method = method
         self.path = path
         self.query = query
-        self.headers = headers.keys.allSatisfy { $0 == $0.lowercased() } ? headers
-            : Dictionary(headers.map { ($0.key.lowercased(), $0.value) }) { _, last in last }
+        self.headers = headers.keys.allSatisfy { $0 == HeaderText.lowercased($0) } ? headers
+            : Dictionary(headers.map { (HeaderText.lowercased($0.key), $0.value) }) { _, last in last }
         self.body = body
         self.fromLoopback = fromLoopback
     }
 
-    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+    public func header(_ name: String) -> String? { headers[HeaderText.lowercased(name)] }
 
     /// The body as an `application/x-www-form-urlencoded` form (empty for other content types).
     public var form: [String: String] {

@@ -19,11 +19,11 @@ public struct WebResponse: Sendable, Equatable {
     }
 
     public func header(_ name: String) -> String? {
-        headers.last { $0.name.lowercased() == name.lowercased() }?.value
+        headers.last { HeaderText.sameName($0.name, name) }?.value
     }
 
     public mutating func setHeader(_ name: String, _ value: String) {
-        headers.removeAll { $0.name.lowercased() == name.lowercased() }
+        headers.removeAll { HeaderText.sameName($0.name, name) }
         headers.append((name, value))
     }
 
@@ -60,8 +60,8 @@ public struct WebResponse: Sendable, Equatable {
     public func secured() -> WebResponse {
         var response = self
         let own = Self.securityHeaderNames
-        if headers.contains(where: { own.contains($0.name.lowercased()) }) {
-            response.headers.removeAll { own.contains($0.name.lowercased()) }
+        if headers.contains(where: { own.contains(HeaderText.lowercased($0.name)) }) {
+            response.headers.removeAll { own.contains(HeaderText.lowercased($0.name)) }
         }
         response.headers += Self.securityHeaders
         return response

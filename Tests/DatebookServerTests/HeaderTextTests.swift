@@ -18,6 +18,18 @@ struct HeaderTextTests {
         #expect(HeaderText.count(text, UInt8(ascii: "%")) == text.filter { $0 == "%" }.count)
     }
 
+    @Test(arguments: ["", "host", "Host", "IF-NONE-MATCH", "Content-Security-Policy", "x-A1_b-Z@[`{", "Ünï-Cödé", "ǅ", "İstanbul", "ß"])
+    func lowercasedIsSwiftsLowercased(text: String) {
+        #expect(HeaderText.lowercased(text) == text.lowercased())
+    }
+
+    @Test(arguments: [("Content-Length", "content-length", true), ("content-length", "CONTENT-LENGTH", true), ("Content-Length", "Content-Lengt", false),
+                      ("a@", "a`", false), ("[", "{", false), ("Ünï", "ünï", false), ("Ünï", "Ünï", true), ("", "", true), ("x-1", "X-1", true)])
+    func sameNameIgnoresTheCaseOfASCIILettersOnly(a: String, b: String, same: Bool) {
+        #expect(HeaderText.sameName(a, b) == same)
+        if a.allSatisfy(\.isASCII) && b.allSatisfy(\.isASCII) { #expect(same == (a.lowercased() == b.lowercased())) }
+    }
+
     @Test(arguments: ["/", "//", "/a//b", "/a/b", "/a/b/", "a//"])
     func anEmptySegmentIsADoubleSlash(path: String) {
         #expect(Routes.hasEmptySegment(path) == path.contains("//"))

@@ -2,6 +2,7 @@
 @testable import DatebookStore
 import DatebookTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// `StoreChangeSignal` (the `-shm` mapping and the inotify watch behind `StoreCache`'s key) gives the
@@ -11,6 +12,30 @@ struct StoreChangeSignalTests {
     /// What the cache under test keeps: the store's content read through a new read-only connection.
     static func content(_ path: String) throws -> Int {
         Int(try Store.openForReading(path).integer("SELECT coalesce(sum(v), 0) * 1000 + count(*) FROM t"))
+    }
+
+    /// Threads at once (more than there are watches, so some share one and some wait) each get
+    /// the plain check's answer after every commit.
+    @Test func threadsCheckingAtOnceEachGetThePlainAnswer() throws {
+        let directory = makeScratchFolder("change-signal-threads")
+        defer { removeScratchFolder(directory) }
+        let store = directory + "/store.sqlite3"
+        let changes = StoreChangeSignal()
+        let writer = try SQLiteWriter(store)
+        defer { try? writer.close() }
+        try writer.run("CREATE TABLE t (v INTEGER)")
+        let wrong = Mutex<[String]>([])
+        for round in 0..<30 {
+            try writer.run("INSERT INTO t VALUES (\(round))")
+            let plain = StoreCache<Int>.plainSignature(store)
+            DispatchQueue.concurrentPerform(iterations: 6) { thread in
+                for _ in 0..<20 {
+                    let got = changes.signature(of: store, plain: StoreCache<Int>.plainSignature)
+                    if got != plain { wrong.withLock { $0.append("round \(round), thread \(thread): \(got) ≠ \(plain)") } }
+                }
+            }
+        }
+        #expect(wrong.withLock { $0 }.isEmpty, "\(wrong.withLock { $0.prefix(3) })")
     }
 
     @Test func theCachedValueIsTheStoresAfterEveryKindOfChangeByAnotherProcess() throws {

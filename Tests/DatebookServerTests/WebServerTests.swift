@@ -117,6 +117,25 @@ struct WebServerTests {
         #expect(dropped || slow.isClosedByPeer(), "the slow client is still connected after \(ContinuousClock.now - started)")
     }
 
+    /// The slow-client watch shuts a connection; its closing gives its client's count back (the
+    /// watch used to forget the connection as it shut it, and the count was never given back: a
+    /// client dropped as often as its limit could not connect again until the server restarted).
+    @Test func aClientWhoseSlowConnectionsWereDroppedCanConnectAgain() throws {
+        let running = try RunningServer {
+            $0.headerDeadline = .seconds(1)
+            $0.perClientConnectionLimit = 2
+        }
+        let slow = try (0..<2).map { _ in try RawConnection(port: running.port, receiveTimeout: 1, source: "127.0.0.2") }
+        #expect(slow.map { $0.send("GET /healthz HTTP/1.1\r\n") } == [true, true])
+        #expect(eventually { slow.allSatisfy { $0.isClosedByPeerNow() } }, "the watch did not drop the slow connections")
+        // Their closing follows the shutdown in libmicrohttpd's own time: a connection until then is refused.
+        #expect(eventually {
+            guard let again = try? RawConnection(port: running.port, receiveTimeout: 1, source: "127.0.0.2"),
+                  again.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") else { return false }
+            return (try? again.readResponse().status) == 200
+        }, "the client's count was not given back")
+    }
+
     @Test func fiveHundredIdleConnectionsDoNotDelayHealthz() throws {
         let running = try RunningServer { $0.perClientConnectionLimit = 1000 }
         let idle = try (0..<500).map { _ in try RawConnection(port: running.port) }

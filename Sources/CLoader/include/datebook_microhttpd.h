@@ -112,6 +112,13 @@ static inline int cmhd_connection_fd(struct MHD_Connection *connection) {
     return info ? info->connect_fd : -1;
 }
 
+/// The connection's socket context (set by the connection callback), or NULL.
+static inline void *cmhd_socket_context(struct MHD_Connection *connection) {
+    const struct cmhd_api *api = cmhd();
+    const union MHD_ConnectionInfo *info = api ? api->get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT) : NULL;
+    return info ? info->socket_context : NULL;
+}
+
 /// 1 when the peer of a connection is on loopback (127.0.0.0/8, ::1 or ::ffff:127.x.x.x).
 static inline int cmhd_peer_is_loopback(struct MHD_Connection *connection) {
     const struct cmhd_api *api = cmhd();

@@ -32,35 +32,52 @@ import Synchronization
 /// (bench/results-serve.md, notes).
 /// `StoreChangeSignalTests` checks that the cache's answers are the store's after commits by another
 /// process, a checkpoint, a WAL reset, a store `mv`-ed in place and the `-shm` made again or left empty.
+///
+/// Four watches, each on its own (its inotify descriptor, mapping and trusted signature: each
+/// sees every change by itself), so that the server's workers do not wait on one another here: a
+/// thread takes the first free one from its own (by its thread id), and waits only when all are
+/// taken. With one watch behind one lock, held across the inotify `read`, the lock's slow path was
+/// 2 % of a 304 with two workers (perf, bench/results-serve.md).
 final class StoreChangeSignal: Sendable {
-    private let watch = Mutex<Watch?>(nil)
+    final class Slot: Sendable {
+        let watch = Mutex<Watch?>(nil)
+    }
+    private let slots = (0..<4).map { _ in Slot() }
     /// How many times the plain check ran (tests count them).
     let plainChecks = Mutex(0)
 
     init() {}
 
     /// The plain signature of `storePath` (`plain(storePath)`), or the last one while nothing changed it.
-    func signature(of storePath: String, plain: (String) -> [Int]) -> [Int] {
-        watch.withLock { slot -> [Int] in
-            if slot?.storePath != storePath { slot = Watch(storePath) }
-            guard let current = slot, current.usable else { return counted(plain, storePath) }
-            switch current.drainEvents() {
-            case .quiet: break
-            case .touched: current.remap()
-            case .lost:
-                slot = nil  // set up again at the next request
-                return counted(plain, storePath)
+    func signature(of storePath: String, plain: @Sendable (String) -> [Int]) -> [Int] {
+        let own = Int((UInt(pthread_self()) &* 0x9E37_79B9_7F4A_7C15) >> 62)
+        for offset in 0..<slots.count {
+            if let signature = slots[(own + offset) % slots.count].watch.withLockIfAvailable({ check(&$0, storePath, plain) }) {
+                return signature
             }
-            // The header before the plain check: a commit landing in between is seen next time.
-            let header = current.header()
-            if let header, let trusted = current.trusted, trusted.header == header { return trusted.signature }
-            let signature = counted(plain, storePath)
-            current.trusted = header.map { ($0, signature) }
-            return signature
         }
+        return slots[own].watch.withLock { check(&$0, storePath, plain) }
     }
 
-    private func counted(_ plain: (String) -> [Int], _ storePath: String) -> [Int] {
+    private func check(_ slot: inout Watch?, _ storePath: String, _ plain: @Sendable (String) -> [Int]) -> [Int] {
+        if slot?.storePath != storePath { slot = Watch(storePath) }
+        guard let current = slot, current.usable else { return counted(plain, storePath) }
+        switch current.drainEvents() {
+        case .quiet: break
+        case .touched: current.remap()
+        case .lost:
+            slot = nil  // set up again at the next request
+            return counted(plain, storePath)
+        }
+        // The header before the plain check: a commit landing in between is seen next time.
+        let header = current.header()
+        if let header, let trusted = current.trusted, trusted.header == header { return trusted.signature }
+        let signature = counted(plain, storePath)
+        current.trusted = header.map { ($0, signature) }
+        return signature
+    }
+
+    private func counted(_ plain: @Sendable (String) -> [Int], _ storePath: String) -> [Int] {
         plainChecks.withLock { $0 += 1 }
         return plain(storePath)
     }
