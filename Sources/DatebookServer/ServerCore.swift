@@ -7,7 +7,8 @@ import Synchronization
 final class ServerCore: Sendable {
     let settings: ServerSettings
     let routes: Routes
-    let log: AccessLog
+    /// Writes one log line (the access log and errors); called by every worker thread.
+    let log: @Sendable (String) -> Void
     let hosts: HostNames
     let forwarded: ForwardedClient
     let clients: ClientCounts
@@ -38,7 +39,7 @@ final class ServerCore: Sendable {
     init(settings: ServerSettings, routes: Routes, log: @escaping @Sendable (String) -> Void) {
         self.settings = settings
         self.routes = routes
-        self.log = AccessLog(log)
+        self.log = log
         hosts = HostNames(listen: settings.listen, names: settings.hostNames)
         forwarded = ForwardedClient(trustedProxies: settings.trustedProxies)
         clients = ClientCounts(limit: settings.perClientConnectionLimit)
@@ -284,7 +285,7 @@ final class ServerCore: Sendable {
         let path = logged ?? url.map { routes.loggedPath(method: methodText, path: String(cString: $0)) } ?? "-"
         var line = "\(exchange.client) \(methodText) \(path) \(secured.status) \(tenths / 10).\(tenths % 10) ms"
         if let error { line += " (\(error))" }
-        log.add(line)
+        log(line)
         return result
     }
 
