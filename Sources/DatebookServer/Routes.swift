@@ -65,7 +65,7 @@ public struct Routes: Sendable {
         let parts = Self.split(path)
         // A segment with an encoded `/` (an id `a/b`) is one segment, but never one that would read
         // as `.` or `..` were it split.
-        guard path.hasPrefix("/"), !parts.contains(where: Self.isDotSegment),
+        guard path.hasPrefix("/"), !parts.contains(where: Self.isRefusedSegment),
               !Self.hasEmptySegment(path) || path == "/" else { return (.notFound, path) }
         var allowed: [String] = []
         let method = method.uppercased()
@@ -82,7 +82,7 @@ public struct Routes: Sendable {
     }
 
     /// True when a segment is empty, or is or holds (between encoded slashes) `.` or `..`.
-    static func isDotSegment(_ part: String) -> Bool {
+    static func isRefusedSegment(_ part: String) -> Bool {
         if part.isEmpty || part == "." || part == ".." { return true }
         return HeaderText.contains(part, UInt8(ascii: "/"))
             && part.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == "." || $0 == ".." }

@@ -27,12 +27,11 @@ final class ServerCore: Sendable {
         let counted: String?
         /// When (`monotonicNanoseconds`) it began waiting for a request's line and headers; 0 while
         /// a request is answered, and once the watch shut its socket.
-        let awaitingSince = Atomic<Int64>(0)
+        let awaitingSince = Atomic(monotonicNanoseconds())
 
         init(fd: Int32, counted: String?) {
             self.fd = fd
             self.counted = counted
-            awaitingSince.store(monotonicNanoseconds(), ordering: .relaxed)
         }
     }
 
@@ -304,7 +303,7 @@ final class ServerCore: Sendable {
 }
 
 /// CLOCK_MONOTONIC in nanoseconds (never 0 on a running system).
-func monotonicNanoseconds() -> Int64 {
+private func monotonicNanoseconds() -> Int64 {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)

@@ -80,4 +80,3 @@ struct StatusSchedulersTests {
         #expect(!heartbeat.isHeld(inFile: sandbox.store))
     }
 }
-

@@ -50,7 +50,7 @@ final class StoreChangeSignal: Sendable {
 
     /// The plain signature of `storePath` (`plain(storePath)`), or the last one while nothing changed it.
     func signature(of storePath: String, plain: @Sendable (String) -> [Int]) -> [Int] {
-        let own = Int((UInt(pthread_self()) &* 0x9E37_79B9_7F4A_7C15) >> 62)
+        let own = Int(truncatingIfNeeded: (UInt(pthread_self()) &* 0x9E37_79B9_7F4A_7C15) >> 32) % slots.count
         for offset in 0..<slots.count {
             if let signature = slots[(own + offset) % slots.count].watch.withLockIfAvailable({ check(&$0, storePath, plain) }) {
                 return signature
