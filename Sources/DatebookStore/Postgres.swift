@@ -33,6 +33,8 @@ final class PostgresConnection {
     /// The statements this connection repeats; `preparing` false runs every one plainly.
     private var statements = PreparedStatements()
     var preparing = true
+    /// Statements sent ahead whose results wait to be taken, in order (PostgresPipeline.swift).
+    var ahead: [(sql: String, parameters: [String?])] = []
 
     /// Connects with a `postgresql://` URL or a `key=value` conninfo string.
     ///
@@ -75,6 +77,7 @@ final class PostgresConnection {
 
     /// Connects again with the same parameters (`PQreset`); session settings are lost with the old one.
     func reset() throws {
+        dropAhead()
         api.pointee.reset(handle)
         statements.forget()
         guard !isBroken else { throw connectionError() }
@@ -86,6 +89,7 @@ final class PostgresConnection {
     /// Reads what the server sent without blocking; the payloads of the notifications that arrived.
     /// Throws when the connection is gone.
     func notifications() throws -> [String] {
+        dropAhead()
         guard api.pointee.consumeInput(handle) == 1 else { throw connectionError() }
         var payloads: [String] = []
         while let notification = api.pointee.notifies(handle) {
@@ -105,6 +109,10 @@ final class PostgresConnection {
     /// Runs `sql` with `$1…$n` bound to `parameters` (nil is NULL); the rows, if any.
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws -> PostgresRows {
+        if let next = ahead.first {
+            if next.sql == sql, next.parameters == parameters { return try takeAhead() }
+            dropAhead()
+        }
         guard preparing else { return try plainQuery(sql, parameters) }
         return try statements.run(sql, parameters, on: self) { try plainQuery(sql, parameters) }
     }
@@ -119,12 +127,14 @@ final class PostgresConnection {
 
     /// Runs statements without parameters (several may be separated by `;`).
     func execute(_ sql: String) throws {
+        dropAhead()
         _ = try check(api.pointee.exec(handle, sql))
     }
 
     /// Sends `rows` to `COPY table (columns) FROM STDIN` in text format; returns the rows copied.
     @discardableResult
     func copy(into table: String, columns: [String], rows: some Sequence<[String?]>) throws -> Int {
+        dropAhead()
         let sql = "COPY \(table) (\(columns.joined(separator: ", "))) FROM STDIN"
         let started = api.pointee.exec(handle, sql)
         guard api.pointee.resultStatus(started) == PGRES_COPY_IN else { _ = try check(started); return 0 }

@@ -211,6 +211,11 @@ extension PostgresStore: SQLStore {
         return rows.changed
     }
 
+    func sendAhead(_ statements: [(sql: String, values: [SQLValue])]) {
+        guard depth > 0 || !(lost || connection.isBroken) else { return }
+        connection.sendAhead(statements.map { ($0.sql, $0.values.map(\.text)) })
+    }
+
     func writeSourceEvents(_ result: ICSImport, calendar: String) throws {
         try saveImport(result, calendar: calendar, progress: { _ in })
     }

@@ -96,9 +96,16 @@ protocol SQLDatabase: AnyObject {
 
     /// Runs `body` in one transaction: all of it or nothing. A call inside another joins it.
     func transaction<T>(_ body: () throws -> T) throws -> T
+
+    /// Reads about to be run in this order, none needing another's rows: a server's backend may
+    /// send them at once (PostgresPipeline.swift). Only a hint: each is still run with `run`.
+    func sendAhead(_ statements: [(sql: String, values: [SQLValue])])
 }
 
 extension SQLDatabase {
+    /// SQLite reads in this process: nothing to send.
+    func sendAhead(_ statements: [(sql: String, values: [SQLValue])]) {}
+
     /// Runs a statement that returns no rows; the number of rows it changed.
     @discardableResult
     func run(_ sql: String, _ values: SQLValue...) throws -> Int {

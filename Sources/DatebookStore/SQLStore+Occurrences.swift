@@ -104,8 +104,10 @@ extension SQLStore {
     /// The number of materialised spans: one per recurring event once all are materialised (a save
     /// deletes an event's span before writing a new one, and deleting the event cascades).
     func spanCount() throws -> Int64 {
-        try first("SELECT count(*) FROM recurrence_spans") { $0.int64(0) } ?? 0
+        try first(Self.spanCountSQL) { $0.int64(0) } ?? 0
     }
+
+    static var spanCountSQL: String { "SELECT count(*) FROM recurrence_spans" }
 
     func recurringCount() throws -> Int64 {
         try first("SELECT count(*) FROM events e\(dialect.recurringListing) WHERE e.recurrence IS NOT NULL") { $0.int64(0) } ?? 0
@@ -236,15 +238,20 @@ extension SQLStore {
         var byID = KeysByID()
         // Recurring events, counted by the pass below when it runs.
         var recurringCount: Int64?
-        try run("SELECT event_id, start_key FROM occurrences WHERE start_key >= $1 AND start_key < $2",
-                [.integer(lower), .integer(upper)]) { row in
+        let window: [SQLValue] = [.integer(lower), .integer(upper)]
+        let occurrences = "SELECT event_id, start_key FROM occurrences WHERE start_key >= $1 AND start_key < $2"
+        let summaries = "SELECT \(SummaryColumn.selectList) FROM events e\(dialect.recurringListing) WHERE e.recurrence IS NOT NULL"
+        // Spans that fall short of the window: usually none, so the database filters them.
+        let short = "SELECT event_id, from_key, to_key FROM recurrence_spans WHERE from_key > $1 OR to_key < $2"
+        sendAhead([(occurrences, window), (summaries, []), (short, window), (Self.spanCountSQL, [])])
+        try run(occurrences, window) { row in
             let key = row.int64(1)
             row.withTextBytes(0) { byID.add(key, id: $0) }
         }
         if !byID.isEmpty {
             found.keys.reserveCapacity(byID.count)
             recurringCount = 0
-            try run("SELECT \(SummaryColumn.selectList) FROM events e\(dialect.recurringListing) WHERE e.recurrence IS NOT NULL", []) { row in
+            try run(summaries, []) { row in
                 recurringCount? += 1
                 guard let first = row.withTextBytes(SummaryColumn.id.index, { byID.first(id: $0) }) else { return }
                 found.events.append(Store.summary(from: row))
@@ -252,9 +259,7 @@ extension SQLStore {
                 row.withTextBytes(SummaryColumn.id.index) { id in byID.forEachKey(id: id, from: first) { found.keys.append((index, $0)) } }
             }
         }
-        // Spans that fall short of the window: usually none, so the database filters them.
-        try run("SELECT event_id, from_key, to_key FROM recurrence_spans WHERE from_key > $1 OR to_key < $2",
-                [.integer(lower), .integer(upper)]) { found.uncovered.append(($0.text(0), $0.int64(1), $0.int64(2))) }
+        try run(short, window) { found.uncovered.append(($0.text(0), $0.int64(1), $0.int64(2))) }
         // Equal counts mean every recurring event has a span (see `spanCount`).
         guard try spanCount() != (recurringCount ?? self.recurringCount()) else { return found }
         // Some recurring events have no span yet (never materialised): find them.

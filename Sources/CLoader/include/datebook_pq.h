@@ -17,7 +17,9 @@
     X(getvalue, PQgetvalue) X(getlength, PQgetlength) X(getisnull, PQgetisnull) X(cmdTuples, PQcmdTuples) \
     X(putCopyData, PQputCopyData) X(putCopyEnd, PQputCopyEnd) X(getResult, PQgetResult) \
     X(setNoticeProcessor, PQsetNoticeProcessor) X(conninfoParse, PQconninfoParse) X(conninfoFree, PQconninfoFree) \
-    X(freemem, PQfreemem) X(reset, PQreset) X(socket, PQsocket) X(consumeInput, PQconsumeInput) X(notifies, PQnotifies)
+    X(freemem, PQfreemem) X(reset, PQreset) X(socket, PQsocket) X(consumeInput, PQconsumeInput) X(notifies, PQnotifies) \
+    X(sendQueryParams, PQsendQueryParams) X(enterPipelineMode, PQenterPipelineMode) \
+    X(exitPipelineMode, PQexitPipelineMode) X(pipelineSync, PQpipelineSync) X(pipelineStatus, PQpipelineStatus)
 
 struct datebook_pq_api {
     DATEBOOK_PQ_FUNCTIONS(DATEBOOK_LIBRARY_FIELD)
