@@ -186,30 +186,11 @@ final class SpawnedProcess {
     /// Starts `path arguments…` with exactly `environment`, stdin and stdout on /dev/null and
     /// stderr appended to the file `stderr`.
     init(_ path: String, _ arguments: [String], environment: [String: String], stderr: String) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        SpawnActions.closeAll(from: 3, in: &actions)  // nothing else (SpawnActions says why)
         // A process group of its own, watched by the reaper: nothing outlives a crashed test process.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
-        guard spawned == 0 else { throw SpawnError(message: "\(path): \(String(cString: strerror(spawned)))") }
-        self.pid = pid
+        pid = try Spawn.start(path, arguments, descriptors: [(0, .null(write: false)), (1, .null(write: true)), (2, .file(stderr, append: true))],
+                              environment: environment.map { "\($0.key)=\($0.value)" })
         Reaper.watch(group: pid)
     }
-
-    struct SpawnError: Error { var message: String }
 
     func signal(_ signal: Int32) { kill(pid, signal) }
 

@@ -44,38 +44,29 @@ public final class Browser {
         guard pipe(&input) == 0, pipe(&output) == 0 else { throw Failure.start("pipe: errno \(errno)") }
         // Close-on-exec: only the dup2'd copies (fds 3 and 4) reach the browser.
         for fd in input + output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 3)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 4)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        SpawnActions.closeAll(from: 5, in: &actions)  // nothing else (SpawnActions says why)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        posix_spawnattr_setpgroup(&attributes, 0)
         let arguments = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
                          "--remote-debugging-pipe", "--user-data-dir=\(home)/profile", "about:blank"]
         // TMPDIR too: Chromium's singleton socket folder (org.chromium.Chromium.*) goes there, else
         // into /tmp for good. A short path of its own: the socket's path must fit in 108 bytes.
         let environment = ["HOME=\(home)", "PATH=/usr/bin:/bin", "XDG_CONFIG_HOME=\(home)/config", "XDG_CACHE_HOME=\(home)/cache",
                            "TMPDIR=\(sockets)", "LANG=C.UTF-8"]
-        var argv = arguments.map { strdup($0) } + [nil], envp = environment.map { strdup($0) } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var child: pid_t = 0
-        let spawned = posix_spawn(&child, chromium, &actions, &attributes, &argv, &envp)
+        // Only the pipes' ends the browser uses, as fds 3 and 4 (`--remote-debugging-pipe`).
+        let spawned = Result {
+            try Spawn.start(chromium, Array(arguments.dropFirst()), descriptors: [
+                (3, .copy(input[0])), (4, .copy(output[1])), (0, .null(write: false)), (1, .null(write: true)), (2, .null(write: true)),
+            ], environment: environment)
+        }
         Glibc.close(input[0])
         Glibc.close(output[1])
-        guard spawned == 0 else {
+        let child: pid_t
+        do {
+            child = try spawned.get()
+        } catch {
             Glibc.close(input[1])
             Glibc.close(output[0])
             removeScratchFolder(home)
             removeScratchFolder(sockets)
-            throw Failure.start("posix_spawn: \(spawned)")
+            throw Failure.start("\(error)")
         }
         pid = child
         toBrowser = input[1]

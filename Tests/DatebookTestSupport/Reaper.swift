@@ -53,27 +53,12 @@ public enum Reaper {
         // Close-on-exec at once: a child spawned now must not hold the write end (no EOF then).
         _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
         _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[0], 0)  // dup2 clears close-on-exec on fd 0
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        // Nothing else: a descriptor another thread's `Process` watches its child with would stay open
+        // fd 0 the pipe's read end (dup2 clears its close-on-exec), stdout on /dev/null, stderr ours,
+        // nothing else: a descriptor another thread's `Process` watches its child with would stay open
         // in the reaper, and that `waitUntilExit` would wait for the test process's end (SpawnActions).
-        SpawnActions.closeAll(from: 3, in: &actions)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        let python = "/usr/bin/python3"
-        let words: [String] = [python, "-c", script]
-        let argv = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, python, &actions, &attributes, argv, environ)
+        let pid = try? Spawn.start("/usr/bin/python3", ["-c", script], descriptors: [(0, .copy(fds[0])), (1, .null(write: true))])
         close(fds[0])
-        guard spawned == 0 else {
+        guard let pid else {
             close(fds[1])
             return nil
         }

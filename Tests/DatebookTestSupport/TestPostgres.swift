@@ -151,18 +151,14 @@ public final class TestPostgres: @unchecked Sendable {  // immutable after init;
     static func run(_ path: String, _ arguments: [String]) throws -> String {
         let outputPath = NSTemporaryDirectory() + "datebook-pg-output-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        SpawnActions.closeAll(from: 3, in: &actions)  // nothing else reaches the server (SpawnActions says why)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw TestPostgresError.failed(path, String(cString: strerror(spawned))) }
+        // Nothing else reaches the server (SpawnActions says why); the caller's process group.
+        let pid: pid_t
+        do {
+            pid = try Spawn.start(path, arguments, descriptors: [(0, .null(write: false)), (1, .file(outputPath, append: false)), (2, .copy(1))],
+                                  ownGroup: false)
+        } catch let failure as Spawn.Failure {
+            throw TestPostgresError.failed(path, String(cString: strerror(failure.code)))
+        }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         let text = ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
