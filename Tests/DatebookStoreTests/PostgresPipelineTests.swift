@@ -60,6 +60,25 @@ import Testing
         #expect(try Self.answers(connection, [2]) == [plain[2]])
     }
 
+    /// A backend ended while reads are ahead: the next read fails as a lost connection does, the
+    /// line is gone, and after a reconnect the connection answers plainly again.
+    @Test func aBackendEndedWhileReadsAreAheadFailsAndTheConnectionRecovers() throws {
+        let connection = try Self.connection()
+        let plain = try Self.answers(connection, [0, 1, 2])
+        let backend = try connection.query("SELECT pg_backend_pid()").text(0, 0)
+        // The first read waits, so the backend ends before the line is answered.
+        let slow = ("SELECT pg_sleep(5)", [String?]())
+        connection.sendAhead([slow] + Self.statements)
+        let other = try PostgresConnection(conninfo: try TestPostgres.shared().makeDatabase(), store: "test")
+        _ = try other.query("SELECT pg_terminate_backend($1::int)", [backend])
+        #expect(throws: PostgresError.self) { try connection.query(slow.0, slow.1) }
+        #expect(throws: PostgresError.self) { try connection.query(Self.statements[0].sql, Self.statements[0].parameters) }
+        #expect(connection.ahead.isEmpty)
+        try connection.reset()
+        #expect(!connection.isPipelining)
+        #expect(try Self.answers(connection, [2, 0, 1]) == [plain[2], plain[0], plain[1]])
+    }
+
     /// The recurring listing sends its reads ahead on PostgreSQL: the agenda is the one SQLite
     /// lists from the same planner, with and without events whose span falls short.
     @Test func theListingWithReadsAheadIsSQLitesListing() throws {
