@@ -24,12 +24,8 @@ extension PostgresConnection {
             guard sent == 1 else { break }
             ahead.append((sql, parameters))
         }
-        guard !ahead.isEmpty, api.pointee.pipelineSync(handle) == 1 else {
-            // Nothing sent, or the connection failed: leave pipeline mode; the next statement reports it.
-            ahead = []
-            _ = api.pointee.exitPipelineMode(handle)
-            return
-        }
+        // Nothing sent, or the connection failed: out of pipeline mode; the next statement reports it.
+        if ahead.isEmpty || api.pointee.pipelineSync(handle) != 1 { dropAhead() }
     }
 
     /// The result of the statement at the head of the line (thrown if it failed).

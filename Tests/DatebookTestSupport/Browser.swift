@@ -44,7 +44,7 @@ public final class Browser {
         guard pipe(&input) == 0, pipe(&output) == 0 else { throw Failure.start("pipe: errno \(errno)") }
         // Close-on-exec: only the dup2'd copies (fds 3 and 4) reach the browser.
         for fd in input + output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        let arguments = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+        let arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
                          "--remote-debugging-pipe", "--user-data-dir=\(home)/profile", "about:blank"]
         // TMPDIR too: Chromium's singleton socket folder (org.chromium.Chromium.*) goes there, else
         // into /tmp for good. A short path of its own: the socket's path must fit in 108 bytes.
@@ -52,7 +52,7 @@ public final class Browser {
                            "TMPDIR=\(sockets)", "LANG=C.UTF-8"]
         // Only the pipes' ends the browser uses, as fds 3 and 4 (`--remote-debugging-pipe`).
         let spawned = Result {
-            try Spawn.start(chromium, Array(arguments.dropFirst()), descriptors: [
+            try Spawn.start(chromium, arguments, descriptors: [
                 (3, .copy(input[0])), (4, .copy(output[1])), (0, .null(write: false)), (1, .null(write: true)), (2, .null(write: true)),
             ], environment: environment)
         }
