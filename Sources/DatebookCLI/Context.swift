@@ -78,6 +78,12 @@ struct Context {
                 return Config()
             }
         }
+        // A PostgreSQL store: libpq loads on another thread while the rest of the start runs.
+        let named = parsed.value("--store") ?? environment["DATEBOOK_STORE"] ?? config.store.flatMap { store in
+            if case .file = store { return nil }  // read once, where the store is opened
+            return try? store.resolve(environment: environment).value
+        }
+        if let named, SQLDialect.of(location: named) == .postgres { PostgresStore.loadLibraryAhead() }
         let zoneName = parsed.value("--tz") ?? environment["DATEBOOK_TZ"] ?? config.timeZone
         let zone = try reported(\.timeZone, else: TimeZone.current) {
             guard let zoneName else { return TimeZone.current }

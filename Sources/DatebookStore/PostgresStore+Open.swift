@@ -1,9 +1,19 @@
+import CLoader
 import Foundation
 
 /// Opening a current store in one round trip: the schema goes on the search path in the startup
 /// packet (libpq's `options`), and the version is read by its qualified name, so a store whose
 /// schema is current needs no `to_regclass`, no second version read and no `SET search_path`.
 extension PostgresStore {
+    /// Starts loading libpq on another thread, for a command about to open a PostgreSQL store:
+    /// libpq and the ~20 libraries it needs take 5–8 ms of `dlopen` here, which the rest of the
+    /// command's start (its config, time zone, arguments) now overlaps. The loader fills the table
+    /// once under its lock, so whoever asks first waits for that same load, and a libpq that cannot
+    /// be loaded is reported as it is on first use (datebook_libraries.h, LibraryLoadingTests).
+    public static func loadLibraryAhead() {
+        Thread.detachNewThread { _ = datebook_pq() }
+    }
+
     /// `conninfo` with `options=-c search_path=SCHEMA -c lock_timeout=…` (`PostgresSession`), unless
     /// the URL gives `options` itself (then false, and they are set by statements after connecting).
     static func withStartupSettings(_ conninfo: String, session: PostgresSession) -> (conninfo: String, set: Bool) {
