@@ -7,7 +7,7 @@ import Foundation
 extension PostgresStore {
     /// Starts loading libpq on another thread, for a command about to open a PostgreSQL store:
     /// libpq and the ~20 libraries it needs take 5–8 ms of `dlopen` here, which the rest of the
-    /// command's start (its config, time zone, arguments) now overlaps. The loader fills the table
+    /// command's start (its time zone, the command's own set-up) now overlaps. The loader fills the table
     /// once under its lock, so whoever asks first waits for that same load, and a libpq that cannot
     /// be loaded is reported as it is on first use (datebook_libraries.h, LibraryLoadingTests).
     public static func loadLibraryAhead() {
