@@ -78,12 +78,12 @@ struct Context {
                 return Config()
             }
         }
-        // A PostgreSQL store: libpq loads on another thread while the rest of the start runs.
-        let named = parsed.value("--store") ?? environment["DATEBOOK_STORE"] ?? config.store.flatMap { store in
-            if case .file = store { return nil }  // read once, where the store is opened
-            return try? store.resolve(environment: environment).value
+        // Resolved here, thrown where it was: a PostgreSQL store's libpq loads on another thread
+        // while the rest of the start runs.
+        let configured = Result {
+            try parsed.value("--store") ?? environment["DATEBOOK_STORE"] ?? config.store.map { try $0.resolve(environment: environment).value }
         }
-        if let named, SQLDialect.of(location: named) == .postgres { PostgresStore.loadLibraryAhead() }
+        if case .success(let location?) = configured, SQLDialect.of(location: location) == .postgres { PostgresStore.loadLibraryAhead() }
         let zoneName = parsed.value("--tz") ?? environment["DATEBOOK_TZ"] ?? config.timeZone
         let zone = try reported(\.timeZone, else: TimeZone.current) {
             guard let zoneName else { return TimeZone.current }
@@ -107,10 +107,7 @@ struct Context {
         }
         if case .environment(let name) = config.store { CommandRunner.withholdFromChildren(name) }
         ArgumentScrub.hideStorePasswords()
-        let configured = try parsed.value("--store") ?? environment["DATEBOOK_STORE"] ?? config.store.map {
-            try $0.resolve(environment: environment).value
-        }
-        let storePath = XDGPaths.store(configured, environment)
+        let storePath = XDGPaths.store(try configured.get(), environment)
         let pinned = parsed.value("--now") != nil || environment["DATEBOOK_NOW"] != nil
         config = AwaitNotificationCommand.listening(config, storePath: storePath, now: pinned ? now : nil,
                                                    environment: environment)

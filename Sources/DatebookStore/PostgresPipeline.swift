@@ -34,10 +34,12 @@ extension PostgresConnection {
         let result = api.pointee.getResult(handle)
         // A statement's results end with NULL.
         if result != nil, let extra = api.pointee.getResult(handle) { api.pointee.clear(extra) }
-        if ahead.isEmpty || result == nil { dropAhead() }
         do {
-            return try check(result)
+            let rows = try check(result)
+            if ahead.isEmpty { dropAhead() }
+            return rows
         } catch {
+            // Those after a failed one are aborted, or the connection is gone: the line ends here.
             dropAhead()
             throw error
         }
