@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "DatebookInterchange", dependencies: ["DatebookCore", "DatebookICal", "DatebookStore"]),
         .target(name: "DatebookServer", dependencies: ["CLoader", "DatebookCore", "DatebookICal", "DatebookStore", "DatebookInterchange", "DatebookRender", "DatebookScheduler"]),
         .target(name: "DatebookSync", dependencies: ["CLoader", "DatebookCore", "DatebookICal", "DatebookStore", "DatebookInterchange", "DatebookDelivery"]),
-        .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookStore", "DatebookDelivery", "DatebookRender"]),
+        .target(name: "DatebookScheduler", dependencies: ["DatebookCore", "DatebookICal", "DatebookStore", "DatebookDelivery", "DatebookRender"]),
         // The daemon loop beside the scheduler: wake-ups, passes, feed and CalDAV scheduling (DESIGN.md "Shape").
         .target(name: "DatebookDaemon", dependencies: ["DatebookCore", "DatebookStore", "DatebookInterchange", "DatebookDelivery",
                                                        "DatebookScheduler", "DatebookSync"]),

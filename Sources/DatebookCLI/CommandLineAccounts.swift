@@ -1,3 +1,4 @@
+import DatebookCore
 import DatebookDaemon
 import DatebookScheduler
 import DatebookStore

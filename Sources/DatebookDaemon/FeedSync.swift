@@ -1,3 +1,4 @@
+import DatebookCore
 import DatebookDelivery
 import DatebookInterchange
 import DatebookScheduler

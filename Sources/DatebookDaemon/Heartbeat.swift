@@ -1,3 +1,4 @@
+import DatebookCore
 import DatebookScheduler
 import DatebookStore
 import Foundation

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookICal
 import DatebookStore
 import Foundation
 

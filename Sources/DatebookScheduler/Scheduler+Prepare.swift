@@ -1,7 +1,8 @@
 import DatebookCore
 import DatebookDelivery
-import DatebookStore
+import DatebookICal
 import DatebookRender
+import DatebookStore
 import Foundation
 
 /// A delivery turned into what would be sent, or the reason it cannot be.

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookICal
 
 extension EventValidation {
     /// The planner's rules, with recurrence rules judged by the expander (as `--repeat` is).

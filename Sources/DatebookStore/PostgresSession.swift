@@ -1,3 +1,4 @@
+import DatebookCore
 import Foundation
 
 /// What every connection to a PostgreSQL store is given, so that a paused, hung or cut-off

@@ -2,10 +2,6 @@ import DatebookCore
 import Foundation
 
 extension Store {
-    /// How far an all-day event's real start can lie from its key (midnight UTC), or a floating
-    /// event's from its key (its wall clock read as UTC): zones span UTC−12…UTC+14.
-    static let allDayEarliest: Int64 = 14 * 3600
-    static let allDayLatest: Int64 = 12 * 3600
     /// Leaves the to-do lists out of a listing of events by date (`Event.isTaskList`: on no date).
     /// An id test against the partial index `events_task_lists`, so the covering indexes of the
     /// listings still answer without a table row per event.
@@ -46,11 +42,11 @@ extension SQLStore {
             try body(occurrence)
         }
         if let from {
-            values.append(.integer(Int64(from.timeIntervalSince1970.rounded(.down)) - Store.allDayLatest))
+            values.append(.integer(Int64(from.timeIntervalSince1970.rounded(.down)) - EventStart.allDayLatest))
             conditions.append("e.start_key >= $\(values.count)")
         }
         if let to {
-            values.append(.integer(Int64(to.timeIntervalSince1970.rounded(.up)) + Store.allDayEarliest))
+            values.append(.integer(Int64(to.timeIntervalSince1970.rounded(.up)) + EventStart.allDayEarliest))
             conditions.append("e.start_key < $\(values.count)")
         }
         var buffer = ReorderBuffer<Item>()
@@ -58,9 +54,9 @@ extension SQLStore {
             let occurrence = OccurrenceOf(event: event, calendar: calendar)
             if let from, occurrence.start < from { return }
             if let to, occurrence.start >= to { return }
-            let (key, _) = Store.key(event.start)
+            let key = event.start.occurrenceKey
             // No later row can start before key − 14 h: everything earlier is final.
-            try buffer.emit(before: Date(timeIntervalSince1970: TimeInterval(key - Store.allDayEarliest)), merged)
+            try buffer.emit(before: Date(timeIntervalSince1970: TimeInterval(key - EventStart.allDayEarliest)), merged)
             buffer.insert(occurrence)
         }
         try buffer.emit(before: nil, merged)

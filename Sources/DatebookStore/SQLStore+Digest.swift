@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookICal
 import Foundation
 
 /// How many occurrences a window holds and how many of their tasks are open.
@@ -107,10 +108,10 @@ extension SQLStore {
                     let key = row.int64(1)
                     if kept.count == limit, let last = kept.last {
                         // Every later row starts at or after key − 14 h (newest: at or before key + 12 h).
-                        let bound = Date(timeIntervalSince1970: TimeInterval(newest ? key + Store.allDayLatest : key - Store.allDayEarliest))
+                        let bound = Date(timeIntervalSince1970: TimeInterval(newest ? key + EventStart.allDayLatest : key - EventStart.allDayEarliest))
                         if before(last.start, bound) { throw EnoughRows() }
                     }
-                    let start = Store.start(key: key, kind: row.int(2)).resolved(in: calendar)
+                    let start = EventStart(key: key, kind: row.int(2)).resolved(in: calendar)
                     let index = kept.firstIndex { before(start, $0.start) } ?? kept.count
                     guard index < limit else { return }
                     kept.insert((start, row.text(0)), at: index)
@@ -139,7 +140,7 @@ extension SQLStore {
                                + (onlyOpen ? " AND e.open_count > 0" : "") + (singleOnly ? " AND e.recurrence IS NULL" : "")
                                + " ORDER BY e.start_key, e.id\(dialect.byteOrder) LIMIT $9",
                                window.values + [.integer(Int64(min(cap, Int(Int64.max - 1))) + 1)]) { row in
-            CountedOccurrence(start: Store.start(key: row.int64(1), kind: row.int(2)).resolved(in: calendar), openTasks: row.int(0))
+            CountedOccurrence(start: EventStart(key: row.int64(1), kind: row.int(2)).resolved(in: calendar), openTasks: row.int(0))
         }
         // Key order is start order but for all-day and floating events near timed ones (the sort is stable).
         return counted.sorted { $0.start < $1.start }
@@ -156,7 +157,7 @@ extension SQLStore {
     /// series this way, where every series' next occurrence was 40 % of a digest on 100k events.
     public func firstSeries(atOrAfter from: Date, calendar: Calendar, count: Int) throws -> [OccurrenceSummary]? {
         guard count > 0, recurrenceHorizon != nil else { return nil }
-        let lower = Int64(from.timeIntervalSince1970.rounded(.down)) - Store.allDayLatest
+        let lower = Int64(from.timeIntervalSince1970.rounded(.down)) - EventStart.allDayLatest
         guard let (latestFrom, end) = try first("SELECT max(from_key), min(to_key) FROM recurrence_spans", [], { row in
             row.isNull(0) ? nil : (row.int64(0), row.int64(1))
         }) ?? nil, latestFrom <= lower, lower < end, try spanCount() == recurringCount() else { return nil }
@@ -177,13 +178,13 @@ extension SQLStore {
                     read += 1
                     let key = row.int64(1)
                     // Every later row starts at or after key − 14 h: done once the `count`th series starts before that.
-                    if earliest.count == count, earliest[count - 1] < Date(timeIntervalSince1970: TimeInterval(key - Store.allDayEarliest)) {
+                    if earliest.count == count, earliest[count - 1] < Date(timeIntervalSince1970: TimeInterval(key - EventStart.allDayEarliest)) {
                         answered = true
                         throw EnoughRows()
                     }
                     let id = row.text(0)
                     guard next[id] == nil else { return }
-                    let start = Store.start(key: key, kind: row.int(2)).resolved(in: calendar)
+                    let start = EventStart(key: key, kind: row.int(2)).resolved(in: calendar)
                     guard start >= from else { return }
                     next[id] = start
                     let index = earliest.firstIndex { start < $0 } ?? earliest.count
@@ -239,8 +240,8 @@ extension SQLStore {
     public func expandRecurringEvents(from: Date, to: Date, calendar: Calendar, onlyOpen: Bool = false,
                                       include: (EventSummary) -> Bool, _ body: (EventSummary, [Date]) throws -> Bool) throws {
         guard from < to else { return }
-        let window = Int64(from.timeIntervalSince1970.rounded(.down)) - Store.allDayLatest
-            ..< Int64(to.timeIntervalSince1970.rounded(.up)) + Store.allDayEarliest
+        let window = Int64(from.timeIntervalSince1970.rounded(.down)) - EventStart.allDayLatest
+            ..< Int64(to.timeIntervalSince1970.rounded(.up)) + EventStart.allDayEarliest
         do {
             try run("SELECT \(SummaryColumn.selectList), e.time_zone, e.recurrence FROM events e "
                     + "WHERE e.recurrence IS NOT NULL\(onlyOpen ? " AND e.open_count > 0" : "") ORDER BY e.id\(dialect.byteOrder)", []) { row in
@@ -255,7 +256,7 @@ extension SQLStore {
                     return
                 }
                 let keys = RecurrenceExpander.keys(start: event.start, timeZone: timeZone, recurrence: recurrence, window: window).keys
-                let starts = keys.map { Store.start(key: $0, like: event.start).resolved(in: calendar) }
+                let starts = keys.map { EventStart(key: $0, like: event.start).resolved(in: calendar) }
                     .filter { $0 >= from && $0 < to }.sorted()
                 guard try body(event, starts) else { throw EnoughRows() }
             }

@@ -148,7 +148,7 @@ extension Store {
     }
 
     static func eventRow(_ event: Event, into row: inout some RowSink) {
-        let start = key(event.start), end = event.end.map(key)
+        let start = (event.start.occurrenceKey, event.start.kind), end = event.end.map { ($0.occurrenceKey, $0.kind) }
         for column in EventColumn.allCases {
             switch column {
             case .id: row.text(event.id)
@@ -187,8 +187,8 @@ extension Store {
             case .id: row.text(task.id)
             case .text: row.text(task.text)
             case .status: row.text(task.status.rawValue)
-            case .dueKey: if let due = task.due { row.integer(key(due).0) } else { row.null() }
-            case .dueAllDay: if let due = task.due { row.int(key(due).1.rawValue) } else { row.null() }
+            case .dueKey: if let due = task.due { row.integer(due.occurrenceKey) } else { row.null() }
+            case .dueAllDay: if let due = task.due { row.int(due.kind.rawValue) } else { row.null() }
             case .priority: row.int(task.priority)
             case .parent: row.optional(task.parent)
             }
@@ -198,7 +198,7 @@ extension Store {
     /// A listing summary from a row that starts with `SummaryColumn.selectList`.
     static func summary(from row: some ColumnReader) -> EventSummary {
         EventSummary(id: row.text(SummaryColumn.id.index), title: row.text(SummaryColumn.title.index),
-                     start: start(key: row.int64(SummaryColumn.startKey.index), kind: row.int(SummaryColumn.allDay.index)),
+                     start: EventStart(key: row.int64(SummaryColumn.startKey.index), kind: row.int(SummaryColumn.allDay.index)),
                      symbol: row.withTextBytes(SummaryColumn.symbol.index) { Self.symbols.value($0) } ?? .star,
                      color: row.withTextBytes(SummaryColumn.color.index) { Self.colors.value($0) } ?? .primary,
                      tasks: TaskCounts(total: row.int(SummaryColumn.taskCount.index), open: row.int(SummaryColumn.openCount.index)))
@@ -220,9 +220,9 @@ extension Store {
             switch column {
             case .id: event.id = row.text(index)
             case .title: event.title = row.text(index)
-            case .startKey: event.start = start(key: row.int64(index), kind: row.int(EventColumn.allDay.index))
+            case .startKey: event.start = EventStart(key: row.int64(index), kind: row.int(EventColumn.allDay.index))
             case .endKey:
-                event.end = row.isNull(index) ? nil : start(key: row.int64(index), kind: row.int(EventColumn.endAllDay.index))
+                event.end = row.isNull(index) ? nil : EventStart(key: row.int64(index), kind: row.int(EventColumn.endAllDay.index))
             case .allDay, .endAllDay: break // read with their keys
             case .timeZone: event.timeZone = row.text(index)
             case .symbol: event.symbol = Symbol(rawValue: row.text(index)) ?? .star
@@ -244,33 +244,9 @@ extension Store {
         let due = TaskColumn.dueKey.joinedIndex
         return EventTask(id: row.text(TaskColumn.id.joinedIndex), text: row.text(TaskColumn.text.joinedIndex),
                          status: TaskStatus(rawValue: row.text(TaskColumn.status.joinedIndex)) ?? .todo,
-                         due: row.isNull(due) ? nil : start(key: row.int64(due), kind: row.int(TaskColumn.dueAllDay.joinedIndex)),
+                         due: row.isNull(due) ? nil : EventStart(key: row.int64(due), kind: row.int(TaskColumn.dueAllDay.joinedIndex)),
                          priority: row.int(TaskColumn.priority.joinedIndex), parent: row.optionalText(TaskColumn.parent.joinedIndex))
     }
-
-    /// The sort key (`EventStart.occurrenceKey`) and the kind, stored in `all_day`/`end_all_day`.
-    static func key(_ start: EventStart) -> (Int64, StartKind) {
-        (start.occurrenceKey, start.isAllDay ? .allDay : start.isFloating ? .floating : .instant)
-    }
-
-    static func start(key: Int64, kind: Int) -> EventStart {
-        switch StartKind(rawValue: kind) {
-        case .allDay: .allDay(CalendarDate(dayNumber: Int(key / 86_400)))
-        case .floating: .floating(FloatingTime(wallSeconds: key))
-        case .instant, nil: .instant(Date(timeIntervalSince1970: TimeInterval(key)))
-        }
-    }
-
-    /// An occurrence key of an event that starts as `first` (all its occurrences are of one kind).
-    static func start(key: Int64, like first: EventStart) -> EventStart {
-        start(key: key, kind: Self.key(first).1.rawValue)
-    }
-}
-
-/// What an events row's `all_day` (and `end_all_day`) column holds since schema 9; keys of all-day
-/// and floating starts lie up to 14 h from their instant in the user's zone.
-enum StartKind: Int {
-    case instant = 0, allDay = 1, floating = 2
 }
 
 /// Reads a String-backed enum straight from a column's bytes: listings read a symbol and a colour

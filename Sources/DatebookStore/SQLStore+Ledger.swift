@@ -1,3 +1,4 @@
+import DatebookCore
 import Foundation
 
 /// The delivery ledger (DESIGN.md, "Delivery promises"), on both databases: one row per (item,

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookICal
 import Foundation
 
 /// Recurring events in the agenda: one strategy on both databases, so the same SQL answers the
@@ -11,20 +12,17 @@ import Foundation
 /// `RecurrenceExpander.cap` per event) only for events whose span does not cover the window
 /// asked for. Non-recurring events keep their own fast path in `forEachOccurrence`; the two
 /// streams are merged in chronological order. An open-ended window lists each series once beyond
-/// the near periods (`SeriesReach`): Future at its next occurrence, Past, beyond `openEndedReach`,
+/// the near periods (`SeriesReach`): Future at its next occurrence, Past, beyond `SeriesReach.openEndedReach`,
 /// at its last.
 extension Store {
-    /// How far before a missing start bound (Past) every occurrence of a series is listed (one year).
-    static let openEndedReach: Int64 = 366 * 86_400
-
     /// The materialisation window of a store whose `recurrenceHorizon` is `horizon`; with no
     /// horizon, the first 92 days from the event's start.
     static func horizonKeys(for event: borrowing Event, horizon: DateInterval?) -> Range<Int64> {
         if let horizon {
-            return Int64(horizon.start.timeIntervalSince1970) - Self.allDayLatest
-                ..< Int64(horizon.end.timeIntervalSince1970) + Self.allDayEarliest
+            return Int64(horizon.start.timeIntervalSince1970) - EventStart.allDayLatest
+                ..< Int64(horizon.end.timeIntervalSince1970) + EventStart.allDayEarliest
         }
-        let (start, _) = key(event.start)
+        let start = event.start.occurrenceKey
         return start ..< start + 92 * 86_400
     }
 
@@ -35,7 +33,7 @@ extension Store {
     /// A span ending at the last key made every listing, `add` and `tick` re-expand such a rule.
     static func spanRow(_ event: Event, window: Range<Int64>, keys: [Int64], into row: inout some RowSink) {
         // A span starting at or before the event's first start covers everything before it too.
-        let (startKey, _) = key(event.start)
+        let startKey = event.start.occurrenceKey
         row.text(event.id)
         row.integer(window.lowerBound <= startKey ? Int64.min : window.lowerBound)
         row.integer(window.upperBound)
@@ -157,16 +155,16 @@ extension SQLStore {
             }
             return Store.sorted(found, once)
         }
-        let fromKey = from.map { Int64($0.timeIntervalSince1970.rounded(.down)) - Store.allDayLatest }
-        let toKey = to.map { Int64($0.timeIntervalSince1970.rounded(.up)) + Store.allDayEarliest }
-        let lower = fromKey ?? toKey.map { $0 - Store.openEndedReach } ?? Int64.min
-        let upper = toKey ?? fromKey.map { $0 + Store.openEndedReach } ?? Int64.max
+        let fromKey = from.map { Int64($0.timeIntervalSince1970.rounded(.down)) - EventStart.allDayLatest }
+        let toKey = to.map { Int64($0.timeIntervalSince1970.rounded(.up)) + EventStart.allDayEarliest }
+        let lower = fromKey ?? toKey.map { $0 - SeriesReach.openEndedReach } ?? Int64.min
+        let upper = toKey ?? fromKey.map { $0 + SeriesReach.openEndedReach } ?? Int64.max
         var found = try materialised(lower, upper)
         try expandUncovered(into: &found, lower, upper)
         var starts: [(start: Date, index: Int)] = []
         starts.reserveCapacity(found.keys.count)
         for (index, key) in found.keys {
-            let start = Store.start(key: key, like: found.events[index].start).resolved(in: calendar)
+            let start = EventStart(key: key, like: found.events[index].start).resolved(in: calendar)
             if let from, start < from { continue }
             if let to, start >= to { continue }
             starts.append((start, index))
@@ -194,7 +192,7 @@ extension SQLStore {
     /// One index probe per span instead of an expansion per series: the digest's Future rows
     /// expanded every series and were 69 % of a digest's time (issue 33).
     func nextMaterialised(atOrAfter from: Date, calendar: Calendar) throws -> [String: Date] {
-        let lower = Int64(from.timeIntervalSince1970.rounded(.down)) - Store.allDayLatest
+        let lower = Int64(from.timeIntervalSince1970.rounded(.down)) - EventStart.allDayLatest
         var found: [String: Date] = [:]
         try run("""
             SELECT s.event_id, e.all_day, (SELECT min(o.start_key) FROM occurrences o WHERE o.event_id = s.event_id AND o.start_key >= $1)
@@ -202,7 +200,7 @@ extension SQLStore {
             """, [.integer(lower)]) { row in
             guard !row.isNull(2) else { return }
             // Keys below `lower` start before `from`; of the others the least starts first.
-            let start = Store.start(key: row.int64(2), kind: row.int(1)).resolved(in: calendar)
+            let start = EventStart(key: row.int64(2), kind: row.int(1)).resolved(in: calendar)
             if start >= from { found[row.text(0)] = start }
         }
         return found

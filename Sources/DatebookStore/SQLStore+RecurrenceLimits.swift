@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookICal
 import Foundation
 
 /// A recurring event whose occurrences are not all kept: its rule is refused, or it reaches
@@ -59,7 +60,7 @@ extension SQLStore {
             """, values) { ($0.text(0), $0.int64(1)) }
         return try found.compactMap { id, last in
             guard let event = try event(id: id) else { return nil }
-            return RecurrenceLimit(eventID: id, title: event.title, lastKept: Store.start(key: last, like: event.start), refusal: nil)
+            return RecurrenceLimit(eventID: id, title: event.title, lastKept: EventStart(key: last, like: event.start), refusal: nil)
         }
     }
 }

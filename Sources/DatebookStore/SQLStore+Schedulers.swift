@@ -1,3 +1,4 @@
+import DatebookCore
 import Foundation
 
 /// What the scheduler keeps beside the ledger, on both databases: the planning lock, the last pass

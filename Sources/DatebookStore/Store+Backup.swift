@@ -1,4 +1,5 @@
 import CSQLite
+import DatebookCore
 import Foundation
 
 /// Backing up and restoring a SQLite store while `datebook run` uses it (issue 27). A file copied

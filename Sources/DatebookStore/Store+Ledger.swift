@@ -1,3 +1,4 @@
+import DatebookCore
 import Foundation
 
 /// SQLite's side of the delivery ledger (SQLStore+Ledger.swift has the ledger itself): the
@@ -15,5 +16,15 @@ extension Store {
     /// Caps SQLite's page cache (the daemon keeps memory small; one-shot commands keep the big cache).
     public func limitPageCache(kibibytes: Int) throws {
         try wrap { try db.execute("PRAGMA cache_size = -\(max(64, kibibytes))") }
+    }
+}
+
+extension LedgerEntry {
+    /// The claim as `startSending(_:claimant:now:lease:)` at `now` leaves it when it holds: its
+    /// fencing token (`claimedUntil`) is the renewed lease's end, which a later fence must name.
+    public func fenced(at now: Date, lease: TimeInterval) -> LedgerEntry {
+        var entry = self
+        entry.claimedUntil = Store.date(millis: Store.millis(now.addingTimeInterval(lease)))
+        return entry
     }
 }

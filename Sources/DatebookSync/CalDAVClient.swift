@@ -1,3 +1,4 @@
+import DatebookCore
 import DatebookDelivery
 import DatebookStore
 import Foundation

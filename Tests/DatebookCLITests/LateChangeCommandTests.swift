@@ -1,3 +1,4 @@
+import DatebookCore
 import DatebookStore
 import DatebookTestSupport
 import Foundation

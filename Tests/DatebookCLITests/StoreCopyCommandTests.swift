@@ -1,4 +1,5 @@
 @testable import DatebookCLI
+import DatebookCore
 import DatebookStore
 import DatebookTestSupport
 import Foundation

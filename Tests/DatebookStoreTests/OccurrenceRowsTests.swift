@@ -1,4 +1,5 @@
 import DatebookCore
+@testable import DatebookICal
 @testable import DatebookStore
 import DatebookTestSupport
 import Foundation

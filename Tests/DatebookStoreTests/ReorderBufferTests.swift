@@ -62,11 +62,11 @@ struct ReorderBufferTests {
     @Test func emitsEachOccurrenceOnceInChronologicalOrder() throws {
         let calendar = utcCalendar("Asia/Tokyo")
         let occurrences = Self.events().map { Occurrence(event: $0, calendar: calendar) }
-        let byKey = Self.events().sorted { (Store.key($0.start).0, $0.id) < (Store.key($1.start).0, $1.id) }
+        let byKey = Self.events().sorted { ($0.start.occurrenceKey, $0.id) < ($1.start.occurrenceKey, $1.id) }
         var buffer = ReorderBuffer<Event>()
         var emitted: [Occurrence] = []
         for event in byKey {
-            let limit = Date(timeIntervalSince1970: TimeInterval(Store.key(event.start).0 - Store.allDayEarliest))
+            let limit = Date(timeIntervalSince1970: TimeInterval(event.start.occurrenceKey - EventStart.allDayEarliest))
             try buffer.emit(before: limit) { emitted.append($0) }
             buffer.insert(Occurrence(event: event, calendar: calendar))
         }

@@ -1,4 +1,5 @@
 import DatebookCore
+import DatebookICal
 import DatebookInterchange
 import DatebookStore
 import Foundation

@@ -1,5 +1,4 @@
 import DatebookCore
-import DatebookICal
 import Foundation
 
 /// What `Event.recurrence` holds: the RRULE value on the first line, then `RDATE`/`EXDATE`/`EXRULE` lines.

@@ -1,5 +1,4 @@
 import DatebookCore
-import DatebookICal
 import Foundation
 
 /// A series' first occurrence read from its own row, where nothing in its recurrence can move it:
@@ -18,12 +17,12 @@ import Foundation
 /// horizon (1,115 of 2,000 on the 20k bench planner): on a loaded two-core host its
 /// `SeriesReach.first` expansions were 40 % of a digest's 100 ms of CPU (perf, SQLite).
 /// `SeriesStartTests` checks that `SeriesReach.first` answers as the plain expansion does.
-enum SeriesStart {
+public enum SeriesStart {
     /// The key of the first occurrence of the event starting at `start` that repeats by
     /// `recurrence`, when it is certainly its start; nil when only an expansion can tell.
-    static func certainFirstKey(start: EventStart, timeZone: String, recurrence: String) -> Int64? {
+    public static func certainFirstKey(start: EventStart, timeZone: String, recurrence: String) -> Int64? {
         guard plainRule(recurrence) else { return nil }
-        let (key, _) = Store.key(start)
+        let key = start.occurrenceKey
         guard case .instant(let date) = start else { return key }
         guard date.timeIntervalSince1970 == TimeInterval(key) else { return nil }
         // The expansion reads an instant as a wall-clock time in its zone and back. With no change

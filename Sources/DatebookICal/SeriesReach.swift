@@ -7,13 +7,15 @@ import Foundation
 /// occurrence in it. An open-ended period lists each series once instead of up to a cut-off
 /// the user would meet as a horizon: **Future** (no end) shows each series' first occurrence at or
 /// after its start, however many years ahead; **Past** (no start) shows every occurrence of the
-/// `Store.openEndedReach` before its end, and a series with none there by its last occurrence
+/// `openEndedReach` before its end, and a series with none there by its last occurrence
 /// before that, however long ago it ended. Such a row names its rule (`OccurrenceOf.series`).
 ///
 /// The search steps with libical's skip, so a yearly event 100 years ahead costs a few steps;
 /// backwards it doubles a window from the reach's start, and walks a dense rule forward inside the
 /// first window that holds an occurrence.
 public enum SeriesReach {
+    /// How far before a missing start bound (Past) every occurrence of a series is listed (one year).
+    public static let openEndedReach: Int64 = 366 * 86_400
     /// Keys past this (year 9892) are never expanded.
     static let latestKey: Int64 = 250_000_000_000
     /// Occurrences looked at per expansion when searching forwards.
@@ -26,7 +28,7 @@ public enum SeriesReach {
         // A series that begins at or after `from` first occurs at its start, when nothing in its
         // recurrence can remove that or come before it (`SeriesStart`).
         if let key = SeriesStart.certainFirstKey(start: start, timeZone: timeZone, recurrence: recurrence), key < latestKey {
-            let found = Store.start(key: key, like: start).resolved(in: calendar)
+            let found = EventStart(key: key, like: start).resolved(in: calendar)
             if found >= from { return found }
         }
         return expandedFirst(start: start, timeZone: timeZone, recurrence: recurrence, atOrAfter: from, calendar: calendar)
@@ -35,14 +37,14 @@ public enum SeriesReach {
     /// `first` by expansion alone: the plain path `SeriesStart` is tested against.
     static func expandedFirst(start: EventStart, timeZone: String, recurrence: String, atOrAfter from: Date,
                               calendar: Calendar) -> Date? {
-        var lower = Int64(from.timeIntervalSince1970.rounded(.down)) - Store.allDayLatest
+        var lower = Int64(from.timeIntervalSince1970.rounded(.down)) - EventStart.allDayLatest
         // Each round passes `step` occurrences that all resolve before `from` (all-day and
         // floating keys lie up to 14 h from their instant): a few rounds at most for an hourly rule.
         for _ in 0..<16 {
             let keys = RecurrenceExpander.keys(start: start, timeZone: timeZone, recurrence: recurrence,
                                                window: lower..<latestKey, cap: step).keys
             for key in keys {
-                let found = Store.start(key: key, like: start).resolved(in: calendar)
+                let found = EventStart(key: key, like: start).resolved(in: calendar)
                 if found >= from { return found }
             }
             guard keys.count >= step, let last = keys.last else { return nil }
@@ -54,13 +56,13 @@ public enum SeriesReach {
     /// The last start before `limit` of a recurring event; nil when it has none.
     public static func last(start: EventStart, timeZone: String, recurrence: String, before limit: Date,
                             calendar: Calendar) -> Date? {
-        let (startKey, _) = Store.key(start)
-        let limitKey = Int64(limit.timeIntervalSince1970.rounded(.up)) + Store.allDayEarliest
+        let startKey = start.occurrenceKey
+        let limitKey = Int64(limit.timeIntervalSince1970.rounded(.up)) + EventStart.allDayEarliest
         var upper = limitKey
-        var span = Store.openEndedReach
+        var span = openEndedReach
         // An RDATE may come before DTSTART: the last round reaches back to the earliest key.
         while upper > -62_000_000_000 {
-            let lower = upper - span <= startKey - 2 * Store.allDayEarliest ? -62_000_000_000 : upper - span
+            let lower = upper - span <= startKey - 2 * EventStart.allDayEarliest ? -62_000_000_000 : upper - span
             var keys = expand(start, timeZone, recurrence, lower..<upper)
             // A dense rule gives `cap` keys from the window's start: walk on to its last ones.
             while keys.count >= RecurrenceExpander.cap, let last = keys.last {
@@ -69,7 +71,7 @@ public enum SeriesReach {
                 keys = more
             }
             for key in keys.reversed() {
-                let found = Store.start(key: key, like: start).resolved(in: calendar)
+                let found = EventStart(key: key, like: start).resolved(in: calendar)
                 if found < limit { return found }
             }
             upper = lower
@@ -94,6 +96,6 @@ public enum SeriesReach {
 
     /// Where the every-occurrence part of a listing with an open start and end `to` begins.
     static func pastReachStart(_ to: Date) -> Date {
-        to.addingTimeInterval(-TimeInterval(Store.openEndedReach))
+        to.addingTimeInterval(-TimeInterval(openEndedReach))
     }
 }

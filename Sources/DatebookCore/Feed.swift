@@ -1,4 +1,3 @@
-import DatebookCore
 import Foundation
 
 /// A subscribed calendar: an iCalendar file or planner JSON document at a URL or a local path.
@@ -39,7 +38,7 @@ public struct Feed: Sendable, Equatable {
     /// The calendar name its events are recorded under in `event_sources`.
     public var calendar: String { Self.calendar(name) }
 
-    static func calendar(_ name: String) -> String { "feed:" + name }
+    public static func calendar(_ name: String) -> String { "feed:" + name }
 
     /// Due when never checked, or `every` seconds after the last check.
     public func isDue(now: Date) -> Bool {

@@ -72,16 +72,6 @@ public struct LedgerEntry: Sendable, Equatable {
     }
 }
 
-extension LedgerEntry {
-    /// The claim as `startSending(_:claimant:now:lease:)` at `now` leaves it when it holds: its
-    /// fencing token (`claimedUntil`) is the renewed lease's end, which a later fence must name.
-    public func fenced(at now: Date, lease: TimeInterval) -> LedgerEntry {
-        var entry = self
-        entry.claimedUntil = Store.date(millis: Store.millis(now.addingTimeInterval(lease)))
-        return entry
-    }
-}
-
 /// What a channel accepted so far of one claimed delivery (`DeliveryProgress`'s text), for `recordProgress`.
 public struct DeliveryProgressRecord: Sendable, Equatable {
     public var key: String
