@@ -13,10 +13,12 @@ public struct ServerSettings: Sendable, Equatable {
     /// The largest request body; a larger one gets 413.
     public var maxBody = 1 << 20
     /// Per connection: the request line and headers must fit (a larger header block is refused).
-    /// libmicrohttpd's own default, and nginx's largest header block by default (4 × 8 KB). The
-    /// connection's memory is cleared whole after each request (a `memset` of all of it): 64 KB
-    /// cost a 304 about 6 % more CPU (bench/results-serve.md, notes).
-    public var maxHeaderBytes = 32 * 1024
+    /// libmicrohttpd 0.9.75 clears a connection's whole memory with `memset` after every request:
+    /// 64 KB cost a 304 about 5 % more CPU (bench/results-serve.md, notes). Not 32 KB, its own
+    /// default: up to 32 KB it `malloc`s the memory, which stays with the process after the
+    /// connection closes (500 connections left an idle server 1.5–2 MB larger); above, it maps
+    /// whole pages and unmaps them at close. nginx reads header blocks up to 32 KB by default.
+    public var maxHeaderBytes = 36 * 1024
     /// libmicrohttpd's worker threads, each polling its own connections (`serve.workers`).
     public var threads = ServerSettings.defaultThreads
     public var connectionLimit = 2000

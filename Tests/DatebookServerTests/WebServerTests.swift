@@ -96,8 +96,8 @@ struct WebServerTests {
         #expect(try connection.readResponse().status == 413)
     }
 
-    /// The request line and headers share the connection's 32 KB (`maxHeaderBytes`, as nginx's
-    /// default four 8 KB buffers): 30 KB of headers are read, 40 KB and 100 KB refused.
+    /// The request line and headers share the connection's 36 KB (`maxHeaderBytes`; nginx reads up
+    /// to 32 KB by default): 30 KB of headers are read, 40 KB and 100 KB refused.
     @Test func headersUpTo30KilobytesAreReadAndMoreAreRefused() throws {
         let running = try RunningServer()
         #expect(try request(running.port, "GET", "/healthz", headers: ["X-Big": String(repeating: "a", count: 30_000)]).status == 200)
