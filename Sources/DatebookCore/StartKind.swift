@@ -12,6 +12,16 @@ extension EventStart {
     public static let allDayEarliest: Int64 = 14 * 3600
     public static let allDayLatest: Int64 = 12 * 3600
 
+    /// The lowest key a start at or after `date` can have, in whichever zone it is read.
+    public static func lowestKey(from date: Date) -> Int64 {
+        Int64(date.timeIntervalSince1970.rounded(.down)) - allDayLatest
+    }
+
+    /// A key above that of every start before `date`, in whichever zone it is read.
+    public static func keyBound(to date: Date) -> Int64 {
+        Int64(date.timeIntervalSince1970.rounded(.up)) + allDayEarliest
+    }
+
     public var kind: StartKind { isAllDay ? .allDay : isFloating ? .floating : .instant }
 
     /// The start whose `occurrenceKey` is `key` and whose kind is `kind` (`StartKind.rawValue`;

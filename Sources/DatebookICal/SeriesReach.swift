@@ -37,7 +37,7 @@ public enum SeriesReach {
     /// `first` by expansion alone: the plain path `SeriesStart` is tested against.
     static func expandedFirst(start: EventStart, timeZone: String, recurrence: String, atOrAfter from: Date,
                               calendar: Calendar) -> Date? {
-        var lower = Int64(from.timeIntervalSince1970.rounded(.down)) - EventStart.allDayLatest
+        var lower = EventStart.lowestKey(from: from)
         // Each round passes `step` occurrences that all resolve before `from` (all-day and
         // floating keys lie up to 14 h from their instant): a few rounds at most for an hourly rule.
         for _ in 0..<16 {
@@ -57,7 +57,7 @@ public enum SeriesReach {
     public static func last(start: EventStart, timeZone: String, recurrence: String, before limit: Date,
                             calendar: Calendar) -> Date? {
         let startKey = start.occurrenceKey
-        let limitKey = Int64(limit.timeIntervalSince1970.rounded(.up)) + EventStart.allDayEarliest
+        let limitKey = EventStart.keyBound(to: limit)
         var upper = limitKey
         var span = openEndedReach
         // An RDATE may come before DTSTART: the last round reaches back to the earliest key.

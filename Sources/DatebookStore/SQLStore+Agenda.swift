@@ -42,11 +42,11 @@ extension SQLStore {
             try body(occurrence)
         }
         if let from {
-            values.append(.integer(Int64(from.timeIntervalSince1970.rounded(.down)) - EventStart.allDayLatest))
+            values.append(.integer(EventStart.lowestKey(from: from)))
             conditions.append("e.start_key >= $\(values.count)")
         }
         if let to {
-            values.append(.integer(Int64(to.timeIntervalSince1970.rounded(.up)) + EventStart.allDayEarliest))
+            values.append(.integer(EventStart.keyBound(to: to)))
             conditions.append("e.start_key < $\(values.count)")
         }
         var buffer = ReorderBuffer<Item>()

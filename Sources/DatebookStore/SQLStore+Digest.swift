@@ -157,7 +157,7 @@ extension SQLStore {
     /// series this way, where every series' next occurrence was 40 % of a digest on 100k events.
     public func firstSeries(atOrAfter from: Date, calendar: Calendar, count: Int) throws -> [OccurrenceSummary]? {
         guard count > 0, recurrenceHorizon != nil else { return nil }
-        let lower = Int64(from.timeIntervalSince1970.rounded(.down)) - EventStart.allDayLatest
+        let lower = EventStart.lowestKey(from: from)
         guard let (latestFrom, end) = try first("SELECT max(from_key), min(to_key) FROM recurrence_spans", [], { row in
             row.isNull(0) ? nil : (row.int64(0), row.int64(1))
         }) ?? nil, latestFrom <= lower, lower < end, try spanCount() == recurringCount() else { return nil }
@@ -240,8 +240,7 @@ extension SQLStore {
     public func expandRecurringEvents(from: Date, to: Date, calendar: Calendar, onlyOpen: Bool = false,
                                       include: (EventSummary) -> Bool, _ body: (EventSummary, [Date]) throws -> Bool) throws {
         guard from < to else { return }
-        let window = Int64(from.timeIntervalSince1970.rounded(.down)) - EventStart.allDayLatest
-            ..< Int64(to.timeIntervalSince1970.rounded(.up)) + EventStart.allDayEarliest
+        let window = EventStart.lowestKey(from: from) ..< EventStart.keyBound(to: to)
         do {
             try run("SELECT \(SummaryColumn.selectList), e.time_zone, e.recurrence FROM events e "
                     + "WHERE e.recurrence IS NOT NULL\(onlyOpen ? " AND e.open_count > 0" : "") ORDER BY e.id\(dialect.byteOrder)", []) { row in

@@ -155,8 +155,8 @@ extension SQLStore {
             }
             return Store.sorted(found, once)
         }
-        let fromKey = from.map { Int64($0.timeIntervalSince1970.rounded(.down)) - EventStart.allDayLatest }
-        let toKey = to.map { Int64($0.timeIntervalSince1970.rounded(.up)) + EventStart.allDayEarliest }
+        let fromKey = from.map { EventStart.lowestKey(from: $0) }
+        let toKey = to.map { EventStart.keyBound(to: $0) }
         let lower = fromKey ?? toKey.map { $0 - SeriesReach.openEndedReach } ?? Int64.min
         let upper = toKey ?? fromKey.map { $0 + SeriesReach.openEndedReach } ?? Int64.max
         var found = try materialised(lower, upper)
@@ -192,7 +192,7 @@ extension SQLStore {
     /// One index probe per span instead of an expansion per series: the digest's Future rows
     /// expanded every series and were 69 % of a digest's time (issue 33).
     func nextMaterialised(atOrAfter from: Date, calendar: Calendar) throws -> [String: Date] {
-        let lower = Int64(from.timeIntervalSince1970.rounded(.down)) - EventStart.allDayLatest
+        let lower = EventStart.lowestKey(from: from)
         var found: [String: Date] = [:]
         try run("""
             SELECT s.event_id, e.all_day, (SELECT min(o.start_key) FROM occurrences o WHERE o.event_id = s.event_id AND o.start_key >= $1)
