@@ -48,10 +48,10 @@ enum ErrorTranslator {
     /// Retry later when the store is locked or its server cannot be reached or was lost; 69 when a
     /// PostgreSQL server refuses the login or the role may not create the missing schema; else bad data.
     static func exitCode(of error: StoreError) -> Int32 {
+        if error.isTemporary { return ExitCode.temporaryFailure }
         switch error {
-        case .busy, .full, .unreachable, .connectionLost, .timedOut: ExitCode.temporaryFailure
-        case .authentication, .noSchemaRights: ExitCode.unavailable
-        default: ExitCode.dataError
+        case .authentication, .noSchemaRights: return ExitCode.unavailable
+        default: return ExitCode.dataError
         }
     }
 }

@@ -96,6 +96,9 @@ extension PlannerStore {
             warnings += batch.warnings.count
             do {
                 try saveImportBatch(batch, calendar: PlannerICS.importCalendar, rewritten: batches.rewritten, progress: { _ in })
+            } catch let error as StoreError where error.isTemporary {
+                // The store or its disk failed, not these lines: said as it is (exit 75, try again).
+                throw error
             } catch {
                 let span = lines.map { $0.lowerBound == $0.upperBound ? "line \($0.lowerBound)" : "lines \($0.lowerBound)–\($0.upperBound)" }
                 throw InputError(file: name, line: lines?.lowerBound, path: "",

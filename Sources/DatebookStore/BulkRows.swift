@@ -71,16 +71,6 @@ final class BulkRows: Sendable {
             }
         }
 
-        /// The columns of its key, in order (`ImportStage` inserts in that order).
-        var key: String {
-            switch self {
-            case .events: "id"
-            case .tasks: "event_id, position"
-            case .occurrences: "event_id, start_key"
-            case .spans, .sources: "event_id"
-            }
-        }
-
         var head: String {
             switch self {
             case .events: EventColumn.insertHead
@@ -112,6 +102,8 @@ final class BulkRows: Sendable {
         var bytes: [UInt8] = []
         var values: [[Value]] = Array(repeating: [], count: Table.allCases.count)
         var events = 0
+        /// After each event, where its values end in each table (`ImportRuns` splits a chunk by event).
+        var ends: [Int32] = []
         /// The table `RowSink` calls go to.
         var table = Table.events
 
@@ -123,6 +115,7 @@ final class BulkRows: Sendable {
             for table in values.indices {
                 values[table].reserveCapacity(previous.values[table].count + previous.values[table].count / 4)
             }
+            ends.reserveCapacity(previous.ends.count)
         }
 
         mutating func text(_ value: borrowing String) {
@@ -130,8 +123,19 @@ final class BulkRows: Sendable {
             bytes.append(contentsOf: value.utf8)
             values[table.rawValue].append(.text(start: Int32(start), count: Int32(bytes.count - start)))
         }
+        mutating func text(bytes value: UnsafeRawBufferPointer) {
+            let start = bytes.count
+            bytes.append(contentsOf: value)
+            values[table.rawValue].append(.text(start: Int32(start), count: Int32(value.count)))
+        }
         mutating func integer(_ value: Int64) { values[table.rawValue].append(.integer(value)) }
         mutating func null() { values[table.rawValue].append(.null) }
+
+        /// The rows written since the last call are one event's.
+        mutating func endEvent() {
+            for table in values { ends.append(Int32(table.count)) }
+            events += 1
+        }
     }
 
     /// What the helper thread needs to make the rows of the events in `order`.
@@ -199,7 +203,7 @@ final class BulkRows: Sendable {
                 chunk.text(sources.calendar)
                 chunk.text(uid)
             }
-            chunk.events += 1
+            chunk.endEvent()
             if chunk.events == Self.chunkSize {
                 let next = Chunk(reserving: chunk)
                 guard hand(chunk) else { return }
@@ -222,13 +226,10 @@ final class BulkRows: Sendable {
 /// The writer's side: statements for 1…`rowsPerStatement` rows of each table, bound from chunks.
 struct BulkInserter {
     private let store: Store
-    /// Rows go to `ImportStage`'s TEMP tables instead of the store's.
-    private let staged: Bool
     private var statements: [[SQLiteStatement?]]
 
-    init(store: Store, staged: Bool = false) {
+    init(store: Store) {
         self.store = store
-        self.staged = staged
         statements = Array(repeating: Array(repeating: nil, count: BulkRows.rowsPerStatement + 1),
                            count: BulkRows.Table.allCases.count)
     }
@@ -254,8 +255,7 @@ struct BulkInserter {
     private mutating func statement(_ table: BulkRows.Table, rows: Int) throws -> SQLiteStatement {
         if let cached = statements[table.rawValue][rows] { return cached }
         let prepared = try store.wrap {
-            try store.db.prepare(staged ? BulkRows.sql(ImportStage.head(table), columns: table.columns, rows: rows)
-                                 : BulkRows.sql(table.head, columns: table.columns, rows: rows, tail: table.tail))
+            try store.db.prepare(BulkRows.sql(table.head, columns: table.columns, rows: rows, tail: table.tail))
         }
         statements[table.rawValue][rows] = prepared
         return prepared

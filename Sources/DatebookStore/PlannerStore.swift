@@ -87,7 +87,7 @@ public protocol PlannerStore: AnyObject {
     /// `rewritten`: ids of events an earlier batch saved, which this one saves again.
     func saveImportBatch(_ batch: ICSImport, calendar: String, rewritten: Set<String>, progress: (Int) -> Void) throws
     /// `event(id:)` for an event an earlier batch of the running import saved (whose rows may wait
-    /// to be written, `ImportStage`).
+    /// to be written, `ImportRuns`).
     func importedEvent(id: String) throws -> Event?
 
     // Action links (issue 16): the signing key and the links already used

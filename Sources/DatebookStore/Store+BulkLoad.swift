@@ -103,13 +103,13 @@ extension Store {
         let deferred: [String]
         /// The `CREATE TRIGGER` statements of the triggers on `events` suspended until the end.
         let suspended: [String]?
-        /// New events' rows go to `ImportStage` until the end (an import in batches into an empty store).
+        /// New events' rows go to `ImportRuns` until the end (an import in batches into an empty store).
         var staged = false
     }
 
     /// Starts a write of about `count` events (all of a save, or every batch of an import): drops
     /// the secondary indexes and suspends the triggers when it is large enough to gain by it.
-    /// `stage`: the write comes in batches not in id order between them (`ImportStage`).
+    /// `stage`: the write comes in batches not in id order between them (`ImportRuns`).
     func beginBulk(count: Int, stage: Bool = false) throws -> BulkWrite {
         let existing = count >= Self.bulkThreshold ? try eventCount() : Int.max
         var bulk = try BulkWrite(existing: existing, deferred: existing <= count ? dropSecondaryIndexes() : [],
@@ -185,15 +185,16 @@ extension Store {
     /// Inserts the rows of events no stored row has (`BulkRows`: made on a helper thread).
     private func writeNew(_ source: BulkRows.Source, staged: Bool, progress: (Int) -> Void) throws {
         let rows = BulkRows(source)
-        var inserter = BulkInserter(store: self, staged: staged)
-        if staged { importStagePending = true }
+        var inserter = BulkInserter(store: self)
+        let runs = staged ? importRuns : nil
         var done = 0
         do {
             while let chunk = rows.next() {
-                try inserter.insert(chunk)
+                if let runs { try runs.append(chunk) } else { try inserter.insert(chunk) }
                 done += chunk.events
                 if done / 5_000 != (done - chunk.events) / 5_000 { progress(done) }
             }
+            try runs?.endRun()
         } catch {
             rows.cancel()
             throw error

@@ -26,15 +26,15 @@ extension Store {
     /// and made again after its last; into an empty store the batches' new events go in in bulk.
     ///
     /// Each batch is in id order, but the batches are not: into an empty store, the new events'
-    /// rows wait in `ImportStage` and go in in key order at the end. (A page cache of a quarter KiB
+    /// rows wait in `ImportRuns` and go in in key order at the end. (A page cache of a quarter KiB
     /// per expected event, 244 MB at 1M, did not make up for the disorder: 56 s of CPU against
     /// 47.5 s with the 2 MB cache, for 460 MB of peak memory against 181 MB.)
     public func importTransaction<T>(expected: Int, _ body: () throws -> T) throws -> T {
         try bulkTransaction(count: expected) {
             let bulk = try beginBulk(count: expected, stage: true)
             importBulk = bulk
-            // A failed import's rollback drops the TEMP tables with the staged rows.
-            defer { (importBulk, importStagePending) = (nil, false) }
+            // A failed import's staged rows go with the scratch file.
+            defer { (importBulk, importRuns) = (nil, nil) }
             let result = try body()
             try finishBulk(bulk)
             return result

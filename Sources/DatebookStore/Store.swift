@@ -25,8 +25,8 @@ public final class Store {
     var occurrenceRows: OccurrenceRows?
     /// The write an import read in batches began (`importTransaction`), while it runs.
     var importBulk: BulkWrite?
-    /// Rows wait in `ImportStage`'s TEMP tables.
-    var importStagePending = false
+    /// Where an import's rows wait to go in in key order, while it runs.
+    var importRuns: ImportRuns?
 
     /// Opens (creating on first use) the store at `path`.
     ///

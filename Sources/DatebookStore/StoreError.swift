@@ -14,6 +14,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// SQLITE_FULL: the file system holding the store has no space left.
     case full(path: String)
     case cannotCreate(path: String, reason: String)
+    /// A large import's scratch file (`ImportRuns`) in `folder` could not be made, written or read.
+    case scratch(path: String, folder: String, reason: String)
     case sqlite(path: String, message: String)
     /// No PostgreSQL server answered at `endpoint` (`host:port`): worth a retry later.
     case unreachable(store: String, endpoint: String, reason: String)
@@ -28,6 +30,15 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// The schema (or its tables) is missing and this role may not create it: `database` names the
     /// database whose CREATE right a missing schema needs; nil when the schema exists but its tables do not.
     case noSchemaRights(store: String, schema: String, role: String, database: String?)
+
+    /// A condition of the moment (a lock, a full disk, a server gone), not of the data or the set-up:
+    /// the same command may work later (the CLI exits 75).
+    public var isTemporary: Bool {
+        switch self {
+        case .busy, .full, .scratch, .unreachable, .connectionLost, .timedOut: true
+        default: false
+        }
+    }
 
     public var description: String {
         switch self {
@@ -51,6 +62,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "store \(path): the disk is full (no space left on its file system); free some space there — nothing after the last commit was kept, try again"
         case let .cannotCreate(path, reason):
             "cannot create store \(path): \(reason)"
+        case let .scratch(path, folder, reason):
+            "store \(path): the import's scratch file in \(folder) \(reason); free some space there or set TMPDIR to a folder with room — nothing of the import was kept, try again"
         case let .sqlite(path, message):
             "store \(path): \(message)"
         case let .unreachable(store, endpoint, reason):

@@ -1,6 +1,7 @@
 import DatebookCore
 import DatebookDelivery
 import DatebookStore
+import DatebookTestSupport
 import Foundation
 import Testing
 
@@ -155,5 +156,41 @@ final class SmallDisk {
         let counts = try sink.counts()
         #expect(Self.keys().filter { counts[$0] != 1 }.isEmpty, "each alert exactly once")
         #expect(try Store(path: sandbox.store).integrityCheck() == "ok")
+    }
+
+    /// A large import into an empty store keeps its batches' rows in a scratch file until the end
+    /// (`ImportRuns`, in `$TMPDIR`). When that folder is full the import fails at once, saying where
+    /// and why, exits 75 (try again) and keeps nothing; with room, the same import keeps every event
+    /// and leaves nothing in the folder.
+    @Test(.enabled(if: SmallDisk.canMount, "mounting a tmpfs is refused on this machine (needs root with CAP_SYS_ADMIN)"))
+    func aLargeImportWhoseScratchFolderIsFullFailsNamingItAndKeepsNothing() throws {
+        let disk = try SmallDisk(kibibytes: 256)
+        defer { disk.unmount() }
+        let folder = ScratchFolder("scratch-import")
+        let ics = folder.path + "/big.ics"
+        var text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//datebook//test//EN\r\n"
+        for n in 0..<10_000 {
+            text += "BEGIN:VEVENT\r\nUID:e\(n)@example.org\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20261201T090000Z\r\n"
+                + "SUMMARY:Event \(n)\r\nEND:VEVENT\r\nBEGIN:VTODO\r\nUID:t\(n)@example.org\r\nRELATED-TO:e\(n)@example.org\r\n"
+                + "SUMMARY:Task \(n)\r\nEND:VTODO\r\n"
+        }
+        try (text + "END:VCALENDAR\r\n").write(toFile: ics, atomically: true, encoding: .utf8)
+        let store = folder.path + "/store.sqlite3"
+        let environment = ["HOME": folder.path, "DATEBOOK_STORE": store, "PATH": "/usr/bin:/bin", "DATEBOOK_TZ": "Europe/Berlin"]
+
+        let full = try runDatebook(["import", ics], environment: environment.merging(["TMPDIR": disk.path]) { $1 })
+        #expect(full.code == 75, "\(full.err)")
+        #expect(full.err.contains("store \(store): the import's scratch file in \(disk.path) could not be written: No space left on device"),
+                "\(full.err)")
+        #expect(try Store(path: store).eventCount() == 0)
+
+        let roomy = folder.path + "/tmp"
+        try FileManager.default.createDirectory(atPath: roomy, withIntermediateDirectories: true)
+        let fine = try runDatebook(["import", ics], environment: environment.merging(["TMPDIR": roomy]) { $1 })
+        #expect(fine.code == 0, "\(fine.err)")
+        let imported = try Store(path: store)
+        #expect(try imported.eventCount() == 10_000)
+        #expect(try imported.events(titled: "Event 9999").first?.tasks.map(\.text) == ["Task 9999"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: roomy).isEmpty)
     }
 }
