@@ -57,9 +57,9 @@ final class ImportRuns {
     /// A file made and unlinked at once (its name lives for two system calls).
     private static func openUnnamed(in folder: String) -> Int32 {
         var template = Array((folder + "/datebook-import-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else { return fd }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        template.withUnsafeBufferPointer { buffer in _ = buffer.baseAddress.map { unlink($0) } }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         return fd
     }
@@ -154,7 +154,9 @@ final class ImportRuns {
     private func writePending() throws {
         var done = 0
         while done < pending.count {
-            let count = pending.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(written + done)) }
+            let count = pending.withUnsafeBytes { bytes in
+                bytes.baseAddress.map { pwrite(fd, $0 + done, bytes.count - done, off_t(written + done)) } ?? -1
+            }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { throw failure("written") }
             done += count
@@ -218,7 +220,9 @@ final class ImportRuns {
             if buffer.count < max(count, Self.bufferSize) { buffer += [UInt8](repeating: 0, count: max(count, Self.bufferSize) - buffer.count) }
             while filled < count, offset < end {
                 let want = min(buffer.count - filled, end - offset)
-                let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, want, off_t(offset)) }
+                let got = buffer.withUnsafeMutableBytes { bytes in
+                    bytes.baseAddress.map { pread(fd, $0 + filled, want, off_t(offset)) } ?? -1
+                }
                 if got < 0, errno == EINTR { continue }
                 guard got > 0 else { throw scratch.failure("read back") }
                 filled += got
@@ -233,7 +237,7 @@ final class ImportRuns {
                 other.buffer.withUnsafeBytes { theirs in
                     let a = Self.id(mine, start), b = Self.id(theirs, other.start)
                     let common = min(a.count, b.count)
-                    let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+                    let order = common == 0 ? 0 : a.baseAddress.flatMap { x in b.baseAddress.map { memcmp(x, $0, common) } } ?? 0
                     return order != 0 ? order < 0 : a.count < b.count
                 }
             }
