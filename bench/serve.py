@@ -328,9 +328,22 @@ def main():
         started = time.perf_counter()
         urllib.request.urlopen(f"http://127.0.0.1:{port}/calendar.ics").read()
         warm_times.append((time.perf_counter() - started) * 1000)
+    # A change by another process that then closes the store, and a poll a second later (a phone's next
+    # poll): the server's background export, woken by the change, has made the answer by then.
+    later_times = []
+    for n in range(5):
+        db = sqlite3.connect(big_store)
+        db.execute("UPDATE events SET title = title || ? WHERE rowid = (SELECT min(rowid) FROM events)", (str(n),))
+        db.commit()
+        db.close()
+        time.sleep(1)
+        started = time.perf_counter()
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/calendar.ics").read()
+        later_times.append((time.perf_counter() - started) * 1000)
     stop(process)
     feed_ms = sorted(feed_times)[len(feed_times) // 2]
     warm_ms = sorted(warm_times)[len(warm_times) // 2]
+    later_ms = sorted(later_times)[len(later_times) // 2]
     log.close()
 
     load = os.getloadavg()[0]
@@ -356,6 +369,8 @@ def main():
          f"{warm_ms:.1f} ms", f"≤ {BUDGETS['ics10k']:.0f} ms", verdict(warm_ms <= BUDGETS["ics10k"])),
         ("… the first request after a change made by this server's caller (the export itself)", f"{feed_ms:.1f} ms",
          f"(≤ {BUDGETS['ics10k']:.0f} ms)", verdict(feed_ms <= BUDGETS["ics10k"])),
+        ("… a request 1 s after a change by another process that closed the store (made by the background export), median of 5",
+         f"{later_ms:.1f} ms", f"≤ {BUDGETS['ics10k']:.0f} ms", verdict(later_ms <= BUDGETS["ics10k"])),
         ("GET /healthz beside 500 idle connections, median / worst of 20", f"{health_ms:.2f} / {health_max:.2f} ms",
          "≤ 100 ms (the test's bound)", verdict(health_max <= 100)),
         ("idle: CPU over 5 s / resident memory", f"{idle_cpu:.2f} % / {rss:.1f} MB", f"≈ 0 % / ≤ {BUDGETS['rss']:.0f} MB",

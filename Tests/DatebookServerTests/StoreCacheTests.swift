@@ -35,6 +35,49 @@ struct StoreCacheTests {
         #expect(value == 1 && results.withLock { $0 } == [1])
     }
 
+    /// Wake-ups while a background refresh runs are not dropped: it runs once more after, for all of them.
+    @Test func refreshesAskedForWhileOneRunsRunOnceMoreAfterIt() throws {
+        let cache = StoreCache<Int>()
+        let runs = Mutex(0)
+        let first = DispatchSemaphore(value: 0)
+        cache.refreshInBackground {
+            if runs.withLock({ $0 += 1; return $0 }) == 1 { first.wait() }
+        }
+        for _ in 0..<3 { cache.refreshInBackground { runs.withLock { $0 += 1 } } }
+        #expect(cache.isRefreshing)
+        first.signal()
+        let deadline = Date().addingTimeInterval(10)
+        while cache.isRefreshing, Date() < deadline { usleep(1_000) }
+        #expect(!cache.isRefreshing)
+        #expect(runs.withLock { $0 } == 2, "the first, then one more for the three asked meanwhile")
+        cache.refreshInBackground { runs.withLock { $0 += 1 } }
+        while cache.isRefreshing, Date() < deadline { usleep(1_000) }
+        #expect(runs.withLock { $0 } == 3)
+    }
+
+    /// After the last writer closed (its `-wal` and `-shm` removed), a reader's own opening makes an
+    /// empty log and a new header: that is no change of the planner, so the next request finds the
+    /// answer made; a commit still is one.
+    @Test func aReaderMakingTheEmptyLogAgainLeavesTheAnswerMade() throws {
+        let folder = ScratchFolder("cache-log")
+        let store = folder.path + "/store.sqlite3"
+        let day = EventStart.allDay(CalendarDate(year: 2026, month: 1, day: 1))
+        try Store(path: store).save(Event(id: "e1", title: "A", start: day, timeZone: "UTC", symbol: .star, color: .red))
+        #expect(!FileManager.default.fileExists(atPath: store + "-wal"), "the writer, closing last, removed its log")
+        for cache in [StoreCache<String>(), StoreCache<String>(changes: StoreChangeSignal())] {
+            let title = { try cache.value(storePath: store) { _ in try Store(path: store, readOnly: true).event(id: "e1")?.title ?? "" } }
+            #expect(try title() == "A")
+            #expect(FileManager.default.fileExists(atPath: store + "-wal"), "the reader made the log again")
+            #expect(try title() == "A")
+            #expect(cache.made.withLock { $0 } == 1, "made again for the reader's own log")
+            try Store(path: store).save(Event(id: "e1", title: "B", start: day, timeZone: "UTC", symbol: .star, color: .red))
+            #expect(try title() == "B")
+            #expect(cache.made.withLock { $0 } == 2)
+            try Store(path: store).save(Event(id: "e1", title: "A", start: day, timeZone: "UTC", symbol: .star, color: .red))
+            #expect(!FileManager.default.fileExists(atPath: store + "-wal"))
+        }
+    }
+
     /// A PostgreSQL store has no file to watch: its `data_version` sequence is the key.
     @Test func aWriteToAPostgresStoreIsSeen() throws {
         let url = try TestPostgres.shared().makeDatabase()
