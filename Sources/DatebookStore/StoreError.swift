@@ -63,7 +63,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case let .cannotCreate(path, reason):
             "cannot create store \(path): \(reason)"
         case let .scratch(path, folder, reason):
-            "store \(path): the import's scratch file in \(folder) \(reason); free some space there or set TMPDIR to a folder with room — nothing of the import was kept, try again"
+            "store \(path): the import's scratch file in \(folder) \(reason); free some space there or set TMPDIR to a writable folder with room — nothing of the import was kept, try again"
         case let .sqlite(path, message):
             "store \(path): \(message)"
         case let .unreachable(store, endpoint, reason):
