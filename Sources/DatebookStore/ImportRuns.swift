@@ -38,18 +38,20 @@ final class ImportRuns {
     init(storePath: String) throws {
         self.storePath = storePath
         let environment = ProcessInfo.processInfo.environment
-        let folders = [environment["SQLITE_TMPDIR"], environment["TMPDIR"], "/var/tmp", "/usr/tmp", "/tmp"].compactMap { $0 }
-        var reason = "could not be made: no folder for temporary files"
-        for folder in folders where !folder.isEmpty {
+        let folders = [environment["SQLITE_TMPDIR"], environment["TMPDIR"], "/var/tmp", "/usr/tmp", "/tmp"]
+            .compactMap { $0 }.filter { !$0.isEmpty }
+        // Named in the error: the first folder, the one `TMPDIR` sets, with why it failed.
+        var first: StoreError?
+        for folder in folders {
             let fd = Self.openUnnamed(in: folder)
             if fd >= 0 {
                 self.fd = fd
                 self.folder = folder
                 return
             }
-            reason = "could not be made: " + String(cString: strerror(errno))
+            first = first ?? .scratch(path: storePath, folder: folder, reason: "could not be made: " + String(cString: strerror(errno)))
         }
-        throw StoreError.scratch(path: storePath, folder: folders.first { !$0.isEmpty } ?? "/tmp", reason: reason)
+        throw first ?? StoreError.scratch(path: storePath, folder: "/tmp", reason: "could not be made: no folder for temporary files")
     }
 
     deinit { close(fd) }
@@ -165,8 +167,9 @@ final class ImportRuns {
         pending.removeAll(keepingCapacity: true)
     }
 
-    fileprivate func failure(_ verb: String) -> StoreError {
-        .scratch(path: storePath, folder: folder, reason: "could not be \(verb): " + String(cString: strerror(errno)))
+    /// `cause`: why, when it is not the last system call's `errno`.
+    fileprivate func failure(_ verb: String, because cause: String? = nil) -> StoreError {
+        .scratch(path: storePath, folder: folder, reason: "could not be \(verb): " + (cause ?? String(cString: strerror(errno))))
     }
 
     private static func put<T: FixedWidthInteger>(_ value: T, into bytes: inout [UInt8]) {
@@ -205,7 +208,7 @@ final class ImportRuns {
             size = 0
             guard try available(4, scratch) else { return false }
             let length = buffer.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: start, as: UInt32.self))) }
-            guard try available(4 + length, scratch) else { throw scratch.failure("read back") }
+            guard try available(4 + length, scratch) else { throw scratch.failure("read back", because: "a record runs past its run's end") }
             size = 4 + length
             return true
         }

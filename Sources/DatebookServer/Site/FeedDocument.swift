@@ -1,3 +1,4 @@
+import DatebookCore
 import Foundation
 
 /// The feed's bytes, their weak ETag (a hash of the export made with a placeholder DTSTAMP: the
@@ -41,8 +42,7 @@ struct FeedDocument: Sendable, Equatable {
 
     /// `W/"hash-length"` of an export: FNV-1a over the bytes.
     static func contentTag(_ body: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in body { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let hash = EventID.fnv1a(body)
         return "W/\"" + String(hash, radix: 16) + "-" + String(body.count) + "\""
     }
 

@@ -1,3 +1,4 @@
+import DatebookCore
 import DatebookStore
 import Foundation
 import Synchronization
@@ -105,22 +106,22 @@ final class StoreCache<Value: Sendable>: Sendable {
     /// Not the header's change counter and checksum: the first connection to open the store resets
     /// the `-shm` and rebuilds the header from the log, and the request's own opening did so at
     /// every request while no other connection was open (a leftover log) — the same content under
-    /// another key each time. Halfway through such a rebuild (the two copies differ, or it is not
-    /// initialised yet) the header is read again, for up to 4 ms, then taken as it is.
+    /// another key each time. Halfway through such a rebuild (`StoreChangeSignal.Header.read` finds
+    /// the copies unequal, uninitialised or with a wrong checksum) the header is read again, for up
+    /// to 4 ms, then taken as it is.
     static func walIndexHeader(_ path: String) -> Int {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return 0 }
         defer { close(fd) }
-        var header = [UInt8](repeating: 0, count: 96)
+        // The two copies and `nBackfill` after them, as `StoreChangeSignal.Header.read` checks them.
+        var header = [UInt8](repeating: 0, count: 100)
         for attempt in 0..<20 {
             // Shorter: no header (a `-shm` SQLite has just shortened, or left so).
-            guard header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, 96, 0) }) == 96 else { return 0 }
-            if header[12] != 0, header[0..<48] == header[48..<96] { break }
+            guard header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, 100, 0) }) == 100 else { return 0 }
+            if header.withUnsafeBytes({ $0.baseAddress.flatMap(StoreChangeSignal.Header.read) }) != nil { break }
             if attempt < 19 { usleep(200) }
         }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in header[16..<40] { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return Int(truncatingIfNeeded: hash)
+        return Int(truncatingIfNeeded: EventID.fnv1a(header[16..<40]))
     }
 
     /// The cached value when `storePath` and `extra` are as they were, else `make(signature)`,
