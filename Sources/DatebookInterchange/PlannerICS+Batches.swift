@@ -109,7 +109,7 @@ extension PlannerICS {
         /// Per event, whether the file's VTODOs replaced its stored tasks in an earlier batch.
         func cleared(_ events: some Collection<Event>) -> [Bool] {
             guard store != nil else { return Array(repeating: false, count: events.count) }
-            return events.map { placed[JoinIndex.key($0.id)]?.hasFileTasks == true }
+            return events.indices.map { placed[JoinIndex.key(events[$0].id)]?.hasFileTasks == true }
         }
 
         /// Keeps a VTODO for a later batch until the event or VTODO of join key `key` comes; false when
@@ -122,19 +122,13 @@ extension PlannerICS {
             return true
         }
 
-        /// Records that the VTODO of UID key `key` went to the event `id`.
-        mutating func placedTodo(_ key: UInt64, in id: String) {
-            if store != nil { todoTargets[key] = JoinIndex.key(id) }
+        /// Records that the VTODO of UID key `key` went to the event of join key `eventKey`.
+        mutating func placedTodo(_ key: UInt64, inEvent eventKey: UInt64) {
+            if store != nil { todoTargets[key] = eventKey }
         }
 
         /// The join key of the event where the VTODO of UID key `key`, of an earlier batch, went or waits.
         func todoTarget(_ key: UInt64) -> UInt64? { todoTargets.isEmpty ? nil : todoTargets[key] }
-
-        /// The task id of the VTODO `uid` (of join key `key`) when an earlier batch had it.
-        func todoTaskID(_ uid: String, key: UInt64?) -> String? {
-            guard let key, todoTarget(key) != nil else { return nil }
-            return PlannerICS.taskID(uid)
-        }
 
         /// The waiting VTODOs of `events` and of the VTODOs `todos` (every one in the last join), in
         /// file order, taken out. One waiting twice (for a VTODO, then for its event) keeps its line.
@@ -170,18 +164,20 @@ extension PlannerICS {
         mutating func placed(_ events: [Event], cleared: [Bool], uids: [String: String]) {
             guard store != nil else { return }
             rewritten = []
-            for (at, event) in events.enumerated() {
-                let key = JoinIndex.key(event.id)
+            // By position: iterating the events would copy each one (its strings retained and released).
+            for at in events.indices {
+                let id = events[at].id
+                let key = JoinIndex.key(id)
                 let fileTasks = at < cleared.count && cleared[at]
                 if var entry = placed[key] {
-                    rewritten.insert(event.id)
+                    rewritten.insert(id)
                     entry.hasFileTasks = entry.hasFileTasks || fileTasks
                     placed[key] = entry
                 } else {
                     let look = looks[key]
                     placed[key] = Placed(symbol: look?.symbol ?? Placed.byID, color: look?.color ?? Placed.byID, hasFileTasks: fileTasks)
                 }
-                if event.recurrence != nil, let uid = uids[event.id] { recurringUIDs[event.id] = uid }
+                if events[at].recurrence != nil, let uid = uids[id] { recurringUIDs[id] = uid }
             }
             looks = [:]
         }

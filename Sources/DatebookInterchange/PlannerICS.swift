@@ -358,7 +358,8 @@ public enum PlannerICS {
             options.ids = ids
             events.reserveCapacity(part.events.count)
             components.reserveCapacity(part.events.count)
-            for item in part.events {
+            // Each component is borrowed from the buffer: a copy would retain and release its strings.
+            func add(_ item: borrowing ICalEvent) {
                 // An all-day override names its instance by date: a timed RECURRENCE-ID (Outlook's midnight in
                 // its own zone) is read as that day, so the override keeps its id when exported (as a DATE).
                 let recurrenceID = item.start.isAllDay ? item.recurrenceID.map { $0.isAllDay ? $0 : $0.day(fallback: timeZone) }
@@ -385,6 +386,9 @@ public enum PlannerICS {
                 // A cancelled override still adds its EXDATE to the master.
                 if item.isCancelled, item.recurrenceID != nil { component.masterID = eventID(uid: item.uid, options: options) }
                 components.append(component)
+            }
+            part.events.withUnsafeBufferPointer { items in
+                for n in items.indices { add(items[n]) }
             }
             let calendarKey = calendarKey(options)
             todos = part.todos.map { todo in
@@ -570,17 +574,19 @@ public enum PlannerICS {
         let todoParents = TodoParents(early, parts, made)
         func attach(_ todo: borrowing ICalTodo, _ made: borrowing Converted.Todo) {
             // The VTODO its RELATED-TO names: in this join, or placed by (or waiting since) an earlier batch.
-            let parent = todoParents.taskID(made.relatedKey) ?? todo.relatedTo.flatMap { batches.todoTaskID($0, key: made.relatedKey) }
-            // The top to-do above this one (itself when it is no part of another) says where it goes.
-            let top = (parent == nil ? nil : made.relatedKey.flatMap { todoParents.top(of: $0) })
-                ?? TodoParents.Link(uid: todo.uid, relatedTo: todo.relatedTo, key: made.relatedKey)
+            // Where the VTODO of an earlier batch that RELATED-TO names went (or waits): looked up once.
+            let earlier = made.relatedKey.flatMap { batches.todoTarget($0) }
+            let parent = todoParents.taskID(made.relatedKey) ?? (earlier == nil ? nil : todo.relatedTo.map(PlannerICS.taskID))
+            // The top to-do above this one (none when it is no part of another) says where it goes.
+            let above = parent == nil ? nil : made.relatedKey.flatMap { todoParents.top(of: $0) }
             // The event the top's RELATED-TO names, or the one the earlier batch's VTODO it names went to.
-            let key = top.key.map { batches.todoTarget($0) ?? $0 }
+            var key = above == nil ? made.relatedKey.map { earlier ?? $0 } : above?.key.map { batches.todoTarget($0) ?? $0 }
             var at = key.flatMap { index[key: $0] }
             // An import in batches: the event may be stored already, or it (or the VTODO above) come later.
             if at == nil, let key { at = batches.load(key: key, into: &result, index: &index, options: options) }
             if at == nil, let key, batches.postpone(todo, made, until: key) { return }
             if at == nil {
+                let top = above ?? TodoParents.Link(uid: todo.uid, relatedTo: todo.relatedTo, key: made.relatedKey)
                 if let related = todo.relatedTo, parent == nil {
                     result.warnings.append("\(fileName):\(todo.sourceLine): UID \(todo.uid): RELATED-TO \(related) "
                                            + "names no event in this file; the task goes to the \"Tasks\" event")
@@ -594,8 +600,10 @@ public enum PlannerICS {
                     result.uids[id] = taskListUID
                 }
                 at = index[id]
+                key = JoinIndex.key(id)
             }
-            guard let at else { return }
+            // `key` is now the join key of the event at `at`.
+            guard let at, let key else { return }
             if at >= cleared.count { cleared += batches.cleared(result.events[cleared.count...]) }
             if !cleared[at] {
                 cleared[at] = true
@@ -615,7 +623,7 @@ public enum PlannerICS {
                 return
             }
             result.events[at].tasks.append(task)
-            batches.placedTodo(made.key, in: result.events[at].id)
+            batches.placedTodo(made.key, inEvent: key)
         }
         for (todo, made) in early { attach(todo, made) }
         // Through the buffers: iterating the todos would copy each one (its strings retained and released).
@@ -667,31 +675,57 @@ public enum PlannerICS {
             var key: UInt64?
         }
 
-        private var entries: [UInt64: (taskID: String, link: Link)] = [:]
+        /// A VTODO's place: `early[n]` when `part` is -1, else `parts[part].todos[n]` (positions,
+        /// not copies: 12k VTODOs a batch, each a few strings to retain and release).
+        private struct Place {
+            var part: Int
+            var n: Int
+        }
+
+        private var entries: [UInt64: Place] = [:]
+        private let early: [(ICalTodo, Converted.Todo)]
+        private let parts: [ICalDocument]
+        private let made: [[Converted.Todo]]
 
         /// `early`: VTODOs of earlier batches joined before the parts' (`Batches.waiting`).
         init(_ early: [(ICalTodo, Converted.Todo)], _ parts: [ICalDocument], _ made: [[Converted.Todo]]) {
+            self.early = early
+            self.parts = parts
+            self.made = made
             entries.reserveCapacity(early.count + parts.reduce(0) { $0 + $1.todos.count })
-            for (todo, made) in early { add(todo, made) }
-            for p in parts.indices {
-                for n in parts[p].todos.indices { add(parts[p].todos[n], made[p][n]) }
+            for n in early.indices { add(early[n].1.key, Place(part: -1, n: n)) }
+            for p in made.indices {
+                made[p].withUnsafeBufferPointer { todos in
+                    for n in todos.indices { add(todos[n].key, Place(part: p, n: n)) }
+                }
             }
         }
 
         /// The first VTODO of a UID counts.
-        private mutating func add(_ todo: borrowing ICalTodo, _ made: borrowing Converted.Todo) {
-            guard entries[made.key] == nil else { return }
-            entries[made.key] = (made.taskID, Link(uid: todo.uid, relatedTo: todo.relatedTo, key: made.relatedKey))
+        private mutating func add(_ key: UInt64, _ place: Place) {
+            if entries[key] == nil { entries[key] = place }
         }
 
         /// The task id of the VTODO whose UID has join key `key`.
-        func taskID(_ key: UInt64?) -> String? { key.flatMap { entries[$0]?.taskID } }
+        func taskID(_ key: UInt64?) -> String? {
+            guard let place = key.flatMap({ entries[$0] }) else { return nil }
+            return place.part < 0 ? early[place.n].1.taskID : made[place.part][place.n].taskID
+        }
+
+        private func link(_ place: Place) -> Link {
+            if place.part < 0 {
+                return Link(uid: early[place.n].0.uid, relatedTo: early[place.n].0.relatedTo, key: early[place.n].1.relatedKey)
+            }
+            let todo = parts[place.part].todos[place.n]
+            return Link(uid: todo.uid, relatedTo: todo.relatedTo, key: made[place.part][place.n].relatedKey)
+        }
 
         /// The top to-do above the VTODO of UID key `key` (a chain longer than 32, or a loop, has none).
         func top(of key: UInt64) -> Link? {
             var current = key
             for _ in 0..<32 {
-                guard let link = entries[current]?.link else { return nil }
+                guard let place = entries[current] else { return nil }
+                let link = link(place)
                 guard let next = link.key, entries[next] != nil else { return link }
                 current = next
             }

@@ -189,7 +189,7 @@ extension Store {
         let runs = staged ? importRuns : nil
         var done = 0
         do {
-            while let chunk = rows.next() {
+            while let chunk = try rows.next() {
                 if let runs { try runs.append(chunk) } else { try inserter.insert(chunk) }
                 done += chunk.events
                 if done / 5_000 != (done - chunk.events) / 5_000 { progress(done) }

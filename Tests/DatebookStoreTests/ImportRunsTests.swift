@@ -119,4 +119,32 @@ import Testing
         try runs.append(Self.chunk([Record(id: "n", note: "", tasks: 0)]))
         #expect(try Self.merged(runs).map(\.id).sorted() == ["m", "n", "z"])
     }
+
+    /// The merge's helper thread (`BulkRows(producing:)`, as `Store.flushImportStage` runs it): the
+    /// writer gets every chunk in order, then what the helper threw; a writer that fails cancels,
+    /// which stops a helper waiting to hand more and returns only once it has ended (the scratch
+    /// file may be closed right after).
+    @Test func aHelperThreadsChunksComeInOrderThenItsErrorAndACancelWaitsForItsEnd() throws {
+        struct Broken: Error {}
+        let made = BulkRows(producing: { hand in
+            for n in 0..<10 {
+                guard hand(Self.chunk([Record(id: "e\(n)", note: "", tasks: n % 3)])) else { return }
+            }
+            throw Broken()
+        })
+        var ids: [String] = []
+        #expect(throws: Broken.self) {
+            while let chunk = try made.next() { ids += Self.records([chunk]).map(\.id) }
+        }
+        #expect(ids == (0..<10).map { "e\($0)" })
+
+        let ended = Monitor(false)
+        let endless = BulkRows(producing: { hand in
+            defer { ended.update { $0 = true } }
+            while hand(Self.chunk([Record(id: "x", note: "", tasks: 1)])) {}
+        })
+        #expect(try endless.next() != nil)
+        endless.cancel()
+        #expect(ended.update { $0 })
+    }
 }
