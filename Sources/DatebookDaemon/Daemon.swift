@@ -243,7 +243,12 @@ public final class Daemon {
             // A pass that failed (the store unreachable) is tried again with backoff.
             if let retry = runner.retryDelay, !runner.isBusy { sleep = min(sleep, retry) }
             // A failing CalDAV account is tried again when its backoff ends (a pass then finds it due).
-            if let retry = CalDAVScheduling.nextAttempt(store), retry > now { sleep = min(sleep, retry.timeIntervalSince(now) + 0.005) }
+            // Slept toward as a due moment: when a pass is still running then, its end starts the one
+            // that tries (else the retry waited for the next beat, 30 s, once it was in the past).
+            if let retry = CalDAVScheduling.nextAttempt(store), retry > now {
+                sleep = min(sleep, retry.timeIntervalSince(now) + 0.005)
+                target = min(target ?? retry, retry)
+            }
             // Not started for want of a free pass: the end of one wakes this loop.
             if let at = calDAVSync, !(ContinuousClock.now >= at && runner.isBusy) {
                 sleep = min(sleep, max(0.01, Self.seconds(at - ContinuousClock.now)))
