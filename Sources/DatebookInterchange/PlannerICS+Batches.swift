@@ -139,8 +139,8 @@ extension PlannerICS {
                 found = Array(waiting.indices)
                 pending = [:]
             } else {
-                for event in events {
-                    if let positions = pending.removeValue(forKey: JoinIndex.key(event.id)) { found += positions }
+                for n in events.indices {
+                    if let positions = pending.removeValue(forKey: JoinIndex.key(events[n].id)) { found += positions }
                 }
                 for part in todos {
                     for todo in part {
@@ -187,10 +187,11 @@ extension PlannerICS {
     /// `finishBatches`.
     static func convertBatch(_ parts: consuming [ICalDocument], fileName: String, options: Options,
                              batches: inout Batches) -> ICSImport {
-        for p in parts.indices where parts[p].events.contains(where: { $0.recurrenceID != nil }) {
+        // By position: iterating the components would copy each one (its strings retained and released).
+        for p in parts.indices where parts[p].events.indices.contains(where: { parts[p].events[$0].recurrenceID != nil }) {
             var masters: [ICalEvent] = []
-            for event in parts[p].events {
-                if event.recurrenceID != nil { batches.overrides.append(event) } else { masters.append(event) }
+            for n in parts[p].events.indices {
+                if parts[p].events[n].recurrenceID != nil { batches.overrides.append(parts[p].events[n]) } else { masters.append(parts[p].events[n]) }
             }
             parts[p].events = masters
         }

@@ -391,10 +391,10 @@ public enum PlannerICS {
                 for n in items.indices { add(items[n]) }
             }
             let calendarKey = calendarKey(options)
-            todos = part.todos.map { todo in
-                Todo(taskID: taskID(todo.uid),
-                     relatedKey: todo.relatedTo.map { eventKey(uid: $0, options: options, calendarKey: calendarKey) },
-                     key: eventKey(uid: todo.uid, options: options, calendarKey: calendarKey))
+            todos = part.todos.indices.map { n in
+                Todo(taskID: taskID(part.todos[n].uid),
+                     relatedKey: part.todos[n].relatedTo.map { eventKey(uid: $0, options: options, calendarKey: calendarKey) },
+                     key: eventKey(uid: part.todos[n].uid, options: options, calendarKey: calendarKey))
             }
         }
 

@@ -151,10 +151,15 @@ extension PlannerStore {
     /// The first and last line of the components in `parts`.
     private static func lines(of parts: [ICalDocument]) -> ClosedRange<Int>? {
         var low = Int.max, high = 0
-        for part in parts {
-            for line in part.events.map(\.sourceLine) + part.todos.map(\.sourceLine) {
-                low = min(low, line)
-                high = max(high, line)
+        // By position: mapping the components would copy each one (its strings retained and released).
+        for part in parts.indices {
+            for n in parts[part].events.indices {
+                low = min(low, parts[part].events[n].sourceLine)
+                high = max(high, parts[part].events[n].sourceLine)
+            }
+            for n in parts[part].todos.indices {
+                low = min(low, parts[part].todos[n].sourceLine)
+                high = max(high, parts[part].todos[n].sourceLine)
             }
         }
         return low <= high ? low...high : nil
