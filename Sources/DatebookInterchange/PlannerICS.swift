@@ -580,7 +580,7 @@ public enum PlannerICS {
             // The top to-do above this one (none when it is no part of another) says where it goes.
             let above = parent == nil ? nil : made.relatedKey.flatMap { todoParents.top(of: $0) }
             // The event the top's RELATED-TO names, or the one the earlier batch's VTODO it names went to.
-            var key = above == nil ? made.relatedKey.map { earlier ?? $0 } : above?.key.map { batches.todoTarget($0) ?? $0 }
+            var key = if let above { above.key.map { batches.todoTarget($0) ?? $0 } } else { made.relatedKey.map { earlier ?? $0 } }
             var at = key.flatMap { index[key: $0] }
             // An import in batches: the event may be stored already, or it (or the VTODO above) come later.
             if at == nil, let key { at = batches.load(key: key, into: &result, index: &index, options: options) }
@@ -716,8 +716,8 @@ public enum PlannerICS {
             if place.part < 0 {
                 return Link(uid: early[place.n].0.uid, relatedTo: early[place.n].0.relatedTo, key: early[place.n].1.relatedKey)
             }
-            let todo = parts[place.part].todos[place.n]
-            return Link(uid: todo.uid, relatedTo: todo.relatedTo, key: made[place.part][place.n].relatedKey)
+            return Link(uid: parts[place.part].todos[place.n].uid, relatedTo: parts[place.part].todos[place.n].relatedTo,
+                        key: made[place.part][place.n].relatedKey)
         }
 
         /// The top to-do above the VTODO of UID key `key` (a chain longer than 32, or a loop, has none).
