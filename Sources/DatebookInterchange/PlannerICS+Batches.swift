@@ -191,7 +191,11 @@ extension PlannerICS {
         for p in parts.indices where parts[p].events.indices.contains(where: { parts[p].events[$0].recurrenceID != nil }) {
             var masters: [ICalEvent] = []
             for n in parts[p].events.indices {
-                if parts[p].events[n].recurrenceID != nil { batches.overrides.append(parts[p].events[n]) } else { masters.append(parts[p].events[n]) }
+                if parts[p].events[n].recurrenceID != nil {
+                    batches.overrides.append(parts[p].events[n])
+                } else {
+                    masters.append(parts[p].events[n])
+                }
             }
             parts[p].events = masters
         }

@@ -78,8 +78,8 @@ final class BulkRows: Sendable {
         /// the rows before it; the error rolls back the caller's transaction whole anyway.
         var head: String {
             switch self {
-            case .events: EventColumn.insertHead.replacing("INSERT INTO", with: "INSERT OR FAIL INTO", maxReplacements: 1)
-            case .tasks: TaskColumn.insertHead.replacing("INSERT INTO", with: "INSERT OR FAIL INTO", maxReplacements: 1)
+            case .events: "INSERT OR FAIL INTO \(EventColumn.insertTarget) VALUES"
+            case .tasks: "INSERT OR FAIL INTO \(TaskColumn.insertTarget) VALUES"
             case .occurrences: "INSERT OR IGNORE INTO occurrences (event_id, start_key) VALUES"
             case .spans: "INSERT OR FAIL INTO recurrence_spans (event_id, from_key, to_key) VALUES"
             case .sources: "INSERT OR FAIL INTO event_sources (event_id, calendar, uid) VALUES"

@@ -37,8 +37,10 @@ enum EventColumn: Int, CaseIterable {
     /// `e.id, e.title, …`: every column, in order, of the alias `e`.
     static let selectList = allCases.map { "e." + $0.name }.joined(separator: ", ")
 
+    /// `events (id, …)`: the table and every column, in order, that an insert names.
+    static let insertTarget = "events (" + allCases.map(\.name).joined(separator: ", ") + ")"
     /// `INSERT INTO events (id, …) VALUES` and the upsert that replaces every column but the id.
-    static let insertHead = "INSERT INTO events (" + allCases.map(\.name).joined(separator: ", ") + ") VALUES"
+    static let insertHead = "INSERT INTO " + insertTarget + " VALUES"
     static let upsertTail = "ON CONFLICT(id) DO UPDATE SET "
         + allCases.filter { $0 != .id }.map { $0.name + " = excluded." + $0.name }.joined(separator: ", ")
 }
@@ -68,7 +70,8 @@ enum TaskColumn: Int, CaseIterable {
     /// `t.position, t.id, …`: the columns a joined row reads (the event id it already has).
     static let joinedSelectList = allCases.dropFirst().map { "t." + $0.name }.joined(separator: ", ")
 
-    static let insertHead = "INSERT INTO tasks (" + allCases.map(\.name).joined(separator: ", ") + ") VALUES"
+    static let insertTarget = "tasks (" + allCases.map(\.name).joined(separator: ", ") + ")"
+    static let insertHead = "INSERT INTO " + insertTarget + " VALUES"
 }
 
 /// What a listing row reads of an event (`EventSummary`): a few of the events columns, answered
