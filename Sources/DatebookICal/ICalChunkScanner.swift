@@ -176,12 +176,12 @@ struct ICalChunkScanner {
         }
         let nameBytes = UnsafeBufferPointer(rebasing: b[(s + keyword.count)..<end])
         // The common names without making and upper-casing a new string per line.
-        return (isBegin, ICalBytes.match(nameBytes, in: commonNames) ?? String(decoding: nameBytes, as: UTF8.self).uppercased())
+        return (isBegin, commonNames.match(nameBytes) ?? String(decoding: nameBytes, as: UTF8.self).uppercased())
     }
 
     private static let beginKeyword = Array("begin:".utf8), endKeyword = Array("end:".utf8)
-    private static let commonNames: [(bytes: [UInt8], name: String)] = ["VEVENT", "VTODO", "VALARM", "VCALENDAR", "VTIMEZONE",
-                                                                         "STANDARD", "DAYLIGHT"].map { (Array($0.utf8), $0) }
+    private static let commonNames = ICalBytes.Words(["VEVENT", "VTODO", "VALARM", "VCALENDAR", "VTIMEZONE", "STANDARD",
+                                                      "DAYLIGHT"].map { ($0, $0) })
 }
 
 extension ICalChunkScanner {

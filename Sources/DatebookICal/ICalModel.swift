@@ -110,11 +110,16 @@ public enum ICalTaskStatus: String, Sendable, Equatable {
 
     /// Maps an RFC 5545 VTODO STATUS; unknown or missing values are `todo`.
     public init(icalStatus: String?) {
-        switch icalStatus?.uppercased() {
+        switch icalStatus.map(Self.capitals) {
         case "IN-PROCESS": self = .doing
         case "COMPLETED", "CANCELLED": self = .done
         default: self = .todo
         }
+    }
+
+    /// `status` in capitals; one already in capitals (nearly every STATUS) is not copied.
+    static func capitals(_ status: String) -> String {
+        status.utf8.contains { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || $0 >= 0x80 } ? status.uppercased() : status
     }
 
     /// The RFC 5545 STATUS written for this state.

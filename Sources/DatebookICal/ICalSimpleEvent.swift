@@ -54,7 +54,7 @@ enum ICalSimpleEvent {
         }
     }
 
-    private static let names: [(bytes: [UInt8], name: Name)] = Name.allCases.map { (Array($0.rawValue.utf8), $0) }
+    private static let names = ICalBytes.Words(Name.allCases.map { ($0.rawValue, $0) })
     /// The reader's other properties: their presence needs libical.
     private static let otherUsed: [[UInt8]] = ICalChunkScanner.usedProperties
         .filter { Name(rawValue: $0) == nil }.map { Array($0.utf8) }
@@ -164,7 +164,7 @@ enum ICalSimpleEvent {
             var nameEnd = lineStart
             while nameEnd < contentEnd, bytes[nameEnd] != UInt8(ascii: ":"), bytes[nameEnd] != UInt8(ascii: ";") { nameEnd += 1 }
             let nameBytes = UnsafeBufferPointer(rebasing: bytes[lineStart..<nameEnd])
-            guard let name = ICalBytes.match(nameBytes, in: names) else {
+            guard let name = names.match(nameBytes) else {
                 if otherUsed.contains(where: { ICalBytes.equalsIgnoringCase(nameBytes, $0) }) { return nil }
                 skipping = true
                 continue
@@ -232,10 +232,41 @@ enum ICalSimpleEvent {
             tzid = String(decoding: params.dropFirst(prefix.count), as: UTF8.self)
         }
         guard value.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "T") || $0 == UInt8(ascii: "Z") }) else { return nil }
-        guard let time = cString(value, &scratch, { icaltime_from_string($0) }),
+        guard let time = Self.time(value) ?? cString(value, &scratch, { icaltime_from_string($0) }),
               (time.is_date != 0) == (value.count == 8), (1...12).contains(time.month), (1...31).contains(time.day),
               time.hour < 24, time.minute < 60, time.second < 60 else { return nil }
         return reader.dateValue(time, tzid: tzid, warnings: &warnings)
+    }
+
+    /// What `icaltime_from_string` makes of `YYYYMMDD`, `YYYYMMDDTHHMMSS` and `YYYYMMDDTHHMMSSZ`, read
+    /// here: its `sscanf` calls were half of a plain VEVENT's DTSTART. Nil for any other text, which
+    /// libical reads (`ICalSimpleEventTests` compares the two).
+    static func time(_ value: UnsafeBufferPointer<UInt8>) -> icaltimetype? {
+        func number(_ range: Range<Int>) -> Int32? {
+            var number: Int32 = 0
+            for index in range {
+                let digit = value[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                number = number * 10 + Int32(digit)
+            }
+            return number
+        }
+        guard [8, 15, 16].contains(value.count), let year = number(0..<4), let month = number(4..<6), let day = number(6..<8)
+        else { return nil }
+        var time = icaltimetype()
+        (time.year, time.month, time.day) = (year, month, day)
+        if value.count == 8 {
+            time.is_date = 1
+            return time
+        }
+        guard value[8] == UInt8(ascii: "T"), let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15)
+        else { return nil }
+        (time.hour, time.minute, time.second) = (hour, minute, second)
+        if value.count == 16 {
+            guard value[15] == UInt8(ascii: "Z") else { return nil }
+            time.zone = icaltimezone_get_utc_timezone()
+        }
+        return time
     }
 
     /// A DURATION or TRIGGER value; nil when libical calls it bad.

@@ -13,7 +13,7 @@ enum ICalSimpleTodo {
         case dtstamp = "DTSTAMP", created = "CREATED", lastModified = "LAST-MODIFIED", sequence = "SEQUENCE", priority = "PRIORITY"
     }
 
-    private static let names: [(bytes: [UInt8], name: Name)] = Name.allCases.map { (Array($0.rawValue.utf8), $0) }
+    private static let names = ICalBytes.Words(Name.allCases.map { ($0.rawValue, $0) })
     private static let vtodo = Array("VTODO".utf8)
 
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, chunk: ICalChunk) -> ICalTodo? {
@@ -31,7 +31,7 @@ enum ICalSimpleTodo {
             let colon = ICalBytes.first(UInt8(ascii: ":"), in: bytes, from: lineStart, to: contentEnd)
             // No value, parameters (`;`) or any other property: libical's path.
             guard colon < contentEnd,
-                  let name = ICalBytes.match(UnsafeBufferPointer(rebasing: bytes[lineStart..<colon]), in: names) else { return nil }
+                  let name = names.match(UnsafeBufferPointer(rebasing: bytes[lineStart..<colon])) else { return nil }
             let valueBytes = UnsafeBufferPointer(rebasing: bytes[(colon + 1)..<contentEnd])
             switch name {
             case .begin, .end: if !ICalBytes.equalsIgnoringCase(valueBytes, vtodo) { return nil }
@@ -42,7 +42,7 @@ enum ICalSimpleTodo {
                 switch name {
                 case .uid: if escaped { return nil } else { uid = value }
                 case .summary: summary = escaped ? ICalBytes.unescape(value) : value
-                case .status: status = value.uppercased()
+                case .status: status = ICalTaskStatus.capitals(value)
                 default: if escaped { return nil } else { related = value }
                 }
             case .priority:

@@ -353,42 +353,16 @@ public enum PlannerICS {
         }
 
         init(_ part: ICalDocument, calendar: String, timeZone: TimeZone, ids: [String: String] = [:]) {
-            var options = Options(calendar: calendar, timeZone: timeZone, today: CalendarDate(year: 1970, month: 1, day: 1),
-                                  existing: { _ in nil })
-            options.ids = ids
+            var settings = Options(calendar: calendar, timeZone: timeZone, today: CalendarDate(year: 1970, month: 1, day: 1),
+                                   existing: { _ in nil })
+            settings.ids = ids
+            let options = settings
             events.reserveCapacity(part.events.count)
             components.reserveCapacity(part.events.count)
-            // Each component is borrowed from the buffer: a copy would retain and release its strings.
-            func add(_ item: borrowing ICalEvent) {
-                // An all-day override names its instance by date: a timed RECURRENCE-ID (Outlook's midnight in
-                // its own zone) is read as that day, so the override keeps its id when exported (as a DATE).
-                let recurrenceID = item.start.isAllDay ? item.recurrenceID.map { $0.isAllDay ? $0 : $0.day(fallback: timeZone) }
-                    : item.recurrenceID
-                var component = Component(uid: item.uid, recurrenceID: recurrenceID, line: item.sourceLine,
-                                          sequence: item.sequence, thisAndFuture: item.thisAndFuture)
-                component.givesSymbol = item.symbol.flatMap(Symbol.init(rawValue:)) != nil
-                component.givesColor = item.color.flatMap(EventColor.init(cssName:)) != nil
-                if item.isCancelled {
-                    events.append(nil)
-                } else if let recurrenceID {
-                    var event = makeEvent(item, id: eventID(uid: item.uid + "#" + RecurrenceText.format(recurrenceID), options: options),
-                                          options: options)
-                    // A THISANDFUTURE override with a rule of its own (datebook's export) keeps it.
-                    if !item.thisAndFuture { event.recurrence = nil }
-                    let accepted = Self.repair(&event, &component)
-                    events.append(accepted ? event : nil)
-                    // A refused override leaves the master's instance as it was.
-                    if accepted { component.masterID = eventID(uid: item.uid, options: options) }
-                } else {
-                    var event = makeEvent(item, id: eventID(uid: item.uid, options: options), options: options)
-                    events.append(Self.repair(&event, &component) ? event : nil)
-                }
-                // A cancelled override still adds its EXDATE to the master.
-                if item.isCancelled, item.recurrenceID != nil { component.masterID = eventID(uid: item.uid, options: options) }
-                components.append(component)
-            }
+            // Each component is read in place through its pointer: passed as a value (borrowing or not),
+            // it was copied, every string retained and released.
             part.events.withUnsafeBufferPointer { items in
-                for n in items.indices { add(items[n]) }
+                for n in items.indices { Self.add(items.baseAddress! + n, options: options, to: &events, &components) }
             }
             let calendarKey = calendarKey(options)
             todos = part.todos.indices.map { n in
@@ -396,6 +370,41 @@ public enum PlannerICS {
                      relatedKey: part.todos[n].relatedTo.map { eventKey(uid: $0, options: options, calendarKey: calendarKey) },
                      key: eventKey(uid: part.todos[n].uid, options: options, calendarKey: calendarKey))
             }
+        }
+
+        /// Appends the event `item` becomes (nil for a cancelled or refused one) and what the join needs of it.
+        private static func add(_ item: UnsafePointer<ICalEvent>, options: Options, to events: inout [Event?],
+                                _ components: inout [Component]) {
+            // An all-day override names its instance by date: a timed RECURRENCE-ID (Outlook's midnight in
+            // its own zone) is read as that day, so the override keeps its id when exported (as a DATE).
+            let recurrenceID = item.pointee.start.isAllDay
+                ? item.pointee.recurrenceID.map { $0.isAllDay ? $0 : $0.day(fallback: options.timeZone) } : item.pointee.recurrenceID
+            var component = Component(uid: item.pointee.uid, recurrenceID: recurrenceID, line: item.pointee.sourceLine,
+                                      sequence: item.pointee.sequence, thisAndFuture: item.pointee.thisAndFuture)
+            component.givesSymbol = item.pointee.symbol.flatMap(Symbol.init(rawValue:)) != nil
+            component.givesColor = item.pointee.color.flatMap(EventColor.init(cssName:)) != nil
+            if item.pointee.isCancelled {
+                events.append(nil)
+                // A cancelled override still adds its EXDATE to the master.
+                if recurrenceID != nil { component.masterID = eventID(uid: item.pointee.uid, options: options) }
+            } else if let recurrenceID {
+                let id = eventID(uid: item.pointee.uid + "#" + RecurrenceText.format(recurrenceID), options: options)
+                var event = makeEvent(item, id: id, options: options)
+                // A THISANDFUTURE override with a rule of its own (datebook's export) keeps it.
+                if !item.pointee.thisAndFuture { event.recurrence = nil }
+                // A refused override leaves the master's instance as it was.
+                if repair(&event, &component) {
+                    component.masterID = eventID(uid: item.pointee.uid, options: options)
+                    events.append(event)
+                } else {
+                    events.append(nil)
+                }
+            } else {
+                var event = makeEvent(item, id: eventID(uid: item.pointee.uid, options: options), options: options)
+                // Moved: the optimiser copies a `var` passed at its last use.
+                if repair(&event, &component) { events.append(consume event) } else { events.append(nil) }
+            }
+            components.append(component)
         }
 
         /// Applies the planner's rules to an event of someone else's calendar: repairs become
@@ -484,31 +493,32 @@ public enum PlannerICS {
     }
 
     /// The event `item` becomes on its own; what a stored copy keeps (symbol, colour, tasks) is
-    /// applied by the join.
-    static func makeEvent(_ item: ICalEvent, id: String, options: Options) -> Event {
+    /// applied by the join. (By pointer: a component passed as a value is copied, its strings retained.)
+    static func makeEvent(_ item: UnsafePointer<ICalEvent>, id: String, options: Options) -> Event {
         let look = defaultLook(id: id)
-        let written = item.timeZoneName.flatMap { TimeZone(identifier: $0) == nil ? nil : $0 }
+        let written = item.pointee.timeZoneName.flatMap { TimeZone(identifier: $0) == nil ? nil : $0 }
         let zone: String
-        switch item.start {
+        switch item.pointee.start {
         case let .zoned(_, tzid): zone = tzid
         // datebook writes the zone beside a date, and beside a time it put in UTC (its zone's repeated hour).
         case .utc: zone = written ?? "UTC"
         case .date, .floating: zone = written ?? options.timeZone.identifier
         }
         var recurrence: String?
-        if item.rrule != nil || !item.rdates.isEmpty {
-            recurrence = RecurrenceText(rule: item.rrule, rdates: item.rdates, exdates: item.exdates, exrules: item.exrules).text
+        if item.pointee.rrule != nil || !item.pointee.rdates.isEmpty {
+            recurrence = RecurrenceText(rule: item.pointee.rrule, rdates: item.pointee.rdates, exdates: item.pointee.exdates,
+                                        exrules: item.pointee.exrules).text
         }
-        let start = eventStart(item.start, options.timeZone)
-        let alerts = item.alarms.compactMap(alert)
+        let start = eventStart(item.pointee.start, options.timeZone)
+        let end = dayEnd(start: item.pointee.start, end: item.pointee.end, options.timeZone).map { eventStart($0, options.timeZone) }
+        let alerts = item.pointee.alarms.compactMap(alert)
         return Event(
-            id: id, title: item.summary.flatMap { $0.isEmpty ? nil : $0 } ?? "(no title)",
-            start: start, end: Event.inclusiveEnd(dayEnd(of: item, options.timeZone).map { eventStart($0, options.timeZone) },
-                                                  start: start, zone: TimeZone(identifier: zone) ?? options.timeZone),
+            id: id, title: item.pointee.summary.flatMap { $0.isEmpty ? nil : $0 } ?? "(no title)",
+            start: start, end: Event.inclusiveEnd(end, start: start, zone: TimeZone(identifier: zone) ?? options.timeZone),
             timeZone: zone,
-            symbol: item.symbol.flatMap(Symbol.init(rawValue:)) ?? look.symbol,
-            color: item.color.flatMap(EventColor.init(cssName:)) ?? look.color,
-            notes: item.description ?? "", location: item.location ?? "", url: item.url ?? "",
+            symbol: item.pointee.symbol.flatMap(Symbol.init(rawValue:)) ?? look.symbol,
+            color: item.pointee.color.flatMap(EventColor.init(cssName:)) ?? look.color,
+            notes: item.pointee.description ?? "", location: item.pointee.location ?? "", url: item.pointee.url ?? "",
             tasks: [], alerts: alerts, recurrence: recurrence)
     }
 
@@ -535,12 +545,12 @@ public enum PlannerICS {
         }
     }
 
-    /// The DTEND of `item`; for a DATE start with a DATE-TIME end (some programs write one), the
+    /// The DTEND `end`; for a DATE start with a DATE-TIME end (some programs write one), the
     /// exclusive date that end means as written: its own date at midnight, else the day after, so
     /// a three-week leave stays three weeks whatever zone reads it.
-    static func dayEnd(of item: ICalEvent, _ zone: TimeZone) -> ICalDateValue? {
-        guard let end = item.end, item.start.isAllDay, !end.isAllDay, case let .date(year, month, day) = end.day(fallback: zone)
-        else { return item.end }
+    static func dayEnd(start: ICalDateValue, end: ICalDateValue?, _ zone: TimeZone) -> ICalDateValue? {
+        guard let end, start.isAllDay, !end.isAllDay, case let .date(year, month, day) = end.day(fallback: zone)
+        else { return end }
         let endsAtMidnight = end.resolve(in: zone) == ICalDateValue.date(year: year, month: month, day: day).resolve(in: end.timeZone(fallback: zone))
         let date = CalendarDate(dayNumber: CalendarDate(year: year, month: month, day: day).dayNumber + (endsAtMidnight ? 0 : 1))
         return .date(year: date.year, month: date.month, day: date.day)
@@ -572,23 +582,24 @@ public enum PlannerICS {
         // all that wait) go first, as they came first in the file; parent links reach them too.
         let early = batches.waiting(for: result.events, todos: made)
         let todoParents = TodoParents(early, parts, made)
-        func attach(_ todo: borrowing ICalTodo, _ made: borrowing Converted.Todo) {
+        func attach(_ todo: UnsafePointer<ICalTodo>, _ made: UnsafePointer<Converted.Todo>) {
+            let relatedKey = made.pointee.relatedKey
             // The VTODO its RELATED-TO names: in this join, or placed by (or waiting since) an earlier batch.
             // Where the VTODO of an earlier batch that RELATED-TO names went (or waits): looked up once.
-            let earlier = made.relatedKey.flatMap { batches.todoTarget($0) }
-            let parent = todoParents.taskID(made.relatedKey) ?? (earlier == nil ? nil : todo.relatedTo.map(PlannerICS.taskID))
+            let earlier = relatedKey.flatMap { batches.todoTarget($0) }
+            let parent = todoParents.taskID(relatedKey) ?? (earlier == nil ? nil : todo.pointee.relatedTo.map(PlannerICS.taskID))
             // The top to-do above this one (none when it is no part of another) says where it goes.
-            let above = parent == nil ? nil : made.relatedKey.flatMap { todoParents.top(of: $0) }
+            let above = parent == nil ? nil : relatedKey.flatMap { todoParents.top(of: $0) }
             // The event the top's RELATED-TO names, or the one the earlier batch's VTODO it names went to.
-            var key = if let above { above.key.map { batches.todoTarget($0) ?? $0 } } else { made.relatedKey.map { earlier ?? $0 } }
+            var key = if let above { above.key.map { batches.todoTarget($0) ?? $0 } } else { relatedKey.map { earlier ?? $0 } }
             var at = key.flatMap { index[key: $0] }
             // An import in batches: the event may be stored already, or it (or the VTODO above) come later.
             if at == nil, let key { at = batches.load(key: key, into: &result, index: &index, options: options) }
-            if at == nil, let key, batches.postpone(todo, made, until: key) { return }
+            if at == nil, let key, batches.postpone(todo.pointee, made.pointee, until: key) { return }
             if at == nil {
-                let top = above ?? TodoParents.Link(uid: todo.uid, relatedTo: todo.relatedTo, key: made.relatedKey)
-                if let related = todo.relatedTo, parent == nil {
-                    result.warnings.append("\(fileName):\(todo.sourceLine): UID \(todo.uid): RELATED-TO \(related) "
+                let top = above ?? TodoParents.Link(uid: todo.pointee.uid, relatedTo: todo.pointee.relatedTo, key: relatedKey)
+                if let related = todo.pointee.relatedTo, parent == nil {
+                    result.warnings.append("\(fileName):\(todo.pointee.sourceLine): UID \(todo.pointee.uid): RELATED-TO \(related) "
                                            + "names no event in this file; the task goes to the \"Tasks\" event")
                 }
                 let id = top.relatedTo == nil ? taskListID(of: top.uid, options: options) : taskListID(calendar: options.calendar)
@@ -596,7 +607,7 @@ public enum PlannerICS {
                     let stored = options.existing(id)
                     _ = index.insert(id, at: result.events.count)
                     result.events.append(taskList(id: id, stored: stored, today: options.today, timeZone: options.timeZone,
-                                                  color: todo.color, symbol: todo.symbol))
+                                                  color: todo.pointee.color, symbol: todo.pointee.symbol))
                     result.uids[id] = taskListUID
                 }
                 at = index[id]
@@ -609,28 +620,34 @@ public enum PlannerICS {
                 cleared[at] = true
                 result.events[at].tasks = []
             }
-            let status: TaskStatus = switch todo.status {
+            let status: TaskStatus = switch todo.pointee.status {
             case .todo: .todo
             case .doing: .doing
             case .done: .done
             }
-            var task = EventTask(id: made.taskID, text: todo.summary ?? "(no text)", status: status,
-                                 due: todo.due.map { eventStart($0, options.timeZone) }, priority: todo.priority, parent: parent)
-            func warn(_ message: String) { result.warnings.append("\(fileName):\(todo.sourceLine): UID \(todo.uid): \(message)") }
+            var task = EventTask(id: made.pointee.taskID, text: todo.pointee.summary ?? "(no text)", status: status,
+                                 due: todo.pointee.due.map { eventStart($0, options.timeZone) }, priority: todo.pointee.priority,
+                                 parent: parent)
+            func warn(_ message: String) {
+                result.warnings.append("\(fileName):\(todo.pointee.sourceLine): UID \(todo.pointee.uid): \(message)")
+            }
             if let change = EventValidation.repairText(&task) { warn("SUMMARY " + change) }
             guard taskIDs.insert(task.id, at: at, of: result.events[at].tasks) else {
                 warn("a second VTODO with task id \"\(task.id)\" for the same event; only the first is kept")
                 return
             }
             result.events[at].tasks.append(task)
-            batches.placedTodo(made.key, inEvent: key)
+            batches.placedTodo(made.pointee.key, inEvent: key)
         }
-        for (todo, made) in early { attach(todo, made) }
-        // Through the buffers: iterating the todos would copy each one (its strings retained and released).
+        for (todo, made) in early {
+            withUnsafePointer(to: todo) { todo in withUnsafePointer(to: made) { attach(todo, $0) } }
+        }
+        // By pointer: `attach(todos[n], made[n])` copied each VTODO (its strings retained and released),
+        // borrowing parameters or not.
         for p in parts.indices {
             parts[p].todos.withUnsafeBufferPointer { todos in
                 made[p].withUnsafeBufferPointer { made in
-                    for n in todos.indices { attach(todos[n], made[n]) }
+                    for n in todos.indices { attach(todos.baseAddress! + n, made.baseAddress! + n) }
                 }
             }
         }

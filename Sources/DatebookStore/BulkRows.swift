@@ -125,12 +125,13 @@ final class BulkRows: Sendable {
 
         mutating func text(_ value: borrowing String) {
             let start = bytes.count
-            bytes.append(contentsOf: value.utf8)
+            if value.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil { bytes.append(contentsOf: value.utf8) }
             values[table.rawValue].append(.text(start: Int32(start), count: Int32(bytes.count - start)))
         }
         mutating func text(bytes value: UnsafeRawBufferPointer) {
             let start = bytes.count
-            bytes.append(contentsOf: value)
+            // Bound first: `append(contentsOf:)` copies a raw buffer byte by byte.
+            bytes.append(contentsOf: value.assumingMemoryBound(to: UInt8.self))
             values[table.rawValue].append(.text(start: Int32(start), count: Int32(value.count)))
         }
         mutating func integer(_ value: Int64) { values[table.rawValue].append(.integer(value)) }

@@ -88,42 +88,58 @@ final class ImportRuns {
     /// and its first value is the id, which the merge compares.
     func append(_ chunk: BulkRows.Chunk) throws {
         if runStart == nil { runStart = written + pending.count }
-        // Into a local array: the property would be checked for exclusive access at every value.
-        var out: [UInt8] = []
-        swap(&out, &pending)
-        out.reserveCapacity(out.count + chunk.bytes.count + chunk.events * 4 * (1 + Self.tables)
-            + chunk.values.reduce(0) { $0 + 9 * $1.count })
-        chunk.bytes.withUnsafeBytes { bytes in
-            var from = [Int](repeating: 0, count: Self.tables)
-            for event in 0..<chunk.events {
-                let lengthAt = out.count
-                Self.put(UInt32(0), into: &out)
-                for table in 0..<Self.tables {
-                    Self.put(UInt32(Int(chunk.ends[event * Self.tables + table]) - from[table]), into: &out)
+        // The records' size first, then every byte written through one pointer: appended value by
+        // value, each append checked the array's uniqueness and capacity (8 % of a 100k import's
+        // instructions, on the writer's thread).
+        var size = chunk.events * 4 * (1 + Self.tables)
+        for table in chunk.values {
+            for value in table {
+                switch value {
+                case .null: size += 1
+                case .integer: size += 9
+                case .text(_, let count): size += 5 + Int(count)
                 }
-                for table in 0..<Self.tables {
-                    let end = Int(chunk.ends[event * Self.tables + table])
-                    chunk.values[table].withUnsafeBufferPointer { values in
-                        for value in values[from[table]..<end] {
-                            switch value {
-                            case .null: out.append(0)
-                            case .integer(let number):
-                                out.append(1)
-                                Self.put(UInt64(bitPattern: number), into: &out)
-                            case let .text(start, count):
-                                out.append(2)
-                                Self.put(UInt32(count), into: &out)
-                                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[Int(start)..<Int(start) + Int(count)]))
-                            }
-                        }
-                    }
-                    from[table] = end
-                }
-                let length = UInt32(out.count - lengthAt - 4)
-                out.withUnsafeMutableBytes { $0.storeBytes(of: length.littleEndian, toByteOffset: lengthAt, as: UInt32.self) }
             }
         }
-        pending = out
+        let start = pending.count
+        pending.append(contentsOf: repeatElement(0, count: size))
+        pending.withUnsafeMutableBytes { out in
+            chunk.bytes.withUnsafeBytes { bytes in
+                var at = start
+                func put<T: FixedWidthInteger>(_ value: T) {
+                    out.storeBytes(of: value.littleEndian, toByteOffset: at, as: T.self)
+                    at += MemoryLayout<T>.size
+                }
+                var from = [Int](repeating: 0, count: Self.tables)
+                for event in 0..<chunk.events {
+                    let lengthAt = at
+                    at += 4
+                    for table in 0..<Self.tables {
+                        put(UInt32(Int(chunk.ends[event * Self.tables + table]) - from[table]))
+                    }
+                    for table in 0..<Self.tables {
+                        let end = Int(chunk.ends[event * Self.tables + table])
+                        for value in chunk.values[table][from[table]..<end] {
+                            switch value {
+                            case .null: put(UInt8(0))
+                            case .integer(let number):
+                                put(UInt8(1))
+                                put(UInt64(bitPattern: number))
+                            case let .text(first, count):
+                                put(UInt8(2))
+                                put(UInt32(count))
+                                if count > 0 {
+                                    (out.baseAddress! + at).copyMemory(from: bytes.baseAddress! + Int(first), byteCount: Int(count))
+                                }
+                                at += Int(count)
+                            }
+                        }
+                        from[table] = end
+                    }
+                    out.storeBytes(of: UInt32(at - lengthAt - 4).littleEndian, toByteOffset: lengthAt, as: UInt32.self)
+                }
+            }
+        }
         if pending.count >= Self.writeSize { try writePending() }
     }
 
@@ -202,10 +218,6 @@ final class ImportRuns {
         }
         written += pending.count
         pending.removeAll(keepingCapacity: true)
-    }
-
-    private static func put<T: FixedWidthInteger>(_ value: T, into bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// One run read through a buffer, a record at a time.

@@ -1,3 +1,4 @@
+import CICal
 @testable import DatebookICal
 import Foundation
 import Testing
@@ -130,6 +131,43 @@ struct ICalSimpleEventTests {
         let (fast, libical) = try bothWays(Data(calendar(vevent).utf8))
         #expect(fast.warnings == libical.warnings)
         #expect(fast.warnings.map(\.description) == ["t.ics:4: UID z1: unknown TZID 'Nowhere/Special' (no such zone and no VTIMEZONE in the file); time read in America/New_York instead; use an IANA name such as Europe/Berlin"])
+    }
+
+    /// The date-time reader that replaced `icaltime_from_string` for plain values gives libical's
+    /// own fields (zone included) wherever it reads a value, and reads every form DTSTART is written in.
+    @Test func timesReadAsLibicalReadsThem() {
+        var values = ["20260303", "20260303T054500", "20260303T054500Z", "00000000", "99991231T235959Z", "20261340T999999",
+                      "20260303X054500", "20260303T05450Z", "20260303T054500Y", "20260303T0545001", "2026030", "2026030T054500",
+                      "ZZZZZZZZ", "T0260303T054500", "20260303TT54500", "202603031054500Z"]
+        // Strings of the shapes `date` lets through: digits, T and Z at every place.
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789TZ".utf8)
+        for length in [8, 15, 16] {
+            for _ in 0..<300 {
+                var bytes = (0..<length).map { _ in UInt8(ascii: "0") + UInt8.random(in: 0...9, using: &generator) }
+                for _ in 0..<Int.random(in: 0...2, using: &generator) {
+                    bytes[Int.random(in: 0..<length, using: &generator)] = alphabet.randomElement(using: &generator)!
+                }
+                if length > 8, Bool.random(using: &generator) { bytes[8] = UInt8(ascii: "T") }
+                if length == 16, Bool.random(using: &generator) { bytes[15] = UInt8(ascii: "Z") }
+                values.append(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        var read = 0
+        for value in values {
+            let bytes = Array(value.utf8)
+            guard let fast = bytes.withUnsafeBufferPointer({ ICalSimpleEvent.time($0) }) else { continue }
+            read += 1
+            let libical = icaltime_from_string(value)
+            #expect([fast.year, fast.month, fast.day, fast.hour, fast.minute, fast.second, fast.is_date, fast.is_daylight]
+                    == [libical.year, libical.month, libical.day, libical.hour, libical.minute, libical.second, libical.is_date,
+                        libical.is_daylight], "\(value)")
+            #expect(fast.zone == libical.zone, "\(value)")
+        }
+        for value in ["20260303", "20260303T054500", "20260303T054500Z"] {
+            #expect(Array(value.utf8).withUnsafeBufferPointer { ICalSimpleEvent.time($0) } != nil, "\(value)")
+        }
+        #expect(read >= 300)
     }
 }
 
