@@ -169,14 +169,18 @@ extension PlannerICS {
                 let id = events[at].id
                 let key = JoinIndex.key(id)
                 let fileTasks = at < cleared.count && cleared[at]
-                if var entry = placed[key] {
-                    rewritten.insert(id)
-                    entry.hasFileTasks = entry.hasFileTasks || fileTasks
-                    placed[key] = entry
-                } else {
-                    let look = looks[key]
-                    placed[key] = Placed(symbol: look?.symbol ?? Placed.byID, color: look?.color ?? Placed.byID, hasFileTasks: fileTasks)
+                // One probe of the map (millions of keys) through the subscript's `_modify`.
+                func place(_ entry: inout Placed?) {
+                    if var earlier = entry {
+                        rewritten.insert(id)
+                        earlier.hasFileTasks = earlier.hasFileTasks || fileTasks
+                        entry = earlier
+                    } else {
+                        let look = looks[key]
+                        entry = Placed(symbol: look?.symbol ?? Placed.byID, color: look?.color ?? Placed.byID, hasFileTasks: fileTasks)
+                    }
                 }
+                place(&placed[key])
                 if events[at].recurrence != nil, let uid = uids[id] { recurringUIDs[id] = uid }
             }
             looks = [:]

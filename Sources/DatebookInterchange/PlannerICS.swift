@@ -453,11 +453,17 @@ public enum PlannerICS {
 
         /// Records `id` at `position` unless it is there already; returns the earlier position.
         mutating func insert(_ id: String, at position: Int) -> Int? {
-            let key = Self.key(id)
-            if let earlier = positions[key] { return earlier }
-            positions[key] = position
-            return nil
+            PlannerICS.keepFirst(&positions[Self.key(id)], position)
         }
+    }
+
+    /// Stores `value` in `slot` (a dictionary's `&map[key]`) unless it holds one; returns the value
+    /// it held. Through the subscript's `_modify`: one hash and probe, where reading then writing
+    /// `map[key]` takes two (the join's maps hold millions of keys, each probe a likely cache miss).
+    static func keepFirst<Value>(_ slot: inout Value?, _ value: Value) -> Value? {
+        if let earlier = slot { return earlier }
+        slot = value
+        return nil
     }
 
     /// `JoinIndex.key(eventID(uid:options:))`, without making the id's text.
@@ -720,7 +726,7 @@ public enum PlannerICS {
 
         /// The first VTODO of a UID counts.
         private mutating func add(_ key: UInt64, _ place: Place) {
-            if entries[key] == nil { entries[key] = place }
+            _ = PlannerICS.keepFirst(&entries[key], place)
         }
 
         /// The task id of the VTODO whose UID has join key `key`.
@@ -776,3 +782,4 @@ public enum PlannerICS {
 extension Character {
     fileprivate var isHexDigit: Bool { isASCII && (isNumber || ("a"..."f").contains(self)) }
 }
+
