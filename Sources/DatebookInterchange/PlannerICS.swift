@@ -150,27 +150,29 @@ public enum PlannerICS {
         }
         /// The converted event with what the store already knows of it (tasks, and the symbol and
         /// colour unless the file gives them to an import).
-        func final(_ made: consuming Event, _ component: Converted.Component) -> Event {
+        // Components by position (`converted[p].components[n]`): passed as values to these closures,
+        // each was copied, its strings retained and released.
+        func final(_ made: consuming Event, _ p: Int, _ n: Int) -> Event {
             guard let stored = batches.stored(made.id, options: options) else { return made }
             var event = made
-            if options.overlays || !component.givesSymbol { event.symbol = stored.symbol }
-            if options.overlays || !component.givesColor { event.color = stored.color }
+            if options.overlays || !converted[p].components[n].givesSymbol { event.symbol = stored.symbol }
+            if options.overlays || !converted[p].components[n].givesColor { event.color = stored.color }
             event.tasks = stored.tasks
             return event
         }
-        func warn(_ component: Converted.Component) {
-            for problem in component.problems {
-                result.warnings.append("\(fileName):\(component.line): UID \(component.uid): \(problem)")
+        func warn(_ p: Int, _ n: Int) {
+            for problem in converted[p].components[n].problems {
+                result.warnings.append("\(fileName):\(converted[p].components[n].line): UID \(converted[p].components[n].uid): \(problem)")
             }
         }
         // The join reads only what the parts' threads made (no parsed component is copied).
         var masterSequences = batches.masterSequences
         for p in converted.indices {
             for n in converted[p].components.indices where converted[p].components[n].recurrenceID == nil {
-                warn(converted[p].components[n])
+                warn(p, n)
                 guard let made = converted[p].take(n) else { continue }
                 if converted[p].components[n].sequence > 0 { masterSequences[made.id] = converted[p].components[n].sequence }
-                add(final(made, converted[p].components[n]), uid: converted[p].components[n].uid)
+                add(final(made, p, n), uid: converted[p].components[n].uid)
             }
         }
         // The EXDATEs overrides add to their masters, written into each master once after the loop:
@@ -182,7 +184,7 @@ public enum PlannerICS {
             for n in converted[p].components.indices {
                 guard let recurrenceID = converted[p].components[n].recurrenceID else { continue }
                 let uid = converted[p].components[n].uid
-                warn(converted[p].components[n])
+                warn(p, n)
                 var masterAt = converted[p].components[n].masterID.flatMap { index[$0] }
                 if masterAt == nil, let master = converted[p].components[n].masterID {
                     masterAt = batches.load(master, uid: uid, into: &result, index: &index, options: options)
@@ -244,7 +246,7 @@ public enum PlannerICS {
                         let madeID = made.id
                         let shift = Self.wallClock(Self.value(made.start, zone: made.timeZone), of: result.events[masterAt],
                                                    fallback: options.timeZone).timeIntervalSince(wall)
-                        add(final(made, converted[p].components[n]), uid: sourceUID)
+                        add(final(made, p, n), uid: sourceUID)
                         if let position = index[madeID] {
                             seriesParts.add(SeriesParts.Part(from: wall, shift: shift, position: position), master: masterAt)
                         }
@@ -265,7 +267,7 @@ public enum PlannerICS {
                 }
                 guard var made = converted[p].take(n) else { continue }
                 if source != recurrenceID { made.id = Self.eventID(uid: sourceUID, options: options) }
-                add(final(made, converted[p].components[n]), uid: sourceUID)
+                add(final(made, p, n), uid: sourceUID)
             }
         }
         for at in exclusions.positions where exclusions.write(into: &result.events[at], at: at) { expand(at: at) }
@@ -275,7 +277,9 @@ public enum PlannerICS {
         batches.masterSequences = masterSequences
         attachTodos(parts, todos: converted.map(\.todos), to: &result, index: &index, options: options, fileName: fileName,
                     batches: &batches)
-        BackgroundRelease.release(consume converted)
+        // Not `consume converted`: the closures above capture it. The helper holds the last reference.
+        BackgroundRelease.release(converted)
+        converted = []
         BackgroundRelease.release(consume parts)
         return result
     }

@@ -151,15 +151,20 @@ extension PlannerStore {
     /// The first and last line of the components in `parts`.
     private static func lines(of parts: [ICalDocument]) -> ClosedRange<Int>? {
         var low = Int.max, high = 0
-        // By position: mapping the components would copy each one (its strings retained and released).
+        // Through the buffers, by position: mapping the components, or reaching them through the
+        // arrays, copied or retained each one.
         for part in parts.indices {
-            for n in parts[part].events.indices {
-                low = min(low, parts[part].events[n].sourceLine)
-                high = max(high, parts[part].events[n].sourceLine)
+            parts[part].events.withUnsafeBufferPointer { events in
+                for n in events.indices {
+                    low = min(low, events[n].sourceLine)
+                    high = max(high, events[n].sourceLine)
+                }
             }
-            for n in parts[part].todos.indices {
-                low = min(low, parts[part].todos[n].sourceLine)
-                high = max(high, parts[part].todos[n].sourceLine)
+            parts[part].todos.withUnsafeBufferPointer { todos in
+                for n in todos.indices {
+                    low = min(low, todos[n].sourceLine)
+                    high = max(high, todos[n].sourceLine)
+                }
             }
         }
         return low <= high ? low...high : nil

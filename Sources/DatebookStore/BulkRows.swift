@@ -36,7 +36,7 @@ struct ValueList: RowSink {
 /// cost. A chunk's events go in before their tasks, occurrences, spans and sources, so every row
 /// finds its event even with foreign keys checked.
 final class BulkRows: Sendable {
-    static let rowsPerStatement = 16
+    static let rowsPerStatement = 64
     static let chunkSize = 256
     /// Chunks made ahead of the writer, at most.
     static let ahead = 4
