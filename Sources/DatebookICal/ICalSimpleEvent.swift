@@ -251,8 +251,8 @@ enum ICalSimpleEvent {
             }
             return number
         }
-        guard [8, 15, 16].contains(value.count), let year = number(0..<4), let month = number(4..<6), let day = number(6..<8)
-        else { return nil }
+        guard value.count == 8 || value.count == 15 || value.count == 16,
+              let year = number(0..<4), let month = number(4..<6), let day = number(6..<8) else { return nil }
         var time = icaltimetype()
         (time.year, time.month, time.day) = (year, month, day)
         if value.count == 8 {

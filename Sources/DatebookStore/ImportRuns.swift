@@ -138,6 +138,7 @@ final class ImportRuns {
                     }
                     out.storeBytes(of: UInt32(at - lengthAt - 4).littleEndian, toByteOffset: lengthAt, as: UInt32.self)
                 }
+                assert(at == start + size, "the records' size was counted wrong")
             }
         }
         if pending.count >= Self.writeSize { try writePending() }
