@@ -60,14 +60,26 @@ enum ICalBytes {
         }
     }
 
+    /// True when every byte is below 0x80. Eight bytes at a time: a byte-by-byte `allSatisfy` over
+    /// every component (`ICalChunkScanner.firstLineNotUTF8`) and value was 7 % of a 100k import's parse.
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let words = bytes.count / 8
+        let raw = UnsafeRawPointer(base)
+        for word in 0..<words where raw.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
+            return false
+        }
+        return UnsafeBufferPointer(rebasing: bytes[(words * 8)...]).allSatisfy { $0 < 0x80 }
+    }
+
     /// True when the bytes are UTF-8; ASCII (nearly every value) skips the validating initialiser.
     static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        bytes.allSatisfy({ $0 < 0x80 }) || String(validating: bytes, as: UTF8.self) != nil
+        isASCII(bytes) || String(validating: bytes, as: UTF8.self) != nil
     }
 
     /// The bytes as a String, or nil when they are not UTF-8; ASCII skips the validating initialiser.
     static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        bytes.allSatisfy({ $0 < 0x80 }) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
+        isASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
     }
 
     /// TEXT unescaping (RFC 5545 3.3.11).

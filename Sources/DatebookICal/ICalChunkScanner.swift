@@ -253,7 +253,7 @@ extension ICalChunkScanner {
     /// uses whose value, unfolded, is not UTF-8; nil when there is none. libical's strings would
     /// carry such bytes into the planner as U+FFFD without a word. All-ASCII chunks answer at once.
     static func firstLineNotUTF8(_ b: UnsafeBufferPointer<UInt8>, chunk: Range<Int>) -> Int? {
-        guard !UnsafeBufferPointer(rebasing: b[chunk]).allSatisfy({ $0 < 0x80 }) else { return nil }
+        guard !ICalBytes.isASCII(UnsafeBufferPointer(rebasing: b[chunk])) else { return nil }
         var logical: [UInt8] = []
         var logicalLine = 0, line = 0
         var checking = false

@@ -272,7 +272,7 @@ enum ICalSimpleEvent {
     /// A DURATION or TRIGGER value; nil when libical calls it bad.
     private static func duration(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, scratch: inout [CChar]) -> icaldurationtype? {
         let value = UnsafeBufferPointer(rebasing: bytes[range])
-        guard !value.isEmpty, value.allSatisfy({ $0 < 0x80 }) else { return nil }
+        guard !value.isEmpty, ICalBytes.isASCII(value) else { return nil }
         guard let duration = cString(value, &scratch, { icaldurationtype_from_string($0) }) else { return nil }
         return icaldurationtype_is_bad_duration(duration) == 0 ? duration : nil
     }

@@ -38,7 +38,7 @@ enum ICalSimpleTodo {
             case .uid, .summary, .status, .relatedTo:
                 guard let value = ICalBytes.text(valueBytes) else { return nil }
                 // An escaped UID or RELATED-TO keeps libical's exact unescaping (and its warnings).
-                let escaped = valueBytes.contains(UInt8(ascii: "\\"))
+                let escaped = ICalBytes.first(UInt8(ascii: "\\"), in: valueBytes, from: 0, to: valueBytes.count) < valueBytes.count
                 switch name {
                 case .uid: if escaped { return nil } else { uid = value }
                 case .summary: summary = escaped ? ICalBytes.unescape(value) : value

@@ -171,6 +171,32 @@ struct ICalSimpleEventTests {
     }
 }
 
+/// The byte checks the plain paths use on every component.
+struct ICalBytesTests {
+    /// Eight bytes at a time, with the rest one by one: a byte of 0x80 or more anywhere, at any length
+    /// and alignment, makes the bytes not ASCII.
+    @Test func asciiIsCheckedAtEveryPlace() {
+        for length in 0...40 {
+            let ascii = [UInt8](repeating: UInt8(ascii: "a"), count: length + 3)
+            for offset in 0...3 {
+                ascii.withUnsafeBufferPointer { all in
+                    #expect(ICalBytes.isASCII(UnsafeBufferPointer(rebasing: all[offset..<(offset + length)])), "\(length)")
+                }
+                for place in 0..<length {
+                    for byte: UInt8 in [0x80, 0xC3, 0xFF] {
+                        var bytes = ascii
+                        bytes[offset + place] = byte
+                        bytes.withUnsafeBufferPointer { all in
+                            #expect(!ICalBytes.isASCII(UnsafeBufferPointer(rebasing: all[offset..<(offset + length)])),
+                                    "\(length) \(offset) \(place)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The planner's own properties (RFC 7986 COLOR, X-DATEBOOK-SYMBOL, X-DATEBOOK-TIMEZONE) are
 /// written and read back, by the fast path and by libical's.
 struct StylePropertyTests {
