@@ -148,10 +148,10 @@ public enum PlannerICS {
             result.uids[id] = uid
             expand(at: position)
         }
-        /// The converted event with what the store already knows of it (tasks, and the symbol and
-        /// colour unless the file gives them to an import).
         // Components by position (`converted[p].components[n]`): passed as values to these closures,
         // each was copied, its strings retained and released.
+        /// The converted event with what the store already knows of it (tasks, and the symbol and
+        /// colour unless the file gives them to an import).
         func final(_ made: consuming Event, _ p: Int, _ n: Int) -> Event {
             guard let stored = batches.stored(made.id, options: options) else { return made }
             var event = made
@@ -161,9 +161,9 @@ public enum PlannerICS {
             return event
         }
         func warn(_ p: Int, _ n: Int) {
-            for problem in converted[p].components[n].problems {
-                result.warnings.append("\(fileName):\(converted[p].components[n].line): UID \(converted[p].components[n].uid): \(problem)")
-            }
+            guard !converted[p].components[n].problems.isEmpty else { return }
+            let place = "\(fileName):\(converted[p].components[n].line): UID \(converted[p].components[n].uid): "
+            for problem in converted[p].components[n].problems { result.warnings.append(place + problem) }
         }
         // The join reads only what the parts' threads made (no parsed component is copied).
         var masterSequences = batches.masterSequences
@@ -360,6 +360,7 @@ public enum PlannerICS {
             var settings = Options(calendar: calendar, timeZone: timeZone, today: CalendarDate(year: 1970, month: 1, day: 1),
                                    existing: { _ in nil })
             settings.ids = ids
+            // A `let`: a captured `var` is copied (a closure and a dictionary retained) at each use.
             let options = settings
             events.reserveCapacity(part.events.count)
             components.reserveCapacity(part.events.count)
