@@ -245,13 +245,14 @@ public enum EventID {
         return hash
     }
 
-    static func hex(_ value: UInt64) -> String {
-        String(unsafeUninitializedCapacity: 16) { buffer in
-            for i in 0..<16 {
+    /// The first `digits` (at most 16) of the 16 lower-case hex digits `value` spells.
+    public static func hex(_ value: UInt64, digits: Int = 16) -> String {
+        String(unsafeUninitializedCapacity: digits) { buffer in
+            for i in 0..<digits {
                 let digit = UInt8(truncatingIfNeeded: value >> (60 - 4 * i)) & 0xF
                 buffer[i] = digit < 10 ? 0x30 + digit : 0x57 + digit
             }
-            return 16
+            return digits
         }
     }
 }

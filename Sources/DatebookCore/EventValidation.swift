@@ -166,8 +166,8 @@ public struct EventValidation: Sendable {
     static func idProblem(_ id: String) -> String? {
         if id.isEmpty { return "expected a non-empty id" }
         if id.utf8.count > Limits.idBytes { return "the id is \(id.utf8.count) bytes long; the limit is \(Limits.idBytes) bytes" }
-        let spaced = id.utf8.contains { $0 <= 0x20 || $0 == 0x7F }
-            || (id.utf8.contains { $0 >= 0x80 } && id.unicodeScalars.contains { $0.properties.isWhitespace || $0.value < 0xA0 && $0.value >= 0x80 })
+        let spaced = id.hasByte { $0 <= 0x20 || $0 == 0x7F }
+            || (id.hasByte { $0 >= 0x80 } && id.unicodeScalars.contains { $0.properties.isWhitespace || $0.value < 0xA0 && $0.value >= 0x80 })
         return spaced ? "expected an id without spaces or control characters, got \(JSONText.quote(id))" : nil
     }
 
@@ -194,7 +194,7 @@ public struct EventValidation: Sendable {
     /// A NUL byte: SQLite would keep it and PostgreSQL cannot store it (it cut the text silently, or
     /// failed a whole COPY), so both refuse it here, at input, the same way.
     public static func nulProblem(_ text: String) -> String? {
-        text.utf8.contains(0) ? "contains a NUL byte (U+0000), which the store cannot keep; remove it" : nil
+        text.hasByte { $0 == 0 } ? "contains a NUL byte (U+0000), which the store cannot keep; remove it" : nil
     }
 
     static func sizeProblem(_ text: String, limit: Int) -> String? {

@@ -780,7 +780,8 @@ public enum PlannerICS {
             let taskPart = String(uid[..<dot])
             if !taskPart.isEmpty { return taskPart }
         }
-        return String(EventID.stable(uid).prefix(8))
+        // `EventID.stable(uid).prefix(8)`, without walking a String's characters to find the eighth.
+        return EventID.hex(EventID.stableKey(uid), digits: 8)
     }
 }
 

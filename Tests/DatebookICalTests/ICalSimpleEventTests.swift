@@ -169,6 +169,54 @@ struct ICalSimpleEventTests {
         }
         #expect(read >= 300)
     }
+
+    /// A DURATION or TRIGGER read here gives libical's every field; what is not read here, libical reads.
+    @Test func durationsReadAsLibicalReadsThem() {
+        var values = ["PT1H", "-P1D", "-PT15M", "P1DT2H30M", "P2W", "PT0S", "P0D", "PT999999S", "-P1W", "P15DT5H0M20S", "PT05M",
+                      "P", "-P", "PT", "P1DT", "P1W2D", "P1D1D", "PT1M1H", "PT1H1H", "P1H", "PT1D", "P1WT1H", "PT1234567S", "+PT5M",
+                      "--P1D", "P-1D", "PT1", "P1", "1D", "PTT1H", "P1DTT1H", "PT1H ", " PT1H", "pt1h", "P1DT1H2M3S4S"]
+        // Strings of the grammar with a unit, digit or sign changed, dropped or repeated here and there.
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("-+PTWDHMS0123456789".utf8)
+        for _ in 0..<1_500 {
+            var text = Bool.random(using: &generator) ? "-P" : "P"
+            switch Int.random(in: 0...2, using: &generator) {
+            case 0: text += "\(Int.random(in: 0...99, using: &generator))W"
+            case 1: text += "\(Int.random(in: 0...400, using: &generator))D"
+            default: break
+            }
+            if Bool.random(using: &generator) {
+                text += "T"
+                for unit in ["H", "M", "S"] where Bool.random(using: &generator) {
+                    text += "\(Int.random(in: 0...99_999, using: &generator))" + unit
+                }
+            }
+            var bytes = Array(text.utf8)
+            for _ in 0..<Int.random(in: 0...1, using: &generator) {
+                let place = Int.random(in: 0...bytes.count, using: &generator)
+                switch Int.random(in: 0...2, using: &generator) {
+                case 0 where place < bytes.count: bytes[place] = alphabet.randomElement(using: &generator)!
+                case 1 where place < bytes.count: bytes.remove(at: place)
+                default: bytes.insert(alphabet.randomElement(using: &generator)!, at: place)
+                }
+            }
+            values.append(String(decoding: bytes, as: UTF8.self))
+        }
+        var read = 0
+        for value in values {
+            guard let fast = Array(value.utf8).withUnsafeBufferPointer({ ICalSimpleEvent.duration($0) }) else { continue }
+            read += 1
+            let libical = icaldurationtype_from_string(value)
+            #expect(icaldurationtype_is_bad_duration(libical) == 0, "\(value)")
+            #expect([fast.days, fast.weeks, fast.hours, fast.minutes, fast.seconds]
+                    == [libical.days, libical.weeks, libical.hours, libical.minutes, libical.seconds], "\(value)")
+            #expect(fast.is_neg == libical.is_neg, "\(value)")
+        }
+        for value in ["PT1H", "-P1D", "-PT15M", "P1DT2H30M", "P2W", "P15DT5H0M20S"] {
+            #expect(Array(value.utf8).withUnsafeBufferPointer { ICalSimpleEvent.duration($0) } != nil, "\(value)")
+        }
+        #expect(read >= 500)
+    }
 }
 
 /// The byte checks the plain paths use on every component.
