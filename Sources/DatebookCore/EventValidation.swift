@@ -167,7 +167,8 @@ public struct EventValidation: Sendable {
         if id.isEmpty { return "expected a non-empty id" }
         if id.utf8.count > Limits.idBytes { return "the id is \(id.utf8.count) bytes long; the limit is \(Limits.idBytes) bytes" }
         let spaced = id.hasByte { $0 <= 0x20 || $0 == 0x7F }
-            || (id.hasByte { $0 >= 0x80 } && id.unicodeScalars.contains { $0.properties.isWhitespace || $0.value < 0xA0 && $0.value >= 0x80 })
+            || (id.hasByte { $0 >= 0x80 }
+                && id.unicodeScalars.contains { $0.properties.isWhitespace || $0.value < 0xA0 && $0.value >= 0x80 })
         return spaced ? "expected an id without spaces or control characters, got \(JSONText.quote(id))" : nil
     }
 

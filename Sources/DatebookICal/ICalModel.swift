@@ -119,7 +119,9 @@ public enum ICalTaskStatus: String, Sendable, Equatable {
 
     /// `status` in capitals; one already in capitals (nearly every STATUS) is not copied.
     static func capitals(_ status: String) -> String {
-        status.utf8.contains { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || $0 >= 0x80 } ? status.uppercased() : status
+        // Read in place: iterating `utf8` costs about 25 instructions a byte.
+        let lower = status.utf8.withContiguousStorageIfAvailable { $0.contains { (0x61...0x7A).contains($0) || $0 >= 0x80 } } ?? true
+        return lower ? status.uppercased() : status
     }
 
     /// The RFC 5545 STATUS written for this state.

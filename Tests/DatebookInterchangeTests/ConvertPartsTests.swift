@@ -77,3 +77,25 @@ struct JoinKeyTests {
         }
     }
 }
+
+/// The shortcuts the join takes on every VTODO give what the plain String operations give.
+struct UIDShortcutTests {
+    /// `hasUIDSuffix` is `hasSuffix("@datebook")`: its bytes decide only when they do not end in it,
+    /// and a character that joins the `@` (U+0600 ARABIC NUMBER SIGN prepends) leaves it to `hasSuffix`.
+    @Test func uidSuffixIsHasSuffix() {
+        for uid in ["", "@datebook", "datebook", "x@datebook", "0123456789abcdef@datebook", "t1.0123456789abcdef@datebook",
+                    "a@datebook.org", "a@Datebook", "\u{600}@datebook", "x.\u{600}@datebook", "é@datebook", "e\u{301}@datebook",
+                    "a@datebook\u{301}", String(repeating: "long uid ", count: 20) + "@datebook", "00000000.1600a35a099950d8@bench.example.org"] {
+            #expect(PlannerICS.hasUIDSuffix(uid) == uid.hasSuffix(PlannerICS.uidSuffix), "\(uid.unicodeScalars.map(\.value))")
+        }
+        #expect(!PlannerICS.hasUIDSuffix("\u{600}@datebook"), "one character, not the suffix")
+    }
+
+    /// A hashed task id is the first eight hex digits of the UID's stable id.
+    @Test func hashedTaskIDsAreThePrefixOfTheStableID() {
+        for uid in ["a", "00000000.1600a35a099950d8@bench.example.org", "ünïcødé", "", ".@datebook"] {
+            #expect(PlannerICS.taskID(uid) == String(EventID.stable(uid).prefix(8)), "\(uid)")
+        }
+        #expect(PlannerICS.taskID("t1.0123456789abcdef@datebook") == "t1")
+    }
+}
