@@ -662,7 +662,7 @@ public enum PlannerICS {
                 warn("a second VTODO with task id \"\(task.id)\" for the same event; only the first is kept")
                 return
             }
-            result.events[at].tasks.append(task)
+            result.events[at].tasks.append(consume task)
             batches.placedTodo(made.pointee.key, inEvent: key)
         }
         for (todo, made) in early {

@@ -166,4 +166,41 @@ struct BulkOrderTests {
         let mixedEvents = mixed.map(event)
         #expect(Store.idOrder(mixedEvents).map { mixedEvents[$0].id } == mixed.sorted())
     }
+
+    /// Eight digits at a time gives what reading the digits one by one gives: every byte value at
+    /// every place of a valid id, and random ids.
+    @Test func hexKeyReadsAsDigitByDigit() {
+        func plain(_ id: String) -> UInt64? {
+            let bytes = Array(id.utf8)
+            guard bytes.count == 16 else { return nil }
+            var key: UInt64 = 0
+            for byte in bytes {
+                switch byte {
+                case 0x30...0x39: key = key << 4 | UInt64(byte - 0x30)
+                case 0x61...0x66: key = key << 4 | UInt64(byte - 0x61 + 10)
+                default: return nil
+                }
+            }
+            return key
+        }
+        let valid = Array("0123456789abcdef".utf8)
+        for place in 0..<16 {
+            for byte in 0...255 {
+                var bytes = valid
+                bytes[place] = UInt8(byte)
+                // Not UTF-8 on its own: replaced by U+FFFD, which is longer.
+                let id = String(decoding: bytes, as: UTF8.self)
+                #expect(Store.hexKey(id) == plain(id), "\(place) \(byte)")
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let id = String(UInt64.random(in: .min ... .max, using: &generator), radix: 16)
+            let padded = String(repeating: "0", count: 16 - id.count) + id
+            #expect(Store.hexKey(padded) == plain(padded) && plain(padded) != nil, "\(padded)")
+        }
+        for id in ["", "0", "00000000000000000", "ÿÿÿÿÿÿÿÿ", "0123456789abcdeF", "/:`g@G0000000000"] {
+            #expect(Store.hexKey(id) == plain(id), "\(id)")
+        }
+    }
 }
