@@ -39,7 +39,7 @@ extension Store {
     ///
     /// Eight digits at a time (the import asks for every event's several times): each byte is
     /// checked and turned into its value in one 64-bit word (`hexValue`), and the nibbles packed.
-    /// `HexKeyTests` compares it with a digit-by-digit reading.
+    /// `BulkLoadTests.hexKeyReadsAsDigitByDigit` compares it with a digit-by-digit reading.
     public static func hexKey(_ id: String) -> UInt64? {
         let utf8 = id.utf8
         guard utf8.count == 16 else { return nil }
@@ -200,7 +200,7 @@ extension Store {
     /// Runs `CREATE INDEX` statements with SQLite's sorter on two helper threads (`PRAGMA threads`):
     /// each build sorts every row of its table, and the helpers sort parts of it while this thread
     /// reads the table. For a 1M-event import's indexes, 2.9 s became 2.5 s on two cores (one helper:
-    /// 2.6 s), for about 40 MB more memory at the peak. The connection is back to no helpers after.
+    /// 2.6 s), for about 55 MB more memory at the peak. The connection is back to no helpers after.
     private func rebuildIndexes(_ statements: [String]) throws {
         guard !statements.isEmpty else { return }
         try wrap { try db.execute("PRAGMA threads = 2") }
