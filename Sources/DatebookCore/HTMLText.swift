@@ -4,10 +4,7 @@ public enum HTMLText {
     /// copies runs of plain bytes in one go, and returns the text itself when nothing needs escaping.
     public static func escape(_ text: String) -> String {
         let utf8 = text.utf8
-        let needsEscaping = utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.contains { $0 == 0x26 || $0 == 0x22 || $0 == 0x3C || $0 == 0x3E }
-        } ?? true
-        guard needsEscaping else { return text }
+        guard text.hasByte(where: { $0 == 0x26 || $0 == 0x22 || $0 == 0x3C || $0 == 0x3E }) else { return text }
         var escaped = ""
         escaped.reserveCapacity(utf8.count + 16)
         var runStart = utf8.startIndex

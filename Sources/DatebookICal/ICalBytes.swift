@@ -1,3 +1,4 @@
+import DatebookCore
 import Foundation
 
 /// Byte-level helpers of the chunk scanner and the plain-component paths (``ICalSimpleTodo``,
@@ -84,9 +85,7 @@ enum ICalBytes {
 
     /// TEXT unescaping (RFC 5545 3.3.11).
     static func unescape(_ text: String) -> String {
-        // Looked for in place: iterating `utf8` costs about 25 instructions a byte.
-        let backslash = text.utf8.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: "\\")) } ?? true
-        guard backslash else { return text }
+        guard text.hasByte(where: { $0 == UInt8(ascii: "\\") }) else { return text }
         var out = ""
         var escaped = false
         for character in text {
