@@ -197,14 +197,27 @@ extension Store {
         if bulk.existing == 0 { try queueChanged([String](), allEvents: true) }
     }
 
-    /// Runs `CREATE INDEX` statements with SQLite's sorter on two helper threads (`PRAGMA threads`):
-    /// each build sorts every row of its table, and the helpers sort parts of it while this thread
-    /// reads the table. For a 1M-event import's indexes, 2.9 s became 2.5 s on two cores (one helper:
-    /// 2.6 s), for about 55 MB more memory at the peak. The connection is back to no helpers after.
+    /// Runs `CREATE INDEX` statements with SQLite's sorter on two helper threads (`PRAGMA threads`)
+    /// and SQLite's default page cache of 2 MB instead of the writer's 32 MB (`prepareSchema`).
+    ///
+    /// Each build sorts every row of its table. The sorter keeps as many rows in memory as the page
+    /// cache holds before it writes a sorted run, so with 32 MB the `events` indexes of a 1M-event
+    /// import were each one big sort on one thread; with 2 MB they are many small sorts that the
+    /// helpers share while this thread reads the table. In the sqlite3 shell, the seven rebuilt
+    /// indexes of the 1M import took 3.0–3.2 s with 32 MB and two helpers, 2.6 s with 2 MB and no
+    /// helper, and 2.1 s with 2 MB and two helpers (bench/results.md). The connection is back to
+    /// its cache and no helpers after.
     private func rebuildIndexes(_ statements: [String]) throws {
         guard !statements.isEmpty else { return }
-        try wrap { try db.execute("PRAGMA threads = 2") }
-        defer { try? db.execute("PRAGMA threads = 0") }
+        let cache = try wrap { try db.integer("PRAGMA cache_size") }
+        try wrap {
+            try db.execute("PRAGMA threads = 2")
+            try db.execute("PRAGMA cache_size = -2000")
+        }
+        defer {
+            try? db.execute("PRAGMA threads = 0")
+            try? db.execute("PRAGMA cache_size = \(cache)")
+        }
         for sql in statements { try wrap { try db.execute(sql) } }
     }
 

@@ -69,8 +69,10 @@ struct BulkLoadTests {
         // Loaded without SQLite's foreign-key checks: every row has its event, and checks are back on.
         #expect(try !bulk.db.prepare("PRAGMA foreign_key_check").step())
         #expect(try bulk.db.integer("PRAGMA foreign_keys") == 1)
-        // The indexes were built with the sorter's helper threads, which the connection no longer has.
+        // The indexes were built with the sorter's helper threads and a 2 MB page cache; the connection
+        // is back to no helpers and the writer's 32 MB.
         #expect(try bulk.db.integer("PRAGMA threads") == 0)
+        #expect(try bulk.db.integer("PRAGMA cache_size") == -32768)
         // Written through a rollback journal (no other connection was open), and back in WAL mode.
         // Pages that went through the WAL would still be in it: the store stays open.
         #expect(try journalMode(bulk) == "wal")
