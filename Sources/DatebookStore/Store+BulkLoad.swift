@@ -204,9 +204,9 @@ extension Store {
     /// cache holds before it writes a sorted run, so with 32 MB the `events` indexes of a 1M-event
     /// import were each one big sort on one thread; with 2 MB they are many small sorts that the
     /// helpers share while this thread reads the table. In the sqlite3 shell, the seven rebuilt
-    /// indexes of the 1M import took 3.0–3.2 s with 32 MB and two helpers, 2.6 s with 2 MB and no
-    /// helper, and 2.1 s with 2 MB and two helpers (bench/results.md). The connection is back to
-    /// its cache and no helpers after.
+    /// indexes of the 1M import took 2.85 s with 32 MB and two helpers and 1.8 s with 2 MB and two
+    /// helpers; with the catch-ups after them, 3.0–3.2 s against 2.1 s (2.6 s with 2 MB and no helper;
+    /// bench/results.md). The connection is back to its cache and no helpers after.
     private func rebuildIndexes(_ statements: [String]) throws {
         guard !statements.isEmpty else { return }
         let cache = try wrap { try db.integer("PRAGMA cache_size") }
