@@ -197,9 +197,8 @@ struct BulkOrderTests {
         }
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2_000 {
-            let id = String(UInt64.random(in: .min ... .max, using: &generator), radix: 16)
-            let padded = String(repeating: "0", count: 16 - id.count) + id
-            #expect(Store.hexKey(padded) == plain(padded) && plain(padded) != nil, "\(padded)")
+            let id = EventID.hex(UInt64.random(in: .min ... .max, using: &generator))
+            #expect(Store.hexKey(id) == plain(id) && plain(id) != nil, "\(id)")
         }
         for id in ["", "0", "00000000000000000", "ÿÿÿÿÿÿÿÿ", "0123456789abcdeF", "/:`g@G0000000000"] {
             #expect(Store.hexKey(id) == plain(id), "\(id)")
