@@ -101,9 +101,7 @@ extension PlannerICS {
         /// `load` by join key: the ids an import makes are the 16 hex digits their key spells.
         func load(key: UInt64, into result: inout ICSImport, index: inout JoinIndex, options: Options) -> Int? {
             guard store != nil, placed[key] != nil else { return nil }
-            let hex = String(key, radix: 16)
-            return load(String(repeating: "0", count: max(0, 16 - hex.count)) + hex, uid: nil, into: &result, index: &index,
-                        options: options)
+            return load(EventID.hex(key), uid: nil, into: &result, index: &index, options: options)
         }
 
         /// Per event, whether the file's VTODOs replaced its stored tasks in an earlier batch.
