@@ -139,6 +139,10 @@ private struct Expansion {
         let walkStart = walkZone == timeZone ? startLocal : ICalLocalDateTime.of(startInstant, in: walkZone)
         let isDate = start.isAllDay
         let first = Libical.floating(walkStart, isDate: isDate)
+        // Wall-clock bounds with room for any zone's offset change, so the many steps of a dense
+        // rule before the window (or after UNTIL) are passed over without a calendar conversion.
+        let margin: TimeInterval = 3 * 3_600
+        let pastUntil = untilLimit.map { ICalLocalDateTime.of($0.addingTimeInterval(margin), in: walkZone) }
         let count = rule["COUNT"].flatMap { Int($0) }
         let iterator: any OccurrenceSteps
         let canSkip: Bool
@@ -147,13 +151,21 @@ private struct Expansion {
             canSkip = true
         } else {
             // COUNT is applied by `CountedSteps` (DTSTART counts even when off the rule), BYHOUR/
-            // BYMINUTE/BYSECOND lists by `TimesOfDaySteps` (libical is slow with them after a skip).
+            // BYMINUTE/BYSECOND lists by `TimesOfDaySteps` (libical is slow with them after a skip),
+            // and the BYSETPOS and BYMONTHDAY that libical gets wrong by `LimitedSteps`.
             let times = TimesOfDay(rule)
-            let base = (times?.baseRule ?? rule).without(["UNTIL", "COUNT"])
-            guard let made = LibicalRecurrenceIterator(icalrecurrencetype_from_string(base), start: first)
+            let limits = RuleLimits(times?.baseRule ?? rule, start: walkStart, isDate: isDate)
+            let base = (limits?.baseRule ?? times?.baseRule ?? rule).without(["UNTIL", "COUNT"])
+            let baseStart = limits.map { Libical.floating($0.baseStart, isDate: isDate) } ?? first
+            guard let made = LibicalRecurrenceIterator(icalrecurrencetype_from_string(base), start: baseStart)
             else { return ([startInstant], false, "RRULE '\(text)' was rejected by libical (it can never match "
                            + "or is inconsistent); only DTSTART is used") }
-            let steps: any OccurrenceSteps = times.map { TimesOfDaySteps(made, times: $0, start: walkStart) } ?? made
+            var steps: any OccurrenceSteps = times.map { TimesOfDaySteps(made, times: $0, start: walkStart) } ?? made
+            if let limits {
+                let windowEnd = ICalLocalDateTime.of(window.end.addingTimeInterval(margin), in: walkZone)
+                steps = LimitedSteps(steps, limits: limits, start: walkStart, end: min(windowEnd, pastUntil ?? windowEnd),
+                                     isDate: isDate)
+            }
             iterator = CountedSteps(steps, start: startsFirst ? walkStart : nil, count: count)
             // Skip ahead when libical allows it: not with COUNT (counted from DTSTART), and not for
             // HOURLY with INTERVAL > 1, where libical 3.0's set_start loses the interval's phase.
@@ -165,11 +177,7 @@ private struct Expansion {
         if canSkip, earliest > startInstant {
             iterator.skip(to: Libical.floating(isDate ? lowerLocal.dayOnly : lowerLocal, isDate: isDate))
         }
-        // Wall-clock bounds with room for any zone's offset change, so the many steps of a dense
-        // rule before the window (or after UNTIL) are passed over without a calendar conversion.
-        let margin: TimeInterval = 3 * 3_600
         let nearLocal = max(lowerLocal, ICalLocalDateTime.of(window.start.addingTimeInterval(-duration - margin), in: walkZone))
-        let pastUntil = untilLimit.map { ICalLocalDateTime.of($0.addingTimeInterval(margin), in: walkZone) }
         var starts: [Date] = []
         var steps = 0
         while let local = iterator.next() {

@@ -108,7 +108,8 @@ struct ICalRuleText: Equatable {
         ("BYMONTH", 1...12, false), ("BYSETPOS", 1...366, true),
     ]
 
-    private func numbers(_ key: String) -> [Int]? {
+    /// The comma-separated numbers of a part (Int.min for one that is not a number), or nil without it.
+    func numbers(_ key: String) -> [Int]? {
         self[key].map { $0.split(separator: ",").map { Int($0.trimmingWhitespace()) ?? Int.min } }
     }
 

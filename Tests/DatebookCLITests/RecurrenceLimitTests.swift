@@ -182,4 +182,31 @@ struct CalendarDialectTests {
             "Market day 2027-01-04",
         ], "\(json)")
     }
+
+    /// Rules libical 3.0 expands wrongly (`RuleLimits`), end to end: imported from a file and typed
+    /// with `add --repeat`, listed on the days the rule names and no others.
+    @Test func theLastDayOfEachMonthAndTheLastMeetingOfEachWeekAreListedOnTheirDays() throws {
+        var sandbox = Sandbox()
+        sandbox.now = "2026-12-02 08:00"
+        sandbox.tz = "Europe/Berlin"
+        let file = sandbox.home + "/rules.ics"
+        try CalDAVToDoListTests.calendar("""
+            BEGIN:VEVENT\r
+            UID:retro\r
+            DTSTAMP:20261101T000000Z\r
+            SUMMARY:Retro\r
+            DTSTART;TZID=Europe/Berlin:20261103T160000\r
+            RRULE:FREQ=WEEKLY;BYDAY=TU,TH;BYSETPOS=-1\r
+            END:VEVENT\r
+
+            """).write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(sandbox.run(["import", file]).code == 0)
+        #expect(sandbox.run(["add", "Rent", "--at", "2026-11-30 09:00", "--repeat", "FREQ=DAILY;BYMONTHDAY=-1"]).code == 0)
+        let list = sandbox.run(["list", "--period", "next30"]).out + sandbox.run(["list", "--period", "next7"]).out
+        let days = list.split(separator: "\n").filter { $0.contains("Retro") || $0.contains("Rent") }
+            .map { $0.split(separator: " ").suffix(4).joined(separator: " ") }.sorted()
+        // Thursdays only (libical gave the Tuesdays too), and the 31st (libical gave no day at all).
+        #expect(days == ["Rent Thu 2026-12-31 09:00", "Retro Thu 2026-12-03 16:00", "Retro Thu 2026-12-10 16:00",
+                         "Retro Thu 2026-12-17 16:00", "Retro Thu 2026-12-24 16:00", "Retro Thu 2026-12-31 16:00"], "\(list)")
+    }
 }

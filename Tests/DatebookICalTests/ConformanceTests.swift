@@ -68,6 +68,17 @@ import Testing
         #expect(result.starts.last == utc("2026-03-29T07:00:00Z"))
     }
 
+    /// Google Calendar and Windows Calendar write a yearly birthday as `FREQ=YEARLY;BYMONTHDAY=16`
+    /// and show it once a year; libical takes the month from DTSTART, and so does datebook (python-
+    /// dateutil and rrule.js give every month's 16th: docs/ical-notes.md).
+    @Test func aYearlyRuleWithAMonthDayKeepsDTSTARTsMonth() throws {
+        let result = try ICalRecurrence.occurrences(
+            rrule: "FREQ=YEARLY;WKST=MO;INTERVAL=1;BYMONTHDAY=16", rdates: [], exdates: [], start: .date(year: 2020, month: 7, day: 16),
+            duration: 86_400, timeZone: TestSupport.zone("UTC"),
+            window: TestSupport.window(utc("2026-01-01T00:00:00Z"), utc("2028-01-01T00:00:00Z")), cap: 100)
+        #expect(result.starts == ["2026-07-16T00:00:00Z", "2027-07-16T00:00:00Z"].map(utc))
+    }
+
     /// libical 3.1, Google and Outlook show a DTSTART that is not on its rule as the first
     /// occurrence, and RFC 5545 counts it in COUNT.
     @Test func aStartOffItsRuleIsTheFirstOccurrenceAndCounts() throws {

@@ -1,0 +1,213 @@
+import CICal
+
+/// Two rule parts that libical 3.0 gets wrong, applied here to its walk of the rest of the rule:
+///
+/// - **BYSETPOS of a WEEKLY, DAILY or HOURLY rule**, and of a MONTHLY or YEARLY one with several
+///   times a day. libical ignores it in the first (`WEEKLY;BYDAY=MO,FR;BYSETPOS=-1` gave every
+///   Monday as well as every Friday) and picks whole days in the second (`MONTHLY;BYHOUR=9,17;
+///   BYSETPOS=-1` gave both times). Here each year, month, week (from WKST), day or hour of the walk
+///   is gathered and the positions are picked from it. So that the first period is whole, the walk
+///   starts at that period's beginning, with what DTSTART implied (its month, day or weekday, its
+///   time of day) written into the rule; what comes before DTSTART is then dropped.
+/// - **A negative BYMONTHDAY of a DAILY or HOURLY rule**, where BYMONTHDAY only limits: libical gives
+///   no occurrence at all for `DAILY;BYMONTHDAY=-2`, and leaves the last day out of `BYMONTHDAY=2,-1`.
+///   Here the walk runs without BYMONTHDAY and its days are kept by their place in the month.
+///
+/// libical gets the rest of MONTHLY and YEARLY rules right, and walks them alone. `RuleLimitsTests`
+/// compares the occurrences with Python's dateutil (through recurring-ical-events).
+struct RuleLimits {
+    enum Period { case year, month, week(firstWeekday: Int32), day, hour }
+
+    /// The rule libical walks.
+    let baseRule: ICalRuleText
+    /// Where libical's walk starts: DTSTART, or the beginning of DTSTART's period.
+    let baseStart: ICalLocalDateTime
+    /// BYMONTHDAY, kept here when one of its days counts from the month's end.
+    let monthDays: [Int]?
+    /// BYSETPOS, picked here from each period.
+    let positions: [Int]?
+    let period: Period
+
+    private static let weekdays = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"]
+
+    init?(_ rule: ICalRuleText, start: ICalLocalDateTime, isDate: Bool) {
+        let period: Period
+        switch rule["FREQ"]?.uppercased() {
+        case "WEEKLY":
+            let first = Self.weekdays.firstIndex(of: rule["WKST"]?.uppercased() ?? "MO") ?? 1
+            period = .week(firstWeekday: Int32(first + 1))
+        case "DAILY": period = .day
+        case "HOURLY": period = .hour
+        case "MONTHLY": period = .month
+        case "YEARLY": period = .year
+        default: return nil
+        }
+        let days = rule.numbers("BYMONTHDAY")
+        let monthDays: [Int]?
+        let positions: [Int]?
+        switch period {
+        case .year, .month:
+            // libical picks whole days there: right unless a day holds several times.
+            let timeLists = ["BYHOUR", "BYMINUTE", "BYSECOND"].contains { (rule.numbers($0)?.count ?? 0) > 1 }
+            monthDays = nil
+            positions = timeLists ? rule.numbers("BYSETPOS") : nil
+        case .week, .day, .hour:
+            monthDays = days?.contains { $0 < 0 } == true ? days : nil
+            positions = rule.numbers("BYSETPOS")
+        }
+        guard monthDays != nil || positions != nil else { return nil }
+        self.monthDays = monthDays
+        self.positions = positions
+        self.period = period
+        var base = rule
+        base.parts.removeAll { $0.key == "BYSETPOS" || (monthDays != nil && $0.key == "BYMONTHDAY") }
+        var baseStart = start
+        if positions != nil {
+            func imply(_ key: String, _ value: String) {
+                if base[key] == nil { base.parts.append((key, value)) }
+            }
+            let from = Self.periodStart(start, period)
+            let atStartTime = ICalLocalDateTime(year: from.year, month: from.month, day: from.day, hour: start.hour,
+                                                minute: start.minute, second: start.second)
+            let dayParts = ["BYDAY", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO"].filter { base[$0] != nil }
+            switch period {
+            case .year:
+                // libical takes the month from DTSTART unless BYDAY alone, BYWEEKNO or BYYEARDAY spans the year.
+                if base["BYWEEKNO"] == nil, base["BYYEARDAY"] == nil, base["BYMONTHDAY"] != nil || base["BYDAY"] == nil {
+                    imply("BYMONTH", String(start.month))
+                }
+                if dayParts.isEmpty { imply("BYMONTHDAY", String(start.day)) }
+                baseStart = atStartTime
+            case .month:
+                if dayParts.isEmpty { imply("BYMONTHDAY", String(start.day)) }
+                baseStart = atStartTime
+            case .week:
+                let weekday = Int(icaltime_day_of_week(Libical.floating(start, isDate: true)))
+                imply("BYDAY", Self.weekdays[weekday - 1])
+                baseStart = atStartTime
+            case .day, .hour:
+                if !isDate {
+                    if case .day = period { imply("BYHOUR", String(start.hour)) }
+                    imply("BYMINUTE", String(start.minute))
+                    imply("BYSECOND", String(start.second))
+                    baseStart = from
+                }
+            }
+        }
+        baseRule = base
+        self.baseStart = baseStart
+    }
+
+    /// The first instant of the week (from WKST), day or hour that holds `local`.
+    static func periodStart(_ local: ICalLocalDateTime, _ period: Period) -> ICalLocalDateTime {
+        switch period {
+        case .year:
+            return ICalLocalDateTime(year: local.year, month: 1, day: 1)
+        case .month:
+            return ICalLocalDateTime(year: local.year, month: local.month, day: 1)
+        case let .week(firstWeekday):
+            var time = Libical.floating(local, isDate: true)
+            let back = (icaltime_day_of_week(time) - firstWeekday + 7) % 7
+            icaltime_adjust(&time, -back, 0, 0, 0)
+            return Libical.local(time)
+        case .day:
+            return ICalLocalDateTime(year: local.year, month: local.month, day: local.day)
+        case .hour:
+            return ICalLocalDateTime(year: local.year, month: local.month, day: local.day, hour: local.hour)
+        }
+    }
+
+    /// Whether the month-day limit keeps `local`.
+    func keeps(_ local: ICalLocalDateTime) -> Bool {
+        guard let monthDays else { return true }
+        let length = Int(icaltime_days_in_month(Int32(local.month), Int32(local.year)))
+        return monthDays.contains { $0 == local.day || $0 == local.day - length - 1 }
+    }
+
+    /// The members of one period's set (in order) that BYSETPOS names, in order.
+    func pick(_ set: [ICalLocalDateTime]) -> [ICalLocalDateTime] {
+        guard let positions else { return set }
+        let indices = Set(positions.compactMap { position -> Int? in
+            let index = position > 0 ? position - 1 : set.count + position
+            return set.indices.contains(index) ? index : nil
+        })
+        return indices.sorted().map { set[$0] }
+    }
+}
+
+/// `inner`'s steps with `RuleLimits` applied, none before `start` and none of a period that begins
+/// after `end` (the expansion's last wall-clock time: a position that never matches would otherwise
+/// walk the rule for as long as the step bound allows).
+final class LimitedSteps: OccurrenceSteps {
+    private let inner: any OccurrenceSteps
+    private let limits: RuleLimits
+    private let start: ICalLocalDateTime
+    private let end: ICalLocalDateTime
+    private let isDate: Bool
+    /// The picks of the last period read, and how many of them were yielded.
+    private var ready: [ICalLocalDateTime] = []
+    private var yielded = 0
+    /// The first step of the next period, read while the last one was gathered.
+    private var held: ICalLocalDateTime?
+    /// libical steps passed over, bounded like the expansion's own (a limit may never match).
+    private var steps = 0
+
+    init(_ inner: any OccurrenceSteps, limits: RuleLimits, start: ICalLocalDateTime, end: ICalLocalDateTime, isDate: Bool) {
+        self.inner = inner
+        self.limits = limits
+        self.start = start
+        self.end = end
+        self.isDate = isDate
+    }
+
+    func skip(to time: icaltimetype) {
+        // From the start of the period that holds `time`, so that period is gathered whole.
+        let from = RuleLimits.periodStart(Libical.local(time), limits.period)
+        inner.skip(to: Libical.floating(from, isDate: isDate))
+        ready = []
+        yielded = 0
+        held = nil
+    }
+
+    func next() -> ICalLocalDateTime? {
+        while yielded == ready.count {
+            guard let set = gather() else { return nil }
+            ready = limits.pick(set).filter { $0 >= start }
+            yielded = 0
+        }
+        yielded += 1
+        return ready[yielded - 1]
+    }
+
+    /// The kept steps of the next period (one step at a time without BYSETPOS); nil at the end.
+    private func gather() -> [ICalLocalDateTime]? {
+        var set: [ICalLocalDateTime] = []
+        var period: ICalLocalDateTime?
+        while steps < ICalRecurrence.maxIterations {
+            let step: ICalLocalDateTime
+            if let waiting = held {
+                step = waiting
+                held = nil
+            } else if let walked = inner.next() {
+                step = walked
+                steps += 1
+            } else {
+                break
+            }
+            let stepPeriod = RuleLimits.periodStart(step, limits.period)
+            if stepPeriod > end {
+                steps = ICalRecurrence.maxIterations  // nothing more is read
+                break
+            }
+            guard limits.keeps(step) else { continue }
+            guard limits.positions != nil else { return [step] }
+            if let period, stepPeriod != period {
+                held = step
+                return set
+            }
+            period = stepPeriod
+            set.append(step)
+        }
+        return set.isEmpty ? nil : set
+    }
+}

@@ -1,0 +1,94 @@
+@testable import DatebookICal
+import Foundation
+import Testing
+
+/// BYSETPOS and negative BYMONTHDAY where libical 3.0 gets them wrong (`RuleLimits`). Each expected
+/// list is Python dateutil's for the same rule (DTSTART on the rule, so both count it alike);
+/// `RulePeerTests` compares seeded random rules the same way.
+@Suite struct RuleLimitsTests {
+    static let berlin = TestSupport.zone("Europe/Berlin")
+
+    /// Starts of `rule` from `start` (wall-clock, Europe/Berlin) inside `[from, to)`, as Berlin wall-clock text.
+    func starts(_ rule: String, from start: ICalLocalDateTime, window: (String, String) = ("2026-01-01", "2030-01-01"))
+        throws -> [String] {
+        let day = DateFormatter()
+        day.timeZone = Self.berlin
+        day.dateFormat = "yyyy-MM-dd"
+        let window = try TestSupport.window(#require(day.date(from: window.0)), #require(day.date(from: window.1)))
+        let result = try ICalRecurrence.occurrences(
+            rrule: rule, rdates: [], exdates: [], start: .zoned(start.instant(in: Self.berlin), tzid: "Europe/Berlin"),
+            duration: 0, timeZone: Self.berlin, window: window, cap: 1_000)
+        #expect(result.warning == nil)
+        let text = DateFormatter()
+        text.timeZone = Self.berlin
+        text.dateFormat = "yyyy-MM-dd HH:mm"
+        return result.starts.map { text.string(from: $0) }
+    }
+
+    func at(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0) -> ICalLocalDateTime {
+        ICalLocalDateTime(year: year, month: month, day: day, hour: hour, minute: minute)
+    }
+
+    @Test func aNegativeMonthDayOfADailyRuleIsTheDayCountedFromTheMonthsEnd() throws {
+        // libical 3.0 gave DTSTART alone.
+        #expect(try starts("FREQ=DAILY;BYMONTHDAY=-1;COUNT=5", from: at(2026, 1, 31, 9))
+                == ["2026-01-31 09:00", "2026-02-28 09:00", "2026-03-31 09:00", "2026-04-30 09:00", "2026-05-31 09:00"])
+        // libical 3.0 left the last days out.
+        #expect(try starts("FREQ=DAILY;BYMONTHDAY=2,-1;COUNT=6", from: at(2026, 2, 2, 9))
+                == ["2026-02-02 09:00", "2026-02-28 09:00", "2026-03-02 09:00", "2026-03-31 09:00", "2026-04-02 09:00",
+                    "2026-04-30 09:00"])
+        #expect(try starts("FREQ=HOURLY;INTERVAL=6;BYMONTHDAY=-1;COUNT=5", from: at(2026, 2, 28))
+                == ["2026-02-28 00:00", "2026-02-28 06:00", "2026-02-28 12:00", "2026-02-28 18:00", "2026-03-31 00:00"])
+    }
+
+    @Test func setPositionsPickFromEachWeekDayAndHour() throws {
+        // libical 3.0 gave every Monday too.
+        #expect(try starts("FREQ=WEEKLY;BYDAY=MO,FR;BYSETPOS=-1;COUNT=4", from: at(2026, 4, 3, 9))
+                == ["2026-04-03 09:00", "2026-04-10 09:00", "2026-04-17 09:00", "2026-04-24 09:00"])
+        #expect(try starts("FREQ=HOURLY;BYMINUTE=0,20,40;BYSETPOS=-1;COUNT=3", from: at(2026, 3, 30, 10, 40))
+                == ["2026-03-30 10:40", "2026-03-30 11:40", "2026-03-30 12:40"])
+        // DTSTART at noon is the first occurrence; the day's 09:00 before it is not one.
+        #expect(try starts("FREQ=DAILY;BYHOUR=9,17;BYSETPOS=1;COUNT=3", from: at(2026, 3, 30, 12))
+                == ["2026-03-30 12:00", "2026-03-31 09:00", "2026-04-01 09:00"])
+    }
+
+    /// The first week is the whole week DTSTART is in, as the first month of a MONTHLY rule is the
+    /// whole month (dateutil agrees on months, but reads the first week from DTSTART on and would
+    /// pick Sunday 2026-04-05 here: docs/ical-notes.md).
+    @Test func theFirstWeekIsWholeEvenWhenDTSTARTIsInItsMiddle() throws {
+        #expect(try starts("FREQ=WEEKLY;BYDAY=TU,SA,SU;BYSETPOS=2;COUNT=4", from: at(2026, 4, 4))
+                == ["2026-04-04 00:00", "2026-04-11 00:00", "2026-04-18 00:00", "2026-04-25 00:00"])
+        #expect(try starts("FREQ=WEEKLY;BYDAY=TU,SA,SU;BYSETPOS=2;WKST=SU;COUNT=3", from: at(2026, 4, 4))
+                == ["2026-04-04 00:00", "2026-04-07 00:00", "2026-04-14 00:00"])
+    }
+
+    @Test func setPositionsOfAMonthlyOrYearlyRuleWithSeveralTimesADayPickATime() throws {
+        // libical 3.0 picks whole days there, and gave both times.
+        #expect(try starts("FREQ=MONTHLY;BYHOUR=9,17;BYSETPOS=-1;COUNT=3", from: at(2026, 1, 15, 17))
+                == ["2026-01-15 17:00", "2026-02-15 17:00", "2026-03-15 17:00"])
+        // The last Sunday of March at 03:00, the hour after the clocks go forward in Berlin.
+        #expect(try starts("FREQ=YEARLY;BYMONTH=3;BYDAY=SU;BYHOUR=1,3;BYSETPOS=-1;COUNT=3", from: at(2026, 3, 29, 3))
+                == ["2026-03-29 03:00", "2027-03-28 03:00", "2028-03-26 03:00"])
+        // Without a list of times libical's own BYSETPOS stays in use, and is right.
+        #expect(RuleLimits(ICalRuleText("FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1"), start: at(2026, 1, 1), isDate: false) == nil)
+    }
+
+    /// A window years after DTSTART skips ahead to the start of the window's first period: the same
+    /// occurrences as a walk from DTSTART.
+    @Test func aLateWindowGivesWhatAWalkFromDTSTARTGives() throws {
+        let rule = "FREQ=WEEKLY;BYDAY=MO,WE,FR;BYSETPOS=2"
+        let late = try starts(rule, from: at(2020, 1, 6, 9), window: ("2026-06-03", "2026-07-01"))
+        let walked = try starts(rule, from: at(2020, 1, 6, 9), window: ("2020-01-01", "2026-07-01"))
+        #expect(late == ["2026-06-03 09:00", "2026-06-10 09:00", "2026-06-17 09:00", "2026-06-24 09:00"])
+        #expect(walked.suffix(4) == late[...])
+        let daily = "FREQ=DAILY;BYMONTHDAY=-3,1"
+        #expect(try starts(daily, from: at(2020, 1, 1, 9), window: ("2026-06-01", "2026-07-01"))
+                == ["2026-06-01 09:00", "2026-06-28 09:00"])
+    }
+
+    /// A position beyond every period's set never matches: the walk ends at the window instead of
+    /// stepping hour by hour to the iteration bound.
+    @Test func aPositionThatNeverMatchesEndsAtTheWindow() throws {
+        #expect(try starts("FREQ=HOURLY;BYSETPOS=2", from: at(2026, 1, 1)) == ["2026-01-01 00:00"])
+    }
+}
