@@ -82,21 +82,40 @@ extension SQLStore {
 
     /// Re-materialises the recurring events whose span ends within 30 days of the horizon's end, so
     /// listings of the coming weeks stay on the fast path as time passes, and materialises those
-    /// that have none (a PostgreSQL store upgraded from schema 11 had no occurrence rows). Cheap
-    /// when nothing is stale (one scan of `recurrence_spans`, two counts); the CLI calls it
-    /// whenever it opens the store for writing.
+    /// that have none (a PostgreSQL store upgraded from schema 11 had no occurrence rows), and
+    /// those whose rules an older datebook expanded differently (`expansionChanges`). Cheap when
+    /// nothing is stale (one scan of `recurrence_spans`, two counts, one `meta` row); the CLI calls
+    /// it whenever it opens the store for writing.
     @discardableResult
     public func extendRecurrenceHorizon() throws -> Int {
         guard let horizon = recurrenceHorizon else { return 0 }
         let limit = Int64(horizon.end.timeIntervalSince1970) - 30 * 86_400
         let stale = try first("SELECT 1 FROM recurrence_spans WHERE to_key < $1 LIMIT 1", [.integer(limit)]) { _ in true } ?? false
-        guard try stale || spanCount() != recurringCount() else { return 0 }
+        let expanded = try first("SELECT value FROM meta WHERE name = 'expansion'") { $0.int64(0) } ?? 1
+        let changed = Self.expansionChanges.filter { $0.version > expanded }.map { "(\($0.rules))" }
+        guard try stale || !changed.isEmpty || spanCount() != recurringCount() else { return 0 }
         var events: [Event] = []
         try stream(where: "e.recurrence IS NOT NULL AND (e.id IN (SELECT event_id FROM recurrence_spans WHERE to_key < $1) "
-                   + "OR NOT EXISTS (SELECT 1 FROM recurrence_spans s WHERE s.event_id = e.id))",
+                   + "OR NOT EXISTS (SELECT 1 FROM recurrence_spans s WHERE s.event_id = e.id)"
+                   + changed.map { " OR " + $0 }.joined() + ")",
                    [.integer(limit)], order: "e.id") { events.append($0) }
-        try transaction { for event in events { try writeOccurrences(event) } }
+        try transaction {
+            for event in events { try writeOccurrences(event) }
+            guard let latest = Self.expansionChanges.last?.version, latest > expanded else { return }
+            // Occurrences may have come or gone: a pass looks back for their alerts, as after an edit.
+            try run(ChangedEventsSQL.queue, shared: [], events.map(\.id), values: { [.text($0)] })
+            try run("INSERT INTO meta (name, value) VALUES ('expansion', $1) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                    .integer(latest))
+        }
         return events.count
+    }
+
+    /// The rules whose expansion a datebook release changed (an SQL condition on `e.recurrence`,
+    /// matching them and perhaps a few others), by the expansion version that changed them. A store
+    /// records in `meta` the version it was last materialised by (none: 1).
+    static var expansionChanges: [(version: Int64, rules: String)] {
+        // 2: BYSETPOS, and a negative BYMONTHDAY, applied by datebook where libical 3.0 got them wrong (`RuleLimits`).
+        [(2, "upper(e.recurrence) LIKE '%BYSETPOS=%' OR upper(e.recurrence) LIKE '%BYMONTHDAY=%-%'")]
     }
 
     /// The number of materialised spans: one per recurring event once all are materialised (a save

@@ -104,6 +104,29 @@ struct RecurrenceStoreTests {
         #expect(window.count >= 4 && window.allSatisfy { $0.event.id.hasSuffix("1") })
     }
 
+    /// Occurrences an older datebook materialised for a rule it expanded wrongly (libical 3.0
+    /// ignored BYSETPOS: the Tuesdays too) are made again the first time the store is opened for
+    /// writing, and the event is queued so the next pass looks back for its alerts; once only.
+    @Test(arguments: Backend.allCases)
+    func occurrencesAnOlderExpansionMadeAreMadeAgainOnce(_ backend: Backend) throws {
+        let store = try #require(try backend.open() as? any SQLStore)
+        let now = berlinTime(20, 10, 9)
+        store.recurrenceHorizon = DateInterval(start: now.addingTimeInterval(-7 * 86_400), end: now.addingTimeInterval(92 * 86_400))
+        // Friday 2 October 2026, and each week's last of Tuesday and Friday after it.
+        let retro = weekly("eeee000000000001", from: berlinTime(2, 10, 16), rule: "FREQ=WEEKLY;BYDAY=TU,FR;BYSETPOS=-1")
+        try store.save([retro, weekly("eeee000000000002", from: berlinTime(2, 10, 16))])
+        _ = try store.changedEvents(taking: true)
+        try store.run("INSERT INTO occurrences (event_id, start_key) VALUES ($1, $2)", .text(retro.id),
+                      .integer(Int64(berlinTime(20, 10, 16).timeIntervalSince1970)))
+        try store.run("DELETE FROM meta WHERE name = 'expansion'")  // as a store an older datebook wrote
+        #expect(try store.extendRecurrenceHorizon() == 1)
+        #expect(try store.changedEvents(taking: true) == [retro.id])
+        let starts = try occurrences(store, berlinTime(1, 10, 0), berlinTime(1, 12, 0)).filter { $0.event.id == retro.id }
+        #expect(starts.count == 9 && starts.allSatisfy { berlin.component(.weekday, from: $0.start) == 6 }, "\(starts)")
+        #expect(try store.extendRecurrenceHorizon() == 0)
+        #expect(try store.changedEvents(taking: true).isEmpty)
+    }
+
     @Test(arguments: Backend.allCases)
     func editingARecurringEventReplacesItsOccurrences(_ backend: Backend) throws {
         let store = try backend.open()
