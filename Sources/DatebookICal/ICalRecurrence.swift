@@ -144,6 +144,7 @@ private struct Expansion {
         let margin: TimeInterval = 3 * 3_600
         let pastUntil = untilLimit.map { ICalLocalDateTime.of($0.addingTimeInterval(margin), in: walkZone) }
         let count = rule["COUNT"].flatMap { Int($0) }
+        var limited: LimitedSteps?
         let iterator: any OccurrenceSteps
         let canSkip: Bool
         if dayStepping, walkZone == timeZone, let days = DaySteps.days(rule, start: first) {
@@ -163,8 +164,9 @@ private struct Expansion {
             var steps: any OccurrenceSteps = times.map { TimesOfDaySteps(made, times: $0, start: walkStart) } ?? made
             if let limits {
                 let windowEnd = ICalLocalDateTime.of(window.end.addingTimeInterval(margin), in: walkZone)
-                steps = LimitedSteps(steps, limits: limits, start: walkStart, end: min(windowEnd, pastUntil ?? windowEnd),
-                                     isDate: isDate)
+                limited = LimitedSteps(steps, limits: limits, start: walkStart, end: min(windowEnd, pastUntil ?? windowEnd),
+                                       isDate: isDate)
+                steps = limited ?? steps
             }
             iterator = CountedSteps(steps, start: startsFirst ? walkStart : nil, count: count)
             // Skip ahead when libical allows it: not with COUNT (counted from DTSTART), and not for
@@ -180,12 +182,11 @@ private struct Expansion {
         let nearLocal = max(lowerLocal, ICalLocalDateTime.of(window.start.addingTimeInterval(-duration - margin), in: walkZone))
         var starts: [Date] = []
         var steps = 0
+        let ranOut = "RRULE '\(text)' needed more than \(ICalRecurrence.maxIterations) steps without reaching the window end; "
+            + "expansion stopped early"
         while let local = iterator.next() {
             steps += 1
-            if steps > ICalRecurrence.maxIterations {
-                return (starts, true, "RRULE '\(text)' needed more than \(ICalRecurrence.maxIterations) "
-                        + "steps without reaching the window end; expansion stopped early")
-            }
+            if steps > ICalRecurrence.maxIterations { return (starts, true, ranOut) }
             if let pastUntil, local > pastUntil { break }
             if local < nearLocal { continue }
             let at = local.instant(in: walkZone)
@@ -196,6 +197,7 @@ private struct Expansion {
                 if starts.count > cap { return (starts, true, nil) }
             }
         }
+        if limited?.ranOut == true { return (starts, true, ranOut) }
         return (starts, false, nil)
     }
 

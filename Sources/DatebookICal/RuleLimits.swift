@@ -13,8 +13,9 @@ import CICal
 ///   no occurrence at all for `DAILY;BYMONTHDAY=-2`, and leaves the last day out of `BYMONTHDAY=2,-1`.
 ///   Here the walk runs without BYMONTHDAY and its days are kept by their place in the month.
 ///
-/// libical gets the rest of MONTHLY and YEARLY rules right, and walks them alone. `RuleLimitsTests`
-/// compares the occurrences with Python's dateutil (through recurring-ical-events).
+/// libical gets the rest of MONTHLY and YEARLY rules right, and walks them alone, as it walks every
+/// RSCALE rule (RFC 7529). `RuleLimitsTests` compares the occurrences with Python's dateutil, and
+/// `RulePeerTests` seeded random rules with recurring-ical-events.
 struct RuleLimits {
     enum Period { case year, month, week(firstWeekday: Int32), day, hour }
 
@@ -31,6 +32,8 @@ struct RuleLimits {
     private static let weekdays = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"]
 
     init?(_ rule: ICalRuleText, start: ICalLocalDateTime, isDate: Bool) {
+        // Months and their lengths here are Gregorian; an RSCALE rule's stay libical's (ICU calendars).
+        guard rule["RSCALE"] == nil else { return nil }
         let period: Period
         switch rule["FREQ"]?.uppercased() {
         case "WEEKLY":
@@ -151,6 +154,10 @@ final class LimitedSteps: OccurrenceSteps {
     private var held: ICalLocalDateTime?
     /// libical steps passed over, bounded like the expansion's own (a limit may never match).
     private var steps = 0
+    /// Whether the walk stopped at that bound rather than at its end or `end`.
+    private(set) var ranOut = false
+    /// The walk reached its end, or a period after `end`.
+    private var finished = false
 
     init(_ inner: any OccurrenceSteps, limits: RuleLimits, start: ICalLocalDateTime, end: ICalLocalDateTime, isDate: Bool) {
         self.inner = inner
@@ -167,6 +174,7 @@ final class LimitedSteps: OccurrenceSteps {
         ready = []
         yielded = 0
         held = nil
+        finished = false
     }
 
     func next() -> ICalLocalDateTime? {
@@ -183,7 +191,12 @@ final class LimitedSteps: OccurrenceSteps {
     private func gather() -> [ICalLocalDateTime]? {
         var set: [ICalLocalDateTime] = []
         var period: ICalLocalDateTime?
-        while steps < ICalRecurrence.maxIterations {
+        while !finished {
+            guard steps < ICalRecurrence.maxIterations else {
+                // The last period may not be whole: none of it is picked.
+                ranOut = true
+                return nil
+            }
             let step: ICalLocalDateTime
             if let waiting = held {
                 step = waiting
@@ -192,11 +205,12 @@ final class LimitedSteps: OccurrenceSteps {
                 step = walked
                 steps += 1
             } else {
+                finished = true
                 break
             }
             let stepPeriod = RuleLimits.periodStart(step, limits.period)
             if stepPeriod > end {
-                steps = ICalRecurrence.maxIterations  // nothing more is read
+                finished = true
                 break
             }
             guard limits.keeps(step) else { continue }

@@ -91,4 +91,16 @@ import Testing
     @Test func aPositionThatNeverMatchesEndsAtTheWindow() throws {
         #expect(try starts("FREQ=HOURLY;BYSETPOS=2", from: at(2026, 1, 1)) == ["2026-01-01 00:00"])
     }
+
+    /// A walk that runs out of steps before the window (COUNT rules are walked from DTSTART) says so,
+    /// as libical's own walk does, instead of ending as if the rule had.
+    @Test func aWalkOutOfStepsIsReportedAsStoppedEarly() throws {
+        let window = TestSupport.window(TestSupport.instant(2026, 1, 1, zone: "UTC"), TestSupport.instant(2026, 2, 1, zone: "UTC"))
+        let result = try ICalRecurrence.occurrences(
+            rrule: "FREQ=HOURLY;BYMINUTE=0,30;BYSETPOS=1;COUNT=1000000", rdates: [], exdates: [],
+            start: .zoned(TestSupport.instant(2000, 1, 1, zone: "UTC"), tzid: "UTC"), duration: 0, timeZone: TestSupport.zone("UTC"),
+            window: window, cap: 1_000)
+        #expect(result.truncated && result.starts.isEmpty)
+        #expect(result.warning?.hasSuffix("needed more than 200000 steps without reaching the window end; expansion stopped early") == true)
+    }
 }
