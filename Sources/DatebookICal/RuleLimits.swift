@@ -1,6 +1,6 @@
 import CICal
 
-/// Two rule parts that libical 3.0 gets wrong, applied here to its walk of the rest of the rule:
+/// Three rule parts that libical 3.0 gets wrong, applied here to its walk of the rest of the rule:
 ///
 /// - **BYSETPOS of a WEEKLY, DAILY or HOURLY rule**, and of a MONTHLY or YEARLY one with several
 ///   times a day. libical ignores it in the first (`WEEKLY;BYDAY=MO,FR;BYSETPOS=-1` gave every
@@ -12,6 +12,10 @@ import CICal
 /// - **A negative BYMONTHDAY of a DAILY or HOURLY rule**, where BYMONTHDAY only limits: libical gives
 ///   no occurrence at all for `DAILY;BYMONTHDAY=-2`, and leaves the last day out of `BYMONTHDAY=2,-1`.
 ///   Here the walk runs without BYMONTHDAY and its days are kept by their place in the month.
+/// - **The INTERVAL of a WEEKLY rule** (one `DaySteps` does not step). libical misplaces the weeks
+///   when DTSTART is not on the rule (`INTERVAL=2;BYDAY=SU` from Thursday 30 April 2026 gave 10 May,
+///   not 3 May) and for a WKST from WE to SA. Here the walk runs every week, and a week is kept when
+///   its distance in weeks from DTSTART's week (both begun on WKST) is a multiple of INTERVAL.
 ///
 /// libical gets the rest of MONTHLY and YEARLY rules right, and walks them alone, as it walks every
 /// RSCALE rule (RFC 7529). `RuleLimitsTests` compares the occurrences with Python's dateutil, and
@@ -27,6 +31,10 @@ struct RuleLimits {
     let monthDays: [Int]?
     /// BYSETPOS, picked here from each period.
     let positions: [Int]?
+    /// A WEEKLY rule's INTERVAL, kept here by the weeks from DTSTART's week (with its WKST).
+    let weekInterval: Int?
+    /// The first day of DTSTART's week (WEEKLY only).
+    let firstWeek: ICalLocalDateTime
     let period: Period
 
     private static let weekdays = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"]
@@ -58,12 +66,20 @@ struct RuleLimits {
             monthDays = days?.contains { $0 < 0 } == true ? days : nil
             positions = rule.numbers("BYSETPOS")
         }
-        guard monthDays != nil || positions != nil else { return nil }
+        let interval = rule.numbers("INTERVAL")?.first ?? 1
+        let weekInterval = interval > 1 ? interval : nil
+        let weeks = isWeekly(period) ? weekInterval : nil
+        guard monthDays != nil || positions != nil || weeks != nil else { return nil }
         self.monthDays = monthDays
         self.positions = positions
+        self.weekInterval = weeks
+        self.firstWeek = Self.periodStart(start, period)
         self.period = period
         var base = rule
-        base.parts.removeAll { $0.key == "BYSETPOS" || (monthDays != nil && $0.key == "BYMONTHDAY") }
+        base.parts.removeAll { part in
+            part.key == "BYSETPOS" || (monthDays != nil && part.key == "BYMONTHDAY")
+                || (weeks != nil && (part.key == "INTERVAL" || part.key == "WKST"))
+        }
         var baseStart = start
         if positions != nil {
             func imply(_ key: String, _ value: String) {
@@ -120,8 +136,14 @@ struct RuleLimits {
         }
     }
 
-    /// Whether the month-day limit keeps `local`.
+    /// Whether the month-day limit and the week interval keep `local`.
     func keeps(_ local: ICalLocalDateTime) -> Bool {
+        if let weekInterval {
+            // Floating dates as seconds count whole days exactly: no zone, no DST.
+            let seconds = icaltime_as_timet(Libical.floating(Self.periodStart(local, period), isDate: true))
+                - icaltime_as_timet(Libical.floating(firstWeek, isDate: true))
+            guard (Int(seconds) / (7 * 86_400)) % weekInterval == 0 else { return false }
+        }
         guard let monthDays else { return true }
         let length = Int(icaltime_days_in_month(Int32(local.month), Int32(local.year)))
         return monthDays.contains { $0 == local.day || $0 == local.day - length - 1 }
@@ -224,4 +246,9 @@ final class LimitedSteps: OccurrenceSteps {
         }
         return set.isEmpty ? nil : set
     }
+}
+
+private func isWeekly(_ period: RuleLimits.Period) -> Bool {
+    if case .week = period { return true }
+    return false
 }

@@ -114,8 +114,10 @@ extension SQLStore {
     /// matching them and perhaps a few others), by the expansion version that changed them. A store
     /// records in `meta` the version it was last materialised by (none: 1).
     static var expansionChanges: [(version: Int64, rules: String)] {
-        // 2: BYSETPOS, and a negative BYMONTHDAY, applied by datebook where libical 3.0 got them wrong (`RuleLimits`).
-        [(2, "upper(e.recurrence) LIKE '%BYSETPOS=%' OR upper(e.recurrence) LIKE '%BYMONTHDAY=%-%'")]
+        // 2: BYSETPOS, a negative BYMONTHDAY and a WEEKLY rule's INTERVAL, applied by datebook where
+        // libical 3.0 got them wrong (`RuleLimits`).
+        [(2, "upper(e.recurrence) LIKE '%BYSETPOS=%' OR upper(e.recurrence) LIKE '%BYMONTHDAY=%-%' "
+            + "OR (upper(e.recurrence) LIKE '%WEEKLY%' AND upper(e.recurrence) LIKE '%INTERVAL=%')")]
     }
 
     /// The number of materialised spans: one per recurring event once all are materialised (a save

@@ -73,6 +73,25 @@ import Testing
         #expect(RuleLimits(ICalRuleText("FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1"), start: at(2026, 1, 1), isDate: false) == nil)
     }
 
+    /// The weeks of an INTERVAL begin on WKST (Monday by default) and are counted from DTSTART's
+    /// week. From Thursday 6 November 2025, fortnightly Tuesdays are the 11th and 25th with weeks
+    /// from Wednesday, the 18th and 2 December with weeks from Saturday (libical 3.0 gave the latter
+    /// for both); from Thursday 30 April 2026, fortnightly Sundays begin on 3 May (libical: 10 May).
+    @Test func theWeeksOfAnIntervalBeginOnWKST() throws {
+        let window = ("2025-11-01", "2026-01-01")
+        #expect(try starts("FREQ=WEEKLY;INTERVAL=2;BYDAY=TU;WKST=WE", from: at(2025, 11, 6, 9), window: window)
+                == ["2025-11-06 09:00", "2025-11-11 09:00", "2025-11-25 09:00", "2025-12-09 09:00", "2025-12-23 09:00"])
+        #expect(try starts("FREQ=WEEKLY;INTERVAL=2;BYDAY=TU;WKST=SA", from: at(2025, 11, 6, 9), window: window)
+                == ["2025-11-06 09:00", "2025-11-18 09:00", "2025-12-02 09:00", "2025-12-16 09:00", "2025-12-30 09:00"])
+        #expect(try starts("FREQ=WEEKLY;INTERVAL=2;BYDAY=SU;COUNT=4", from: at(2026, 4, 30, 13, 30))
+                == ["2026-04-30 13:30", "2026-05-03 13:30", "2026-05-17 13:30", "2026-05-31 13:30"])
+        // RFC 5545's own example: every other week on Tuesday and Sunday, weeks from Monday, then Sunday.
+        #expect(try starts("FREQ=WEEKLY;INTERVAL=2;COUNT=4;BYDAY=TU,SU;WKST=MO", from: at(2026, 8, 4, 9))
+                == ["2026-08-04 09:00", "2026-08-09 09:00", "2026-08-18 09:00", "2026-08-23 09:00"])
+        #expect(try starts("FREQ=WEEKLY;INTERVAL=2;COUNT=4;BYDAY=TU,SU;WKST=SU", from: at(2026, 8, 4, 9))
+                == ["2026-08-04 09:00", "2026-08-16 09:00", "2026-08-18 09:00", "2026-08-30 09:00"])
+    }
+
     /// A window years after DTSTART skips ahead to the start of the window's first period: the same
     /// occurrences as a walk from DTSTART.
     @Test func aLateWindowGivesWhatAWalkFromDTSTARTGives() throws {

@@ -47,7 +47,7 @@ import Testing
         several = several || hours || parts.contains("BYMINUTE=0,30")
         let positions = several && random.next(2) == 0
         if positions { parts.append("BYSETPOS=" + random.pick(["1", "-1", "2", "1,-1", "-2"])) }
-        let wkst = freq == "WEEKLY" && random.next(3) == 0 ? random.pick(["SU", "WE"]) : "MO"
+        let wkst = freq == "WEEKLY" && random.next(2) == 0 ? random.pick(["SU", "TU", "WE", "TH", "FR", "SA"]) : "MO"
         if wkst != "MO" { parts.append("WKST=\(wkst)") }
         // A plain HOURLY rule steps in elapsed hours; with BYMONTHDAY it stays on the wall clock, so
         // it keeps to UTC (no clock change) and a few weeks.
