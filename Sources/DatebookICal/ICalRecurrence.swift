@@ -164,9 +164,10 @@ private struct Expansion {
             var steps: any OccurrenceSteps = times.map { TimesOfDaySteps(made, times: $0, start: walkStart) } ?? made
             if let limits {
                 let windowEnd = ICalLocalDateTime.of(window.end.addingTimeInterval(margin), in: walkZone)
-                limited = LimitedSteps(steps, limits: limits, start: walkStart, end: min(windowEnd, pastUntil ?? windowEnd),
-                                       isDate: isDate)
-                steps = limited ?? steps
+                let limitedSteps = LimitedSteps(steps, limits: limits, start: walkStart, end: min(windowEnd, pastUntil ?? windowEnd),
+                                                isDate: isDate)
+                limited = limitedSteps
+                steps = limitedSteps
             }
             iterator = CountedSteps(steps, start: startsFirst ? walkStart : nil, count: count)
             // Skip ahead when libical allows it: not with COUNT (counted from DTSTART), and not for
@@ -244,8 +245,6 @@ final class DaySteps: OccurrenceSteps {
         current = start
     }
 
-    private static let weekdays = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"]
-
     /// Days between occurrences when `rule` steps by whole days from `start`; nil otherwise.
     static func days(_ rule: ICalRuleText, start: icaltimetype) -> Int? {
         var seen = Set<String>()
@@ -273,7 +272,7 @@ final class DaySteps: OccurrenceSteps {
         if let byDay {
             // One weekday, DTSTART's own: the same days as no BYDAY at all.
             let weekday = Int(icaltime_day_of_week(start)) - 1
-            guard step == 7, weekdays.indices.contains(weekday), byDay == weekdays[weekday] else { return nil }
+            guard step == 7, Libical.weekdays.indices.contains(weekday), byDay == Libical.weekdays[weekday] else { return nil }
         }
         return step == 0 ? nil : step * interval
     }

@@ -50,6 +50,9 @@ final class LibicalComponent {
 
 /// Small helpers over libical property and parameter values.
 enum Libical {
+    /// RRULE weekday names in the order of `icaltime_day_of_week` (1 = SU … 7 = SA).
+    static let weekdays = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"]
+
     /// The property's value as libical serialises it (caller-owned `_r` string, freed here).
     static func valueString(_ property: OpaquePointer) -> String? {
         guard let raw = icalproperty_get_value_as_string_r(property) else { return nil }

@@ -37,15 +37,13 @@ struct RuleLimits {
     let firstWeek: ICalLocalDateTime
     let period: Period
 
-    private static let weekdays = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"]
-
     init?(_ rule: ICalRuleText, start: ICalLocalDateTime, isDate: Bool) {
         // Months and their lengths here are Gregorian; an RSCALE rule's stay libical's (ICU calendars).
         guard rule["RSCALE"] == nil else { return nil }
         let period: Period
         switch rule["FREQ"]?.uppercased() {
         case "WEEKLY":
-            let first = Self.weekdays.firstIndex(of: rule["WKST"]?.uppercased() ?? "MO") ?? 1
+            let first = Libical.weekdays.firstIndex(of: rule["WKST"]?.uppercased() ?? "MO") ?? 1
             period = .week(firstWeekday: Int32(first + 1))
         case "DAILY": period = .day
         case "HOURLY": period = .hour
@@ -67,13 +65,14 @@ struct RuleLimits {
             positions = rule.numbers("BYSETPOS")
         }
         let interval = rule.numbers("INTERVAL")?.first ?? 1
-        let weekInterval = interval > 1 ? interval : nil
-        let weeks = isWeekly(period) ? weekInterval : nil
+        var weeks: Int?
+        if case .week = period, interval > 1 { weeks = interval }
         guard monthDays != nil || positions != nil || weeks != nil else { return nil }
+        let from = Self.periodStart(start, period)
         self.monthDays = monthDays
         self.positions = positions
         self.weekInterval = weeks
-        self.firstWeek = Self.periodStart(start, period)
+        self.firstWeek = from
         self.period = period
         var base = rule
         base.parts.removeAll { part in
@@ -85,7 +84,6 @@ struct RuleLimits {
             func imply(_ key: String, _ value: String) {
                 if base[key] == nil { base.parts.append((key, value)) }
             }
-            let from = Self.periodStart(start, period)
             let atStartTime = ICalLocalDateTime(year: from.year, month: from.month, day: from.day, hour: start.hour,
                                                 minute: start.minute, second: start.second)
             let dayParts = ["BYDAY", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO"].filter { base[$0] != nil }
@@ -102,7 +100,7 @@ struct RuleLimits {
                 baseStart = atStartTime
             case .week:
                 let weekday = Int(icaltime_day_of_week(Libical.floating(start, isDate: true)))
-                imply("BYDAY", Self.weekdays[weekday - 1])
+                imply("BYDAY", Libical.weekdays[weekday - 1])
                 baseStart = atStartTime
             case .day, .hour:
                 if !isDate {
@@ -246,9 +244,4 @@ final class LimitedSteps: OccurrenceSteps {
         }
         return set.isEmpty ? nil : set
     }
-}
-
-private func isWeekly(_ period: RuleLimits.Period) -> Bool {
-    if case .week = period { return true }
-    return false
 }

@@ -52,11 +52,10 @@ import Testing
         // A plain HOURLY rule steps in elapsed hours; with BYMONTHDAY it stays on the wall clock, so
         // it keeps to UTC (no clock change) and a few weeks.
         let zone = freq == "HOURLY" ? "UTC" : random.pick(zones)
-        var day = DateComponents(calendar: Calendar(identifier: .gregorian), timeZone: TimeZone(identifier: "UTC"),
-                                 year: 2025, month: 11, day: 1 + random.next(28)).date ?? Date()
-        day += TimeInterval(86_400 * random.next(330))
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
+        calendar.timeZone = TestSupport.zone("UTC")
+        var day = calendar.date(from: DateComponents(year: 2025, month: 11, day: 1 + random.next(28))) ?? Date()
+        day += TimeInterval(86_400 * random.next(330))
         if freq == "WEEKLY" && positions {
             // dateutil reads the first week from DTSTART on: start on the week's first day.
             let want = (weekdays.firstIndex(of: wkst) ?? 0) + 2  // Calendar: 1 = Sunday
