@@ -44,6 +44,8 @@ public final class PassRunner: Sendable {
     private let progress: ProgressLog
     /// Passes that failed in a row (the store unreachable, say); 0 after one that worked.
     private let failures = Mutex(0)
+    /// Held by the pass that refreshes the feeds and syncs the CalDAV accounts.
+    private let sources = Mutex(())
     private let group = DispatchGroup()
     private let finished: @Sendable () -> Void
 
@@ -89,14 +91,18 @@ public final class PassRunner: Sendable {
                 }
                 let store = try StoreOpener.open(settings.storePath)
                 try store.limitPageCache(kibibytes: 2048)
-                let now = Date()
-                store.recurrenceHorizon = Store.standardHorizon(now: now)
+                store.recurrenceHorizon = Store.standardHorizon(now: Date())
                 try store.extendRecurrenceHorizon()
-                FeedSync.refreshDue(store: store, config: settings.config, environment: settings.environment,
-                                    timeZone: settings.calendar.timeZone, now: now, describe: settings.accounts.describe, log: log.write)
-                CalDAVScheduling.syncDue(store: store, config: settings.config, environment: settings.environment,
-                                         timeZone: settings.calendar.timeZone, now: now, localChanges: settings.calDAVLocalChanges,
-                                         accounts: settings.accounts, log: log.write)
+                // One pass at a time refreshes the feeds and syncs the accounts; another waits, then reads
+                // what the first recorded: no source is fetched twice at once, a failing one tried once.
+                sources.withLock { _ in
+                    let now = Date()  // after any wait for the lock
+                    FeedSync.refreshDue(store: store, config: settings.config, environment: settings.environment,
+                                        timeZone: settings.calendar.timeZone, now: now, describe: settings.accounts.describe, log: log.write)
+                    CalDAVScheduling.syncDue(store: store, config: settings.config, environment: settings.environment,
+                                             timeZone: settings.calendar.timeZone, now: now, localChanges: settings.calDAVLocalChanges,
+                                             accounts: settings.accounts, log: log.write)
+                }
                 let scheduler = Scheduler(store: store, config: settings.config, calendar: settings.calendar,
                                           environment: settings.environment, digestRenderer: settings.digestRenderer,
                                           options: settings.options,

@@ -225,6 +225,14 @@ extension SQLStore {
         }
     }
 
+    public func claimCalDAVAttempt(account: String, seen: CalDAVBackoff, until: Date) throws -> Bool {
+        try run("""
+            UPDATE caldav_accounts SET next_attempt = $1
+            WHERE name = $2 AND failures = $3 AND next_attempt IS NOT DISTINCT FROM $4 AND fingerprint IS NOT DISTINCT FROM $5
+            """, .seconds(Date(timeIntervalSince1970: until.timeIntervalSince1970.rounded(.up))), .text(account), .int(seen.failures),
+                .seconds(seen.nextAttempt), .optional(seen.fingerprint)) == 1
+    }
+
     public func recordCalDAVSync(account: String, now: Date, error: String?, backoff: CalDAVBackoff) throws {
         try run("""
             UPDATE caldav_accounts SET last_sync = $1, last_error = $2, failures = $3, next_attempt = $4, login_refused = $5, fingerprint = $6

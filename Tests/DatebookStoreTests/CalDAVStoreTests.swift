@@ -140,4 +140,31 @@ struct CalDAVStoreTests {
         #expect(try store.changedEvents(taking: true) == ["e2"])
         #expect(try store.event(id: "e1")?.title == "Tea, renamed")
     }
+
+    /// Two schedulers that read a failing account at once (passes of `run`, replicas, `tick` from
+    /// cron, each its own connection): the first claim of its next try wins, the second finds the
+    /// backoff moved on and is refused; so is a claim after the try was recorded.
+    @Test(arguments: Backend.allCases)
+    func aFailingAccountsTryIsClaimedByOneSchedulerOnly(_ backend: Backend) throws {
+        let location = try backend.location()
+        let first = try #require(try StoreOpener.open(location) as? any CalDAVStore)
+        let second = try #require(try StoreOpener.open(location) as? any CalDAVStore)
+        try first.addCalDAVAccount(CalDAVAccount(name: "home", url: "http://127.0.0.1:9/", username: "ann", passwordSource: "env:P"),
+                                   calendars: [])
+        let failed = CalDAVBackoff.healthy.failed(.other, at: Self.now, every: 60, fingerprint: "f", jitter: 0)
+        try first.recordCalDAVSync(account: "home", now: Self.now, error: "down", backoff: failed)
+        let seen = try #require(try second.calDAVAccounts().first?.backoff)
+        #expect(seen == failed)
+        let due = Self.now.addingTimeInterval(60)
+        #expect(try first.claimCalDAVAttempt(account: "home", seen: seen, until: due.addingTimeInterval(120.2)))
+        #expect(try second.claimCalDAVAttempt(account: "home", seen: seen, until: due.addingTimeInterval(120)) == false)
+        let claimed = try #require(try second.calDAVAccounts().first?.backoff)
+        #expect(claimed.failures == 1 && claimed.nextAttempt == due.addingTimeInterval(121))
+        #expect(claimed.allowsAttempt(at: due, fingerprint: "f") == false)
+        // The try recorded (a second failure): a claim of what was seen before it is refused too.
+        try first.recordCalDAVSync(account: "home", now: due, error: "down",
+                                   backoff: claimed.failed(.other, at: due, every: 60, fingerprint: "f", jitter: 0))
+        #expect(try second.claimCalDAVAttempt(account: "home", seen: claimed, until: due.addingTimeInterval(240)) == false)
+        #expect(try second.calDAVAccounts().first?.backoff.failures == 2)
+    }
 }
