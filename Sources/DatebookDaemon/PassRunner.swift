@@ -93,9 +93,10 @@ public final class PassRunner: Sendable {
                 try store.limitPageCache(kibibytes: 2048)
                 store.recurrenceHorizon = Store.standardHorizon(now: Date())
                 try store.extendRecurrenceHorizon()
-                // One pass at a time refreshes the feeds and syncs the accounts; another waits, then reads
-                // what the first recorded: no source is fetched twice at once, a failing one tried once.
-                sources.withLock { _ in
+                // One pass at a time refreshes the feeds and syncs the accounts, so no source is fetched twice
+                // at once nor a failing one tried twice. The others skip them and deliver: a slow server holds
+                // up one pass. One started for a change made here waits its turn instead, so the change goes up.
+                func refresh() {
                     let now = Date()  // after any wait for the lock
                     FeedSync.refreshDue(store: store, config: settings.config, environment: settings.environment,
                                         timeZone: settings.calendar.timeZone, now: now, describe: settings.accounts.describe, log: log.write)
@@ -103,6 +104,7 @@ public final class PassRunner: Sendable {
                                              timeZone: settings.calendar.timeZone, now: now, localChanges: settings.calDAVLocalChanges,
                                              accounts: settings.accounts, log: log.write)
                 }
+                if settings.calDAVLocalChanges { sources.withLock { _ in refresh() } } else { _ = sources.withLockIfAvailable { _ in refresh() } }
                 let scheduler = Scheduler(store: store, config: settings.config, calendar: settings.calendar,
                                           environment: settings.environment, digestRenderer: settings.digestRenderer,
                                           options: settings.options,
