@@ -43,6 +43,10 @@ public struct WhenParser: Sendable {
     public let now: Date
     public let calendar: Calendar
     public let names: WhenNames
+    /// Refuse a wall-clock time the zone skips that day (02:30 when the clocks go from 02:00 to
+    /// 03:00), naming the gap, where the parser otherwise moves it on by the gap as RFC 5545 does:
+    /// an event's start is never saved an hour off without a word.
+    public var refusesSkippedTimes = false
 
     public init(now: Date, calendar: Calendar, locale: Locale = Locale(identifier: "en_US")) {
         self.now = now
@@ -109,7 +113,31 @@ public struct WhenParser: Sendable {
         guard let date = calendar.date(from: parts) else {
             throw WhenError(input: input, token: input, expected: "a valid date", suggestion: nil)
         }
+        if refusesSkippedTimes, let gap = skipped(day, clock, date, input: input) { throw gap }
         return date
+    }
+
+    /// The refusal of `clock` on `day` when the zone's clocks skip it (`date`: where Foundation put
+    /// it, moved on by the gap), naming the gap and suggesting that moved time; nil when it exists.
+    private func skipped(_ day: CalendarDate, _ clock: Clock, _ date: Date, input: String) -> WhenError? {
+        let zone = calendar.timeZone
+        let shown = Clock(wallOf: date, in: zone)
+        guard shown != clock || CalendarDate(date, in: zone) != day else { return nil }
+        // The first second of the new offset, bisected within the day before `date`.
+        func offset(_ second: Int) -> Int { zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(second))) }
+        var high = Int(date.timeIntervalSince1970.rounded(.down))
+        var low = high - 86_400
+        let before = offset(low)
+        while high - low > 1 {
+            let middle = low + (high - low) / 2
+            if offset(middle) == before { low = middle } else { high = middle }
+        }
+        let change = Date(timeIntervalSince1970: TimeInterval(high))
+        let from = Clock(wallOf: change, in: TimeZone(secondsFromGMT: before) ?? zone)
+        return WhenError(input: input, token: clock.text,
+                         expected: "a time on the clock in \(zone.identifier) on \(day): it goes from \(from.text) straight to "
+                             + Clock(wallOf: change, in: zone).text,
+                         suggestion: "\(CalendarDate(date, in: zone)) \(shown.text)")
     }
 
     private func relative(_ text: String, input: String) throws -> Date {
@@ -171,6 +199,13 @@ struct Clock: Equatable {
         self.hour = hour
         self.minute = minute
         self.second = second
+    }
+
+    /// The time on the wall clock at `date` in `zone`.
+    init(wallOf date: Date, in zone: TimeZone) {
+        let seconds = (Int(date.timeIntervalSince1970.rounded(.down)) + zone.secondsFromGMT(for: date)) % 86_400
+        let day = seconds < 0 ? seconds + 86_400 : seconds
+        self.init(hour: day / 3600, minute: day / 60 % 60, second: day % 60)
     }
 
     /// Reads one word; `meridiem` is a separate `am`/`pm` word that followed it (`6:30 pm`).

@@ -152,8 +152,11 @@ public struct EventChanges: Sendable {
         return lead
     }
 
-    /// A WHEN as an event's start (or end): with `allDay`, only its date counts.
+    /// A WHEN as an event's start (or end): with `allDay`, only its date counts. A time the zone's
+    /// clocks skip that day is refused, naming the gap (`WhenParser.refusesSkippedTimes`).
     public static func start(_ text: String, allDay: Bool, _ parser: WhenParser, field: EventField) throws -> EventStart {
+        var parser = parser
+        parser.refusesSkippedTimes = !allDay
         let when: When
         do {
             when = try parser.parse(text)

@@ -37,6 +37,22 @@ struct FirstDayTests {
         #expect(sandbox.run(["show", "Lunch"]).out.contains("  zone     Europe/Berlin\n"))
     }
 
+    /// 02:30 on 28 March 2027 is not on Berlin's clocks: `add` and `edit` refuse it and say which
+    /// time would be (saved as 03:30 before, with no word); all-day and the hour either side are fine.
+    @Test func aStartTheClocksSkipIsRefusedNamingTheGap() {
+        let sandbox = Sandbox()
+        let refused = sandbox.run(["add", "Flight", "--at", "2027-03-28 02:30"])
+        #expect(refused.code == 64)
+        #expect(refused.err.hasPrefix("datebook: cannot read time \"2027-03-28 02:30\": \"02:30\" is not a time on the clock in "
+                    + "Europe/Berlin on 2027-03-28: it goes from 02:00 straight to 03:00 (did you mean '2027-03-28 03:30'?)\n"), "\(refused.err)")
+        #expect(sandbox.run(["list", "--period", "future"]).out.contains("No events"))
+        #expect(sandbox.run(["add", "Flight", "--at", "2027-03-28 03:30"]).code == 0)
+        #expect(sandbox.run(["edit", "Flight", "--at", "2027-03-28 02:59"]).code == 64)
+        #expect(sandbox.run(["--tz", "Asia/Tokyo", "edit", "Flight", "--at", "2027-03-28 02:30"]).code == 0)  // no gap in Tokyo
+        #expect(sandbox.run(["add", "Holiday", "--at", "2027-03-28 02:30", "--all-day"]).code == 0)
+        #expect(sandbox.run(["list", "--period", "future"]).out.contains("Sun 2027-03-28"))
+    }
+
     @Test func aRepeatThatEndsBeforeItStartsIsRefused() {
         let sandbox = Sandbox()
         let run = sandbox.run(["add", "Walk", "--at", "tomorrow 07:00", "--repeat", "daily", "--until", "2026-11-01"])

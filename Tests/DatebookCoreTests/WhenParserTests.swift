@@ -39,6 +39,35 @@ struct WhenParserTests {
         #expect(ISOInstant.format(date) == expected, "\(text)")
     }
 
+    /// A start in the hour Berlin skips on 28 March 2027 (02:00 → 03:00), and in Lord Howe's half
+    /// hour (2026-10-04, 02:00 → 02:30): refused where an event's start is read, naming the gap and
+    /// the time it would otherwise have been moved to; the times either side of it are kept.
+    @Test(arguments: [
+        ("Europe/Berlin", "2027-03-28 02:30", "02:30", "Europe/Berlin on 2027-03-28: it goes from 02:00 straight to 03:00", "2027-03-28 03:30"),
+        ("Europe/Berlin", "2027-03-28 02:00", "02:00", "Europe/Berlin on 2027-03-28: it goes from 02:00 straight to 03:00", "2027-03-28 03:00"),
+        ("Australia/Lord_Howe", "2026-10-04 02:15:30", "02:15:30", "Australia/Lord_Howe on 2026-10-04: it goes from 02:00 straight to 02:30",
+         "2026-10-04 02:45:30"),
+    ] as [(String, String, String, String, String)])
+    func aSkippedTimeIsRefusedNamingTheGap(zone: String, text: String, token: String, gap: String, moved: String) throws {
+        var strict = WhenParser(now: local("2026-11-30 09:15", cal), calendar: calendar(zone))
+        #expect(throws: Never.self) { try strict.parse(text) }  // moved on by the gap, as RFC 5545 reads it
+        strict.refusesSkippedTimes = true
+        let error = try #require(throws: WhenError.self) { try strict.parse(text) }
+        #expect(error.token == token && error.suggestion == moved)
+        #expect(error.description == "cannot read time \"\(text)\": \"\(token)\" is not a time on the clock in \(gap) (did you mean '\(moved)'?)")
+        #expect(throws: Never.self) { try strict.parse(moved) }
+    }
+
+    @Test func theTimesEitherSideOfAGapAndTheRepeatedHourAreKept() throws {
+        var strict = parser
+        strict.refusesSkippedTimes = true
+        for (text, expected) in [("2027-03-28 01:59", "2027-03-28T00:59:00Z"), ("2027-03-28 03:00", "2027-03-28T01:00:00Z"),
+                                 ("2026-10-25 02:30", "2026-10-25T00:30:00Z"), ("2027-03-28", nil), ("+2d", "2026-12-02T08:15:00Z")] {
+            let when = try strict.parse(text)
+            if case .instant(let date) = when { #expect(ISOInstant.format(date) == expected, "\(text)") } else { #expect(expected == nil) }
+        }
+    }
+
     @Test(arguments: [("2026-12-24", "2026-12-24"), ("today", "2026-11-30"), ("tomorrow", "2026-12-01"),
                       ("next fri", "2026-12-04"), ("mon", "2026-11-30"), ("next mon", "2026-12-07"), ("sun", "2026-12-06")])
     func readsDates(text: String, expected: String) throws {

@@ -43,6 +43,8 @@ import Testing
     /// (the command line's, with the page's field names), and nothing stored.
     @Test(arguments: [
         ("start", "tomorow 9am", "cannot read time &quot;tomorow 9am&quot;: &quot;tomorow&quot; is not a date, time or day word (did you mean 'tomorrow'?)"),
+        ("start", "2027-03-28 02:30", "&quot;02:30&quot; is not a time on the clock in Europe/Berlin on 2027-03-28: it goes from 02:00 "
+            + "straight to 03:00 (did you mean '2027-03-28 03:30'?)"),
         ("end", "2026-12-01 09:00", "Ends '2026-12-01 09:00' is before the start; give an end after Starts"),
         ("color", "blu", "unknown color 'blu'"),
         ("alerts", "1 day", "cannot read alert lead time '1'"),
