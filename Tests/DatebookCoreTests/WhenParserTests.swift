@@ -39,14 +39,16 @@ struct WhenParserTests {
         #expect(ISOInstant.format(date) == expected, "\(text)")
     }
 
-    /// A start in the hour Berlin skips on 28 March 2027 (02:00 → 03:00), and in Lord Howe's half
-    /// hour (2026-10-04, 02:00 → 02:30): refused where an event's start is read, naming the gap and
-    /// the time it would otherwise have been moved to; the times either side of it are kept.
+    /// A start in the hour Berlin skips on 28 March 2027 (02:00 → 03:00), in Lord Howe's half hour
+    /// (2026-10-04, 02:00 → 02:30) and on the day Samoa skipped (30 December 2011): refused where an
+    /// event's start is read, naming the gap and the time it would otherwise have been moved to.
     @Test(arguments: [
         ("Europe/Berlin", "2027-03-28 02:30", "02:30", "Europe/Berlin on 2027-03-28: it goes from 02:00 straight to 03:00", "2027-03-28 03:30"),
         ("Europe/Berlin", "2027-03-28 02:00", "02:00", "Europe/Berlin on 2027-03-28: it goes from 02:00 straight to 03:00", "2027-03-28 03:00"),
         ("Australia/Lord_Howe", "2026-10-04 02:15:30", "02:15:30", "Australia/Lord_Howe on 2026-10-04: it goes from 02:00 straight to 02:30",
          "2026-10-04 02:45:30"),
+        ("Pacific/Apia", "2011-12-30 10:00", "10:00", "Pacific/Apia on 2011-12-30: it goes from 00:00 straight to 00:00 on 2011-12-31",
+         "2011-12-31 10:00"),
     ] as [(String, String, String, String, String)])
     func aSkippedTimeIsRefusedNamingTheGap(zone: String, text: String, token: String, gap: String, moved: String) throws {
         var strict = WhenParser(now: local("2026-11-30 09:15", cal), calendar: calendar(zone))

@@ -34,11 +34,20 @@ enum CoreFuzz {
         }
     }
 
+    /// Also as an event's start is read (skipped times refused), in zones with an hour, a half hour
+    /// and a whole day skipped (Apia, 30 December 2011).
     static func when(_ bytes: [UInt8]) {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let parser = WhenParser(now: now, calendar: calendar)
-        guard let when = try? parser.parse(String(decoding: bytes, as: UTF8.self)) else { return }
-        FuzzSink.keep(when.hashValue & 1)
+        let zones = [zone, TimeZone(identifier: "Australia/Lord_Howe"), TimeZone(identifier: "Pacific/Apia")]
+        calendar.timeZone = zones[bytes.count % zones.count] ?? zone
+        var parser = WhenParser(now: now, calendar: calendar)
+        for strict in [false, true] {
+            parser.refusesSkippedTimes = strict
+            do {
+                FuzzSink.keep(try parser.parse(String(decoding: bytes, as: UTF8.self)).hashValue & 1)
+            } catch {
+                FuzzSink.keep(String(describing: error).utf8.count)
+            }
+        }
     }
 }
