@@ -44,8 +44,8 @@ public final class PassRunner: Sendable {
     private let progress: ProgressLog
     /// Passes that failed in a row (the store unreachable, say); 0 after one that worked.
     private let failures = Mutex(0)
-    /// Held by the pass that refreshes the feeds and syncs the CalDAV accounts.
-    private let sources = Mutex(())
+    /// Which pass refreshes the feeds and syncs the CalDAV accounts.
+    private let sources = SourceRefresh()
     private let group = DispatchGroup()
     private let finished: @Sendable () -> Void
 
@@ -93,18 +93,15 @@ public final class PassRunner: Sendable {
                 try store.limitPageCache(kibibytes: 2048)
                 store.recurrenceHorizon = Store.standardHorizon(now: Date())
                 try store.extendRecurrenceHorizon()
-                // One pass at a time refreshes the feeds and syncs the accounts, so no source is fetched twice
-                // at once nor a failing one tried twice. The others skip them and deliver: a slow server holds
-                // up one pass. One started for a change made here waits its turn instead, so the change goes up.
-                func refresh() {
-                    let now = Date()  // after any wait for the lock
+                // One pass at a time refreshes the feeds and syncs the accounts (`SourceRefresh`).
+                sources.run(localChanges: settings.calDAVLocalChanges) { localChanges in
+                    let now = Date()
                     FeedSync.refreshDue(store: store, config: settings.config, environment: settings.environment,
                                         timeZone: settings.calendar.timeZone, now: now, describe: settings.accounts.describe, log: log.write)
                     CalDAVScheduling.syncDue(store: store, config: settings.config, environment: settings.environment,
-                                             timeZone: settings.calendar.timeZone, now: now, localChanges: settings.calDAVLocalChanges,
+                                             timeZone: settings.calendar.timeZone, now: now, localChanges: localChanges,
                                              accounts: settings.accounts, log: log.write)
                 }
-                if settings.calDAVLocalChanges { sources.withLock { _ in refresh() } } else { _ = sources.withLockIfAvailable { _ in refresh() } }
                 let scheduler = Scheduler(store: store, config: settings.config, calendar: settings.calendar,
                                           environment: settings.environment, digestRenderer: settings.digestRenderer,
                                           options: settings.options,
