@@ -41,13 +41,12 @@ public enum CalDAVScheduling {
                 guard account.backoff.allowsAttempt(at: now, fingerprint: fingerprint) else { continue }
                 let settingsChanged = account.backoff.isFailing && !account.backoff.settingsUnchanged(fingerprint)
                 guard try settingsChanged || isDue(account, now: now) || localChanges && changedHere(account, store) else { continue }
-                // One try per wait, however many schedulers read the account at once: the try is claimed, and
-                // a claim that is not recorded over (the process killed) leaves the wait a failure would.
+                // One try per wait, however many schedulers read the account at once: the try is claimed as the
+                // failure it would be (new settings included), so the others find the wait moved on.
                 if account.backoff.isFailing {
                     let claimed = account.backoff.failed(.other, at: now, every: TimeInterval(account.every), fingerprint: fingerprint,
                                                          jitter: 0)
-                    guard try store.claimCalDAVAttempt(account: account.name, seen: account.backoff,
-                                                       until: claimed.nextAttempt ?? now) else { continue }
+                    guard try store.claimCalDAVAttempt(account: account.name, seen: account.backoff, as: claimed) else { continue }
                 }
                 var failure: (message: String, kind: CalDAVBackoff.Failure)?
                 do {

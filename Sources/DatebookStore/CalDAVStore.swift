@@ -67,11 +67,11 @@ public protocol CalDAVStore: PlannerStore {
     func recordCalDAVConflicts(_ messages: [String], in calendar: CalDAVCalendar, now: Date) throws
     /// The conflicts recorded for an account, newest first: when, the calendar's display name, what lost.
     func calDAVConflicts(account: String, limit: Int) throws -> [(at: Date, calendar: String, message: String)]
-    /// Claims the next attempt of a failing account: moves its next attempt to `until` if its backoff
-    /// is still the one `seen` (failures, next attempt, settings). Of the schedulers that read the
-    /// account at once (passes of `run`, replicas, `tick` from cron), the one that gets true tries; the
-    /// others find the new time and wait. False: another claimed it, or recorded an attempt since.
-    func claimCalDAVAttempt(account: String, seen: CalDAVBackoff, until: Date) throws -> Bool
+    /// Claims the next try of a failing account: writes `claimed` (the backoff a failure of this try
+    /// would leave) if its backoff is still the one `seen`. Of the schedulers that read the account
+    /// at once (passes of `run`, replicas, `tick` from cron), the one that gets true tries; the others
+    /// find the wait moved on. A try killed before its outcome is recorded counts as that failure.
+    func claimCalDAVAttempt(account: String, seen: CalDAVBackoff, as claimed: CalDAVBackoff) throws -> Bool
     /// Records the end of an account's sync (`error` nil: it succeeded) and its backoff after it.
     func recordCalDAVSync(account: String, now: Date, error: String?, backoff: CalDAVBackoff) throws
     /// Sets an account's no-data timeout in seconds (nil: the default).

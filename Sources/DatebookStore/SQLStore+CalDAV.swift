@@ -225,20 +225,25 @@ extension SQLStore {
         }
     }
 
-    public func claimCalDAVAttempt(account: String, seen: CalDAVBackoff, until: Date) throws -> Bool {
+    public func claimCalDAVAttempt(account: String, seen: CalDAVBackoff, as claimed: CalDAVBackoff) throws -> Bool {
         try run("""
-            UPDATE caldav_accounts SET next_attempt = $1
-            WHERE name = $2 AND failures = $3 AND next_attempt IS NOT DISTINCT FROM $4 AND fingerprint IS NOT DISTINCT FROM $5
-            """, .seconds(Date(timeIntervalSince1970: until.timeIntervalSince1970.rounded(.up))), .text(account), .int(seen.failures),
-                .seconds(seen.nextAttempt), .optional(seen.fingerprint)) == 1
+            UPDATE caldav_accounts SET failures = $1, next_attempt = $2, login_refused = $3, fingerprint = $4
+            WHERE name = $5 AND failures = $6 AND next_attempt IS NOT DISTINCT FROM $7 AND login_refused = $8
+                AND fingerprint IS NOT DISTINCT FROM $9
+            """, .int(claimed.failures), .seconds(Self.wholeSecond(claimed.nextAttempt)), .int(claimed.loginRefused ? 1 : 0),
+                .optional(claimed.fingerprint), .text(account), .int(seen.failures), .seconds(seen.nextAttempt),
+                .int(seen.loginRefused ? 1 : 0), .optional(seen.fingerprint)) == 1
     }
+
+    /// A next attempt as stored: rounded up to the second, so it is never earlier than the wait.
+    private static func wholeSecond(_ date: Date?) -> Date? { date.map { Date(timeIntervalSince1970: $0.timeIntervalSince1970.rounded(.up)) } }
 
     public func recordCalDAVSync(account: String, now: Date, error: String?, backoff: CalDAVBackoff) throws {
         try run("""
             UPDATE caldav_accounts SET last_sync = $1, last_error = $2, failures = $3, next_attempt = $4, login_refused = $5, fingerprint = $6
             WHERE name = $7
             """, .seconds(now), .optional(error), .int(backoff.failures),
-                .seconds(backoff.nextAttempt.map { Date(timeIntervalSince1970: $0.timeIntervalSince1970.rounded(.up)) }),
+                .seconds(Self.wholeSecond(backoff.nextAttempt)),
                 .int(backoff.loginRefused ? 1 : 0), .optional(backoff.fingerprint), .text(account))
     }
 }

@@ -143,7 +143,8 @@ struct CalDAVStoreTests {
 
     /// Two schedulers that read a failing account at once (passes of `run`, replicas, `tick` from
     /// cron, each its own connection): the first claim of its next try wins, the second finds the
-    /// backoff moved on and is refused; so is a claim after the try was recorded.
+    /// backoff moved on and is refused, and one that reads after the claim waits; so is a claim
+    /// after the try was recorded. The same after a refused login once the password changed.
     @Test(arguments: Backend.allCases)
     func aFailingAccountsTryIsClaimedByOneSchedulerOnly(_ backend: Backend) throws {
         let location = try backend.location()
@@ -151,20 +152,32 @@ struct CalDAVStoreTests {
         let second = try #require(try StoreOpener.open(location) as? any CalDAVStore)
         try first.addCalDAVAccount(CalDAVAccount(name: "home", url: "http://127.0.0.1:9/", username: "ann", passwordSource: "env:P"),
                                    calendars: [])
+        func backoff(_ store: any CalDAVStore) throws -> CalDAVBackoff { try #require(try store.calDAVAccounts().first?.backoff) }
         let failed = CalDAVBackoff.healthy.failed(.other, at: Self.now, every: 60, fingerprint: "f", jitter: 0)
         try first.recordCalDAVSync(account: "home", now: Self.now, error: "down", backoff: failed)
-        let seen = try #require(try second.calDAVAccounts().first?.backoff)
+        let seen = try backoff(second)
         #expect(seen == failed)
         let due = Self.now.addingTimeInterval(60)
-        #expect(try first.claimCalDAVAttempt(account: "home", seen: seen, until: due.addingTimeInterval(120.2)))
-        #expect(try second.claimCalDAVAttempt(account: "home", seen: seen, until: due.addingTimeInterval(120)) == false)
-        let claimed = try #require(try second.calDAVAccounts().first?.backoff)
-        #expect(claimed.failures == 1 && claimed.nextAttempt == due.addingTimeInterval(121))
-        #expect(claimed.allowsAttempt(at: due, fingerprint: "f") == false)
-        // The try recorded (a second failure): a claim of what was seen before it is refused too.
-        try first.recordCalDAVSync(account: "home", now: due, error: "down",
-                                   backoff: claimed.failed(.other, at: due, every: 60, fingerprint: "f", jitter: 0))
-        #expect(try second.claimCalDAVAttempt(account: "home", seen: claimed, until: due.addingTimeInterval(240)) == false)
-        #expect(try second.calDAVAccounts().first?.backoff.failures == 2)
+        let claimed = seen.failed(.other, at: due, every: 60, fingerprint: "f", jitter: 0)
+        #expect(try first.claimCalDAVAttempt(account: "home", seen: seen, as: claimed))
+        #expect(try second.claimCalDAVAttempt(account: "home", seen: seen, as: claimed) == false)
+        #expect(try backoff(second) == claimed && claimed.failures == 2 && claimed.nextAttempt == due.addingTimeInterval(120))
+        #expect(try backoff(second).allowsAttempt(at: due, fingerprint: "f") == false)
+        // The try recorded (it failed): a claim of what was seen before it is refused too.
+        let recorded = seen.failed(.other, at: due, every: 60, fingerprint: "f", jitter: 0.5)
+        try first.recordCalDAVSync(account: "home", now: due, error: "down", backoff: recorded)
+        #expect(try second.claimCalDAVAttempt(account: "home", seen: claimed, as: claimed) == false)
+        #expect(try backoff(second) == CalDAVBackoff(failures: 2, nextAttempt: due.addingTimeInterval(126), fingerprint: "f"))
+        // A refused login, and a new password ("g"): the try with it is claimed, and the claim ends the
+        // refusal, so a scheduler reading after it waits instead of trying the new password again.
+        let refused = recorded.failed(.loginRefused, at: due, every: 60, fingerprint: "f", jitter: 0)
+        try first.recordCalDAVSync(account: "home", now: due, error: "401", backoff: refused)
+        let later = due.addingTimeInterval(600)
+        #expect(try backoff(second).allowsAttempt(at: later, fingerprint: "g"))
+        let withNewPassword = refused.failed(.other, at: later, every: 60, fingerprint: "g", jitter: 0)
+        #expect(try second.claimCalDAVAttempt(account: "home", seen: refused, as: withNewPassword))
+        #expect(try first.claimCalDAVAttempt(account: "home", seen: refused, as: withNewPassword) == false)
+        #expect(try backoff(first).allowsAttempt(at: later, fingerprint: "g") == false)
+        #expect(try backoff(first) == CalDAVBackoff(failures: 1, nextAttempt: later.addingTimeInterval(60), fingerprint: "g"))
     }
 }
