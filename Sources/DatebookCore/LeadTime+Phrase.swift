@@ -15,14 +15,31 @@ extension LeadTime {
             guard let lead = LeadTime(duration: words[0]) else { return nil }
             self.init(days: lead.days, seconds: lead.seconds, anchor: words[2] == "end" ? .end : .start)
         default:
-            guard words[0] == "at" else { return nil }
-            let rest = text.trimmingCharacters(in: .whitespaces).dropFirst(2).trimmingCharacters(in: .whitespaces)
-            guard let when = try? parser.parse(rest) else { return nil }
+            guard let rest = Self.when(in: text), let when = try? parser.parse(rest) else { return nil }
             switch when {
             case .instant(let date): self = .at(date)
             case .date(let day): self = .at(day.start(in: parser.calendar))
             }
         }
+    }
+
+    /// Why `at WHEN` was not read, when the parser refused its WHEN (a time the clocks skip, say);
+    /// nil for any other phrase.
+    public static func refusal(phrase text: String, parser: WhenParser) -> WhenError? {
+        guard let rest = when(in: text) else { return nil }
+        do {
+            _ = try parser.parse(rest)
+            return nil
+        } catch {
+            return error as? WhenError
+        }
+    }
+
+    /// The WHEN of `at WHEN` (more than one word after `at`, or one that is not `start` or `end`).
+    private static func when(in text: String) -> String? {
+        let words = text.split(whereSeparator: \.isWhitespace).map { $0.lowercased() }
+        guard words.count >= 2, words[0] == "at", !(words.count == 2 && ["start", "end"].contains(words[1])) else { return nil }
+        return text.trimmingCharacters(in: .whitespaces).dropFirst(2).trimmingCharacters(in: .whitespaces)
     }
 
     /// How `show` writes an alert not before the start: `15m before end`, `at end`,

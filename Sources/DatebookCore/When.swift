@@ -20,6 +20,8 @@ public struct WhenError: Error, Equatable, CustomStringConvertible {
     public var expected: String
     /// The nearest accepted word or form, when there is a plausible one.
     public var suggestion: String?
+    /// The time is one the zone's clocks skip (`WhenParser.refusesSkippedTimes`).
+    public var skippedTime = false
 
     public init(input: String, token: String, expected: String, suggestion: String?) {
         self.input = input
@@ -135,10 +137,12 @@ public struct WhenParser: Sendable {
         let change = Date(timeIntervalSince1970: TimeInterval(high))
         let from = Clock(wallOf: change, in: TimeZone(secondsFromGMT: before) ?? zone)
         let after = CalendarDate(change, in: zone)  // the next day's, where a whole day is skipped (Apia, 2011-12-30)
-        return WhenError(input: input, token: clock.text,
+        var error = WhenError(input: input, token: clock.text,
                          expected: "a time on the clock in \(zone.identifier) on \(day): it goes from \(from.text) straight to "
                              + Clock(wallOf: change, in: zone).text + (after == day ? "" : " on \(after)"),
                          suggestion: "\(CalendarDate(date, in: zone)) \(shown.text)")
+        error.skippedTime = true
+        return error
     }
 
     private func relative(_ text: String, input: String) throws -> Date {

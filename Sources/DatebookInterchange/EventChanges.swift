@@ -143,7 +143,13 @@ public struct EventChanges: Sendable {
     /// The refusal's words are the catalogue's `checkLead` too (the command line and the web planner
     /// say it in the reader's language); keep the two alike.
     public static func lead(_ text: String, parser: WhenParser) throws -> LeadTime {
+        // An alert `at` a time the zone's clocks skip is refused as a start is, naming the gap.
+        var parser = parser
+        parser.refusesSkippedTimes = true
         guard let lead = LeadTime(phrase: text, parser: parser) else {
+            if let skipped = LeadTime.refusal(phrase: text, parser: parser), skipped.skippedTime {
+                throw EventFieldError(.alerts) { _ in "alert '\(text)': " + skipped.description }
+            }
             throw EventFieldError(.alerts, check: ("checkLead", ["value": text])) { _ in
                 "cannot read alert lead time '\(text)': expected a duration like 1d, 1h, 10m or 1h30m, "
                     + "'15m before end' or 'at 2026-12-24 09:00'"

@@ -37,8 +37,9 @@ struct FirstDayTests {
         #expect(sandbox.run(["show", "Lunch"]).out.contains("  zone     Europe/Berlin\n"))
     }
 
-    /// 02:30 on 28 March 2027 is not on Berlin's clocks: `add` and `edit` refuse it and say which
-    /// time would be (saved as 03:30 before, with no word); all-day and the hour either side are fine.
+    /// 02:30 on 28 March 2027 is not on Berlin's clocks: `add` and `edit` refuse it as a start or an
+    /// alert time and say which time it would be (saved as 03:30 before, with no word); all-day and
+    /// the hour either side are fine.
     @Test func aStartTheClocksSkipIsRefusedNamingTheGap() {
         let sandbox = Sandbox()
         let refused = sandbox.run(["add", "Flight", "--at", "2027-03-28 02:30"])
@@ -50,6 +51,14 @@ struct FirstDayTests {
         #expect(sandbox.run(["edit", "Flight", "--at", "2027-03-28 02:59"]).code == 64)
         #expect(sandbox.run(["--tz", "Asia/Tokyo", "edit", "Flight", "--at", "2027-03-28 02:30"]).code == 0)  // no gap in Tokyo
         #expect(sandbox.run(["add", "Holiday", "--at", "2027-03-28 02:30", "--all-day"]).code == 0)
+        // An alert at such a time, the same.
+        let alert = sandbox.run(["add", "Call", "--at", "2027-03-28 10:00", "--alert", "at 2027-03-28 02:30"])
+        #expect(alert.code == 64)
+        #expect(alert.err.hasPrefix("datebook: alert 'at 2027-03-28 02:30': cannot read time \"2027-03-28 02:30\": \"02:30\" is not a time "
+                    + "on the clock in Europe/Berlin on 2027-03-28: it goes from 02:00 straight to 03:00 (did you mean '2027-03-28 03:30'?)"),
+                "\(alert.err)")
+        #expect(sandbox.run(["add", "Call", "--at", "2027-03-28 10:00", "--alert", "at 2027-03-28 03:30"]).code == 0)
+        #expect(sandbox.run(["add", "Call", "--at", "2027-03-28 10:00", "--alert", "at tomorow"]).err.contains("cannot read alert lead time"))
         #expect(sandbox.run(["list", "--period", "future"]).out.contains("Sun 2027-03-28"))
     }
 
