@@ -138,9 +138,9 @@ public struct WhenParser: Sendable {
         let from = Clock(wallOf: change, in: TimeZone(secondsFromGMT: before) ?? zone)
         let after = CalendarDate(change, in: zone)  // the next day's, where a whole day is skipped (Apia, 2011-12-30)
         var error = WhenError(input: input, token: clock.text,
-                         expected: "a time on the clock in \(zone.identifier) on \(day): it goes from \(from.text) straight to "
-                             + Clock(wallOf: change, in: zone).text + (after == day ? "" : " on \(after)"),
-                         suggestion: "\(CalendarDate(date, in: zone)) \(shown.text)")
+                              expected: "a time on the clock in \(zone.identifier) on \(day): it goes from \(from.text) straight to "
+                                  + Clock(wallOf: change, in: zone).text + (after == day ? "" : " on \(after)"),
+                              suggestion: "\(CalendarDate(date, in: zone)) \(shown.text)")
         error.skippedTime = true
         return error
     }

@@ -97,7 +97,8 @@ public final class PassRunner: Sendable {
                 sources.run(localChanges: settings.calDAVLocalChanges) { localChanges in
                     let now = Date()
                     FeedSync.refreshDue(store: store, config: settings.config, environment: settings.environment,
-                                        timeZone: settings.calendar.timeZone, now: now, describe: settings.accounts.describe, log: log.write)
+                                        timeZone: settings.calendar.timeZone, now: now, describe: settings.accounts.describe,
+                                        log: log.write)
                     CalDAVScheduling.syncDue(store: store, config: settings.config, environment: settings.environment,
                                              timeZone: settings.calendar.timeZone, now: now, localChanges: localChanges,
                                              accounts: settings.accounts, log: log.write)

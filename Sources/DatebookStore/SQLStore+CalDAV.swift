@@ -236,7 +236,9 @@ extension SQLStore {
     }
 
     /// A next attempt as stored: rounded up to the second, so it is never earlier than the wait.
-    private static func wholeSecond(_ date: Date?) -> Date? { date.map { Date(timeIntervalSince1970: $0.timeIntervalSince1970.rounded(.up)) } }
+    private static func wholeSecond(_ date: Date?) -> Date? {
+        date.map { Date(timeIntervalSince1970: $0.timeIntervalSince1970.rounded(.up)) }
+    }
 
     public func recordCalDAVSync(account: String, now: Date, error: String?, backoff: CalDAVBackoff) throws {
         try run("""

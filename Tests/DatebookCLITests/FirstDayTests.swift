@@ -44,8 +44,9 @@ struct FirstDayTests {
         let sandbox = Sandbox()
         let refused = sandbox.run(["add", "Flight", "--at", "2027-03-28 02:30"])
         #expect(refused.code == 64)
-        #expect(refused.err.hasPrefix("datebook: cannot read time \"2027-03-28 02:30\": \"02:30\" is not a time on the clock in "
-                    + "Europe/Berlin on 2027-03-28: it goes from 02:00 straight to 03:00 (did you mean '2027-03-28 03:30'?)\n"), "\(refused.err)")
+        let gap = "\"02:30\" is not a time on the clock in Europe/Berlin on 2027-03-28: it goes from 02:00 straight to 03:00 "
+            + "(did you mean '2027-03-28 03:30'?)"
+        #expect(refused.err.hasPrefix("datebook: cannot read time \"2027-03-28 02:30\": " + gap + "\n"), "\(refused.err)")
         #expect(sandbox.run(["list", "--period", "future"]).out.contains("No events"))
         #expect(sandbox.run(["add", "Flight", "--at", "2027-03-28 03:30"]).code == 0)
         #expect(sandbox.run(["edit", "Flight", "--at", "2027-03-28 02:59"]).code == 64)
@@ -54,11 +55,11 @@ struct FirstDayTests {
         // An alert at such a time, the same.
         let alert = sandbox.run(["add", "Call", "--at", "2027-03-28 10:00", "--alert", "at 2027-03-28 02:30"])
         #expect(alert.code == 64)
-        #expect(alert.err.hasPrefix("datebook: alert 'at 2027-03-28 02:30': cannot read time \"2027-03-28 02:30\": \"02:30\" is not a time "
-                    + "on the clock in Europe/Berlin on 2027-03-28: it goes from 02:00 straight to 03:00 (did you mean '2027-03-28 03:30'?)"),
+        #expect(alert.err.hasPrefix("datebook: alert 'at 2027-03-28 02:30': cannot read time \"2027-03-28 02:30\": " + gap),
                 "\(alert.err)")
         #expect(sandbox.run(["add", "Call", "--at", "2027-03-28 10:00", "--alert", "at 2027-03-28 03:30"]).code == 0)
-        #expect(sandbox.run(["add", "Call", "--at", "2027-03-28 10:00", "--alert", "at tomorow"]).err.contains("cannot read alert lead time"))
+        let unread = sandbox.run(["add", "Call", "--at", "2027-03-28 10:00", "--alert", "at tomorow"])
+        #expect(unread.err.contains("cannot read alert lead time"))
         #expect(sandbox.run(["list", "--period", "future"]).out.contains("Sun 2027-03-28"))
     }
 

@@ -43,10 +43,12 @@ struct WhenParserTests {
     /// (2026-10-04, 02:00 → 02:30) and on the day Samoa skipped (30 December 2011): refused where an
     /// event's start is read, naming the gap and the time it would otherwise have been moved to.
     @Test(arguments: [
-        ("Europe/Berlin", "2027-03-28 02:30", "02:30", "Europe/Berlin on 2027-03-28: it goes from 02:00 straight to 03:00", "2027-03-28 03:30"),
-        ("Europe/Berlin", "2027-03-28 02:00", "02:00", "Europe/Berlin on 2027-03-28: it goes from 02:00 straight to 03:00", "2027-03-28 03:00"),
-        ("Australia/Lord_Howe", "2026-10-04 02:15:30", "02:15:30", "Australia/Lord_Howe on 2026-10-04: it goes from 02:00 straight to 02:30",
-         "2026-10-04 02:45:30"),
+        ("Europe/Berlin", "2027-03-28 02:30", "02:30", "Europe/Berlin on 2027-03-28: it goes from 02:00 straight to 03:00",
+         "2027-03-28 03:30"),
+        ("Europe/Berlin", "2027-03-28 02:00", "02:00", "Europe/Berlin on 2027-03-28: it goes from 02:00 straight to 03:00",
+         "2027-03-28 03:00"),
+        ("Australia/Lord_Howe", "2026-10-04 02:15:30", "02:15:30",
+         "Australia/Lord_Howe on 2026-10-04: it goes from 02:00 straight to 02:30", "2026-10-04 02:45:30"),
         ("Pacific/Apia", "2011-12-30 10:00", "10:00", "Pacific/Apia on 2011-12-30: it goes from 00:00 straight to 00:00 on 2011-12-31",
          "2011-12-31 10:00"),
     ] as [(String, String, String, String, String)])
@@ -56,7 +58,8 @@ struct WhenParserTests {
         strict.refusesSkippedTimes = true
         let error = try #require(throws: WhenError.self) { try strict.parse(text) }
         #expect(error.token == token && error.suggestion == moved)
-        #expect(error.description == "cannot read time \"\(text)\": \"\(token)\" is not a time on the clock in \(gap) (did you mean '\(moved)'?)")
+        #expect(error.description
+                    == "cannot read time \"\(text)\": \"\(token)\" is not a time on the clock in \(gap) (did you mean '\(moved)'?)")
         #expect(throws: Never.self) { try strict.parse(moved) }
     }
 
