@@ -76,7 +76,17 @@ struct ICalRuleText: Equatable {
         if self["UNTIL"] != nil && self["COUNT"] != nil {
             return "RRULE has both COUNT and UNTIL, which RFC 5545 forbids"
         }
-        return nil
+        return forbiddenPart(freq)
+    }
+
+    /// A part RFC 5545 (3.3.10) forbids with this frequency (libical refuses the rule, which kept
+    /// only DTSTART without a word): BYWEEKNO outside YEARLY, BYYEARDAY with DAILY, WEEKLY or
+    /// MONTHLY, BYMONTHDAY with WEEKLY.
+    private func forbiddenPart(_ freq: String) -> String? {
+        let forbidden = [("BYWEEKNO", ["HOURLY", "DAILY", "WEEKLY", "MONTHLY"]), ("BYYEARDAY", ["DAILY", "WEEKLY", "MONTHLY"]),
+                         ("BYMONTHDAY", ["WEEKLY"])]
+        guard let (part, _) = forbidden.first(where: { self[$0.0] != nil && $0.1.contains(freq) }) else { return nil }
+        return "RFC 5545 forbids \(part) with FREQ=\(freq)"
     }
 
     /// RFC 5545's rule parts, and RFC 7529's RSCALE and SKIP (libical reads them).

@@ -1,6 +1,6 @@
 import CICal
 
-/// Three rule parts that libical 3.0 gets wrong, applied here to its walk of the rest of the rule:
+/// Rule parts that libical 3.0 gets wrong, applied here to its walk of the rest of the rule:
 ///
 /// - **BYSETPOS of a WEEKLY, DAILY or HOURLY rule**, and of a MONTHLY or YEARLY one with several
 ///   times a day. libical ignores it in the first (`WEEKLY;BYDAY=MO,FR;BYSETPOS=-1` gave every
@@ -17,6 +17,16 @@ import CICal
 ///   not 3 May) and for a WKST from WE to SA. Here the walk runs every week, and a week is kept when
 ///   its distance in weeks from DTSTART's week (both begun on WKST) is a multiple of INTERVAL.
 ///
+/// - **BYYEARDAY beside BYMONTH or BYMONTHDAY, and BYWEEKNO, of a YEARLY rule.** libical refuses
+///   the first (`BYYEARDAY=100,200;BYMONTH=4,7`, 10 April and 19 July, kept only DTSTART, without a
+///   word) and misplaces BYWEEKNO: without BYDAY it gave a day of no rule, out of order
+///   (`BYWEEKNO=1,20` from Thursday 1 January 2026: 30 December, then 12 May, which the listing never
+///   reached), and it missed weeks at the year's ends (`BYWEEKNO=-1;BYDAY=TH`: no 30 December 2027).
+///   Here libical walks the rule without them (BYWEEKNO without BYDAY, BYYEARDAY or BYMONTHDAY on
+///   DTSTART's weekday, as libical's own fix and lib-recur read it), and its days are kept by their
+///   month, day of the month and week of the year (from WKST; week 1 has four days of the year or more).
+///   A BYDAY with ordinals beside BYWEEKNO stays libical's.
+///
 /// libical gets the rest of MONTHLY and YEARLY rules right, and walks them alone, as it walks every
 /// RSCALE rule (RFC 7529). `RuleLimitsTests` compares the occurrences with Python's dateutil, and
 /// `RulePeerTests` seeded random rules with recurring-ical-events.
@@ -27,8 +37,14 @@ struct RuleLimits {
     let baseRule: ICalRuleText
     /// Where libical's walk starts: DTSTART, or the beginning of DTSTART's period.
     let baseStart: ICalLocalDateTime
-    /// BYMONTHDAY, kept here when one of its days counts from the month's end.
+    /// BYMONTHDAY, kept here when one of its days counts from the month's end, or beside BYYEARDAY.
     let monthDays: [Int]?
+    /// BYMONTH, kept here beside BYYEARDAY or BYWEEKNO (YEARLY).
+    let months: [Int]?
+    /// BYWEEKNO, kept here (YEARLY): weeks of the year from its first, or (negative) its last.
+    let weekNumbers: [Int]?
+    /// WKST as libical counts weekdays (1: Sunday).
+    let weekStart: Int32
     /// BYSETPOS, picked here from each period.
     let positions: [Int]?
     /// A WEEKLY rule's INTERVAL, kept here by the weeks from DTSTART's week (with its WKST).
@@ -41,10 +57,9 @@ struct RuleLimits {
         // Months and their lengths here are Gregorian; an RSCALE rule's stay libical's (ICU calendars).
         guard rule["RSCALE"] == nil else { return nil }
         let period: Period
+        let weekStart = Int32((Libical.weekdays.firstIndex(of: rule["WKST"]?.uppercased() ?? "MO") ?? 1) + 1)
         switch rule["FREQ"]?.uppercased() {
-        case "WEEKLY":
-            let first = Libical.weekdays.firstIndex(of: rule["WKST"]?.uppercased() ?? "MO") ?? 1
-            period = .week(firstWeekday: Int32(first + 1))
+        case "WEEKLY": period = .week(firstWeekday: weekStart)
         case "DAILY": period = .day
         case "HOURLY": period = .hour
         case "MONTHLY": period = .month
@@ -52,14 +67,23 @@ struct RuleLimits {
         default: return nil
         }
         let days = rule.numbers("BYMONTHDAY")
-        let monthDays: [Int]?
+        var monthDays: [Int]?
+        var months: [Int]?
+        var weekNumbers: [Int]?
         let positions: [Int]?
         switch period {
         case .year, .month:
-            // libical picks whole days there: right unless a day holds several times.
+            // libical picks whole days there: right unless a day holds several times, or a part is kept here.
             let timeLists = ["BYHOUR", "BYMINUTE", "BYSECOND"].contains { (rule.numbers($0)?.count ?? 0) > 1 }
-            monthDays = nil
-            positions = timeLists ? rule.numbers("BYSETPOS") : nil
+            if case .year = period {
+                let yearDays = rule["BYYEARDAY"] != nil
+                let ordinals = rule["BYDAY"]?.contains { $0.isNumber } == true
+                weekNumbers = ordinals ? nil : rule.numbers("BYWEEKNO")
+                // Beside BYMONTHDAY alone, libical walks BYMONTH itself (every month where there is none).
+                months = yearDays || (weekNumbers != nil && days == nil) ? rule.numbers("BYMONTH") : nil
+                monthDays = yearDays ? days : nil
+            }
+            positions = timeLists || months != nil || monthDays != nil || weekNumbers != nil ? rule.numbers("BYSETPOS") : nil
         case .week, .day, .hour:
             monthDays = days?.contains { $0 < 0 } == true ? days : nil
             positions = rule.numbers("BYSETPOS")
@@ -67,17 +91,29 @@ struct RuleLimits {
         let interval = rule.numbers("INTERVAL")?.first ?? 1
         var weeks: Int?
         if case .week = period, interval > 1 { weeks = interval }
-        guard monthDays != nil || positions != nil || weeks != nil else { return nil }
+        guard monthDays != nil || months != nil || weekNumbers != nil || positions != nil || weeks != nil else { return nil }
         let from = Self.periodStart(start, period)
         self.monthDays = monthDays
+        self.months = months
+        self.weekNumbers = weekNumbers
+        self.weekStart = weekStart
         self.positions = positions
         self.weekInterval = weeks
         self.firstWeek = from
         self.period = period
         var base = rule
         base.parts.removeAll { part in
-            part.key == "BYSETPOS" || (monthDays != nil && part.key == "BYMONTHDAY")
-                || (weeks != nil && (part.key == "INTERVAL" || part.key == "WKST"))
+            part.key == "BYSETPOS" || (monthDays != nil && part.key == "BYMONTHDAY") || (months != nil && part.key == "BYMONTH")
+                || (weekNumbers != nil && part.key == "BYWEEKNO") || (weeks != nil && (part.key == "INTERVAL" || part.key == "WKST"))
+        }
+        let startWeekday = Libical.weekdays[Int(icaltime_day_of_week(Libical.floating(start, isDate: true))) - 1]
+        if weekNumbers != nil, base["BYYEARDAY"] == nil {
+            // The days of those weeks: BYMONTHDAY's in every month (or BYMONTH's), else BYDAY's or DTSTART's weekday.
+            if base["BYMONTHDAY"] != nil {
+                if base["BYMONTH"] == nil { base.parts.append(("BYMONTH", (1...12).map(String.init).joined(separator: ","))) }
+            } else if base["BYDAY"] == nil {
+                base.parts.append(("BYDAY", startWeekday))
+            }
         }
         var baseStart = start
         if positions != nil {
@@ -99,8 +135,7 @@ struct RuleLimits {
                 if dayParts.isEmpty { imply("BYMONTHDAY", String(start.day)) }
                 baseStart = atStartTime
             case .week:
-                let weekday = Int(icaltime_day_of_week(Libical.floating(start, isDate: true)))
-                imply("BYDAY", Libical.weekdays[weekday - 1])
+                imply("BYDAY", startWeekday)
                 baseStart = atStartTime
             case .day, .hour:
                 if !isDate {
@@ -142,9 +177,32 @@ struct RuleLimits {
                 - icaltime_as_timet(Libical.floating(firstWeek, isDate: true))
             guard (Int(seconds) / (7 * 86_400)) % weekInterval == 0 else { return false }
         }
+        if let months, !months.contains(local.month) { return false }
+        if let weekNumbers {
+            let week = Self.week(of: local, firstWeekday: weekStart)
+            guard weekNumbers.contains(week.number) || weekNumbers.contains(week.fromEnd) else { return false }
+        }
         guard let monthDays else { return true }
         let length = Int(icaltime_days_in_month(Int32(local.month), Int32(local.year)))
         return monthDays.contains { $0 == local.day || $0 == local.day - length - 1 }
+    }
+
+    /// The week of its year that holds `local` (weeks begin on `firstWeekday`, 1: Sunday; week 1 is
+    /// the first with four days of the year or more), counted from the first and (negative) from
+    /// the last. A day before week 1 is in the last week of the year before, one after the last
+    /// week in week 1 of the next (31 December 2029 is in week 1 of 2030).
+    static func week(of local: ICalLocalDateTime, firstWeekday: Int32) -> (number: Int, fromEnd: Int) {
+        func day(_ date: ICalLocalDateTime) -> Int { Int(icaltime_as_timet(Libical.floating(date, isDate: true)) / 86_400) }
+        func firstWeek(_ year: Int) -> Int {
+            let january = ICalLocalDateTime(year: year, month: 1, day: 1)
+            let before = Int((icaltime_day_of_week(Libical.floating(january, isDate: true)) - firstWeekday + 7) % 7)
+            return before <= 3 ? day(january) - before : day(january) + 7 - before
+        }
+        let today = day(ICalLocalDateTime(year: local.year, month: local.month, day: local.day))
+        var year = local.year
+        if today < firstWeek(year) { year -= 1 } else if today >= firstWeek(year + 1) { year += 1 }
+        let number = (today - firstWeek(year)) / 7 + 1
+        return (number, number - (firstWeek(year + 1) - firstWeek(year)) / 7 - 1)
     }
 
     /// The members of one period's set (in order) that BYSETPOS names, in order.

@@ -109,6 +109,22 @@ struct HostileCalendarTests {
         #expect(ICalRecurrence.refusal(rrule: rule) == problem + "; only DTSTART is used")
     }
 
+    /// Parts RFC 5545 forbids with the frequency: libical refused the rule, and datebook kept only
+    /// DTSTART without a word (`add --repeat` took it, `import` said nothing).
+    @Test(arguments: [("FREQ=WEEKLY;BYMONTHDAY=1", "BYMONTHDAY with FREQ=WEEKLY"),
+                      ("FREQ=MONTHLY;BYWEEKNO=3", "BYWEEKNO with FREQ=MONTHLY"), ("FREQ=DAILY;BYWEEKNO=2", "BYWEEKNO with FREQ=DAILY"),
+                      ("FREQ=MONTHLY;BYYEARDAY=100", "BYYEARDAY with FREQ=MONTHLY"),
+                      ("FREQ=WEEKLY;BYYEARDAY=1;BYDAY=MO", "BYYEARDAY with FREQ=WEEKLY")])
+    func aPartTheFrequencyForbidsIsRefused(rule: String, problem: String) {
+        #expect(ICalRecurrence.refusal(rrule: rule) == "RFC 5545 forbids " + problem + "; only DTSTART is used")
+    }
+
+    @Test(arguments: ["FREQ=YEARLY;BYWEEKNO=3", "FREQ=YEARLY;BYYEARDAY=100;BYMONTH=4", "FREQ=HOURLY;BYYEARDAY=100",
+                      "FREQ=MONTHLY;BYMONTHDAY=1", "FREQ=DAILY;BYMONTHDAY=-1"])
+    func aPartTheFrequencyAllowsIsKept(rule: String) {
+        #expect(ICalRecurrence.refusal(rrule: rule) == nil)
+    }
+
     @Test(arguments: ["FREQ=MONTHLY;BYDAY=5MO", "FREQ=MONTHLY;BYDAY=-1SU", "FREQ=YEARLY;BYDAY=53MO", "FREQ=YEARLY;BYDAY=20MO",
                       "FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO", "FREQ=WEEKLY;BYDAY=MO,TU", "FREQ=YEARLY;BYMONTH=2;BYDAY=5SU"])
     func aWeekdayThatCanOccurIsKept(rule: String) {

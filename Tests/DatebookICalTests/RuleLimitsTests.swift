@@ -2,8 +2,8 @@
 import Foundation
 import Testing
 
-/// BYSETPOS and negative BYMONTHDAY where libical 3.0 gets them wrong (`RuleLimits`). Each expected
-/// list is Python dateutil's for the same rule (DTSTART on the rule, so both count it alike);
+/// BYSETPOS, negative BYMONTHDAY, BYWEEKNO and BYYEARDAY where libical 3.0 gets them wrong
+/// (`RuleLimits`). Each expected list is Python dateutil's for the same rule (DTSTART on the rule, so both count it alike);
 /// `RulePeerTests` compares seeded random rules the same way.
 @Suite struct RuleLimitsTests {
     static let berlin = TestSupport.zone("Europe/Berlin")
@@ -39,6 +39,36 @@ import Testing
                     "2026-04-30 09:00"])
         #expect(try starts("FREQ=HOURLY;INTERVAL=6;BYMONTHDAY=-1;COUNT=5", from: at(2026, 2, 28))
                 == ["2026-02-28 00:00", "2026-02-28 06:00", "2026-02-28 12:00", "2026-02-28 18:00", "2026-03-31 00:00"])
+    }
+
+    /// YEARLY rules with BYYEARDAY beside BYMONTH or BYMONTHDAY (libical 3.0 refused them: DTSTART
+    /// alone, without a warning) and with BYWEEKNO (libical misplaced them); dateutil's lists.
+    @Test func yearDaysWithMonthsAndWeeksOfTheYearAreKeptHere() throws {
+        #expect(try starts("FREQ=YEARLY;BYYEARDAY=100,200;BYMONTH=4,7", from: at(2026, 4, 10, 9), window: ("2026-01-01", "2028-01-01"))
+                == ["2026-04-10 09:00", "2026-07-19 09:00", "2027-04-10 09:00", "2027-07-19 09:00"])
+        #expect(try starts("FREQ=YEARLY;BYYEARDAY=1,32,60;BYMONTHDAY=1;COUNT=4", from: at(2026, 1, 1, 9))
+                == ["2026-01-01 09:00", "2026-02-01 09:00", "2026-03-01 09:00", "2027-01-01 09:00"])  // day 60: 1 March (not in 2028)
+        #expect(try starts("FREQ=YEARLY;BYWEEKNO=20;BYMONTH=5;BYDAY=MO,SU;COUNT=4", from: at(2026, 5, 11, 9))
+                == ["2026-05-11 09:00", "2026-05-17 09:00", "2027-05-17 09:00", "2027-05-23 09:00"])
+        // The last week of 2027 runs to 2 January 2028 (libical 3.0 skipped that year).
+        #expect(try starts("FREQ=YEARLY;BYWEEKNO=-1;BYDAY=TH;COUNT=3", from: at(2026, 12, 31, 9))
+                == ["2026-12-31 09:00", "2027-12-30 09:00", "2028-12-28 09:00"])
+    }
+
+    /// BYWEEKNO without BYDAY, BYYEARDAY or BYMONTHDAY: DTSTART's weekday of each week, as libical's
+    /// fix (libical/libical#941) and lib-recur read it; dateutil takes every day of those weeks.
+    /// libical 3.0 gave 30 December 2026 and then 12 May, a Wednesday and a Tuesday, out of order.
+    @Test func weeksOfTheYearWithoutDaysAreOnDTSTARTsWeekday() throws {
+        #expect(try starts("FREQ=YEARLY;BYWEEKNO=1,20", from: at(2026, 1, 1, 9), window: ("2026-01-01", "2028-01-01"))
+                == ["2026-01-01 09:00", "2026-05-14 09:00", "2027-01-07 09:00", "2027-05-20 09:00"])
+    }
+
+    /// Week 53 with WKST=SU: 2026's week 1 begins on Sunday 4 January (the week before holds only three
+    /// days of 2026), so 2026 has 52 weeks; 2031, whose 1 January is a Wednesday, has 53. dateutil
+    /// counts 53 for 2026 (its count of a year's weeks assumes WKST=MO) and gives Friday 1 January 2027.
+    @Test func week53CountsWeeksFromWKST() throws {
+        #expect(try starts("FREQ=YEARLY;BYWEEKNO=53;BYDAY=FR,SU;WKST=SU", from: at(2026, 4, 8), window: ("2026-01-01", "2033-01-01"))
+                == ["2026-04-08 00:00", "2031-12-28 00:00", "2032-01-02 00:00"])
     }
 
     @Test func setPositionsPickFromEachWeekDayAndHour() throws {
