@@ -288,7 +288,7 @@ struct Session {
     mutating func readEvent(_ chunk: ICalChunk) {
         if fastPaths, chunk.skipped.isEmpty, var read = ICalSimpleEvent.parse(bytes, chunk: chunk, reader: reader) {
             for message in read.warnings { warn(line: chunk.line, uid: read.event.uid, message) }
-            keepValidEnd(of: &read.event, line: chunk.line)
+            repairRule(of: &read.event, line: chunk.line)
             document.events.append(read.event)
             return
         }
@@ -340,8 +340,14 @@ struct Session {
             symbol: reader.xText(component, ICalEvent.symbolProperty),
             timeZoneName: reader.xText(component, ICalEvent.timeZoneProperty))
         event.thisAndFuture = range.map { icalparameter_get_range($0) == ICAL_RANGE_THISANDFUTURE } ?? false
-        keepValidEnd(of: &event, line: chunk.line)
+        repairRule(of: &event, line: chunk.line)
         document.events.append(event)
+    }
+
+    /// The RRULE's repairs, each with a warning, on both paths (`keepValidEnd`, `dropForbiddenOrdinals`).
+    private mutating func repairRule(of event: inout ICalEvent, line: Int) {
+        keepValidEnd(of: &event, line: line)
+        dropForbiddenOrdinals(of: &event, line: line)
     }
 
     /// An RRULE with both UNTIL and COUNT, one of them malformed, keeps the valid one (with a warning)
@@ -351,6 +357,15 @@ struct Session {
         event.rrule = repaired.rule.text
         let kept = repaired.dropped.hasPrefix("COUNT") ? "UNTIL" : "COUNT"
         warn(line: line, uid: event.uid, "RRULE \(repaired.dropped) is malformed and was dropped; the rule ends by its \(kept) alone")
+    }
+
+    /// BYDAY ordinals where RFC 5545 forbids them are dropped, with a warning (`ICalRuleText.withoutForbiddenOrdinals`).
+    private mutating func dropForbiddenOrdinals(of event: inout ICalEvent, line: Int) {
+        guard let rrule = event.rrule, let repaired = ICalRuleText(rrule).withoutForbiddenOrdinals else { return }
+        event.rrule = repaired.rule.text
+        warn(line: line, uid: event.uid, "RRULE \(repaired.dropped) has ordinals, which RFC 5545 forbids with "
+             + (repaired.rule["BYWEEKNO"] == nil ? "FREQ=\(repaired.rule["FREQ"] ?? "")" : "BYWEEKNO")
+             + "; read as BYDAY=\(repaired.rule["BYDAY"] ?? "")")
     }
 
     /// A warning naming the first line whose bytes are not UTF-8 (a Latin-1 file, say). The plain

@@ -38,7 +38,9 @@ public enum ICalRecurrence {
         var warning: String?
         var truncated = false
         if let rrule, !rrule.trimmingWhitespace().isEmpty {
-            let rule = ICalRuleText(rrule)
+            // A rule stored before import dropped them (`ICalParser`) reads the same.
+            let written = ICalRuleText(rrule)
+            let rule = written.withoutForbiddenOrdinals?.rule ?? written
             if let refusal = rule.refusal {
                 warning = refusal
                 starts = [expansion.startInstant]

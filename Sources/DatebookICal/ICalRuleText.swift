@@ -191,6 +191,24 @@ struct ICalRuleText: Equatable {
         return (kept, "\(key)=\(countIsValid ? until : count)")
     }
 
+    /// The rule with its BYDAY ordinals dropped where RFC 5545 forbids them (a FREQ other than
+    /// MONTHLY or YEARLY, or beside BYWEEKNO), read as dateutil and libical's WEEKLY read them
+    /// (`DAILY;BYDAY=-1FR`: every Friday, where libical walked nothing and only DTSTART was kept);
+    /// and the BYDAY as written. Nil when there are none to drop.
+    var withoutForbiddenOrdinals: (rule: ICalRuleText, dropped: String)? {
+        guard let days = self["BYDAY"], days.contains(where: \.isNumber) else { return nil }
+        let frequency = self["FREQ"]?.uppercased() ?? ""
+        guard !["MONTHLY", "YEARLY"].contains(frequency) || (frequency == "YEARLY" && self["BYWEEKNO"] != nil) else { return nil }
+        var plain: [String] = []
+        for day in days.split(separator: ",") {
+            let name = String(day.trimmingWhitespace().drop { $0 == "+" || $0 == "-" || $0.isNumber }).uppercased()
+            if !plain.contains(name) { plain.append(name) }
+        }
+        var kept = self
+        if let at = kept.parts.firstIndex(where: { $0.key == "BYDAY" }) { kept.parts[at].value = plain.joined(separator: ",") }
+        return (kept, "BYDAY=" + days)
+    }
+
     /// Whether UNTIL is a DATE (`20270101`) or DATE-TIME (`20270101T000000Z`, or floating) with a real month and day.
     var hasWellFormedUntil: Bool {
         guard let text = self["UNTIL"] else { return false }
@@ -241,6 +259,12 @@ extension ICalRecurrence {
     /// or nil when it may be expanded. Cheap: no libical call.
     public static func refusal(rrule: String) -> String? {
         ICalRuleText(rrule).refusal
+    }
+
+    /// `rrule` with the BYDAY ordinals RFC 5545 forbids dropped (`DAILY;BYDAY=-1FR` read as
+    /// `DAILY;BYDAY=FR`), and the BYDAY as written; nil when it has none.
+    public static func withoutForbiddenOrdinals(rrule: String) -> (rule: String, dropped: String)? {
+        ICalRuleText(rrule).withoutForbiddenOrdinals.map { ($0.rule.text, $0.dropped) }
     }
 
     /// Why an EXRULE value would not be used (it then removes nothing), or nil.

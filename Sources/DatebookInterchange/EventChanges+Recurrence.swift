@@ -95,6 +95,12 @@ extension EventChanges {
             parts.append("UNTIL=" + value)
         }
         let text = parts.joined(separator: ";")
+        if let plain = ICalRecurrence.withoutForbiddenOrdinals(rrule: text) {
+            throw EventFieldError(.recurrence) {
+                "\($0(.recurrence)) '\(text)' is refused: RFC 5545 forbids ordinals in \(plain.dropped) there; "
+                    + "give '\(plain.rule)' for every one of those weekdays"
+            }
+        }
         if let problem = RecurrenceExpander.problem(rule: text) {
             throw EventFieldError(.recurrence) {
                 "\($0(.recurrence)) '\(text)' is refused: " + problem.replacingOccurrences(of: "; only DTSTART is used", with: "")

@@ -116,10 +116,12 @@ extension SQLStore {
     static var expansionChanges: [(version: Int64, rules: String)] {
         // 2: BYSETPOS, a negative BYMONTHDAY and a WEEKLY rule's INTERVAL, applied by datebook where
         // libical 3.0 got them wrong (`RuleLimits`).
-        // 3: a YEARLY rule's BYWEEKNO, and its BYYEARDAY beside BYMONTH or BYMONTHDAY (the same).
+        // 3: a YEARLY rule's BYWEEKNO, and its BYYEARDAY beside BYMONTH or BYMONTHDAY (the same); BYDAY
+        // ordinals of a DAILY or HOURLY rule, dropped as RFC 5545 forbids them (`withoutForbiddenOrdinals`).
         [(2, "upper(e.recurrence) LIKE '%BYSETPOS=%' OR upper(e.recurrence) LIKE '%BYMONTHDAY=%-%' "
             + "OR (upper(e.recurrence) LIKE '%WEEKLY%' AND upper(e.recurrence) LIKE '%INTERVAL=%')"),
-         (3, "upper(e.recurrence) LIKE '%BYWEEKNO=%' OR upper(e.recurrence) LIKE '%BYYEARDAY=%'")]
+         (3, "upper(e.recurrence) LIKE '%BYWEEKNO=%' OR upper(e.recurrence) LIKE '%BYYEARDAY=%' "
+            + "OR (upper(e.recurrence) LIKE '%BYDAY=%' AND (upper(e.recurrence) LIKE '%DAILY%' OR upper(e.recurrence) LIKE '%HOURLY%'))")]
     }
 
     /// The number of materialised spans: one per recurring event once all are materialised (a save

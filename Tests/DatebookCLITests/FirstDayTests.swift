@@ -63,6 +63,17 @@ struct FirstDayTests {
         #expect(sandbox.run(["list", "--period", "future"]).out.contains("Sun 2027-03-28"))
     }
 
+    /// `--repeat` with BYDAY ordinals RFC 5545 forbids: refused, with the rule to give instead (an
+    /// import reads them without the ordinals, with a warning).
+    @Test func aRepeatWithOrdinalsItsFrequencyForbidsIsRefused() {
+        let sandbox = Sandbox()
+        let run = sandbox.run(["add", "Walk", "--at", "tomorrow 07:00", "--repeat", "FREQ=DAILY;BYDAY=-1FR"])
+        #expect(run.code == 64)
+        #expect(run.err.hasPrefix("datebook: --repeat 'FREQ=DAILY;BYDAY=-1FR' is refused: RFC 5545 forbids ordinals in BYDAY=-1FR "
+                                  + "there; give 'FREQ=DAILY;BYDAY=FR' for every one of those weekdays"), "\(run.err)")
+        #expect(sandbox.run(["add", "Walk", "--at", "tomorrow 07:00", "--repeat", "FREQ=MONTHLY;BYDAY=-1FR"]).code == 0)
+    }
+
     @Test func aRepeatThatEndsBeforeItStartsIsRefused() {
         let sandbox = Sandbox()
         let run = sandbox.run(["add", "Walk", "--at", "tomorrow 07:00", "--repeat", "daily", "--until", "2026-11-01"])

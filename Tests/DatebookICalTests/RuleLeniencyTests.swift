@@ -34,6 +34,31 @@ import Testing
         ])
     }
 
+    /// BYDAY ordinals where RFC 5545 forbids them (outside MONTHLY and YEARLY, beside BYWEEKNO): dropped
+    /// with a warning, read as dateutil reads them. libical walked nothing for `DAILY;BYDAY=-1FR` and
+    /// refused `BYWEEKNO=20;BYDAY=1MO`, so only DTSTART was kept, without a word. A rule stored before
+    /// (not through the parser) expands the same.
+    @Test func byDayOrdinalsWhereTheyAreForbiddenAreDroppedWithAWarning() throws {
+        let text = TestSupport.calendar("""
+            BEGIN:VEVENT\r\nUID:fridays\r\nDTSTART:20260102T090000Z\r\nRRULE:FREQ=DAILY;BYDAY=-1FR,1FR;COUNT=3\r\nEND:VEVENT\r
+            BEGIN:VEVENT\r\nUID:week20\r\nDTSTART:20260511T090000Z\r\nRRULE:FREQ=YEARLY;BYWEEKNO=20;BYDAY=1MO;COUNT=2\r\nEND:VEVENT\r
+            BEGIN:VEVENT\r\nUID:kept\r\nDTSTART:20260105T090000Z\r\nRRULE:FREQ=MONTHLY;BYDAY=1MO;COUNT=2\r\nEND:VEVENT\r\n
+            """)
+        let doc = try TestSupport.parse(text: text, zone: "UTC")
+        let zone = TestSupport.zone("UTC")
+        #expect(doc.events.map(\.rrule) == ["FREQ=DAILY;BYDAY=FR;COUNT=3", "FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO;COUNT=2",
+                                            "FREQ=MONTHLY;BYDAY=1MO;COUNT=2"])
+        #expect(doc.warnings.map(\.message) == [
+            "RRULE BYDAY=-1FR,1FR has ordinals, which RFC 5545 forbids with FREQ=DAILY; read as BYDAY=FR",
+            "RRULE BYDAY=1MO has ordinals, which RFC 5545 forbids with BYWEEKNO; read as BYDAY=MO",
+        ])
+        #expect(try starts(doc.events[0], zone: zone) == ["2026-01-02T09:00:00Z", "2026-01-09T09:00:00Z", "2026-01-16T09:00:00Z"].map(utc))
+        #expect(try starts(doc.events[1], zone: zone) == ["2026-05-11T09:00:00Z", "2027-05-17T09:00:00Z"].map(utc))
+        var stored = doc.events[0]
+        stored.rrule = "FREQ=DAILY;BYDAY=-1FR;COUNT=3"
+        #expect(try starts(stored, zone: zone) == ["2026-01-02T09:00:00Z", "2026-01-09T09:00:00Z", "2026-01-16T09:00:00Z"].map(utc))
+    }
+
     /// Only a malformed part is dropped: two valid ends stay refused (RFC 5545 forbids both), and a lone bad
     /// COUNT or UNTIL bounds nothing, so the rule is refused as before.
     @Test(arguments: [

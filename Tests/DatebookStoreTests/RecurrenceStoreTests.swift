@@ -125,17 +125,23 @@ struct RecurrenceStoreTests {
         #expect(starts.count == 9 && starts.allSatisfy { berlin.component(.weekday, from: $0.start) == 6 }, "\(starts)")
         #expect(try store.extendRecurrenceHorizon() == 0)
         #expect(try store.changedEvents(taking: true).isEmpty)
-        // A store at version 2 (before BYWEEKNO and BYYEARDAY were kept by datebook): those rules alone.
+        // A store at version 2 (before BYWEEKNO, BYYEARDAY and a DAILY rule's BYDAY ordinals were read
+        // by datebook): those rules alone.
         let weeks = weekly("eeee000000000003", from: berlinTime(1, 10, 9), rule: "FREQ=YEARLY;BYWEEKNO=44,45")
-        try store.save(weeks)
+        let fridays = weekly("eeee000000000004", from: berlinTime(2, 10, 9), rule: "FREQ=DAILY;BYDAY=-1FR;COUNT=3")
+        try store.save([weeks, fridays])
         _ = try store.changedEvents(taking: true)
-        try store.run("DELETE FROM occurrences WHERE event_id = $1 AND start_key > $2", .text(weeks.id),
-                      .integer(Int64(berlinTime(1, 10, 9).timeIntervalSince1970)))
+        for event in [weeks, fridays] {
+            try store.run("DELETE FROM occurrences WHERE event_id = $1 AND start_key > $2", .text(event.id),
+                          .integer(Int64(berlinTime(2, 10, 9).timeIntervalSince1970)))
+        }
         try store.run("UPDATE meta SET value = 2 WHERE name = 'expansion'")
-        #expect(try store.extendRecurrenceHorizon() == 1)
-        #expect(try store.changedEvents(taking: true) == [weeks.id])
-        let thursdays = try occurrences(store, berlinTime(1, 10, 0), berlinTime(1, 12, 0)).filter { $0.event.id == weeks.id }
+        #expect(try store.extendRecurrenceHorizon() == 2)
+        #expect(try store.changedEvents(taking: true) == [weeks.id, fridays.id])
+        let made = try occurrences(store, berlinTime(1, 10, 0), berlinTime(1, 12, 0))
+        let thursdays = made.filter { $0.event.id == weeks.id }
         #expect(thursdays.map { berlin.component(.day, from: $0.start) } == [1, 29, 5], "\(thursdays)")
+        #expect(made.filter { $0.event.id == fridays.id }.map { berlin.component(.day, from: $0.start) } == [2, 9, 16])
     }
 
     @Test(arguments: Backend.allCases)
