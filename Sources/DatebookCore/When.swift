@@ -123,8 +123,9 @@ public struct WhenParser: Sendable {
     /// it, moved on by the gap), naming the gap and suggesting that moved time; nil when it exists.
     private func skipped(_ day: CalendarDate, _ clock: Clock, _ date: Date, input: String) -> WhenError? {
         let zone = calendar.timeZone
-        let shown = Clock(wallOf: date, in: zone)
-        guard shown != clock || CalendarDate(date, in: zone) != day else { return nil }
+        let moved = LocalTime(date, in: zone)
+        let shown = Clock(moved)
+        guard shown != clock || moved.date != day else { return nil }
         // The first second of the new offset, bisected within the day before `date`.
         func offset(_ second: Int) -> Int { zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(second))) }
         var high = Int(date.timeIntervalSince1970.rounded(.down))
@@ -135,12 +136,12 @@ public struct WhenParser: Sendable {
             if offset(middle) == before { low = middle } else { high = middle }
         }
         let change = Date(timeIntervalSince1970: TimeInterval(high))
-        let from = Clock(wallOf: change, in: TimeZone(secondsFromGMT: before) ?? zone)
-        let after = CalendarDate(change, in: zone)  // the next day's, where a whole day is skipped (Apia, 2011-12-30)
+        let from = LocalTime(change, offset: before)
+        let to = LocalTime(change, offset: offset(high))  // the next day's, where a whole day is skipped (Apia, 2011-12-30)
         var error = WhenError(input: input, token: clock.text,
-                              expected: "a time on the clock in \(zone.identifier) on \(day): it goes from \(from.text) straight to "
-                                  + Clock(wallOf: change, in: zone).text + (after == day ? "" : " on \(after)"),
-                              suggestion: "\(CalendarDate(date, in: zone)) \(shown.text)")
+                              expected: "a time on the clock in \(zone.identifier) on \(day): it goes from \(Clock(from).text) straight to "
+                                  + Clock(to).text + (to.date == day ? "" : " on \(to.date)"),
+                              suggestion: "\(moved.date) \(shown.text)")
         error.skippedTime = true
         return error
     }
@@ -206,11 +207,9 @@ struct Clock: Equatable {
         self.second = second
     }
 
-    /// The time on the wall clock at `date` in `zone`.
-    init(wallOf date: Date, in zone: TimeZone) {
-        let seconds = (Int(date.timeIntervalSince1970.rounded(.down)) + zone.secondsFromGMT(for: date)) % 86_400
-        let day = seconds < 0 ? seconds + 86_400 : seconds
-        self.init(hour: day / 3600, minute: day / 60 % 60, second: day % 60)
+    /// The time of day of `time`.
+    init(_ time: LocalTime) {
+        self.init(hour: time.hour, minute: time.minute, second: time.second)
     }
 
     /// Reads one word; `meridiem` is a separate `am`/`pm` word that followed it (`6:30 pm`).
